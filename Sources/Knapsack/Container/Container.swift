@@ -1,0 +1,249 @@
+import Synchronization
+
+/// A set of registrations and the instances made from them.
+///
+/// A container is a value you pass around; nothing global is needed. Resolve keys with
+/// ``resolve(_:)-(KeyPath<Dependencies,Key<V>>)`` or the subscript, override keys at the
+/// composition root with ``register(_:scope:validation:fileID:line:_:)-(KeyPath<Dependencies,Key<V>>,_,_,_,_,(Resolver)->V)``,
+/// and make session scopes with ``makeChild()``.
+///
+/// ```swift
+/// let container = Container()
+/// container.register(\.storage, scope: .singleton) { r in try SQLiteStorage(path: r[\.dataPath]) }
+/// let storage = try container[\.storage]
+/// ```
+///
+/// Every method is safe to call from any thread or task.
+public final class Container: Sendable {
+  /// A process-wide container for apps that want one; ``Injected`` and ``LazyInjected`` resolve
+  /// from it unless told otherwise. Every API also works with a container you create.
+  public static let shared = Container()
+
+  struct Overlay: Sendable {
+    let base: Container
+    /// Override registrations, innermost scope first.
+    let overrides: [Container]
+    let scope: ObjectIdentifier?
+    let recorder: (any ResolutionObserver)?
+  }
+
+  struct Disposal: Sendable {
+    let dependency: Int
+    let instance: any Sendable
+    let dispose: (@Sendable (any Sendable) async throws -> Void)?
+  }
+
+  struct State {
+    var registrations: [Int: Registration] = [:]
+    var bindings: [Int: Binding] = [:]
+    var decorators: [Int: [Decoration]] = [:]
+    var contributions: [Int: [Registration]] = [:]
+    var created: [Disposal] = []
+    var disposed = false
+    var disposal: Task<[DisposalError.Failure], Never>?
+    var observer: (any ResolutionObserver)?
+    var children: [WeakContainer] = []
+  }
+
+  let parent: Container?
+  let overlay: Overlay?
+  let slots = SlotTable<Slot>()
+  let state = Mutex(State())
+
+  /// Creates an empty container: every key resolves to its default until you register another
+  /// factory.
+  public init() {
+    parent = nil
+    overlay = nil
+  }
+
+  /// Creates a container and lets each assembly register into it, in order.
+  public convenience init(assemblies: [any Assembly]) {
+    self.init()
+    install(assemblies)
+  }
+
+  init(parent: Container) {
+    self.parent = parent
+    self.overlay = nil
+  }
+
+  init(overlayOf base: Container, overrides: [Container], scope: ObjectIdentifier?, recorder: (any ResolutionObserver)?) {
+    parent = nil
+    overlay = Overlay(base: base, overrides: overrides, scope: scope, recorder: recorder)
+  }
+
+  /// Lets each assembly register into this container, in order.
+  public func install(_ assemblies: [any Assembly]) {
+    for assembly in assemblies { assembly.assemble(into: self) }
+  }
+
+  /// Makes a child container: a scope such as a user session.
+  ///
+  /// The child sees every registration of its parent; what you register in the child stays in
+  /// the child and never leaks to the parent. Shared instances (singleton, cached, weak) of a
+  /// parent registration live in the parent; unique and graph ones resolved through the child
+  /// are made in the child, so they see the child's registrations. Dispose the child (or drop
+  /// it) when the session ends; disposing the parent disposes its live children first.
+  public func makeChild() -> Container {
+    let child = Container(parent: self)
+    state.withLock { $0.children.append(WeakContainer(child)) }
+    return child
+  }
+
+  /// Clears every ``Scope/cached`` instance this container holds; the next resolution makes a
+  /// new one. Singletons are not affected.
+  public func resetCached() {
+    state.withLock { state in
+      for binding in state.bindings.values where binding.scope == .cached {
+        binding.state.withLock { $0.cached = nil }
+      }
+    }
+  }
+
+  // MARK: Registration plumbing
+
+  func add(_ registration: Registration) {
+    state.withLock { $0.registrations[registration.index] = registration }
+    invalidatePlans()
+  }
+
+  func addContribution(_ registration: Registration, to index: Int) {
+    state.withLock { $0.contributions[index, default: []].append(registration) }
+    invalidatePlans()
+  }
+
+  func addDecoration(_ decoration: Decoration, to index: Int) {
+    state.withLock { $0.decorators[index, default: []].append(decoration) }
+    invalidatePlans()
+  }
+
+  func invalidatePlans() {
+    planGeneration.add(1, ordering: .releasing)
+  }
+
+  func ownRegistration(_ index: Int) -> Registration? {
+    state.withLock { $0.registrations[index] }
+  }
+
+  /// The registration this container would use for `index`, and the container that owns it.
+  func effectiveRegistration(_ index: Int) -> (Registration, Container)? {
+    if let overlay {
+      for overrides in overlay.overrides {
+        if let registration = overrides.ownRegistration(index) { return (registration, self) }
+      }
+      if let (registration, _) = overlay.base.effectiveRegistration(index) { return (registration, self) }
+      return nil
+    }
+    if let own = ownRegistration(index) { return (own, self) }
+    return parent?.effectiveRegistration(index)
+  }
+
+  /// Decorators that apply to `index` here: ancestors' (or the overlaid container's) first.
+  func effectiveDecorators(_ index: Int) -> [Decoration] {
+    var result: [Decoration] = []
+    if let overlay {
+      result = overlay.base.effectiveDecorators(index)
+      for overrides in overlay.overrides.reversed() { result += overrides.state.withLock { $0.decorators[index] ?? [] } }
+      return result
+    }
+    if let parent { result = parent.effectiveDecorators(index) }
+    return result + state.withLock { $0.decorators[index] ?? [] }
+  }
+
+  var root: Container {
+    var container = self
+    while let parent = container.parent { container = parent }
+    return container
+  }
+
+  var isDisposed: Bool {
+    if state.withLock({ $0.disposed }) { return true }
+    if let overlay { return overlay.base.isDisposed }
+    return parent?.isDisposed ?? false
+  }
+
+  var effectiveObserver: (any ResolutionObserver)? {
+    if let recorder = overlay?.recorder { return recorder }
+    if let own = state.withLock({ $0.observer }) { return own }
+    if let overlay { return overlay.base.effectiveObserver }
+    return parent?.effectiveObserver
+  }
+
+  /// Plans how to resolve `index` here, caches the plan, and returns it.
+  func plan(_ index: Int) -> Slot {
+    let generation = planGeneration.load(ordering: .acquiring)
+    let slot = computeSlot(index, generation: generation)
+    if overlay?.recorder == nil { slots.store(slot, at: index) }
+    return slot
+  }
+
+  private func computeSlot(_ index: Int, generation: UInt64) -> Slot {
+    if isDisposed { return Slot(generation: generation, failure: .containerDisposed) }
+    let observer = effectiveObserver
+    let descriptor = KeyTable.shared.descriptor(index)
+    let missing: ResolutionError.Kind = descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided
+
+    if overlay != nil {
+      let registration = effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration
+      guard let registration else { return Slot(generation: generation, failure: missing, observer: observer) }
+      return Slot(generation: generation, binding: binding(for: registration), observer: observer)
+    }
+    if let (registration, owner) = effectiveRegistration(index) {
+      if owner === self || !registration.scope.isContainerOwned {
+        return Slot(generation: generation, binding: binding(for: registration), observer: observer)
+      }
+      return Slot(generation: generation, delegate: owner, observer: observer)
+    }
+    guard let registration = descriptor.defaultRegistration else {
+      return Slot(generation: generation, failure: missing, observer: observer)
+    }
+    if parent == nil || !registration.scope.isContainerOwned {
+      return Slot(generation: generation, binding: binding(for: registration), observer: observer)
+    }
+    return Slot(generation: generation, delegate: root, observer: observer)
+  }
+
+  /// This container's binding of `registration`, reused while the registration and its
+  /// decorators are unchanged, so shared instances survive re-planning.
+  private func binding(for registration: Registration) -> Binding {
+    let decorators = effectiveDecorators(registration.index)
+    return state.withLock { state in
+      if let existing = state.bindings[registration.index], existing.registration === registration,
+        existing.decorators.map(ObjectIdentifier.init) == decorators.map(ObjectIdentifier.init)
+      {
+        return existing
+      }
+      let binding = Binding(registration: registration, decorators: decorators)
+      state.bindings[registration.index] = binding
+      return binding
+    }
+  }
+
+  func recordCreated(_ value: some Sendable, by binding: Binding) {
+    let dispose = binding.registration.dispose
+    guard dispose != nil || value is any Disposable else { return }
+    state.withLock { $0.created.append(Disposal(dependency: binding.index, instance: value, dispose: dispose)) }
+  }
+}
+
+/// A weak reference to a container, for a parent's list of children.
+struct WeakContainer: Sendable {
+  weak var container: Container?
+  init(_ container: Container) { self.container = container }
+}
+
+/// A group of registrations, usually one per module.
+///
+/// ```swift
+/// struct StorageAssembly: Assembly {
+///   func assemble(into container: Container) {
+///     container.register(\.storage, scope: .singleton) { r in try SQLiteStorage(path: r[\.dataPath]) }
+///   }
+/// }
+/// let container = Container(assemblies: [StorageAssembly(), TodoAssembly()])
+/// ```
+public protocol Assembly {
+  /// Registers this module's dependencies into `container`.
+  func assemble(into container: Container)
+}

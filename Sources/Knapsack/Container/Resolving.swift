@@ -1,0 +1,186 @@
+/// Where a resolution happens: a container, and the resolution step that asks (if any).
+/// Opaque; it lets ``Container`` and ``Resolver`` share one resolution API.
+public struct ResolutionContext: Sendable {
+  let container: Container
+  let frame: Frame?
+}
+
+/// Something that resolves dependencies: a ``Container``, or the ``Resolver`` a factory receives.
+///
+/// Every method throws ``ResolutionError`` rather than returning nil or trapping.
+public protocol Resolving: Sendable {
+  /// Where resolutions made through this value happen.
+  var resolutionContext: ResolutionContext { get }
+}
+
+extension Resolving {
+  /// Resolves a key.
+  ///
+  /// ```swift
+  /// let storage = try container.resolve(\.storage)
+  /// ```
+  public func resolve<V>(_ key: KeyPath<Dependencies, Key<V>>) throws -> V {
+    let context = resolutionContext
+    return try context.container.resolveValue(KeyTable.shared.index(of: key), context.liveFrame)
+  }
+
+  /// Resolves a key: `try container[\.storage]`.
+  public subscript<V>(_ key: KeyPath<Dependencies, Key<V>>) -> V {
+    get throws { try resolve(key) }
+  }
+
+  /// Resolves a key whose factory is asynchronous.
+  ///
+  /// ```swift
+  /// let database = try await container.resolve(\.database)
+  /// ```
+  public func resolve<V>(_ key: KeyPath<Dependencies, AsyncKey<V>>) async throws -> V {
+    let context = resolutionContext
+    return try await context.container.resolveValueAsync(KeyTable.shared.index(of: key), context.liveFrame)
+  }
+
+  /// Resolves a key that takes a runtime argument.
+  ///
+  /// ```swift
+  /// let model = try container.resolve(\.profile, argument: userID)
+  /// ```
+  public func resolve<A, V>(_ key: KeyPath<Dependencies, ArgumentKey<A, V>>, argument: A) throws -> V {
+    let context = resolutionContext
+    return try context.container.resolveValue(KeyTable.shared.index(of: key), argument: argument, context.liveFrame)
+  }
+
+  /// Resolves a main-actor key; only main-actor code can call this.
+  @MainActor
+  public func resolve<V>(_ key: KeyPath<Dependencies, MainActorKey<V>>) throws -> V {
+    let context = resolutionContext
+    return try context.container.resolveOnMainActor(KeyTable.shared.index(of: key), context.liveFrame)
+  }
+
+  /// Resolves a main-actor key: `try container[\.todoScreen]`.
+  @MainActor
+  public subscript<V>(_ key: KeyPath<Dependencies, MainActorKey<V>>) -> V {
+    get throws { try resolve(key) }
+  }
+
+  /// Resolves a type registered with ``Container/register(_:name:scope:validation:fileID:line:_:)-(T.Type,_,_,_,_,_,(Resolver)->T)``.
+  ///
+  /// ```swift
+  /// let storage: any LocalStorage = try container.resolve()
+  /// let secure = try container.resolve((any LocalStorage).self, name: "secure")
+  /// ```
+  public func resolve<T: Sendable>(_ type: T.Type = T.self, name: String? = nil) throws -> T {
+    let context = resolutionContext
+    return try context.container.resolveValue(KeyTable.shared.index(of: type, name: name), context.liveFrame)
+  }
+
+  /// A ``Lazy`` that resolves the key on first use and then keeps the value.
+  public func lazy<V>(_ key: KeyPath<Dependencies, Key<V>>) -> Lazy<V> {
+    Lazy(index: KeyTable.shared.index(of: key), context: resolutionContext)
+  }
+
+  /// A ``Provider`` that resolves the key each time it is asked, honouring the key's scope.
+  public func provider<V>(_ key: KeyPath<Dependencies, Key<V>>) -> Provider<V> {
+    Provider(index: KeyTable.shared.index(of: key), context: resolutionContext)
+  }
+
+  /// A ``Lazy`` for a registered type.
+  public func lazy<T: Sendable>(_ type: T.Type = T.self, name: String? = nil) -> Lazy<T> {
+    Lazy(index: KeyTable.shared.index(of: type, name: name), context: resolutionContext)
+  }
+
+  /// A ``Provider`` for a registered type.
+  public func provider<T: Sendable>(_ type: T.Type = T.self, name: String? = nil) -> Provider<T> {
+    Provider(index: KeyTable.shared.index(of: type, name: name), context: resolutionContext)
+  }
+}
+
+extension ResolutionContext {
+  /// The frame to continue from; a resolver kept beyond its factory call starts afresh.
+  @inline(__always)
+  var liveFrame: Frame? {
+    guard let frame, !frame.isFinished else { return nil }
+    return frame
+  }
+}
+
+extension Container: Resolving {
+  /// Resolutions through the container itself start at the top level.
+  public var resolutionContext: ResolutionContext { ResolutionContext(container: self, frame: nil) }
+}
+
+/// What a factory receives to resolve its own dependencies.
+///
+/// It resolves from the container that is making the value, continues the resolution path
+/// (for cycle detection, graph-scoped sharing and error messages), and is safe to keep: used
+/// after the factory returned, it starts a fresh top-level resolution.
+///
+/// ```swift
+/// container.register(\.repository) { r in TodoRepository(storage: try r[\.storage], clock: try r[\.clock]) }
+/// ```
+public struct Resolver: Resolving {
+  let container: Container
+  let frame: Frame
+
+  /// The resolution this resolver continues.
+  public var resolutionContext: ResolutionContext { ResolutionContext(container: container, frame: frame) }
+}
+
+extension KeyTable {
+  func index<V>(of key: KeyPath<Dependencies, Key<V>>) -> Int {
+    index(of: key as AnyKeyPath) { index in
+      let value = Dependencies()[keyPath: key]
+      return Descriptor(
+        index: index, kind: .key, displayName: Self.name(key, value.declaration), typeName: Self.typeName(V.self),
+        declaration: value.declaration.location,
+        defaultRegistration: value.maker.map {
+          Registration(index: index, scope: value.defaultScope, maker: $0, location: value.declaration.location, isDefault: true)
+        })
+    }
+  }
+
+  func index<V>(of key: KeyPath<Dependencies, AsyncKey<V>>) -> Int {
+    index(of: key as AnyKeyPath) { index in
+      let value = Dependencies()[keyPath: key]
+      return Descriptor(
+        index: index, kind: .asyncKey, displayName: Self.name(key, value.declaration), typeName: Self.typeName(V.self),
+        declaration: value.declaration.location,
+        defaultRegistration: value.maker.map {
+          Registration(index: index, scope: value.defaultScope, maker: $0, location: value.declaration.location, isDefault: true)
+        })
+    }
+  }
+
+  func index<A, V>(of key: KeyPath<Dependencies, ArgumentKey<A, V>>) -> Int {
+    index(of: key as AnyKeyPath) { index in
+      let value = Dependencies()[keyPath: key]
+      return Descriptor(
+        index: index, kind: .argumentKey, displayName: Self.name(key, value.declaration), typeName: Self.typeName(V.self),
+        declaration: value.declaration.location,
+        defaultRegistration: value.maker.map {
+          Registration(index: index, scope: .unique, maker: $0, location: value.declaration.location, isDefault: true)
+        })
+    }
+  }
+
+  @MainActor
+  func index<V>(of key: KeyPath<Dependencies, MainActorKey<V>>) -> Int {
+    index(of: key as AnyKeyPath) { index in
+      let value = Dependencies()[keyPath: key]
+      return Descriptor(
+        index: index, kind: .mainActorKey, displayName: Self.name(key, value.declaration), typeName: Self.typeName(V.self),
+        declaration: value.declaration.location,
+        defaultRegistration: value.maker.map {
+          Registration(index: index, scope: value.defaultScope, maker: $0, location: value.declaration.location, isDefault: true)
+        })
+    }
+  }
+
+  static func name(_ keyPath: AnyKeyPath, _ declaration: Declaration) -> String {
+    if let name = declaration.name { return "\\.\(name)" }
+    return "\\Dependencies key of type \(typeName(type(of: keyPath).valueType))"
+  }
+
+  static func typeName(_ type: Any.Type) -> String {
+    String(describing: type)
+  }
+}

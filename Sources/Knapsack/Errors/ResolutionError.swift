@@ -1,0 +1,138 @@
+/// A dependency as errors, reports and graphs name it.
+public struct DependencyReference: Sendable, Hashable, Codable, CustomStringConvertible {
+  /// `\.storage` for a key; the type name, with its registration name if any, for a type.
+  public let name: String
+  /// The type of the value, such as `any LocalStorage`.
+  public let typeName: String
+  /// Where the key was declared, if known.
+  public let location: SourceLocation?
+
+  /// Creates a reference.
+  public init(name: String, typeName: String, location: SourceLocation?) {
+    self.name = name
+    self.typeName = typeName
+    self.location = location
+  }
+
+  /// The name, such as `\.storage`.
+  public var description: String { name }
+}
+
+/// Why a resolution failed: the dependency, where it was declared or registered, and the
+/// resolution path that led there.
+///
+/// ```text
+/// Knapsack: required key \.clock (any AppClock) was never provided.
+///   declared at Common/Keys.swift:14
+///   path: \.todoList → \.repository → \.clock
+///   fix: register it at the composition root, `container.register(\.clock) { ... }`,
+///        or in a test, `withOverrides { $0.register(\.clock) { ... } } operation: { ... }`.
+/// ```
+public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+  /// The kind of failure.
+  public enum Kind: String, Sendable, Hashable, Codable {
+    /// A key declared with `.required()` was resolved but nobody registered a factory for it.
+    case requiredKeyNotProvided
+    /// A type (and name) was resolved but nothing was registered for it.
+    case notRegistered
+    /// The dependency depends on itself; ``ResolutionError/path`` shows the whole loop.
+    case cycle
+    /// The factory threw; ``ResolutionError/underlying`` describes the error.
+    case factoryFailed
+    /// The container (or one it belongs to) was disposed.
+    case containerDisposed
+    /// The factory registered for the dependency does not produce the requested type or needs
+    /// a different resolution call (an asynchronous factory resolved synchronously).
+    case factoryMismatch
+  }
+
+  /// The kind of failure.
+  public let kind: Kind
+  /// The dependency that could not be resolved.
+  public let dependency: DependencyReference
+  /// Where the failing registration was made, if it was registered.
+  public let registeredAt: SourceLocation?
+  /// The resolution path from the top-level request to ``dependency`` (both included).
+  public let path: [DependencyReference]
+  /// A description of the error a factory threw, for ``Kind/factoryFailed``.
+  public let underlying: String?
+
+  /// Creates an error; the engine makes these, tests may compare against them.
+  public init(
+    kind: Kind, dependency: DependencyReference, registeredAt: SourceLocation? = nil,
+    path: [DependencyReference], underlying: String? = nil
+  ) {
+    self.kind = kind
+    self.dependency = dependency
+    self.registeredAt = registeredAt
+    self.path = path
+    self.underlying = underlying
+  }
+
+  /// The path as one line: `\.todoList → \.repository → \.clock`.
+  public var pathDescription: String { path.map(\.name).joined(separator: " → ") }
+
+  /// A multi-line explanation: what failed, where it was declared or registered, the path,
+  /// and how to fix it.
+  public var description: String {
+    var lines: [String] = []
+    let subject = "\(dependency.name) (\(dependency.typeName))"
+    switch kind {
+    case .requiredKeyNotProvided:
+      lines.append("Knapsack: required key \(subject) was never provided.")
+    case .notRegistered:
+      lines.append("Knapsack: nothing is registered for \(subject).")
+    case .cycle:
+      lines.append("Knapsack: dependency cycle: \(pathDescription).")
+    case .factoryFailed:
+      lines.append("Knapsack: the factory for \(subject) threw: \(underlying ?? "an error").")
+    case .containerDisposed:
+      lines.append("Knapsack: cannot resolve \(subject): the container was disposed.")
+    case .factoryMismatch:
+      lines.append("Knapsack: the factory for \(subject) cannot be used here: \(underlying ?? "type mismatch").")
+    }
+    if let location = dependency.location { lines.append("  declared at \(location)") }
+    if let registeredAt { lines.append("  registered at \(registeredAt)") }
+    if kind != .cycle, path.count > 1 { lines.append("  path: \(pathDescription)") }
+    switch kind {
+    case .requiredKeyNotProvided:
+      lines.append(
+        "  fix: register it at the composition root, `container.register(\(dependency.name)) { ... }`,"
+          + " or in a test, `withOverrides { $0.register(\(dependency.name)) { ... } } operation: { ... }`.")
+    case .notRegistered:
+      lines.append(
+        "  fix: register it, `container.register(\(dependency.typeName).self) { r in ... }`,"
+          + " in the container or one of its parents.")
+    case .cycle:
+      lines.append("  fix: break the loop with `r.lazy(...)` or `r.provider(...)` on one of its edges.")
+    case .containerDisposed:
+      lines.append("  fix: resolve from a live container; a disposed one stays disposed.")
+    case .factoryFailed, .factoryMismatch:
+      break
+    }
+    return lines.joined(separator: "\n")
+  }
+}
+
+/// The errors thrown while disposing a container's instances, one per failing instance.
+/// Every instance is disposed even when some fail.
+public struct DisposalError: Error, Sendable, CustomStringConvertible {
+  /// One failure: the dependency whose instance failed to close and the error's description.
+  public struct Failure: Sendable, Hashable, CustomStringConvertible {
+    /// The dependency whose instance failed to close.
+    public let dependency: DependencyReference
+    /// What the instance's `dispose()` threw.
+    public let error: String
+    /// `\.database: connection reset`.
+    public var description: String { "\(dependency.name): \(error)" }
+  }
+
+  /// Every failure, in the order the instances were disposed.
+  public let failures: [Failure]
+
+  /// A line per failure.
+  public var description: String {
+    "Knapsack: \(failures.count) instance(s) failed to dispose:\n"
+      + failures.map { "  \($0)" }.joined(separator: "\n")
+  }
+}

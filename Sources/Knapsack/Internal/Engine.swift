@@ -1,0 +1,415 @@
+import Synchronization
+
+extension Container {
+  // MARK: Entry
+
+  /// The container that should serve a top-level resolution: an override scope's overlay of
+  /// this container if a ``withOverrides(_:operation:)-(_,()->R)`` scope is open in this task.
+  @inline(__always)
+  func servingContainer(_ frame: Frame?) -> Container {
+    guard frame == nil, openOverrideScopes.load(ordering: .relaxed) != 0 else { return self }
+    return overrideOverlay() ?? self
+  }
+
+  private func overrideOverlay() -> Container? {
+    guard let scope = OverrideScope.current else { return nil }
+    if let overlay, overlay.scope == ObjectIdentifier(scope) { return nil }
+    return scope.overlay(for: self)
+  }
+
+  /// The cached plan for `index`, or a fresh one.
+  @inline(__always)
+  func withSlot<R>(_ index: Int, _ body: (Slot) throws -> R) rethrows -> R {
+    if let unmanaged = slots.load(index) {
+      let current = planGeneration.load(ordering: .relaxed)
+      let hit = unmanaged._withUnsafeGuaranteedRef { $0.generation == current }
+      if hit { return try unmanaged._withUnsafeGuaranteedRef(body) }
+    }
+    return try body(plan(index))
+  }
+
+  // MARK: Synchronous
+
+  @inline(__always)
+  func resolveValue<Value: Sendable>(_ index: Int, _ frame: Frame?) throws -> Value {
+    let container = servingContainer(frame)
+    return try container.withSlot(index) { slot in
+      if let binding = slot.binding, slot.observer == nil {
+        if let value = binding.loadSingleton(Value.self) { return value }
+        return try container.instance(of: binding, frame)
+      }
+      return try container.resolveSlowly(slot, index, frame)
+    }
+  }
+
+  private func resolveSlowly<Value: Sendable>(_ slot: Slot, _ index: Int, _ frame: Frame?) throws -> Value {
+    if let binding = slot.binding {
+      guard let observer = slot.observer else { return try instance(of: binding, frame) }
+      return try observe(binding, observer, frame) { try instance(of: binding, frame) }
+    }
+    if let delegate = slot.delegate {
+      guard let observer = slot.observer else { return try delegate.resolveValue(index, frame) }
+      return try observeDelegation(index, observer, frame) { try delegate.resolveValue(index, frame) }
+    }
+    throw failure(slot.failure ?? .notRegistered, index, frame)
+  }
+
+  func instance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
+    switch binding.scope.kind {
+    case .unique:
+      return try create(binding, Frame(index: binding.index, parent: frame))
+    case .graph:
+      let root = frame?.root
+      if let root, let value = root.graphInstance(for: binding) as? Value { return value }
+      let value: Value = try create(binding, Frame(index: binding.index, parent: frame))
+      root?.storeGraphInstance(value, for: binding)
+      return value
+    case .weak:
+      if let value = binding.state.withLock({ $0.weakInstance }) as? Value { return value }
+      let value: Value = try create(binding, Frame(index: binding.index, parent: frame))
+      return binding.state.withLock { state in
+        if let raced = state.weakInstance as? Value { return raced }
+        state.weakInstance = value as AnyObject
+        return value
+      }
+    case .cached, .singleton:
+      return try sharedInstance(of: binding, frame)
+    }
+  }
+
+  private enum CreationDecision {
+    case retry, create, wait, cycle([Int])
+  }
+
+  /// A singleton or cached instance: made exactly once, however many threads ask at once.
+  private func sharedInstance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
+    let creationFrame = Frame(index: binding.index, parent: frame)
+    let root = ObjectIdentifier(creationFrame.root)
+    let thread = currentThreadID()
+    while true {
+      if let value = binding.storedInstance(Value.self) { return value }
+      let decision: CreationDecision = binding.state.withLock { state in
+        if binding.scope == .cached ? state.cached != nil : binding.singleton.load(ordering: .acquiring) != 0 {
+          return .retry
+        }
+        if let creator = state.creator {
+          if creator.root == root || creator.thread == thread { return .cycle(creator.path) }
+          return .wait
+        }
+        state.creator = (root, thread, creationFrame.path)
+        binding.creationLock.lock()
+        return .create
+      }
+      switch decision {
+      case .retry:
+        continue
+      case .cycle(let creatorPath):
+        throw cycle(creatorPath, creationFrame)
+      case .wait:
+        if let loop = WaitGraph.shared.beginWait(root: root, for: binding) {
+          throw failure(.cycle, binding.index, Frame(index: binding.index, parent: frame), path: (frame?.path ?? []) + loop)
+        }
+        binding.creationLock.lock()
+        binding.creationLock.unlock()
+        WaitGraph.shared.endWait(root: root)
+      case .create:
+        defer {
+          binding.state.withLock { $0.creator = nil }
+          binding.creationLock.unlock()
+        }
+        let value: Value = try create(binding, creationFrame)
+        binding.publish(value)
+        recordCreated(value, by: binding)
+        return value
+      }
+    }
+  }
+
+  /// Runs the factory (and decorators) of `binding` in `frame`.
+  func create<Value: Sendable>(_ binding: Binding, _ frame: Frame) throws -> Value {
+    if let parent = frame.parent, parent.contains(binding.index) { throw failure(.cycle, binding.index, frame) }
+    guard let maker = binding.registration.maker as? SyncMaker<Value> else {
+      throw mismatch(binding, frame, expected: "a synchronous factory of \(Value.self)")
+    }
+    defer { frame.finish() }
+    let resolver = Resolver(container: self, frame: frame)
+    do {
+      return try decorate(try maker.make(resolver), binding, resolver)
+    } catch let error as ResolutionError {
+      throw error
+    } catch {
+      throw failure(.factoryFailed, binding.index, frame, underlying: error)
+    }
+  }
+
+  func decorate<Value: Sendable>(_ value: Value, _ binding: Binding, _ resolver: Resolver) throws -> Value {
+    var value = value
+    for decoration in binding.decorators {
+      guard let decorated = try decoration.apply(resolver, value) as? Value else {
+        throw mismatch(binding, resolver.frame, expected: "a decorator returning \(Value.self)")
+      }
+      value = decorated
+    }
+    return value
+  }
+
+  // MARK: Asynchronous
+
+  func resolveValueAsync<Value: Sendable>(_ index: Int, _ frame: Frame?) async throws -> Value {
+    let container = servingContainer(frame)
+    let slot = container.withSlot(index) { $0 }
+    if let binding = slot.binding {
+      if slot.observer == nil, let value = binding.loadSingleton(Value.self) { return value }
+      guard let observer = slot.observer else { return try await container.instanceAsync(of: binding, frame) }
+      let start = ContinuousClock.now
+      let reused = container.hasInstance(binding, frame)
+      let value: Value = try await container.instanceAsync(of: binding, frame)
+      container.report(binding, observer, frame, start: start, reused: reused)
+      return value
+    }
+    if let delegate = slot.delegate { return try await delegate.resolveValueAsync(index, frame) }
+    throw container.failure(slot.failure ?? .notRegistered, index, frame)
+  }
+
+  private func instanceAsync<Value: Sendable>(of binding: Binding, _ frame: Frame?) async throws -> Value {
+    guard binding.registration.isAsync else { return try instance(of: binding, frame) }
+    switch binding.scope.kind {
+    case .unique:
+      return try await createAsync(binding, Frame(index: binding.index, parent: frame))
+    case .graph:
+      let root = frame?.root
+      if let root, let value = root.graphInstance(for: binding) as? Value { return value }
+      let value: Value = try await createAsync(binding, Frame(index: binding.index, parent: frame))
+      root?.storeGraphInstance(value, for: binding)
+      return value
+    case .weak:
+      if let value = binding.state.withLock({ $0.weakInstance }) as? Value { return value }
+      let value: Value = try await createAsync(binding, Frame(index: binding.index, parent: frame))
+      return binding.state.withLock { state in
+        if let raced = state.weakInstance as? Value { return raced }
+        state.weakInstance = value as AnyObject
+        return value
+      }
+    case .cached, .singleton:
+      return try await sharedInstanceAsync(of: binding, frame)
+    }
+  }
+
+  private func sharedInstanceAsync<Value: Sendable>(of binding: Binding, _ frame: Frame?) async throws -> Value {
+    let creationFrame = Frame(index: binding.index, parent: frame)
+    let root = ObjectIdentifier(creationFrame.root)
+    while true {
+      if let value = binding.storedInstance(Value.self) { return value }
+      let decision: CreationDecision = binding.state.withLock { state in
+        if binding.scope == .cached ? state.cached != nil : binding.singleton.load(ordering: .acquiring) != 0 {
+          return .retry
+        }
+        if let creator = state.creator {
+          return creator.root == root ? .cycle(creator.path) : .wait
+        }
+        state.creator = (root, nil, creationFrame.path)
+        return .create
+      }
+      switch decision {
+      case .retry:
+        continue
+      case .cycle(let creatorPath):
+        throw cycle(creatorPath, creationFrame)
+      case .wait:
+        if let loop = WaitGraph.shared.beginWait(root: root, for: binding) {
+          throw failure(.cycle, binding.index, Frame(index: binding.index, parent: frame), path: (frame?.path ?? []) + loop)
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+          let resumeNow = binding.state.withLock { state in
+            if state.creator == nil { return true }
+            state.asyncWaiters.append(continuation)
+            return false
+          }
+          if resumeNow { continuation.resume() }
+        }
+        WaitGraph.shared.endWait(root: root)
+      case .create:
+        let result: Result<Value, any Error>
+        do {
+          result = .success(try await createAsync(binding, creationFrame))
+        } catch {
+          result = .failure(error)
+        }
+        if case .success(let value) = result {
+          binding.publish(value)
+          recordCreated(value, by: binding)
+        }
+        let waiters = binding.state.withLock { state in
+          state.creator = nil
+          defer { state.asyncWaiters = [] }
+          return state.asyncWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+        return try result.get()
+      }
+    }
+  }
+
+  private func createAsync<Value: Sendable>(_ binding: Binding, _ frame: Frame) async throws -> Value {
+    if let parent = frame.parent, parent.contains(binding.index) { throw failure(.cycle, binding.index, frame) }
+    guard let maker = binding.registration.maker as? AsyncMaker<Value> else {
+      return try create(binding, frame)
+    }
+    defer { frame.finish() }
+    let resolver = Resolver(container: self, frame: frame)
+    do {
+      return try decorate(try await maker.make(resolver), binding, resolver)
+    } catch let error as ResolutionError {
+      throw error
+    } catch {
+      throw failure(.factoryFailed, binding.index, frame, underlying: error)
+    }
+  }
+
+  // MARK: Main actor
+
+  @MainActor
+  func resolveOnMainActor<Value: Sendable>(_ index: Int, _ frame: Frame?) throws -> Value {
+    let container = servingContainer(frame)
+    let slot = container.withSlot(index) { $0 }
+    if let delegate = slot.delegate { return try delegate.resolveOnMainActor(index, frame) }
+    guard let binding = slot.binding else { throw container.failure(slot.failure ?? .notRegistered, index, frame) }
+    let start = ContinuousClock.now
+    let reused = binding.loadSingleton(Value.self) != nil
+    let value: Value = try container.mainActorInstance(of: binding, frame)
+    if let observer = slot.observer { container.report(binding, observer, frame, start: start, reused: reused) }
+    return value
+  }
+
+  @MainActor
+  private func mainActorInstance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
+    let creationFrame = Frame(index: binding.index, parent: frame)
+    guard binding.scope == .singleton else { return try createOnMainActor(binding, creationFrame) }
+    if let value = binding.loadSingleton(Value.self) { return value }
+    // The main actor runs one thing at a time, so an existing creator is this very resolution.
+    if let creator = binding.state.withLock({ $0.creator }) { throw cycle(creator.path, creationFrame) }
+    binding.state.withLock { $0.creator = (ObjectIdentifier(creationFrame.root), currentThreadID(), creationFrame.path) }
+    defer { binding.state.withLock { $0.creator = nil } }
+    let value: Value = try createOnMainActor(binding, creationFrame)
+    binding.publish(value)
+    recordCreated(value, by: binding)
+    return value
+  }
+
+  @MainActor
+  private func createOnMainActor<Value: Sendable>(_ binding: Binding, _ frame: Frame) throws -> Value {
+    if let parent = frame.parent, parent.contains(binding.index) { throw failure(.cycle, binding.index, frame) }
+    guard let maker = binding.registration.maker as? MainActorMaker<Value> else {
+      throw mismatch(binding, frame, expected: "a main-actor factory of \(Value.self)")
+    }
+    defer { frame.finish() }
+    let resolver = Resolver(container: self, frame: frame)
+    do {
+      return try decorate(try maker.make(resolver), binding, resolver)
+    } catch let error as ResolutionError {
+      throw error
+    } catch {
+      throw failure(.factoryFailed, binding.index, frame, underlying: error)
+    }
+  }
+
+  // MARK: Arguments
+
+  func resolveValue<Argument, Value: Sendable>(_ index: Int, argument: Argument, _ frame: Frame?) throws -> Value {
+    let container = servingContainer(frame)
+    let slot = container.withSlot(index) { $0 }
+    if let delegate = slot.delegate { return try delegate.resolveValue(index, argument: argument, frame) }
+    guard let binding = slot.binding else { throw container.failure(slot.failure ?? .notRegistered, index, frame) }
+    let start = ContinuousClock.now
+    let frame = Frame(index: index, parent: frame)
+    if let parent = frame.parent, parent.contains(index) { throw container.failure(.cycle, index, frame) }
+    guard let maker = binding.registration.maker as? ArgumentMaker<Argument, Value> else {
+      throw container.mismatch(binding, frame, expected: "a factory of \(Value.self) taking \(Argument.self)")
+    }
+    defer { frame.finish() }
+    let resolver = Resolver(container: container, frame: frame)
+    let value: Value
+    do {
+      value = try container.decorate(try maker.make(resolver, argument), binding, resolver)
+    } catch let error as ResolutionError {
+      throw error
+    } catch {
+      throw container.failure(.factoryFailed, index, frame, underlying: error)
+    }
+    if let observer = slot.observer { container.report(binding, observer, frame.parent, start: start, reused: false) }
+    return value
+  }
+
+  // MARK: Observation
+
+  func hasInstance(_ binding: Binding, _ frame: Frame?) -> Bool {
+    switch binding.scope.kind {
+    case .unique: false
+    case .graph: frame?.root.graphInstance(for: binding) != nil
+    case .weak: binding.state.withLock { $0.weakInstance != nil }
+    case .cached, .singleton: binding.hasSharedInstance
+    }
+  }
+
+  private func observe<Value>(_ binding: Binding, _ observer: any ResolutionObserver, _ frame: Frame?, _ body: () throws -> Value) rethrows -> Value {
+    let start = ContinuousClock.now
+    let reused = hasInstance(binding, frame)
+    observer.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
+    let value = try body()
+    report(binding, observer, frame, start: start, reused: reused)
+    return value
+  }
+
+  private func observeDelegation<Value>(_ index: Int, _ observer: any ResolutionObserver, _ frame: Frame?, _ body: () throws -> Value) rethrows -> Value {
+    // The owning container reports the resolution itself if it is observed too.
+    try body()
+  }
+
+  func report(_ binding: Binding, _ observer: any ResolutionObserver, _ frame: Frame?, start: ContinuousClock.Instant, reused: Bool) {
+    let table = KeyTable.shared
+    observer.didResolve(
+      ResolutionEvent(
+        dependency: table.descriptor(binding.index).reference,
+        requestedBy: frame.map { table.descriptor($0.index).reference },
+        scope: binding.scope,
+        registeredAt: binding.registration.isDefault ? nil : binding.registration.location,
+        depth: (frame?.depth ?? -1) + 1,
+        duration: ContinuousClock.now - start,
+        outcome: reused ? .reused : .created))
+  }
+
+  // MARK: Errors
+
+  func failure(
+    _ kind: ResolutionError.Kind, _ index: Int, _ frame: Frame?, path: [Int]? = nil, underlying: (any Error)? = nil
+  ) -> ResolutionError {
+    let table = KeyTable.shared
+    let descriptor = table.descriptor(index)
+    var indices = path ?? frame?.path ?? []
+    if path == nil, indices.last != index { indices.append(index) }
+    let registration = effectiveRegistration(index)?.0
+    return ResolutionError(
+      kind: kind,
+      dependency: descriptor.reference,
+      registeredAt: registration?.location,
+      path: indices.map { table.descriptor($0).reference },
+      underlying: underlying.map { String(describing: $0) })
+  }
+
+  /// A cycle found through a shared instance being created: the creator's path leads to the
+  /// dependency, and this resolution's path leads back to it.
+  func cycle(_ creatorPath: [Int], _ frame: Frame) -> ResolutionError {
+    let mine = frame.path
+    return failure(.cycle, frame.index, frame, path: mine.starts(with: creatorPath) ? mine : creatorPath + mine)
+  }
+
+  func mismatch(_ binding: Binding, _ frame: Frame, expected: String) -> ResolutionError {
+    let registered = binding.registration.isAsync ? "an asynchronous factory: resolve it with `try await`" : "a factory of another kind"
+    return failure(.factoryMismatch, binding.index, frame, underlying: MismatchDescription(text: "expected \(expected), found \(registered)"))
+  }
+}
+
+private struct MismatchDescription: Error, CustomStringConvertible {
+  let text: String
+  var description: String { text }
+}

@@ -1,0 +1,167 @@
+import Synchronization
+
+/// The process-wide table that gives every key and every (type, name) pair a dense index.
+///
+/// Containers keep their slots in arrays indexed by it, so a resolution never hashes a key path.
+/// Looking a key path up goes through a direct-mapped cache of atomic words, keyed by the key
+/// path object's address (key path literals are uniqued per use site and the table keeps every
+/// cached object alive, so an address is never reused for another key path).
+final class KeyTable: Sendable {
+  static let shared = KeyTable()
+
+  private struct TypeKey: Hashable {
+    let type: ObjectIdentifier
+    let name: String?
+  }
+
+  /// A key path as a dictionary key.
+  private struct KeyPathID: Hashable, @unchecked Sendable {
+    // Safe: key paths are immutable once created, and these are only hashed and compared
+    // inside `state`'s Mutex.
+    let keyPath: AnyKeyPath
+  }
+
+  private struct State {
+    var byKeyPath: [KeyPathID: Int] = [:]
+    var byType: [TypeKey: Int] = [:]
+    var descriptors: [Descriptor] = []
+    var keepAlive: [KeyPathID] = []
+  }
+
+  private let state = Mutex(State())
+  private let cache = AddressCache()
+
+  /// The number of descriptors so far.
+  var count: Int { state.withLock { $0.descriptors.count } }
+
+  func descriptor(_ index: Int) -> Descriptor {
+    state.withLock { $0.descriptors[index] }
+  }
+
+  /// The index of a key path, registering it on first sight with `describe`.
+  @inline(__always)
+  func index(of keyPath: AnyKeyPath, describe: (Int) -> Descriptor) -> Int {
+    if let hit = cache.lookup(ObjectIdentifier(keyPath)) { return hit }
+    return slowIndex(of: keyPath, describe: describe)
+  }
+
+  private func slowIndex(of keyPath: AnyKeyPath, describe: (Int) -> Descriptor) -> Int {
+    // Describe outside the lock: it runs the key's getter, user code.
+    let id = KeyPathID(keyPath: keyPath)
+    if let known = state.withLock({ $0.byKeyPath[id] }) {
+      remember(keyPath, index: known)
+      return known
+    }
+    let provisional = state.withLock { $0.descriptors.count }
+    let described = describe(provisional)
+    let index: Int = state.withLock { state in
+      if let raced = state.byKeyPath[id] { return raced }
+      let index = state.descriptors.count
+      state.descriptors.append(described.renumbered(index))
+      state.byKeyPath[id] = index
+      return index
+    }
+    remember(keyPath, index: index)
+    return index
+  }
+
+  private func remember(_ keyPath: AnyKeyPath, index: Int) {
+    let id = KeyPathID(keyPath: keyPath)
+    let stored = state.withLock { state -> Bool in
+      guard state.keepAlive.count < AddressCache.keepAliveLimit else { return false }
+      state.keepAlive.append(id)
+      return true
+    }
+    if stored { cache.store(ObjectIdentifier(keyPath), index: index) }
+  }
+
+  /// The index of a type registration, registering it on first sight.
+  func index<T>(of type: T.Type, name: String?) -> Int {
+    let metatype = ObjectIdentifier(type)
+    if name == nil, let hit = cache.lookup(metatype) { return hit }
+    let key = TypeKey(type: metatype, name: name)
+    let index: Int = state.withLock { state in
+      if let known = state.byType[key] { return known }
+      let index = state.descriptors.count
+      let typeName = String(describing: type)
+      let display = name.map { "\(typeName) (name: \"\($0)\")" } ?? typeName
+      state.descriptors.append(
+        Descriptor(
+          index: index, kind: .type, displayName: display, typeName: typeName, declaration: nil,
+          defaultRegistration: nil))
+      state.byType[key] = index
+      return index
+    }
+    // Metatypes are never deallocated, so their address is a stable identity.
+    if name == nil { cache.store(metatype, index: index) }
+    return index
+  }
+
+  /// A fresh index for an anonymous dependency (a multibinding contribution).
+  func anonymousIndex(_ describe: (Int) -> Descriptor) -> Int {
+    state.withLock { state in
+      let index = state.descriptors.count
+      state.descriptors.append(describe(index))
+      return index
+    }
+  }
+}
+
+extension Descriptor {
+  func renumbered(_ index: Int) -> Descriptor {
+    guard index != self.index else { return self }
+    let registration = defaultRegistration.map {
+      Registration(
+        index: index, scope: $0.scope, maker: $0.maker, location: $0.location, isDefault: true,
+        validation: $0.validation, dispose: $0.dispose)
+    }
+    return Descriptor(
+      index: index, kind: kind, displayName: displayName, typeName: typeName, declaration: declaration,
+      defaultRegistration: registration)
+  }
+}
+
+extension String {
+  func replacingPrefix(_ prefix: String, with replacement: String) -> String {
+    hasPrefix(prefix) ? replacement + dropFirst(prefix.count) : self
+  }
+}
+
+/// A lock-free, direct-mapped cache from an object's address to a small index.
+///
+/// Each entry is one atomic word holding `address << 16 | (index + 1)`, so a reader sees either
+/// a whole entry or none; a collision only costs a trip to the locked table.
+final class AddressCache: @unchecked Sendable {
+  // Safe: `entries` is allocated once, never freed while the cache lives, and every word is
+  // read and written only through `Atomic`.
+  static let keepAliveLimit = 1 << 16
+  private static let size = 1 << 12
+  private let entries: UnsafeMutablePointer<Atomic<UInt>>
+
+  init() {
+    entries = .allocate(capacity: Self.size)
+    for offset in 0..<Self.size { (entries + offset).initialize(to: Atomic(0)) }
+  }
+
+  deinit {
+    entries.deinitialize(count: Self.size)
+    entries.deallocate()
+  }
+
+  @inline(__always)
+  private static func slot(_ address: UInt) -> Int { Int(truncatingIfNeeded: (address >> 4) ^ (address >> 16)) & (size - 1) }
+
+  @inline(__always)
+  func lookup(_ id: ObjectIdentifier) -> Int? {
+    let address = UInt(bitPattern: id)
+    let entry = entries[Self.slot(address)].load(ordering: .acquiring)
+    guard entry >> 16 == address, entry & 0xFFFF != 0 else { return nil }
+    return Int(entry & 0xFFFF) - 1
+  }
+
+  func store(_ id: ObjectIdentifier, index: Int) {
+    let address = UInt(bitPattern: id)
+    guard address >> 48 == 0, index < 0xFFFF else { return }
+    entries[Self.slot(address)].store(address << 16 | UInt(index + 1), ordering: .releasing)
+  }
+}

@@ -1,0 +1,49 @@
+/// How long a resolved instance lives and who shares it.
+///
+/// Attach a scope to a key's default with ``Key/scope(_:)`` or pass one to
+/// ``Container/register(_:scope:fileID:line:factory:)-7jnbx``.
+///
+/// | Scope | Lifetime |
+/// | --- | --- |
+/// | ``unique`` | A new instance on every resolution (the default). |
+/// | ``graph`` | Shared within one top-level resolution, then dropped. |
+/// | ``weak`` | Shared while anyone else holds it, then released. Class instances only. |
+/// | ``cached`` | Like ``singleton`` but can be cleared with ``Container/resetCached()``. |
+/// | ``singleton`` | One instance per container, created lazily, exactly once. |
+///
+/// Custom lifetimes, such as a user session, are child containers: see ``Container/makeChild()``.
+public struct Scope: Sendable, Hashable, Codable, CustomStringConvertible {
+  enum Kind: Int, Sendable, Codable, Comparable {
+    case unique, graph, weak, cached, singleton
+    static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
+  }
+
+  let kind: Kind
+
+  /// A new instance on every resolution.
+  public static let unique = Scope(kind: .unique)
+  /// One instance shared by everything resolved during a single top-level resolution.
+  public static let graph = Scope(kind: .graph)
+  /// One instance shared while something else keeps a strong reference to it.
+  ///
+  /// Values that are not class instances cannot be held weakly and behave like ``unique``.
+  public static let weak = Scope(kind: .weak)
+  /// One instance per container until ``Container/resetCached()`` clears it.
+  public static let cached = Scope(kind: .cached)
+  /// One instance per container, created on first use, exactly once even under concurrent first use.
+  public static let singleton = Scope(kind: .singleton)
+
+  /// The scope's name, such as `singleton`.
+  public var description: String {
+    switch kind {
+    case .unique: "unique"
+    case .graph: "graph"
+    case .weak: "weak"
+    case .cached: "cached"
+    case .singleton: "singleton"
+    }
+  }
+
+  /// Whether the container keeps the instance beyond one resolution.
+  var isContainerOwned: Bool { kind == .singleton || kind == .cached || kind == .weak }
+}

@@ -1,0 +1,65 @@
+/// A value that holds a resource and must be closed when its container goes away: a database
+/// connection, a file handle, a server.
+///
+/// When a container is disposed, it calls ``dispose()`` on every shared instance it created
+/// (singleton and cached scopes) that conforms, in reverse order of creation, exactly once.
+public protocol Disposable: Sendable {
+  /// Releases the resource. Errors are collected and reported by ``Container/dispose()``.
+  func dispose() async throws
+}
+
+extension Container {
+  /// Disposes this container: its live child containers first, then every shared instance it
+  /// created that is ``Disposable`` or was registered with a `dispose` closure, in reverse order
+  /// of creation.
+  ///
+  /// Each instance is disposed exactly once, even if several tasks call this at once; they all
+  /// wait for the same disposal. Every instance is disposed even if some fail; the failures are
+  /// thrown together as a ``DisposalError``. After disposal, resolving from this container (or its
+  /// children) throws ``ResolutionError/Kind/containerDisposed``.
+  public func dispose() async throws {
+    let task = state.withLock { state -> Task<[DisposalError.Failure], Never> in
+      if let running = state.disposal { return running }
+      state.disposed = true
+      let task = Task { await self.disposeEverything() }
+      state.disposal = task
+      return task
+    }
+    invalidatePlans()
+    let failures = await task.value
+    if !failures.isEmpty { throw DisposalError(failures: failures) }
+  }
+
+  /// Whether ``dispose()`` was called on this container or one it descends from.
+  public var isDisposedContainer: Bool { isDisposed }
+
+  private func disposeEverything() async -> [DisposalError.Failure] {
+    var failures: [DisposalError.Failure] = []
+    let children = state.withLock { $0.children.compactMap(\.container) }
+    for child in children.reversed() {
+      do {
+        try await child.dispose()
+      } catch let error as DisposalError {
+        failures += error.failures
+      } catch {
+        failures.append(DisposalError.Failure(dependency: DependencyReference(name: "child container", typeName: "Container", location: nil), error: "\(error)"))
+      }
+    }
+    let created = state.withLock { state in
+      defer { state.created = [] }
+      return state.created
+    }
+    for entry in created.reversed() {
+      do {
+        if let dispose = entry.dispose {
+          try await dispose(entry.instance)
+        } else if let disposable = entry.instance as? any Disposable {
+          try await disposable.dispose()
+        }
+      } catch {
+        failures.append(DisposalError.Failure(dependency: KeyTable.shared.descriptor(entry.dependency).reference, error: "\(error)"))
+      }
+    }
+    return failures
+  }
+}

@@ -1,0 +1,65 @@
+import Synchronization
+
+/// Runs `operation` with overridden dependencies, visible only to this task and its child tasks.
+///
+/// `configure` registers the overrides into a container of its own. While `operation` runs,
+/// every resolution in this task, from any container, sees them; resolutions in other tasks
+/// (such as tests running in parallel) do not. Within the scope each container is served by a
+/// private copy, so singletons made inside the scope stay inside it, and nothing persists after.
+///
+/// ```swift
+/// try await withOverrides {
+///   $0.register(\.storage) { FakeStorage() }
+/// } operation: {
+///   let model = try container.resolve(\.todoList)   // uses FakeStorage
+/// }
+/// ```
+///
+/// Scopes nest: an inner scope sees the outer scope's overrides and may override them again.
+public func withOverrides<R>(
+  _ configure: (Container) throws -> Void,
+  isolation: isolated (any Actor)? = #isolation,
+  operation: () async throws -> R
+) async rethrows -> R {
+  let scope = try OverrideScope(configure)
+  openOverrideScopes.add(1, ordering: .relaxed)
+  defer { openOverrideScopes.subtract(1, ordering: .relaxed) }
+  return try await OverrideScope.$current.withValue(scope, operation: operation)
+}
+
+/// Runs a synchronous `operation` with overridden dependencies; see
+/// ``withOverrides(_:isolation:operation:)``.
+public func withOverrides<R>(
+  _ configure: (Container) throws -> Void,
+  operation: () throws -> R
+) rethrows -> R {
+  let scope = try OverrideScope(configure)
+  openOverrideScopes.add(1, ordering: .relaxed)
+  defer { openOverrideScopes.subtract(1, ordering: .relaxed) }
+  return try OverrideScope.$current.withValue(scope, operation: operation)
+}
+
+/// An open override scope: its override registrations and the overlay it made of each
+/// container resolved from within it.
+final class OverrideScope: Sendable {
+  @TaskLocal static var current: OverrideScope?
+
+  /// Override containers, innermost first.
+  let overrides: [Container]
+  private let overlays = Mutex<[ObjectIdentifier: Container]>([:])
+
+  init(_ configure: (Container) throws -> Void) rethrows {
+    let own = Container()
+    try configure(own)
+    overrides = [own] + (Self.current?.overrides ?? [])
+  }
+
+  func overlay(for base: Container) -> Container {
+    overlays.withLock { overlays in
+      if let existing = overlays[ObjectIdentifier(base)] { return existing }
+      let overlay = Container(overlayOf: base, overrides: overrides, scope: ObjectIdentifier(self), recorder: nil)
+      overlays[ObjectIdentifier(base)] = overlay
+      return overlay
+    }
+  }
+}
