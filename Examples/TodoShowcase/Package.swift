@@ -1,0 +1,82 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+  name: "TodoShowcase",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "todo-showcase", targets: ["todo-showcase"])
+  ],
+  dependencies: [
+    // .package(path: "../.."),  // added back once the core builds
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
+    .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
+  ],
+  targets: [
+    .target(name: "Common"),
+    .target(
+      name: "Storage",
+      dependencies: [
+        "Common",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ]
+    ),
+    .target(name: "ManualDIToDoList", dependencies: ["Common"]),
+    .target(
+      name: "ThirdPartyDIToDoList",
+      dependencies: ["Common", .product(name: "Swinject", package: "Swinject")]
+    ),
+    .target(
+      name: "DIShowcase",
+      dependencies: ["Common", "Storage", "ManualDIToDoList", "ThirdPartyDIToDoList"]
+    ),
+    .target(
+      name: "TodoShowcaseApp",
+      dependencies: [
+        "DIShowcase",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+      ]
+    ),
+    .executableTarget(name: "todo-showcase", dependencies: ["TodoShowcaseApp"]),
+
+    .testTarget(name: "CommonTests", dependencies: ["Common"]),
+    .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+    .testTarget(
+      name: "ManualDIToDoListTests",
+      dependencies: [
+        "ManualDIToDoList",
+        .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+      ],
+      exclude: ["__Snapshots__"]
+    ),
+    .testTarget(
+      name: "ThirdPartyDIToDoListTests",
+      dependencies: [
+        "ThirdPartyDIToDoList",
+        .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+      ],
+      exclude: ["__Snapshots__"]
+    ),
+    .testTarget(
+      name: "TodoShowcaseAppTests",
+      dependencies: [
+        "TodoShowcaseApp",
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+      ]
+    ),
+  ]
+)
+
+for target in package.targets {
+  var settings = target.swiftSettings ?? []
+  settings.append(.swiftLanguageMode(.v6))
+  settings.append(.enableUpcomingFeature("ExistentialAny"))
+  settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+  target.swiftSettings = settings
+}

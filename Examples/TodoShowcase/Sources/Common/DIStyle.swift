@@ -1,0 +1,15 @@
+/// One way of wiring the to-do list, as shown on its tab.
+public struct DIStyle: Sendable, Hashable, Identifiable {
+  /// The path component of the style's page, such as `manual` in `/styles/manual`.
+  public let id: String
+  /// The tab title, such as "Manual DI".
+  public let name: String
+  /// One or two sentences on how the style wires the screen.
+  public let summary: String
+
+  public init(id: String, name: String, summary: String) {
+    self.id = id
+    self.name = name
+    self.summary = summary
+  }
+}

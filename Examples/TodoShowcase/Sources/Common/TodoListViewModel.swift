@@ -1,0 +1,25 @@
+public import Foundation
+
+/// What a to-do list screen needs: the items and the actions on them.
+public protocol TodoListViewModel: Sendable {
+  /// The items as of the last ``load()`` or change, oldest first.
+  var items: [TodoItem] { get }
+
+  /// Reads the items from storage.
+  func load() throws
+
+  /// Adds an item; throws ``TodoError/emptyTitle`` or ``TodoError/titleTooLong(length:)``.
+  @discardableResult
+  func add(title: String) throws -> TodoItem
+
+  /// Sets an item's done state; throws ``TodoError/notFound(_:)`` for an unknown id.
+  @discardableResult
+  func setDone(_ done: Bool, id: UUID) throws -> TodoItem
+
+  /// Flips an item's done state; throws ``TodoError/notFound(_:)`` for an unknown id.
+  @discardableResult
+  func toggle(id: UUID) throws -> TodoItem
+
+  /// Deletes an item; throws ``TodoError/notFound(_:)`` for an unknown id.
+  func delete(id: UUID) throws
+}

@@ -1,0 +1,127 @@
+public import ArgumentParser
+import DIShowcase
+import Foundation
+
+/// `todo-showcase`: serves the web app (the default) or changes the list from the command line.
+public struct ShowcaseCommand: AsyncParsableCommand {
+  public static let configuration = CommandConfiguration(
+    commandName: "todo-showcase",
+    abstract: "A to-do list wired four ways (manual, provider, Knapsack, Swinject) on one storage.",
+    subcommands: [Serve.self, Add.self, List.self, Done.self, Remove.self],
+    defaultSubcommand: Serve.self
+  )
+
+  public init() {}
+}
+
+extension ShowcaseCommand {
+  struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start the web app (the default).")
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free one.")
+    var port = 8080
+
+    @OptionGroup var storageOptions: StorageOptions
+
+    func run() async throws {
+      let storage = try storageOptions.open { Console.announce($0) }
+      let server = ShowcaseServer(storage: storage, storageLabel: storageOptions.storage.rawValue)
+      try await server.run(host: host, port: port)
+    }
+  }
+
+  struct Add: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Add an item.")
+
+    @Argument(help: "The item's title (1 to \(TodoTitle.maximumLength) characters).")
+    var title: String
+
+    @OptionGroup var storageOptions: StorageOptions
+
+    func run() throws {
+      let viewModel = LiveTodoListViewModel(storage: try storageOptions.open())
+      let item = try viewModel.add(title: title)
+      print("Added \(CommandLineFormat.shortID(item.id))  \(item.title)")
+    }
+  }
+
+  struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the items.")
+
+    @OptionGroup var storageOptions: StorageOptions
+
+    func run() throws {
+      let viewModel = LiveTodoListViewModel(storage: try storageOptions.open())
+      try viewModel.load()
+      if viewModel.items.isEmpty {
+        print("Nothing to do.")
+      }
+      for item in viewModel.items {
+        print(CommandLineFormat.line(for: item))
+      }
+    }
+  }
+
+  struct Done: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Mark an item as done.")
+
+    @Argument(help: "The item's id, or a unique prefix of it as `list` shows.")
+    var id: String
+
+    @Flag(help: "Mark the item as not done instead.")
+    var undo = false
+
+    @OptionGroup var storageOptions: StorageOptions
+
+    func run() throws {
+      let viewModel = LiveTodoListViewModel(storage: try storageOptions.open())
+      try viewModel.load()
+      let item = try viewModel.setDone(!undo, id: CommandLineFormat.resolve(id, in: viewModel.items))
+      print(CommandLineFormat.line(for: item))
+    }
+  }
+
+  struct Remove: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Delete an item.")
+
+    @Argument(help: "The item's id, or a unique prefix of it as `list` shows.")
+    var id: String
+
+    @OptionGroup var storageOptions: StorageOptions
+
+    func run() throws {
+      let viewModel = LiveTodoListViewModel(storage: try storageOptions.open())
+      try viewModel.load()
+      let uuid = try CommandLineFormat.resolve(id, in: viewModel.items)
+      try viewModel.delete(id: uuid)
+      print("Removed \(CommandLineFormat.shortID(uuid))")
+    }
+  }
+}
+
+/// How the command line shows and finds items.
+enum CommandLineFormat {
+  static func shortID(_ id: UUID) -> String {
+    String(id.uuidString.prefix(8))
+  }
+
+  static func line(for item: TodoItem) -> String {
+    "[\(item.done ? "x" : " ")] \(shortID(item.id))  \(item.title)"
+  }
+
+  /// The id of the one item whose id starts with `text` (case-insensitive).
+  static func resolve(_ text: String, in items: [TodoItem]) throws -> UUID {
+    let prefix = text.uppercased()
+    let matches = items.filter { $0.id.uuidString.hasPrefix(prefix) }
+    guard !prefix.isEmpty, matches.count <= 1 else {
+      throw ValidationError("\"\(text)\" matches \(matches.count) items; give more of the id.")
+    }
+    guard let match = matches.first else {
+      throw ValidationError("No item has an id starting with \"\(text)\". Run `todo-showcase list`.")
+    }
+    return match.id
+  }
+}

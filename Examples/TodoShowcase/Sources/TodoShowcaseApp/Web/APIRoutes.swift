@@ -1,0 +1,134 @@
+import DIShowcase
+import Foundation
+import Hummingbird
+
+/// The JSON API on the shared storage.
+///
+/// - `GET /api/todos`: every item.
+/// - `POST /api/todos` `{"title": "…"}`: 201 with the new item.
+/// - `PATCH /api/todos/UUID` `{"done": true}`: the changed item.
+/// - `DELETE /api/todos/UUID`: 204.
+///
+/// Bad input gets a 4xx with `{"error": "…"}` and changes nothing: 400 for a body that is not
+/// the JSON expected, 422 for a title that breaks the rules, 404 for an unknown id.
+struct APIRoutes {
+  let server: ShowcaseServer
+
+  private struct NewItem: Decodable {
+    var title: String
+  }
+
+  private struct Change: Decodable {
+    var done: Bool
+  }
+
+  func add(to router: Router<BasicRequestContext>) {
+    let api = router.group("api/todos")
+    api.get { _, _ in
+      try respond {
+        let viewModel = makeViewModel()
+        try viewModel.load()
+        return try jsonResponse(viewModel.items)
+      }
+    }
+    api.get(":id") { _, context in
+      try respond {
+        let id = try itemID(context)
+        let viewModel = makeViewModel()
+        try viewModel.load()
+        guard let item = viewModel.items.first(where: { $0.id == id }) else { throw TodoError.notFound(id) }
+        return try jsonResponse(item)
+      }
+    }
+    api.post { request, _ in
+      let body = try await Self.body(of: request)
+      return try respond {
+        let input = try decode(NewItem.self, from: body, example: #"{"title": "Buy milk"}"#)
+        let item = try makeViewModel().add(title: input.title)
+        var response = try jsonResponse(item, status: .created)
+        response.headers[.location] = "/api/todos/\(item.id.uuidString)"
+        return response
+      }
+    }
+    api.patch(":id") { request, context in
+      let body = try await Self.body(of: request)
+      return try respond {
+        let id = try itemID(context)
+        let change = try decode(Change.self, from: body, example: #"{"done": true}"#)
+        return try jsonResponse(try makeViewModel().setDone(change.done, id: id))
+      }
+    }
+    api.delete(":id") { _, context in
+      try respond {
+        try makeViewModel().delete(id: try itemID(context))
+        return Response(status: .noContent)
+      }
+    }
+  }
+
+  private func makeViewModel() -> any TodoListViewModel {
+    LiveTodoListViewModel(storage: server.storage)
+  }
+
+  // MARK: - Input and errors
+
+  private struct APIError: Error {
+    var status: HTTPResponse.Status
+    var message: String
+  }
+
+  private static func body(of request: Request) async throws -> ByteBuffer {
+    do {
+      return try await request.body.collect(upTo: 64 * 1024)
+    } catch {
+      throw HTTPError(.contentTooLarge, message: "The body is larger than 64 KiB.")
+    }
+  }
+
+  private func itemID(_ context: BasicRequestContext) throws -> UUID {
+    let text = try context.parameters.require("id")
+    guard let id = UUID(uuidString: text) else {
+      throw APIError(status: .notFound, message: "No to-do item has the id \(text).")
+    }
+    return id
+  }
+
+  private func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer, example: String) throws -> T {
+    do {
+      return try JSONDecoder().decode(T.self, from: Data(buffer: body))
+    } catch {
+      throw APIError(status: .badRequest, message: "The body must be JSON like \(example).")
+    }
+  }
+
+  /// Runs `body`, turning the errors it throws into JSON error responses.
+  private func respond(_ body: () throws -> Response) throws -> Response {
+    do {
+      return try body()
+    } catch let error as APIError {
+      return try errorResponse(error.status, error.message)
+    } catch let error as TodoError {
+      switch error {
+      case .notFound: return try errorResponse(.notFound, error.description)
+      case .emptyTitle, .titleTooLong: return try errorResponse(.unprocessableContent, error.description)
+      }
+    } catch let error as StorageError {
+      return try errorResponse(.internalServerError, error.description)
+    }
+  }
+
+  private func errorResponse(_ status: HTTPResponse.Status, _ message: String) throws -> Response {
+    try jsonResponse(["error": message], status: status)
+  }
+}
+
+func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+  let encoder = JSONEncoder()
+  encoder.dateEncodingStrategy = .iso8601
+  encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+  return Response(
+    status: status,
+    headers: [.contentType: "application/json; charset=utf-8"],
+    body: .init(byteBuffer: ByteBuffer(data: try encoder.encode(value)))
+  )
+}

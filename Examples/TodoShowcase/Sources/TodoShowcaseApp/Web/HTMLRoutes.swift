@@ -1,0 +1,144 @@
+import DIShowcase
+import Foundation
+import Hummingbird
+
+/// The HTML pages and the plain forms that change the list.
+///
+/// - `GET /?tab=ID`: the tabbed page, one tab per style.
+/// - `GET /styles/ID`: one style's own page.
+/// - `POST /styles/ID/todos` (`title`), `POST /styles/ID/todos/UUID/toggle`,
+///   `POST /styles/ID/todos/UUID/delete`: each form also sends `return`, the page to go back to.
+struct HTMLRoutes {
+  let server: ShowcaseServer
+
+  func add(to router: Router<BasicRequestContext>) {
+    router.get("/") { request, _ in
+      let tab = request.uri.queryParameters.get("tab") ?? Showcase.styles[0].id
+      return try page(styleID: tab, onTabsPage: true)
+    }
+    router.get("/styles/:style") { _, context in
+      try page(styleID: context.parameters.require("style"), onTabsPage: false)
+    }
+    router.post("/styles/:style/todos") { request, context in
+      let form = try await FormFields(request: request)
+      return try change(styleID: context.parameters.require("style"), form: form) { screen in
+        try screen.viewModel.add(title: form["title"] ?? "")
+      }
+    }
+    router.post("/styles/:style/todos/:id/toggle") { request, context in
+      let form = try await FormFields(request: request)
+      let id = UUID(uuidString: try context.parameters.require("id"))
+      return try change(styleID: context.parameters.require("style"), form: form) { screen in
+        guard let id else { throw TodoError.notFound(UUID()) }
+        try screen.viewModel.toggle(id: id)
+      }
+    }
+    router.post("/styles/:style/todos/:id/delete") { request, context in
+      let form = try await FormFields(request: request)
+      let id = UUID(uuidString: try context.parameters.require("id"))
+      return try change(styleID: context.parameters.require("style"), form: form) { screen in
+        guard let id else { throw TodoError.notFound(UUID()) }
+        try screen.viewModel.delete(id: id)
+      }
+    }
+  }
+
+  /// Renders a style's list, on the tabbed page or on its own page.
+  private func page(
+    styleID: String,
+    onTabsPage: Bool,
+    status: HTTPResponse.Status = .ok,
+    error: String? = nil
+  ) throws -> Response {
+    guard let screen = server.screen(styleID: styleID) else {
+      return htmlResponse(
+        status: .notFound,
+        Layout.page(
+          title: "Not found",
+          section: .list,
+          storageLabel: server.storageLabel,
+          body: #"<section class="panel"><h2>Not found</h2><p>There is no style called “\#(HTML.escape(styleID))”. <a href="/">Back to the lists</a>.</p></section>"#
+        )
+      )
+    }
+    try screen.load()
+    let returnTo = onTabsPage ? "/?tab=\(styleID)" : "/styles/\(styleID)"
+    let tabs = Layout.tabs(Showcase.styles, current: styleID) { style in
+      onTabsPage ? "/?tab=\(style.id)" : "/styles/\(style.id)"
+    }
+    return htmlResponse(
+      status: status,
+      Layout.page(
+        title: screen.style.name,
+        section: .list,
+        storageLabel: server.storageLabel,
+        body: tabs + screen.render(returnTo: returnTo, error: error)
+      )
+    )
+  }
+
+  /// Applies a form's change through the style's screen, then goes back to the page the form
+  /// came from; a refused change shows that page again with the reason.
+  private func change(
+    styleID: String,
+    form: FormFields,
+    _ body: (TodoListScreen) throws -> Void
+  ) throws -> Response {
+    guard let screen = server.screen(styleID: styleID) else {
+      return try page(styleID: styleID, onTabsPage: false)
+    }
+    let returnTo = Self.safeReturnPath(form["return"], styleID: styleID)
+    do {
+      try body(screen)
+    } catch let error as TodoError {
+      let status: HTTPResponse.Status =
+        if case .notFound = error { .notFound } else { .unprocessableContent }
+      return try page(
+        styleID: styleID,
+        onTabsPage: returnTo.hasPrefix("/?"),
+        status: status,
+        error: error.description
+      )
+    }
+    return .redirect(to: returnTo, type: .normal)
+  }
+
+  /// The form's `return` path if it is one of this app's list pages, else the style's own page.
+  static func safeReturnPath(_ path: String?, styleID: String) -> String {
+    let allowed = Showcase.styles.flatMap { ["/?tab=\($0.id)", "/styles/\($0.id)"] } + ["/"]
+    if let path, allowed.contains(path) { return path }
+    return "/styles/\(styleID)"
+  }
+}
+
+/// The fields of a URL-encoded form body.
+struct FormFields {
+  private let fields: [String: String]
+
+  init(request: Request) async throws {
+    let body = try await request.body.collect(upTo: 64 * 1024)
+    var fields: [String: String] = [:]
+    for pair in String(buffer: body).split(separator: "&") {
+      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      guard let name = Self.decode(parts[0]) else { continue }
+      fields[name] = parts.count > 1 ? Self.decode(parts[1]) ?? "" : ""
+    }
+    self.fields = fields
+  }
+
+  subscript(name: String) -> String? {
+    fields[name]
+  }
+
+  private static func decode(_ text: Substring) -> String? {
+    text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+  }
+}
+
+func htmlResponse(status: HTTPResponse.Status = .ok, _ html: String) -> Response {
+  Response(
+    status: status,
+    headers: [.contentType: "text/html; charset=utf-8"],
+    body: .init(byteBuffer: ByteBuffer(string: html))
+  )
+}

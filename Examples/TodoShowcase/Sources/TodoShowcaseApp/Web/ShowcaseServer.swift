@@ -1,0 +1,50 @@
+public import DIShowcase
+import Foundation
+public import Hummingbird
+
+/// The web app: the tabbed page, one page per DI style, the JSON API and the graph page,
+/// all on one storage.
+public struct ShowcaseServer: Sendable {
+  public let storage: any LocalStorage
+  /// Shown in the page header, such as `sqlite`.
+  public let storageLabel: String
+
+  public init(storage: any LocalStorage, storageLabel: String) {
+    self.storage = storage
+    self.storageLabel = storageLabel
+  }
+
+  /// Every route of the app.
+  public func makeRouter() -> Router<BasicRequestContext> {
+    let router = Router()
+    HTMLRoutes(server: self).add(to: router)
+    APIRoutes(server: self).add(to: router)
+    GraphRoute(server: self).add(to: router)
+    return router
+  }
+
+  /// Serves the app until the process is stopped; prints the address once listening.
+  public func run(host: String, port: Int) async throws {
+    let app = Application(
+      router: makeRouter(),
+      configuration: .init(address: .hostname(host, port: port), serverName: "todo-showcase"),
+      onServerRunning: { channel in
+        let boundPort = channel.localAddress?.port ?? port
+        Console.announce("Listening on http://\(host):\(boundPort)")
+      }
+    )
+    try await app.runService()
+  }
+
+  /// The screen of a style, made by its feature module's factory on the shared storage.
+  func screen(styleID: String) -> TodoListScreen? {
+    Showcase.makeScreen(styleID: styleID, storage: storage)
+  }
+}
+
+/// Unbuffered lines on standard output, so a process reading them sees each one at once.
+enum Console {
+  static func announce(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+  }
+}

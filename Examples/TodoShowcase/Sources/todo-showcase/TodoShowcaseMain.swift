@@ -1,0 +1,8 @@
+import TodoShowcaseApp
+
+@main
+enum TodoShowcaseMain {
+  static func main() async {
+    await ShowcaseCommand.main()
+  }
+}
