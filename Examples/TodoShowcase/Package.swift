@@ -8,7 +8,7 @@ let package = Package(
     .executable(name: "todo-showcase", targets: ["todo-showcase"])
   ],
   dependencies: [
-    // .package(path: "../.."),  // added back once the core builds
+    .package(name: "Knapsack", path: "../.."),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -28,12 +28,27 @@ let package = Package(
     ),
     .target(name: "ManualDIToDoList", dependencies: ["Common"]),
     .target(
+      name: "DependencyProviderToDoList",
+      dependencies: ["Common", .product(name: "Knapsack", package: "Knapsack")]
+    ),
+    .target(
+      name: "KnapsackToDoList",
+      dependencies: ["Common", .product(name: "Knapsack", package: "Knapsack")]
+    ),
+    .target(
       name: "ThirdPartyDIToDoList",
       dependencies: ["Common", .product(name: "Swinject", package: "Swinject")]
     ),
     .target(
       name: "DIShowcase",
-      dependencies: ["Common", "Storage", "ManualDIToDoList", "ThirdPartyDIToDoList"]
+      dependencies: [
+        "Common",
+        "Storage",
+        "ManualDIToDoList",
+        "DependencyProviderToDoList",
+        "KnapsackToDoList",
+        "ThirdPartyDIToDoList",
+      ]
     ),
     .target(
       name: "TodoShowcaseApp",

@@ -1,25 +1,49 @@
 @_exported public import Common
+@_exported public import DependencyProviderToDoList
+@_exported public import Knapsack
+@_exported public import KnapsackToDoList
 @_exported public import ManualDIToDoList
 @_exported public import Storage
 @_exported public import ThirdPartyDIToDoList
 
 /// The four DI styles side by side, all on one storage.
 ///
-/// This is the only module the app imports: it re-exports the shared model, the stores and
-/// every feature module.
-public enum Showcase {
+/// This is the only module the app imports: it re-exports the shared model, the stores, every
+/// feature module and Knapsack.
+public struct Showcase: Sendable {
   /// The styles in tab order.
   public static let styles: [DIStyle] = [
     ManualDIToDoListFactory.style,
+    DependencyProviderToDoListFactory.style,
+    KnapsackToDoListFactory.style,
     ThirdPartyDIToDoListFactory.style,
   ]
 
-  /// Makes the screen of the style with this id on `storage`, or `nil` for an unknown id.
-  public static func makeScreen(styleID: String, storage: any LocalStorage) -> TodoListScreen? {
+  /// The app's one storage; every style's screen uses it.
+  public let storage: any LocalStorage
+
+  /// The app's Knapsack container: it serves the JSON API and is the graph on `/graph`.
+  public let container: Container
+
+  public init(storage: any LocalStorage) {
+    self.storage = storage
+    container = Container(assemblies: [TodoListAssembly(storage: storage)])
+  }
+
+  /// Makes the screen of the style with this id, through that style's factory, or `nil` for an
+  /// unknown id.
+  public func makeScreen(styleID: String) throws -> TodoListScreen? {
     switch styleID {
     case ManualDIToDoListFactory.style.id: ManualDIToDoListFactory.make(storage: storage)
+    case DependencyProviderToDoListFactory.style.id: try DependencyProviderToDoListFactory.make(storage: storage)
+    case KnapsackToDoListFactory.style.id: KnapsackToDoListFactory.make(storage: storage)
     case ThirdPartyDIToDoListFactory.style.id: ThirdPartyDIToDoListFactory.make(storage: storage)
     default: nil
     }
+  }
+
+  /// The view model behind the JSON API, resolved from ``container``.
+  public func makeAPIViewModel() throws -> any TodoListViewModel {
+    try KnapsackToDoListFactory.make(container: container).viewModel
   }
 }

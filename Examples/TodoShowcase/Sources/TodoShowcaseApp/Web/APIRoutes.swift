@@ -26,7 +26,7 @@ struct APIRoutes {
     let api = router.group("api/todos")
     api.get { _, _ in
       try respond {
-        let viewModel = makeViewModel()
+        let viewModel = try makeViewModel()
         try viewModel.load()
         return try jsonResponse(viewModel.items)
       }
@@ -34,7 +34,7 @@ struct APIRoutes {
     api.get(":id") { _, context in
       try respond {
         let id = try itemID(context)
-        let viewModel = makeViewModel()
+        let viewModel = try makeViewModel()
         try viewModel.load()
         guard let item = viewModel.items.first(where: { $0.id == id }) else { throw TodoError.notFound(id) }
         return try jsonResponse(item)
@@ -66,8 +66,8 @@ struct APIRoutes {
     }
   }
 
-  private func makeViewModel() -> any TodoListViewModel {
-    LiveTodoListViewModel(storage: server.storage)
+  private func makeViewModel() throws -> any TodoListViewModel {
+    try server.showcase.makeAPIViewModel()
   }
 
   // MARK: - Input and errors

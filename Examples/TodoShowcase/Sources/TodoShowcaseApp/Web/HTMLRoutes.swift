@@ -50,7 +50,7 @@ struct HTMLRoutes {
     status: HTTPResponse.Status = .ok,
     error: String? = nil
   ) throws -> Response {
-    guard let screen = server.screen(styleID: styleID) else {
+    guard let screen = try server.screen(styleID: styleID) else {
       return htmlResponse(
         status: .notFound,
         Layout.page(
@@ -84,7 +84,7 @@ struct HTMLRoutes {
     form: FormFields,
     _ body: (TodoListScreen) throws -> Void
   ) throws -> Response {
-    guard let screen = server.screen(styleID: styleID) else {
+    guard let screen = try server.screen(styleID: styleID) else {
       return try page(styleID: styleID, onTabsPage: false)
     }
     let returnTo = Self.safeReturnPath(form["return"], styleID: styleID)

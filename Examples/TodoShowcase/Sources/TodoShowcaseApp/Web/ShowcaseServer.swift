@@ -5,12 +5,13 @@ public import Hummingbird
 /// The web app: the tabbed page, one page per DI style, the JSON API and the graph page,
 /// all on one storage.
 public struct ShowcaseServer: Sendable {
-  public let storage: any LocalStorage
+  /// The styles' factories and the app's container, on one storage.
+  public let showcase: Showcase
   /// Shown in the page header, such as `sqlite`.
   public let storageLabel: String
 
   public init(storage: any LocalStorage, storageLabel: String) {
-    self.storage = storage
+    self.showcase = Showcase(storage: storage)
     self.storageLabel = storageLabel
   }
 
@@ -37,8 +38,8 @@ public struct ShowcaseServer: Sendable {
   }
 
   /// The screen of a style, made by its feature module's factory on the shared storage.
-  func screen(styleID: String) -> TodoListScreen? {
-    Showcase.makeScreen(styleID: styleID, storage: storage)
+  func screen(styleID: String) throws -> TodoListScreen? {
+    try showcase.makeScreen(styleID: styleID)
   }
 }
 
