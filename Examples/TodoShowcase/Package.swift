@@ -60,13 +60,39 @@ let package = Package(
     ),
     .executableTarget(name: "todo-showcase", dependencies: ["TodoShowcaseApp"]),
 
-    .testTarget(name: "CommonTests", dependencies: ["Common"]),
-    .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+    .target(name: "ShowcaseTestSupport", dependencies: ["Common"], path: "Tests/ShowcaseTestSupport"),
+    .testTarget(name: "CommonTests", dependencies: ["Common", "ShowcaseTestSupport"]),
+    .testTarget(name: "StorageTests", dependencies: ["Common", "Storage", .product(name: "GRDB", package: "GRDB.swift")]),
+    .testTarget(name: "TodoShowcaseAppTests", dependencies: [
+      "TodoShowcaseApp",
+      "ShowcaseTestSupport",
+      .product(name: "HummingbirdTesting", package: "hummingbird"),
+    ]),
     .testTarget(
       name: "ManualDIToDoListTests",
       dependencies: [
         "ManualDIToDoList",
+        "ShowcaseTestSupport",
         .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+      ],
+      exclude: ["__Snapshots__"]
+    ),
+    .testTarget(
+      name: "DependencyProviderToDoListTests",
+      dependencies: [
+        "DependencyProviderToDoList",
+        "ShowcaseTestSupport",
+        .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+      ],
+      exclude: ["__Snapshots__"]
+    ),
+    .testTarget(
+      name: "KnapsackToDoListTests",
+      dependencies: [
+        "KnapsackToDoList",
+        "ShowcaseTestSupport",
+        .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+        .product(name: "KnapsackTesting", package: "Knapsack"),
       ],
       exclude: ["__Snapshots__"]
     ),
@@ -74,16 +100,10 @@ let package = Package(
       name: "ThirdPartyDIToDoListTests",
       dependencies: [
         "ThirdPartyDIToDoList",
+        "ShowcaseTestSupport",
         .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
       ],
       exclude: ["__Snapshots__"]
-    ),
-    .testTarget(
-      name: "TodoShowcaseAppTests",
-      dependencies: [
-        "TodoShowcaseApp",
-        .product(name: "HummingbirdTesting", package: "hummingbird"),
-      ]
     ),
   ]
 )

@@ -1,0 +1,121 @@
+import Common
+import Foundation
+import ShowcaseTestSupport
+import Testing
+
+@Suite("LiveTodoListViewModel")
+struct LiveTodoListViewModelTests {
+  private let storage = FakeStorage.withTwoItems()
+
+  private func makeViewModel() -> LiveTodoListViewModel {
+    LiveTodoListViewModel(
+      storage: storage,
+      now: { Date(timeIntervalSince1970: 1_800_000_000) },
+      makeID: { UUID(uuidString: "33333333-3333-3333-3333-333333333333")! }
+    )
+  }
+
+  @Test("Load reads the stored items in order")
+  func load() throws {
+    let viewModel = makeViewModel()
+    try viewModel.load()
+    #expect(viewModel.items == TodoFixtures.twoItems)
+  }
+
+  @Test("Add trims the title, stamps it and stores it")
+  func add() throws {
+    let viewModel = makeViewModel()
+    let item = try viewModel.add(title: "  Water the plants \n")
+    #expect(item.title == "Water the plants")
+    #expect(item.created == Date(timeIntervalSince1970: 1_800_000_000))
+    #expect(item.done == false)
+    #expect(storage.storedItems.last == item)
+    #expect(viewModel.items.count == 3)
+  }
+
+  @Test("Add refuses an empty title and stores nothing", arguments: ["", "   ", "\n\t"])
+  func addRefusesEmpty(title: String) throws {
+    #expect(throws: TodoError.emptyTitle) { try makeViewModel().add(title: title) }
+    #expect(storage.storedItems == TodoFixtures.twoItems)
+  }
+
+  @Test("Add accepts 200 characters and refuses 201")
+  func addLengthLimit() throws {
+    let viewModel = makeViewModel()
+    #expect(throws: TodoError.titleTooLong(length: 201)) {
+      try viewModel.add(title: String(repeating: "é", count: 201))
+    }
+    #expect(storage.storedItems == TodoFixtures.twoItems)
+    try viewModel.add(title: String(repeating: "é", count: 200))
+    #expect(storage.storedItems.count == 3)
+  }
+
+  @Test("Toggle and setDone change one item")
+  func toggle() throws {
+    let viewModel = makeViewModel()
+    #expect(try viewModel.toggle(id: TodoFixtures.first.id).done == true)
+    #expect(try viewModel.setDone(false, id: TodoFixtures.second.id).done == false)
+    #expect(storage.storedItems.map(\.done) == [true, false])
+  }
+
+  @Test("Delete removes one item")
+  func delete() throws {
+    let viewModel = makeViewModel()
+    try viewModel.delete(id: TodoFixtures.first.id)
+    #expect(storage.storedItems == [TodoFixtures.second])
+  }
+
+  @Test("An unknown id is refused and nothing changes")
+  func unknownID() throws {
+    let viewModel = makeViewModel()
+    let unknown = UUID()
+    #expect(throws: TodoError.notFound(unknown)) { try viewModel.toggle(id: unknown) }
+    #expect(throws: TodoError.notFound(unknown)) { try viewModel.setDone(true, id: unknown) }
+    #expect(throws: TodoError.notFound(unknown)) { try viewModel.delete(id: unknown) }
+    #expect(storage.storedItems == TodoFixtures.twoItems)
+  }
+
+  @Test("Two view models on one storage never lose each other's adds")
+  func concurrentAdds() async throws {
+    let storage = FakeStorage()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for index in 0..<40 {
+        group.addTask {
+          try LiveTodoListViewModel(storage: storage).add(title: "Item \(index)")
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(storage.storedItems.count == 40)
+  }
+}
+
+@Suite("HTML")
+struct HTMLTests {
+  @Test("Escape replaces the five special characters")
+  func escape() {
+    #expect(HTML.escape(#"<script>alert("x") & 'y'</script>"#) == "&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;")
+    #expect(HTML.escape("plain ✓") == "plain ✓")
+  }
+
+  @Test("A rendered screen shows user text as text")
+  func screenEscapes() throws {
+    let storage = FakeStorage()
+    let viewModel = LiveTodoListViewModel(storage: storage)
+    try viewModel.add(title: "<script>alert(1)</script>")
+    let html = TodoListScreen(style: DIStyle(id: "test", name: "Test", summary: "A test."), viewModel: viewModel).render()
+    #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+    #expect(!html.contains("<script>"))
+  }
+
+  @Test("The error message is shown escaped")
+  func errorMessage() {
+    let screen = TodoListScreen(
+      style: DIStyle(id: "test", name: "Test", summary: "A test."),
+      viewModel: LiveTodoListViewModel(storage: FakeStorage())
+    )
+    let html = screen.render(error: "<b>bad</b>")
+    #expect(html.contains(#"<p class="error" role="alert">&lt;b&gt;bad&lt;/b&gt;</p>"#))
+    #expect(html.contains("Nothing to do."))
+  }
+}
