@@ -5,6 +5,7 @@ let package = Package(
   name: "KnapsackBenchmarks",
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   dependencies: [
+    .package(name: "Knapsack", path: ".."),
     .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
     .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1"),
   ],
@@ -18,6 +19,7 @@ let package = Package(
       name: "S4Dependencies",
       dependencies: ["S4Services", .product(name: "Dependencies", package: "swift-dependencies")]
     ),
+    .target(name: "S4Knapsack", dependencies: ["S4Services", .product(name: "Knapsack", package: "Knapsack")]),
     .executableTarget(
       name: "knapsack-bench",
       dependencies: [
@@ -25,6 +27,8 @@ let package = Package(
         "S4Services",
         "S4Swinject",
         "S4Dependencies",
+        "S4Knapsack",
+        .product(name: "Knapsack", package: "Knapsack"),
         .product(name: "Swinject", package: "Swinject"),
         .product(name: "Dependencies", package: "swift-dependencies"),
       ]

@@ -1,9 +1,98 @@
 import BenchSupport
+import Knapsack
+import S4Knapsack
 
-// Placeholder until the Knapsack core builds (see /work/notes/CORE_READY).
+// Knapsack as its documentation shows it: keys declared on `Dependencies` with a default factory
+// and a scope, resolved with `try container.resolve(\.key)`, overridden with `withOverrides`.
+// S4 uses type-based registration (`register(T.self) { … }`), the API meant for registering
+// many services at run time.
 
-func knapsackBenchmarks() -> [Benchmark] {
-  []
+extension Dependencies {
+  var benchService: Key<any Service> { Key { LiveService() } }
+  var benchLogger: Key<Logger> { Key { Logger() }.scope(.graph) }
+  var benchNetwork: Key<NetworkClient> { Key { r in NetworkClient(logger: try r[\.benchLogger]) } }
+  var benchCache: Key<Cache> { Key { r in Cache(logger: try r[\.benchLogger]) } }
+  var benchRepository: Key<Repository> {
+    Key { r in Repository(network: try r[\.benchNetwork], cache: try r[\.benchCache]) }
+  }
+  var benchViewModel: Key<ViewModel> { Key { r in ViewModel(repository: try r[\.benchRepository]) } }
+  var benchAppState: Key<AppState> { Key { AppState() }.scope(.singleton) }
+  var benchOverridable: Key<any Service> { Key { LiveService() } }
+  var benchMissing: Key<Unregistered> { .required() }
 }
 
-func knapsackBytesPerRegistration() -> Double { .nan }
+/// Unwraps a resolution that cannot fail in these scenarios; a failure is a bug in the benchmark.
+@inline(__always)
+func resolved<T>(_ resolve: () throws -> T) -> T {
+  do {
+    return try resolve()
+  } catch {
+    fatalError("benchmark resolution failed: \(error)")
+  }
+}
+
+func knapsackBenchmarks() -> [Benchmark] {
+  let container = Container()
+  blackHole(resolved { try container.resolve(\.benchAppState) })  // S3 measures an existing singleton
+  blackHole(resolved { try container.resolve(\.benchViewModel) })
+  blackHole(resolved { try container.resolve(\.benchService) })
+  let large = Container()
+  registerGeneratedServices(into: large, count: 10_000)
+  let fake: any Service = FakeService()
+
+  func run(_ scenario: String, ops: Int = 1, _ body: @escaping (Int) -> UInt64) -> Benchmark {
+    Benchmark(scenario: scenario, contender: .knapsack, workload: .measure(operationsPerIteration: ops, body))
+  }
+  return [
+    run("S1") { n in timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchService) }) } },
+    run("S2") { n in timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchViewModel) }) } },
+    run("S3") { n in timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchAppState) }) } },
+    run("S4/1000") { n in timeLoop(n) { blackHole(knapsackStartUp(count: 1000)) } },
+    run("S4/10000") { n in timeLoop(n) { blackHole(knapsackStartUp(count: 10_000)) } },
+    run("S5/1-thread") { n in
+      timeThreads(1, n) { n in
+        for _ in 0..<n { blackHoleRetained(resolved { try container.resolve(\.benchAppState) }) }
+      }
+    },
+    run("S5/2-threads", ops: 2) { n in
+      timeThreads(2, n) { n in
+        for _ in 0..<n { blackHoleRetained(resolved { try container.resolve(\.benchAppState) }) }
+      }
+    },
+    run("S6") { n in
+      withOverrides {
+        $0.register(\.benchOverridable) { fake }
+      } operation: {
+        timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchOverridable) }) }
+      }
+    },
+    run("S7") { n in
+      timeLoop(n) {
+        do { blackHole(try container.resolve(\.benchMissing)) } catch { blackHole(error) }
+      }
+    },
+    run("S7/10000") { n in
+      timeLoop(n) {
+        do { blackHole(try large.resolve(\.benchMissing)) } catch { blackHole(error) }
+      }
+    },
+  ]
+}
+
+/// S4: a new container, `count` registrations, one resolution.
+@inline(never)
+func knapsackStartUp(count: Int) -> any Sendable {
+  let container = Container()
+  registerGeneratedServices(into: container, count: count)
+  return resolved { try resolveGeneratedService(from: container, count: count) }
+}
+
+/// Heap bytes one container with 10,000 registrations holds, per registration.
+func knapsackBytesPerRegistration() -> Double {
+  let before = heapBytesInUse()
+  let container = Container()
+  registerGeneratedServices(into: container, count: 10_000)
+  let after = heapBytesInUse()
+  withExtendedLifetime(container) {}
+  return Double(after - before) / 10_000
+}
