@@ -1,8 +1,14 @@
 /// Where a resolution happens: a container, and the resolution step that asks (if any).
 /// Opaque; it lets ``Container`` and ``Resolver`` share one resolution API.
 public struct ResolutionContext: Sendable {
-  let container: Container
-  let frame: Frame?
+  @usableFromInline let container: Container
+  @usableFromInline let frame: Frame?
+
+  @usableFromInline
+  init(container: Container, frame: Frame?) {
+    self.container = container
+    self.frame = frame
+  }
 }
 
 /// Something that resolves dependencies: a ``Container``, or the ``Resolver`` a factory receives.
@@ -19,12 +25,14 @@ extension Resolving {
   /// ```swift
   /// let storage = try container.resolve(\.storage)
   /// ```
+  @inlinable
   public func resolve<V>(_ key: KeyPath<Dependencies, Key<V>>) throws -> V {
     let context = resolutionContext
     return try context.container.resolveValue(KeyTable.shared.index(of: key), context.liveFrame)
   }
 
   /// Resolves a key: `try container[\.storage]`.
+  @inlinable
   public subscript<V>(_ key: KeyPath<Dependencies, Key<V>>) -> V {
     get throws { try resolve(key) }
   }
@@ -68,6 +76,7 @@ extension Resolving {
   /// let storage: any LocalStorage = try container.resolve()
   /// let secure = try container.resolve((any LocalStorage).self, name: "secure")
   /// ```
+  @inlinable
   public func resolve<T: Sendable>(_ type: T.Type = T.self, name: String? = nil) throws -> T {
     let context = resolutionContext
     return try context.container.resolveValue(KeyTable.shared.index(of: type, name: name), context.liveFrame)
@@ -96,7 +105,7 @@ extension Resolving {
 
 extension ResolutionContext {
   /// The frame to continue from; a resolver kept beyond its factory call starts afresh.
-  @inline(__always)
+  @inlinable
   var liveFrame: Frame? {
     guard let frame, !frame.isFinished else { return nil }
     return frame
@@ -105,6 +114,7 @@ extension ResolutionContext {
 
 extension Container: Resolving {
   /// Resolutions through the container itself start at the top level.
+  @inlinable
   public var resolutionContext: ResolutionContext { ResolutionContext(container: self, frame: nil) }
 }
 
@@ -126,7 +136,13 @@ public struct Resolver: Resolving {
 }
 
 extension KeyTable {
+  @inlinable
   func index<V>(of key: KeyPath<Dependencies, Key<V>>) -> Int {
+    cache.lookup(ObjectIdentifier(key)) ?? slowIndex(of: key)
+  }
+
+  @usableFromInline
+  func slowIndex<V>(of key: KeyPath<Dependencies, Key<V>>) -> Int {
     index(of: key as AnyKeyPath) { index in
       let value = Dependencies()[keyPath: key]
       return Descriptor(

@@ -30,11 +30,34 @@ extension Container {
 
   // MARK: Synchronous
 
-  @inline(__always)
+  /// Resolves `index` as `Value`. Inlined into the caller so that a singleton that already
+  /// exists costs two atomic loads and no generic dispatch.
+  @inlinable
   func resolveValue<Value: Sendable>(_ index: Int, _ frame: Frame?) throws -> Value {
+    if let box = existingSingleton(index, frame) {
+      return Unmanaged<Box<Value>>.fromOpaque(box)._withUnsafeGuaranteedRef { $0.value }
+    }
+    return try resolveUncached(index, frame)
+  }
+
+  /// The box of an already-made singleton for `index`, if the cached plan is current, nothing
+  /// observes it and no override scope could apply.
+  @usableFromInline
+  func existingSingleton(_ index: Int, _ frame: Frame?) -> UnsafeRawPointer? {
+    if frame == nil, openOverrideScopes.load(ordering: .relaxed) != 0 { return nil }
+    guard let unmanaged = slots.load(index) else { return nil }
+    let current = planGeneration.load(ordering: .relaxed)
+    return unmanaged._withUnsafeGuaranteedRef { slot in
+      guard slot.generation == current, !slot.isObserved, let binding = slot.binding else { return nil }
+      return UnsafeRawPointer(bitPattern: binding.singleton.load(ordering: .acquiring))
+    }
+  }
+
+  @usableFromInline
+  func resolveUncached<Value: Sendable>(_ index: Int, _ frame: Frame?) throws -> Value {
     let container = servingContainer(frame)
     return try container.withSlot(index) { slot in
-      if let binding = slot.binding, slot.observer == nil {
+      if let binding = slot.binding, !slot.isObserved {
         if let value = binding.loadSingleton(Value.self) { return value }
         return try container.instance(of: binding, frame)
       }
@@ -55,6 +78,13 @@ extension Container {
   }
 
   func instance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
+    if binding.scope.kind == .unique { return try create(binding, Frame(index: binding.index, parent: frame)) }
+    return try scopedInstance(of: binding, frame)
+  }
+
+  /// Kept out of ``instance(of:_:)`` so that unique resolutions skip its generic set-up.
+  @inline(never)
+  private func scopedInstance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
     switch binding.scope.kind {
     case .unique:
       return try create(binding, Frame(index: binding.index, parent: frame))
@@ -128,13 +158,15 @@ extension Container {
   /// Runs the factory (and decorators) of `binding` in `frame`.
   func create<Value: Sendable>(_ binding: Binding, _ frame: Frame) throws -> Value {
     if let parent = frame.parent, parent.contains(binding.index) { throw failure(.cycle, binding.index, frame) }
-    guard let maker = binding.registration.maker as? SyncMaker<Value> else {
+    guard binding.registration.makes(Value.self, .sync) else {
       throw mismatch(binding, frame, expected: "a synchronous factory of \(Value.self)")
     }
+    let maker = unsafeDowncast(binding.registration.maker, to: SyncMaker<Value>.self)
     defer { frame.finish() }
     let resolver = Resolver(container: self, frame: frame)
     do {
-      return try decorate(try maker.make(resolver), binding, resolver)
+      let value = try maker.make(resolver)
+      return binding.decorators.isEmpty ? value : try decorate(value, binding, resolver)
     } catch let error as ResolutionError {
       throw error
     } catch {
@@ -143,6 +175,7 @@ extension Container {
   }
 
   func decorate<Value: Sendable>(_ value: Value, _ binding: Binding, _ resolver: Resolver) throws -> Value {
+    if binding.decorators.isEmpty { return value }
     var value = value
     for decoration in binding.decorators {
       guard let decorated = try decoration.apply(resolver, value) as? Value else {
@@ -252,9 +285,8 @@ extension Container {
 
   private func createAsync<Value: Sendable>(_ binding: Binding, _ frame: Frame) async throws -> Value {
     if let parent = frame.parent, parent.contains(binding.index) { throw failure(.cycle, binding.index, frame) }
-    guard let maker = binding.registration.maker as? AsyncMaker<Value> else {
-      return try create(binding, frame)
-    }
+    guard binding.registration.makes(Value.self, .async) else { return try create(binding, frame) }
+    let maker = unsafeDowncast(binding.registration.maker, to: AsyncMaker<Value>.self)
     defer { frame.finish() }
     let resolver = Resolver(container: self, frame: frame)
     do {
@@ -299,9 +331,10 @@ extension Container {
   @MainActor
   private func createOnMainActor<Value: Sendable>(_ binding: Binding, _ frame: Frame) throws -> Value {
     if let parent = frame.parent, parent.contains(binding.index) { throw failure(.cycle, binding.index, frame) }
-    guard let maker = binding.registration.maker as? MainActorMaker<Value> else {
+    guard binding.registration.makes(Value.self, .mainActor) else {
       throw mismatch(binding, frame, expected: "a main-actor factory of \(Value.self)")
     }
+    let maker = unsafeDowncast(binding.registration.maker, to: MainActorMaker<Value>.self)
     defer { frame.finish() }
     let resolver = Resolver(container: self, frame: frame)
     do {
@@ -323,9 +356,10 @@ extension Container {
     let start = ContinuousClock.now
     let frame = Frame(index: index, parent: frame)
     if let parent = frame.parent, parent.contains(index) { throw container.failure(.cycle, index, frame) }
-    guard let maker = binding.registration.maker as? ArgumentMaker<Argument, Value> else {
+    guard binding.registration.makes(Value.self, .argument(ObjectIdentifier(Argument.self))) else {
       throw container.mismatch(binding, frame, expected: "a factory of \(Value.self) taking \(Argument.self)")
     }
+    let maker = unsafeDowncast(binding.registration.maker, to: ArgumentMaker<Argument, Value>.self)
     defer { frame.finish() }
     let resolver = Resolver(container: container, frame: frame)
     let value: Value

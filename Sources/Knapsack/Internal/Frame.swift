@@ -3,6 +3,7 @@ import Synchronization
 /// One step of a resolution in progress: the dependency being made and the step that asked for
 /// it. Frames form the resolution path used for cycle detection, error messages, graph-scoped
 /// instances and the dependency graph.
+@usableFromInline
 final class Frame: Sendable {
   let index: Int
   let parent: Frame?
@@ -25,7 +26,7 @@ final class Frame: Sendable {
 
   /// Marks the factory call as returned: a resolver kept beyond it starts fresh resolutions.
   func finish() { finishedFlag.store(true, ordering: .releasing) }
-  var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
+  @usableFromInline var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
 
   /// The indices from the root to this frame.
   var path: [Int] {

@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// The process-wide table that gives every key and every (type, name) pair a dense index.
 ///
@@ -6,8 +6,9 @@ import Synchronization
 /// Looking a key path up goes through a direct-mapped cache of atomic words, keyed by the key
 /// path object's address (key path literals are uniqued per use site and the table keeps every
 /// cached object alive, so an address is never reused for another key path).
+@usableFromInline
 final class KeyTable: Sendable {
-  static let shared = KeyTable()
+  @usableFromInline static let shared = KeyTable()
 
   private struct TypeKey: Hashable {
     let type: ObjectIdentifier
@@ -29,7 +30,7 @@ final class KeyTable: Sendable {
   }
 
   private let state = Mutex(State())
-  private let cache = AddressCache()
+  @usableFromInline let cache = AddressCache()
 
   /// The number of descriptors so far.
   var count: Int { state.withLock { $0.descriptors.count } }
@@ -76,6 +77,7 @@ final class KeyTable: Sendable {
   }
 
   /// The index of a type registration, registering it on first sight.
+  @usableFromInline
   func index<T>(of type: T.Type, name: String?) -> Int {
     let metatype = ObjectIdentifier(type)
     if name == nil, let hit = cache.lookup(metatype) { return hit }
@@ -131,12 +133,13 @@ extension String {
 ///
 /// Each entry is one atomic word holding `address << 16 | (index + 1)`, so a reader sees either
 /// a whole entry or none; a collision only costs a trip to the locked table.
+@usableFromInline
 final class AddressCache: @unchecked Sendable {
   // Safe: `entries` is allocated once, never freed while the cache lives, and every word is
   // read and written only through `Atomic`.
   static let keepAliveLimit = 1 << 16
-  private static let size = 1 << 12
-  private let entries: UnsafeMutablePointer<Atomic<UInt>>
+  @usableFromInline static let size = 1 << 12
+  @usableFromInline let entries: UnsafeMutablePointer<Atomic<UInt>>
 
   init() {
     entries = .allocate(capacity: Self.size)
@@ -148,10 +151,10 @@ final class AddressCache: @unchecked Sendable {
     entries.deallocate()
   }
 
-  @inline(__always)
-  private static func slot(_ address: UInt) -> Int { Int(truncatingIfNeeded: (address >> 4) ^ (address >> 16)) & (size - 1) }
+  @inlinable
+  static func slot(_ address: UInt) -> Int { Int(truncatingIfNeeded: (address >> 4) ^ (address >> 16)) & (size - 1) }
 
-  @inline(__always)
+  @inlinable
   func lookup(_ id: ObjectIdentifier) -> Int? {
     let address = UInt(bitPattern: id)
     let entry = entries[Self.slot(address)].load(ordering: .acquiring)

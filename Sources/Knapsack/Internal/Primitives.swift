@@ -131,7 +131,8 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
 }
 
 /// An immutable box that lets a value of any type be stored behind an object reference.
+@usableFromInline
 final class Box<Value: Sendable>: Sendable {
-  let value: Value
+  @usableFromInline let value: Value
   init(_ value: Value) { self.value = value }
 }

@@ -1,23 +1,44 @@
-/// Type-erased boxes around the user's factory closures. The engine casts them back with `as?`
-/// to the type it expects; a failed cast is reported as an error, never trapped.
-final class SyncMaker<Value: Sendable>: Sendable {
+/// What kind of factory a registration holds, and for which argument type.
+enum MakerKind: Sendable, Equatable {
+  case sync, async, mainActor
+  case argument(ObjectIdentifier)
+}
+
+/// A type-erased box around a user's factory closure.
+///
+/// The engine checks ``kind`` and ``valueType`` against the type it expects, then casts the box
+/// back with `unsafeDowncast`, which costs nothing; a mismatch is reported as an error.
+protocol Maker: AnyObject, Sendable {
+  var kind: MakerKind { get }
+  var valueType: ObjectIdentifier { get }
+}
+
+final class SyncMaker<Value: Sendable>: Maker {
   let make: @Sendable (Resolver) throws -> Value
   init(_ make: @escaping @Sendable (Resolver) throws -> Value) { self.make = make }
+  var kind: MakerKind { .sync }
+  var valueType: ObjectIdentifier { ObjectIdentifier(Value.self) }
 }
 
-final class AsyncMaker<Value: Sendable>: Sendable {
+final class AsyncMaker<Value: Sendable>: Maker {
   let make: @Sendable (Resolver) async throws -> Value
   init(_ make: @escaping @Sendable (Resolver) async throws -> Value) { self.make = make }
+  var kind: MakerKind { .async }
+  var valueType: ObjectIdentifier { ObjectIdentifier(Value.self) }
 }
 
-final class ArgumentMaker<Argument, Value: Sendable>: Sendable {
+final class ArgumentMaker<Argument, Value: Sendable>: Maker {
   let make: @Sendable (Resolver, Argument) throws -> Value
   init(_ make: @escaping @Sendable (Resolver, Argument) throws -> Value) { self.make = make }
+  var kind: MakerKind { .argument(ObjectIdentifier(Argument.self)) }
+  var valueType: ObjectIdentifier { ObjectIdentifier(Value.self) }
 }
 
-final class MainActorMaker<Value: Sendable>: Sendable {
+final class MainActorMaker<Value: Sendable>: Maker {
   let make: @MainActor @Sendable (Resolver) throws -> Value
   init(_ make: @escaping @MainActor @Sendable (Resolver) throws -> Value) { self.make = make }
+  var kind: MakerKind { .mainActor }
+  var valueType: ObjectIdentifier { ObjectIdentifier(Value.self) }
 }
 
 /// A decorator: wraps what a dependency resolves to.
@@ -34,30 +55,37 @@ final class Decoration: Sendable {
 final class Registration: Sendable {
   let index: Int
   let scope: Scope
-  let maker: any Sendable
+  let maker: any Maker
+  let kind: MakerKind
+  let valueType: ObjectIdentifier
   let location: SourceLocation?
   let isDefault: Bool
   let validation: ValidationPolicy
   let dispose: (@Sendable (any Sendable) async throws -> Void)?
 
   init(
-    index: Int, scope: Scope, maker: any Sendable, location: SourceLocation?, isDefault: Bool,
+    index: Int, scope: Scope, maker: any Maker, location: SourceLocation?, isDefault: Bool,
     validation: ValidationPolicy = .resolve, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
   ) {
     self.index = index
     self.scope = scope
     self.maker = maker
+    self.kind = maker.kind
+    self.valueType = maker.valueType
     self.location = location
     self.isDefault = isDefault
     self.validation = validation
     self.dispose = dispose
   }
 
-  var isAsync: Bool { maker is any AsyncMakerMarker }
-}
+  var isAsync: Bool { kind == .async }
 
-protocol AsyncMakerMarker {}
-extension AsyncMaker: AsyncMakerMarker {}
+  /// Whether the factory makes `Value` in the given way.
+  @inline(__always)
+  func makes<Value>(_: Value.Type, _ kind: MakerKind) -> Bool {
+    self.kind == kind && valueType == ObjectIdentifier(Value.self)
+  }
+}
 
 /// What ``Container/validate()`` does with a registration.
 public enum ValidationPolicy: Sendable, Hashable, Codable {

@@ -10,6 +10,8 @@ final class Slot: Sendable {
   let failure: ResolutionError.Kind?
   /// Told about every resolution through this slot; nil on the fast path.
   let observer: (any ResolutionObserver)?
+  /// Whether ``observer`` is set, readable without copying the existential.
+  let isObserved: Bool
 
   init(
     generation: UInt64, binding: Binding? = nil, delegate: Container? = nil, failure: ResolutionError.Kind? = nil,
@@ -20,5 +22,6 @@ final class Slot: Sendable {
     self.delegate = delegate
     self.failure = failure
     self.observer = observer
+    self.isObserved = observer != nil
   }
 }
