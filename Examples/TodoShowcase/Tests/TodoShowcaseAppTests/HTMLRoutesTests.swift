@@ -1,0 +1,163 @@
+import DIShowcase
+import Foundation
+import HummingbirdTesting
+import Testing
+
+@Suite("HTML pages and forms")
+struct HTMLRoutesTests {
+  static let styleIDs = ["manual", "provider", "knapsack", "swinject"]
+
+  @Test("GET / shows the tabbed page with every style, the first one open")
+  func tabsPage() async throws {
+    try await withApp { client in
+      let reply = try await client.send(.get, "/")
+      #expect(reply.status == .ok)
+      #expect(reply.headers[.contentType] == "text/html; charset=utf-8")
+      for id in Self.styleIDs {
+        #expect(reply.text.contains(#"id="tab-\#(id)" href="/?tab=\#(id)""#))
+      }
+      #expect(reply.text.contains(#"id="list-manual""#))
+      #expect(reply.text.contains(#"<input type="hidden" name="return" value="/?tab=manual">"#))
+    }
+  }
+
+  @Test("GET /?tab=ID opens that tab", arguments: styleIDs)
+  func tab(id: String) async throws {
+    try await withApp { client in
+      let reply = try await client.send(.get, "/?tab=\(id)")
+      #expect(reply.status == .ok)
+      #expect(reply.text.contains(#"id="list-\#(id)""#))
+      #expect(reply.text.contains(#"id="tab-\#(id)" href="/?tab=\#(id)" aria-current="page""#))
+    }
+  }
+
+  @Test("GET /styles/ID shows the style's own page", arguments: styleIDs)
+  func stylePage(id: String) async throws {
+    try await withApp { client in
+      let reply = try await client.send(.get, "/styles/\(id)")
+      #expect(reply.status == .ok)
+      #expect(reply.text.contains(#"<form class="add" method="post" action="/styles/\#(id)/todos">"#))
+      #expect(reply.text.contains(#"value="/styles/\#(id)""#))
+    }
+  }
+
+  @Test("An unknown style is a 404 page that escapes the name")
+  func unknownStyle() async throws {
+    try await withApp { client in
+      let reply = try await client.send(.get, "/?tab=%3Cb%3Enope")
+      #expect(reply.status == .notFound)
+      #expect(reply.text.contains("&lt;b&gt;nope"))
+      #expect(try await client.send(.get, "/styles/nope").status == .notFound)
+      #expect(try await client.send(.post, "/styles/nope/todos", form: "title=x").status == .notFound)
+    }
+  }
+
+  @Test("An item added in one style's form shows in every style", arguments: styleIDs)
+  func addSharesStorage(id: String) async throws {
+    try await withApp { client in
+      let reply = try await client.send(.post, "/styles/\(id)/todos", form: "title=Added+via+\(id)&return=%2F%3Ftab%3D\(id)")
+      #expect(reply.status == .seeOther)
+      #expect(reply.headers[.location] == "/?tab=\(id)")
+      for other in Self.styleIDs {
+        #expect(try await client.send(.get, "/styles/\(other)").text.contains("Added via \(id)"))
+      }
+      #expect(try await client.titles() == ["Added via \(id)"])
+    }
+  }
+
+  @Test("The toggle and delete forms change the item", arguments: styleIDs)
+  func toggleAndDelete(id: String) async throws {
+    try await withApp { client in
+      let item = try await client.addItem("Form me")
+      let toggled = try await client.send(.post, "/styles/\(id)/todos/\(item)/toggle", form: "return=%2Fstyles%2F\(id)")
+      #expect(toggled.status == .seeOther)
+      #expect(toggled.headers[.location] == "/styles/\(id)")
+      #expect(try await client.send(.get, "/styles/\(id)").text.contains(#"<li class="item done" data-id="\#(item)">"#))
+      let deleted = try await client.send(.post, "/styles/\(id)/todos/\(item)/delete", form: "return=%2F")
+      #expect(deleted.status == .seeOther)
+      #expect(deleted.headers[.location] == "/")
+      #expect(try await client.titles() == [])
+    }
+  }
+
+  @Test("A refused title shows the page again with the reason and stores nothing", arguments: ["", "+++", String(repeating: "a", count: 201)])
+  func refusedTitle(title: String) async throws {
+    try await withApp { client in
+      let reply = try await client.send(.post, "/styles/knapsack/todos", form: "title=\(title)&return=%2F%3Ftab%3Dknapsack")
+      #expect(reply.status == .unprocessableContent)
+      #expect(reply.text.contains(#"<p class="error" role="alert">"#))
+      #expect(reply.text.contains(#"id="tab-knapsack" href="/?tab=knapsack" aria-current="page""#))
+      #expect(try await client.titles() == [])
+    }
+  }
+
+  @Test("A form without a title field is refused")
+  func missingTitle() async throws {
+    try await withApp { client in
+      let reply = try await client.send(.post, "/styles/manual/todos", form: "")
+      #expect(reply.status == .unprocessableContent)
+      #expect(try await client.titles() == [])
+    }
+  }
+
+  @Test("Toggling or deleting an unknown item is a 404 page", arguments: ["toggle", "delete"])
+  func unknownItem(action: String) async throws {
+    try await withApp { client in
+      _ = try await client.addItem("Stays")
+      for id in [UUID().uuidString, "garbage"] {
+        let reply = try await client.send(.post, "/styles/swinject/todos/\(id)/\(action)", form: "return=%2F")
+        #expect(reply.status == .notFound)
+        #expect(reply.text.contains(#"class="error""#))
+      }
+      #expect(try await client.titles() == ["Stays"])
+    }
+  }
+
+  @Test("A return path outside the app goes to the style's page instead", arguments: ["https%3A%2F%2Fevil.example%2F", "%2F%2Fevil.example", "%2Fgraph%3Fx"])
+  func unsafeReturnPath(path: String) async throws {
+    try await withApp { client in
+      let reply = try await client.send(.post, "/styles/provider/todos", form: "title=x&return=\(path)")
+      #expect(reply.headers[.location] == "/styles/provider")
+    }
+  }
+
+  @Test("User text is escaped on every page", arguments: styleIDs)
+  func escaping(id: String) async throws {
+    try await withApp { client in
+      _ = try await client.send(.post, "/styles/manual/todos", form: "title=\(formValue(#"<script>alert(1)</script> & "quotes""#))")
+      let page = try await client.send(.get, "/?tab=\(id)").text
+      #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"))
+      #expect(!page.contains("<script>"))
+    }
+  }
+
+  @Test("GET /graph shows the graph page")
+  func graph() async throws {
+    try await withApp { client in
+      let reply = try await client.send(.get, "/graph")
+      #expect(reply.status == .ok)
+      #expect(reply.text.contains(#"id="graph""#))
+    }
+  }
+}
+
+@Suite("Restart")
+struct RestartTests {
+  @Test("Items survive a restart of the server", arguments: [StoreKind.sqlite, .json, .encrypted])
+  func survivesRestart(kind: StoreKind) async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todo-showcase-restart-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let environment = [EncryptionKey.environmentVariable: EncryptionKey.random().base64]
+
+    try await withApp(storage: try kind.open(in: directory, environment: environment)) { client in
+      _ = try await client.addItem("Before the restart")
+    }
+    try await withApp(storage: try kind.open(in: directory, environment: environment)) { client in
+      let titles = try await client.titles()
+      let page = try await client.send(.get, "/?tab=swinject")
+      #expect(titles == ["Before the restart"])
+      #expect(page.text.contains("Before the restart"))
+    }
+  }
+}
