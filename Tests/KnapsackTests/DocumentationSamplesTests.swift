@@ -1,0 +1,594 @@
+// The code samples of the DocC catalog (Sources/Knapsack/Knapsack.docc), compiled and run.
+//
+// Every line of a ```swift block in the catalog's articles also appears in this file
+// (scripts/check-doc-samples.sh checks it), so a change to the API that breaks a sample breaks
+// the build or a test here. Keep the two in step: change the sample here first, then copy it.
+//
+// The names below (todoStore, dateSource, TodoItem, ...) are the documentation's example app.
+// They live in the KnapsackTests module, so other test files must not reuse them.
+
+public import Foundation
+public import Knapsack
+import KnapsackTesting
+import Synchronization
+import Testing
+
+// MARK: - The example app's types (not shown in full in the articles)
+
+public struct TodoItem: Sendable, Hashable, Identifiable {
+  public let id: Int
+  public var title: String
+  public var created: Date
+}
+
+/// Where todos are kept.
+public protocol TodoStore: Sendable {
+  func all() -> [TodoItem]
+  @discardableResult func add(_ title: String, at date: Date) -> TodoItem
+}
+
+/// Todos kept in memory.
+final class InMemoryTodoStore: TodoStore {
+  private let items: Mutex<[TodoItem]>
+
+  init(_ items: [TodoItem] = []) { self.items = Mutex(items) }
+
+  func all() -> [TodoItem] { items.withLock { $0 } }
+
+  func add(_ title: String, at date: Date) -> TodoItem {
+    items.withLock { items in
+      let item = TodoItem(id: items.count + 1, title: title, created: date)
+      items.append(item)
+      return item
+    }
+  }
+}
+
+/// Stands in for a store that writes a file; it only remembers the path here.
+final class FileTodoStore: TodoStore {
+  let path: String
+  private let memory = InMemoryTodoStore()
+
+  init(path: String) { self.path = path }
+
+  func all() -> [TodoItem] { memory.all() }
+  func add(_ title: String, at date: Date) -> TodoItem { memory.add(title, at: date) }
+}
+
+/// Tells the time.
+public protocol DateSource: Sendable {
+  var now: Date { get }
+}
+
+struct SystemDateSource: DateSource {
+  var now: Date { Date() }
+}
+
+struct FixedDateSource: DateSource {
+  let now: Date
+}
+
+final class TodoRepository: Sendable {
+  let store: any TodoStore
+  let dates: any DateSource
+
+  init(store: any TodoStore, dates: any DateSource) {
+    self.store = store
+    self.dates = dates
+  }
+
+  @discardableResult func add(_ title: String) -> TodoItem { store.add(title, at: dates.now) }
+  func all() -> [TodoItem] { store.all() }
+}
+
+struct TodoDetailModel: Sendable {
+  let item: TodoItem?
+
+  init(id: TodoItem.ID, store: any TodoStore) {
+    item = store.all().first { $0.id == id }
+  }
+}
+
+/// Counts instances, so the scope samples can tell one instance from another.
+final class InstanceCounter: Sendable {
+  static let made = Atomic<Int>(0)
+  let number = InstanceCounter.made.add(1, ordering: .relaxed).newValue
+}
+
+final class UnitOfWork: Sendable {
+  let serial = InstanceCounter()
+}
+
+final class ImageCache: Sendable {
+  let serial = InstanceCounter()
+}
+
+final class FeatureFlags: Sendable {
+  let serial = InstanceCounter()
+  static func load() -> FeatureFlags { FeatureFlags() }
+}
+
+struct TodoSaver: Sendable {
+  let items: ItemWriter
+  let tags: TagWriter
+}
+
+struct ItemWriter: Sendable { let work: UnitOfWork }
+struct TagWriter: Sendable { let work: UnitOfWork }
+
+struct User: Sendable, Equatable {
+  let name: String
+}
+
+final class Inbox: Sendable {
+  let notifier: Notifier
+  init(notifier: Notifier) { self.notifier = notifier }
+}
+
+final class Notifier: Sendable {
+  let inbox: Lazy<Inbox>
+  init(inbox: Lazy<Inbox>) { self.inbox = inbox }
+}
+
+final class TodoScreen {
+  @Injected(\.todoStore) var store: any TodoStore
+  @LazyInjected(\.todoRepository) var repository: TodoRepository
+}
+
+actor TodoDatabase {
+  let path: String
+  static let opened = Atomic<Int>(0)
+
+  private init(path: String) { self.path = path }
+
+  static func open(path: String) async throws -> TodoDatabase {
+    await Task.yield()
+    opened.add(1, ordering: .relaxed)
+    return TodoDatabase(path: path)
+  }
+}
+
+struct TodoSync: Sendable {
+  let database: TodoDatabase
+  let store: any TodoStore
+}
+
+@MainActor final class TodoListModel {
+  let repository: TodoRepository
+  init(repository: TodoRepository) { self.repository = repository }
+  var titles: [String] { repository.all().map(\.title) }
+}
+
+struct PrefilledTodoStore: TodoStore {
+  func all() -> [TodoItem] { [TodoItem(id: 1, title: "Water the plants", created: .distantPast)] }
+  func add(_ title: String, at date: Date) -> TodoItem { TodoItem(id: 2, title: title, created: date) }
+}
+
+// MARK: - GettingStarted.md, Keys.md: declaring keys
+
+extension Dependencies {
+  /// Where todos are kept. Apps replace the in-memory default at their composition root.
+  public var todoStore: Key<any TodoStore> { Key { InMemoryTodoStore() }.scope(.singleton) }
+
+  /// Tells the time. Only the app knows which clock to use, so there is no default.
+  public var dateSource: Key<any DateSource> { .required() }
+}
+
+extension Dependencies {
+  var todoFilePath: Key<String> { Key { "todos.json" } }
+
+  var todoRepository: Key<TodoRepository> {
+    Key { r in TodoRepository(store: try r[\.todoStore], dates: try r[\.dateSource]) }
+  }
+}
+
+// MARK: Keys.md: runtime arguments
+
+extension Dependencies {
+  var todoDetail: ArgumentKey<TodoItem.ID, TodoDetailModel> {
+    ArgumentKey { r, id in TodoDetailModel(id: id, store: try r[\.todoStore]) }
+  }
+}
+
+// MARK: Scopes.md
+
+extension Dependencies {
+  var unitOfWork: Key<UnitOfWork> { Key { UnitOfWork() }.scope(.graph) }
+  var imageCache: Key<ImageCache> { Key { ImageCache() }.scope(.weak) }
+  var featureFlags: Key<FeatureFlags> { Key { FeatureFlags.load() }.scope(.cached) }
+
+  var todoSaver: Key<TodoSaver> {
+    Key { r in TodoSaver(items: try r[\.itemWriter], tags: try r[\.tagWriter]) }
+  }
+  var itemWriter: Key<ItemWriter> { Key { r in ItemWriter(work: try r[\.unitOfWork]) } }
+  var tagWriter: Key<TagWriter> { Key { r in TagWriter(work: try r[\.unitOfWork]) } }
+}
+
+// MARK: ContainersAndChildScopes.md
+
+struct StorageAssembly: Assembly {
+  func assemble(into container: Container) {
+    container.register(\.todoStore, scope: .singleton) { r in FileTodoStore(path: try r[\.todoFilePath]) }
+  }
+}
+
+struct ClockAssembly: Assembly {
+  func assemble(into container: Container) {
+    container.register(\.dateSource) { SystemDateSource() }
+  }
+}
+
+extension Dependencies {
+  /// The signed-in user: registered in each session's child container.
+  var currentUser: Key<User> { .required() }
+}
+
+// MARK: InjectionAndCycles.md
+
+extension Dependencies {
+  var inbox: Key<Inbox> { Key { r in Inbox(notifier: try r[\.notifier]) }.scope(.singleton) }
+  var notifier: Key<Notifier> { Key { r in Notifier(inbox: r.lazy(\.inbox)) }.scope(.singleton) }
+}
+
+// MARK: AsyncAndActors.md
+
+extension Dependencies {
+  var todoDatabase: AsyncKey<TodoDatabase> {
+    AsyncKey { r in try await TodoDatabase.open(path: try r[\.todoFilePath]) }.scope(.singleton)
+  }
+
+  var todoSync: AsyncKey<TodoSync> {
+    AsyncKey { r in TodoSync(database: try await r.resolve(\.todoDatabase), store: try r[\.todoStore]) }
+  }
+
+  @MainActor var todoListModel: MainActorKey<TodoListModel> {
+    MainActorKey { r in TodoListModel(repository: try r[\.todoRepository]) }
+  }
+}
+
+// MARK: - Tests
+
+@Suite struct GettingStartedSamples {
+  @Test func quickStart() throws {
+    let container = Container()
+    container.register(\.dateSource) { SystemDateSource() }
+
+    let repository = try container[\.todoRepository]
+    repository.add("Buy milk")
+    #expect(repository.all().map(\.title) == ["Buy milk"])
+  }
+
+  @Test func compositionRoot() throws {
+    let container = Container()
+    container.register(\.todoStore, scope: .singleton) { r in FileTodoStore(path: try r[\.todoFilePath]) }
+    container.register(\.dateSource) { SystemDateSource() }
+
+    let store = try container.resolve(\.todoStore)
+    #expect((store as? FileTodoStore)?.path == "todos.json")
+  }
+
+  @Test func requiredKeyError() throws {
+    let container = Container()
+    do {
+      _ = try container[\.todoRepository]
+    } catch let error as ResolutionError {
+      print(error)
+      #expect(error.kind == .requiredKeyNotProvided)
+      #expect(error.pathDescription == "\\.todoRepository → \\.dateSource")
+      #expect(error.dependency.location?.fileID == "KnapsackTests/DocumentationSamplesTests.swift")
+    }
+    let error = #expect(throws: ResolutionError.self) { try container[\.todoRepository] }
+    #expect(
+      error?.description.hasPrefix("Knapsack: required key \\.dateSource (DateSource) was never provided.") == true)
+    #expect(error?.description.contains("  path: \\.todoRepository → \\.dateSource") == true)
+    #expect(error?.description.contains("  fix: register it at the composition root") == true)
+  }
+}
+
+@Suite struct KeysSamples {
+  @Test func keysResolve() throws {
+    let container = Container()
+    container.register(\.dateSource) { SystemDateSource() }
+    let store = try container.resolve(\.todoStore)
+    let sameStore = try container[\.todoStore]
+    #expect(store as AnyObject === sameStore as AnyObject)
+    #expect(container.isRegistered(\.dateSource))
+    #expect(!container.isRegistered(\.todoStore))
+  }
+
+  @Test func argumentKeys() throws {
+    let container = Container()
+    let store = try container[\.todoStore]
+    let item = store.add("Call the plumber", at: .now)
+
+    let detail = try container.resolve(\.todoDetail, argument: item.id)
+    #expect(detail.item?.title == "Call the plumber")
+
+    container.register(\.todoDetail) { r, id in TodoDetailModel(id: id, store: PrefilledTodoStore()) }
+    #expect(try container.resolve(\.todoDetail, argument: 1).item?.title == "Water the plants")
+  }
+
+  @Test func typeRegistrations() throws {
+    let container = Container()
+    container.register((any TodoStore).self, name: "archive", scope: .singleton) { InMemoryTodoStore() }
+    container.register(TodoRepository.self) { r in
+      TodoRepository(store: try r.resolve(name: "archive"), dates: SystemDateSource())
+    }
+
+    let archive: any TodoStore = try container.resolve(name: "archive")
+    let repository = try container.resolve(TodoRepository.self)
+    #expect(repository.store as AnyObject === archive as AnyObject)
+
+    let error = #expect(throws: ResolutionError.self) { try container.resolve((any TodoStore).self) }
+    #expect(error?.kind == .notRegistered)
+  }
+}
+
+@Suite struct ScopesSamples {
+  @Test func uniqueIsNewEachTime() throws {
+    let container = Container()
+    let first = try container[\.todoSaver]
+    let second = try container[\.todoSaver]
+    #expect(first.items.work !== second.items.work)
+  }
+
+  @Test func graphIsSharedWithinOneResolution() throws {
+    let container = Container()
+    let saver = try container[\.todoSaver]
+    #expect(saver.items.work === saver.tags.work)
+
+    let next = try container[\.todoSaver]
+    #expect(next.items.work !== saver.items.work)
+  }
+
+  @Test func weakLivesWhileHeld() throws {
+    let container = Container()
+    var cache: ImageCache? = try container[\.imageCache]
+    #expect(try container[\.imageCache] === cache)
+
+    let number = cache?.serial.number
+    cache = nil
+    #expect(try container[\.imageCache].serial.number != number)
+  }
+
+  @Test func cachedCanBeReset() throws {
+    let container = Container()
+    let flags = try container[\.featureFlags]
+    #expect(try container[\.featureFlags] === flags)
+
+    container.resetCached()
+    #expect(try container[\.featureFlags] !== flags)
+  }
+
+  @Test func singletonIsMadeOnce() async throws {
+    let container = Container()
+    let stores = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
+      for _ in 0..<1_000 {
+        group.addTask { ObjectIdentifier(try container[\.todoStore] as AnyObject) }
+      }
+      return try await group.reduce(into: Set()) { $0.insert($1) }
+    }
+    #expect(stores.count == 1)
+  }
+
+  @Test func registrationChoosesItsScope() throws {
+    let container = Container()
+    container.register(\.imageCache, scope: .singleton) { ImageCache() }
+    let number = try container[\.imageCache].serial.number
+    #expect(try container[\.imageCache].serial.number == number)
+  }
+}
+
+@Suite struct ContainersSamples {
+  @Test func assemblies() throws {
+    let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
+    #expect(try container[\.todoStore] is FileTodoStore)
+  }
+
+  @Test func childContainers() async throws {
+    let container = Container(assemblies: [StorageAssembly()])
+
+    let session = container.makeChild()
+    session.register(\.currentUser) { User(name: "ada") }
+    session.register(\.dateSource) { FixedDateSource(now: .distantPast) }
+
+    #expect(try session[\.currentUser].name == "ada")
+    #expect(throws: ResolutionError.self) { try container[\.currentUser] }
+
+    let repository = try session[\.todoRepository]
+    let store = try container[\.todoStore]
+    #expect(repository.dates.now == .distantPast)
+    #expect(repository.store as AnyObject === store as AnyObject)
+
+    try await session.dispose()
+    #expect(throws: ResolutionError.self) { try session[\.currentUser] }
+  }
+}
+
+@Suite struct InjectionSamples {
+  @Test func propertyWrappers() {
+    withOverrides {
+      $0.register(\.dateSource) { FixedDateSource(now: .distantPast) }
+    } operation: {
+      let screen = TodoScreen()
+      screen.repository.add("Read the docs")
+      #expect(screen.store.all().map(\.title) == ["Read the docs"])
+    }
+  }
+
+  @Test func lazyBreaksTheCycle() throws {
+    let container = Container()
+    let inbox = try container[\.inbox]
+    #expect(try inbox.notifier.inbox.value === inbox)
+  }
+
+  @Test func providersResolveEachTime() throws {
+    let container = Container()
+    let saver = container.provider(\.todoSaver)
+    #expect(try saver.get().items.work !== saver.get().items.work)
+
+    let flags = container.lazy(\.featureFlags)
+    #expect(try flags.value === flags.value)
+  }
+
+  @Test func cycleError() throws {
+    let container = Container()
+    container.register(\.notifier, scope: .singleton) { r in
+      _ = try r[\.inbox]
+      return Notifier(inbox: r.lazy(\.inbox))
+    }
+    let error = #expect(throws: ResolutionError.self) { try container[\.inbox] }
+    print(error?.description ?? "")
+    #expect(error?.kind == .cycle)
+    #expect(error?.pathDescription == "\\.inbox → \\.notifier → \\.inbox")
+    #expect(error?.description.hasPrefix("Knapsack: dependency cycle: \\.inbox → \\.notifier → \\.inbox.") == true)
+  }
+}
+
+@Suite struct TestingSamples {
+  @Test func addsATodo() throws {
+    let container = Container()
+    try withOverrides {
+      $0.register(\.dateSource) { FixedDateSource(now: .distantPast) }
+    } operation: {
+      let repository = try container[\.todoRepository]
+      repository.add("Buy milk")
+      #expect(repository.all().map(\.title) == ["Buy milk"])
+    }
+  }
+
+  @Test func opensAnInMemoryDatabase() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.todoDatabase) { r async throws in try await TodoDatabase.open(path: ":memory:") }
+    } operation: {
+      let database = try await container.resolve(\.todoDatabase)
+      #expect(database.path == ":memory:")
+    }
+  }
+
+  @Test func synchronousScope() throws {
+    let container = Container()
+    let titles = try withOverrides {
+      $0.register(\.todoStore) { PrefilledTodoStore() }
+    } operation: {
+      try container[\.todoStore].all().map(\.title)
+    }
+    #expect(titles == ["Water the plants"])
+  }
+
+  @Test func nestedScopes() throws {
+    let container = Container()
+    try withOverrides {
+      $0.register(\.dateSource) { FixedDateSource(now: .distantPast) }
+    } operation: {
+      try withOverrides {
+        $0.register(\.dateSource) { FixedDateSource(now: .distantFuture) }
+      } operation: {
+        let now = try container[\.dateSource].now
+        #expect(now == .distantFuture)
+      }
+      #expect(try container[\.dateSource].now == .distantPast)
+    }
+  }
+
+  @Test func singletonsStayInsideTheScope() throws {
+    let container = Container()
+    let outside = try container[\.todoStore]
+    try withOverrides {
+      $0.register(\.dateSource) { FixedDateSource(now: .distantPast) }
+    } operation: {
+      let inside = try container[\.todoStore]
+      inside.add("Only in here", at: .now)
+      #expect(inside as AnyObject !== outside as AnyObject)
+    }
+    #expect(outside.all().isEmpty)
+  }
+}
+
+@Suite(.overrides { $0.register(\.dateSource) { FixedDateSource(now: .distantPast) } })
+struct TodoRepositoryTests {
+  let container = Container()
+
+  @Test func startsEmpty() throws {
+    #expect(try container[\.todoRepository].all().isEmpty)
+  }
+
+  @Test func stampsNewTodos() throws {
+    let item = try container[\.todoRepository].add("Buy milk")
+    #expect(item.created == .distantPast)
+  }
+
+  @Test(.overrides { $0.register(\.todoStore) { PrefilledTodoStore() } })
+  func readsTheStore() throws {
+    #expect(try container[\.todoRepository].all().map(\.title) == ["Water the plants"])
+  }
+}
+
+@Suite struct ParallelTests {
+  let container = Container()
+
+  @Test(.overrides { $0.register(\.dateSource) { FixedDateSource(now: .distantPast) } })
+  func inThePast() throws {
+    #expect(try container[\.dateSource].now == .distantPast)
+  }
+
+  @Test(.overrides { $0.register(\.dateSource) { FixedDateSource(now: .distantFuture) } })
+  func inTheFuture() throws {
+    #expect(try container[\.dateSource].now == .distantFuture)
+  }
+}
+
+@Suite struct AsyncAndActorsSamples {
+  @Test func asyncKeys() async throws {
+    let container = Container()
+    let database = try await container.resolve(\.todoDatabase)
+    #expect(database.path == "todos.json")
+
+    container.register(\.todoDatabase, scope: .singleton) { r async throws in
+      try await TodoDatabase.open(path: ":memory:")
+    }
+    #expect(try await container.resolve(\.todoDatabase).path == ":memory:")
+  }
+
+  @Test func asyncFactoriesResolveOtherKeys() async throws {
+    let container = Container()
+    let sync = try await container.resolve(\.todoSync)
+    let database = try await container.resolve(\.todoDatabase)
+    #expect(sync.database === database)
+  }
+
+  @Test func asyncSingletonIsMadeOnce() async throws {
+    let container = Container()
+    container.register(\.todoDatabase, scope: .singleton) { r async throws in
+      try await TodoDatabase.open(path: "once")
+    }
+    let databases = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
+      for _ in 0..<100 {
+        group.addTask { ObjectIdentifier(try await container.resolve(\.todoDatabase)) }
+      }
+      return try await group.reduce(into: Set()) { $0.insert($1) }
+    }
+    #expect(databases.count == 1)
+  }
+
+  @Test func failedCreationIsNotCached() async throws {
+    struct Unavailable: Error {}
+    let attempts = Atomic<Int>(0)
+    let container = Container()
+    container.register(\.todoDatabase, scope: .singleton) { r async throws in
+      if attempts.add(1, ordering: .relaxed).newValue == 1 { throw Unavailable() }
+      return try await TodoDatabase.open(path: "retry")
+    }
+    let error = await #expect(throws: ResolutionError.self) { try await container.resolve(\.todoDatabase) }
+    #expect(error?.kind == .factoryFailed)
+    #expect(try await container.resolve(\.todoDatabase).path == "retry")
+  }
+
+  @MainActor @Test func mainActorKeys() throws {
+    let container = Container()
+    container.register(\.dateSource) { SystemDateSource() }
+    let model = try container[\.todoListModel]
+    #expect(model.titles.isEmpty)
+  }
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Checks (default) or applies (--fix) the repository's swift-format style, configured in
+# .swift-format at the repository root. Uses the `swift format` that ships with the toolchain.
+#
+#   bash scripts/format.sh          # lint Sources and Tests; exit 1 on any finding
+#   bash scripts/format.sh --fix    # format Sources and Tests in place, then lint again
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+paths=(Sources Tests)
+
+case "${1:-}" in
+  --fix)
+    swift format format --in-place --parallel --recursive "${paths[@]}"
+    ;;
+  "" | --lint)
+    ;;
+  *)
+    echo "usage: $0 [--fix]" >&2
+    exit 2
+    ;;
+esac
+
+if swift format lint --strict --parallel --recursive "${paths[@]}"; then
+  echo "format: no findings in ${paths[*]}"
+else
+  echo "format: swift format reported findings (run 'bash scripts/format.sh --fix' to apply the style)" >&2
+  exit 1
+fi
