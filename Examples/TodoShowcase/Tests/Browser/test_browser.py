@@ -1,0 +1,165 @@
+"""Drives the built todo-showcase server with headless Chromium (Debian's chromium + chromium-driver).
+
+Run from Examples/TodoShowcase after `swift build`:  python3 -m pytest Tests/Browser
+Environment:
+  TODO_SHOWCASE_BIN         the server binary (default: .build/debug/todo-showcase)
+  TODO_SHOWCASE_SCREENSHOT  where to save the screenshot (default: .build/browser/showcase.png)
+"""
+
+import os
+import pathlib
+import queue
+import re
+import subprocess
+import threading
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[2]
+BINARY = pathlib.Path(os.environ.get("TODO_SHOWCASE_BIN", PACKAGE / ".build" / "debug" / "todo-showcase"))
+SCREENSHOT = pathlib.Path(os.environ.get("TODO_SHOWCASE_SCREENSHOT", PACKAGE / ".build" / "browser" / "showcase.png"))
+
+
+class Server:
+    """The real server binary on a free loopback port (it binds port 0 and prints the port it got)."""
+
+    def __init__(self, data_dir):
+        self.process = subprocess.Popen(
+            [str(BINARY), "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.output = []
+        lines = queue.Queue()
+
+        def pump():
+            for line in self.process.stdout:
+                self.output.append(line)
+                lines.put(line)
+
+        threading.Thread(target=pump, daemon=True).start()
+        self.url = None
+        while self.url is None:
+            try:
+                line = lines.get(timeout=60)
+            except queue.Empty:
+                self.stop()
+                raise RuntimeError("the server did not start:\n" + "".join(self.output))
+            match = re.search(r"Listening on (http://127\.0\.0\.1:\d+)", line)
+            if match:
+                self.url = match.group(1)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,720"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def server(tmp_path):
+    running = Server(tmp_path / "data")
+    yield running
+    running.stop()
+
+
+def wait(driver):
+    return WebDriverWait(driver, 15)
+
+
+def add_item(driver, style, title):
+    field = wait(driver).until(EC.element_to_be_clickable((By.ID, f"title-{style}")))
+    field.clear()
+    field.send_keys(title)
+    driver.find_element(By.CSS_SELECTOR, f"#list-{style} form.add button[type=submit]").click()
+    wait(driver).until(EC.presence_of_element_located((By.XPATH, f"//section[@id='list-{style}']//span[@class='title'][.={xpath_literal(title)}]")))
+
+
+def titles(driver, style):
+    return [element.text for element in driver.find_elements(By.CSS_SELECTOR, f"#list-{style} li.item .title")]
+
+
+def open_tab(driver, style):
+    driver.find_element(By.ID, f"tab-{style}").click()
+    wait(driver).until(EC.presence_of_element_located((By.ID, f"list-{style}")))
+
+
+def xpath_literal(text):
+    if "'" not in text:
+        return f"'{text}'"
+    return "concat(" + ", \"'\", ".join(f"'{part}'" for part in text.split("'")) + ")"
+
+
+def test_item_added_in_manual_tab_shows_in_swinject_tab(browser, server):
+    browser.get(server.url + "/")
+    open_tab(browser, "manual")
+    add_item(browser, "manual", "Buy oat milk")
+    add_item(browser, "manual", "Ship the Knapsack README")
+    add_item(browser, "manual", "<script>alert('x')</script> stays text")
+
+    open_tab(browser, "swinject")
+
+    assert titles(browser, "swinject") == ["Buy oat milk", "Ship the Knapsack README", "<script>alert('x')</script> stays text"]
+    assert browser.find_element(By.ID, "tab-swinject").get_attribute("aria-current") == "page"
+
+    # Complete one item from the Swinject tab, and see it completed in the Knapsack tab.
+    browser.find_element(By.CSS_SELECTOR, "#list-swinject li.item:nth-child(2) button.toggle").click()
+    wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-swinject li.item.done")))
+    open_tab(browser, "knapsack")
+    done = browser.find_elements(By.CSS_SELECTOR, "#list-knapsack li.item.done .title")
+    assert [element.text for element in done] == ["Ship the Knapsack README"]
+
+    open_tab(browser, "swinject")
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(SCREENSHOT))
+    assert SCREENSHOT.stat().st_size > 10_000
+
+
+def test_delete_in_provider_page_and_data_survives_restart(browser, tmp_path):
+    data_dir = tmp_path / "restart"
+    first = Server(data_dir)
+    try:
+        browser.get(first.url + "/styles/provider")
+        add_item(browser, "provider", "Keep me")
+        add_item(browser, "provider", "Delete me")
+        browser.find_element(By.CSS_SELECTOR, "#list-provider li.item:nth-child(2) button.delete").click()
+        wait(browser).until(lambda driver: titles(driver, "provider") == ["Keep me"])
+    finally:
+        first.stop()
+
+    second = Server(data_dir)
+    try:
+        browser.get(second.url + "/?tab=knapsack")
+        assert titles(browser, "knapsack") == ["Keep me"]
+    finally:
+        second.stop()
+
+
+def test_empty_title_shows_an_error(browser, server):
+    browser.get(server.url + "/?tab=manual")
+    browser.find_element(By.ID, "title-manual").send_keys("   ")
+    browser.find_element(By.CSS_SELECTOR, "#list-manual form.add button[type=submit]").click()
+    error = wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-manual .error")))
+    assert error.text == "The title must not be empty."
+    assert titles(browser, "manual") == []
