@@ -68,8 +68,14 @@ public final class Container: Sendable {
     self.overlay = nil
   }
 
-  init(overlayOf base: Container, overrides: [Container], scope: ObjectIdentifier?, recorder: (any ResolutionObserver)?) {
-    parent = nil
+  /// A private copy of `base` for an override scope or a validation run: registrations come
+  /// from `overrides` first, then from `base`; instances are its own. `parent` is the copy of
+  /// `base`'s parent, so the copies keep the hierarchy (and its sharing) of the originals.
+  init(
+    overlayOf base: Container, parent: Container?, overrides: [Container], scope: ObjectIdentifier?,
+    recorder: (any ResolutionObserver)?
+  ) {
+    self.parent = parent
     overlay = Overlay(base: base, overrides: overrides, scope: scope, recorder: recorder)
   }
 
@@ -129,14 +135,19 @@ public final class Container: Sendable {
   /// The registration this container would use for `index`, and the container that owns it.
   func effectiveRegistration(_ index: Int) -> (Registration, Container)? {
     if let overlay {
+      // Overrides apply to the whole hierarchy, so their shared instances live at its root.
       for overrides in overlay.overrides {
-        if let registration = overrides.ownRegistration(index) { return (registration, self) }
+        if let registration = overrides.ownRegistration(index) { return (registration, root) }
       }
-      if let (registration, _) = overlay.base.effectiveRegistration(index) { return (registration, self) }
-      return nil
     }
-    if let own = ownRegistration(index) { return (own, self) }
+    if let own = definedRegistration(index) { return (own, self) }
     return parent?.effectiveRegistration(index)
+  }
+
+  /// The registration made on this container itself (for a copy, on the container it copies).
+  private func definedRegistration(_ index: Int) -> Registration? {
+    if let overlay { return overlay.base.definedRegistration(index) }
+    return ownRegistration(index)
   }
 
   /// Decorators that apply to `index` here: ancestors' (or the overlaid container's) first.
@@ -184,11 +195,6 @@ public final class Container: Sendable {
     let descriptor = KeyTable.shared.descriptor(index)
     let missing: ResolutionError.Kind = descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided
 
-    if overlay != nil {
-      let registration = effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration
-      guard let registration else { return Slot(generation: generation, failure: missing, observer: observer) }
-      return Slot(generation: generation, binding: binding(for: registration), observer: observer)
-    }
     if let (registration, owner) = effectiveRegistration(index) {
       if owner === self || !registration.scope.isContainerOwned {
         return Slot(generation: generation, binding: binding(for: registration), observer: observer)

@@ -196,7 +196,11 @@ extension KeyTable {
     return "\\Dependencies key of type \(typeName(type(of: keyPath).valueType))"
   }
 
+  /// The type's name as Swift spells it, with `any` before an existential (`any LocalStorage`).
   static func typeName(_ type: Any.Type) -> String {
-    String(describing: type)
+    let name = String(describing: type)
+    // The first word of type metadata is its kind; 0x303 marks an existential.
+    let kind = unsafeBitCast(type, to: UnsafePointer<UInt>.self).pointee
+    return kind == 0x303 && name != "Any" && name != "AnyObject" ? "any \(name)" : name
   }
 }

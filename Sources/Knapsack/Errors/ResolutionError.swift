@@ -76,7 +76,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// and how to fix it.
   public var description: String {
     var lines: [String] = []
-    let subject = "\(dependency.name) (\(dependency.typeName))"
+    let subject =
+      dependency.name == dependency.typeName ? dependency.name : "\(dependency.name) (\(dependency.typeName))"
+    let typeExpression = dependency.typeName.hasPrefix("any ") ? "(\(dependency.typeName))" : dependency.typeName
     switch kind {
     case .requiredKeyNotProvided:
       lines.append("Knapsack: required key \(subject) was never provided.")
@@ -101,7 +103,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
           + " or in a test, `withOverrides { $0.register(\(dependency.name)) { ... } } operation: { ... }`.")
     case .notRegistered:
       lines.append(
-        "  fix: register it, `container.register(\(dependency.typeName).self) { r in ... }`,"
+        "  fix: register it, `container.register(\(typeExpression).self) { r in ... }`,"
           + " in the container or one of its parents.")
     case .cycle:
       lines.append("  fix: break the loop with `r.lazy(...)` or `r.provider(...)` on one of its edges.")

@@ -137,7 +137,7 @@ extension Container {
         throw cycle(creatorPath, creationFrame)
       case .wait:
         if let loop = WaitGraph.shared.beginWait(root: root, for: binding) {
-          throw failure(.cycle, binding.index, Frame(index: binding.index, parent: frame), path: (frame?.path ?? []) + loop)
+          throw crossResolutionCycle(loop, binding, frame)
         }
         binding.creationLock.lock()
         binding.creationLock.unlock()
@@ -250,7 +250,7 @@ extension Container {
         throw cycle(creatorPath, creationFrame)
       case .wait:
         if let loop = WaitGraph.shared.beginWait(root: root, for: binding) {
-          throw failure(.cycle, binding.index, Frame(index: binding.index, parent: frame), path: (frame?.path ?? []) + loop)
+          throw crossResolutionCycle(loop, binding, frame)
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
           let resumeNow = binding.state.withLock { state in
@@ -428,6 +428,16 @@ extension Container {
       registeredAt: registration?.location,
       path: indices.map { table.descriptor($0).reference },
       underlying: underlying.map { String(describing: $0) })
+  }
+
+  /// A cycle across concurrent resolutions: this one (`frame`) waits for `binding`, whose
+  /// creator waits for … a dependency this one is creating. The path is the simple loop.
+  func crossResolutionCycle(_ loop: [Int], _ binding: Binding, _ frame: Frame?) -> ResolutionError {
+    var path = (frame?.path ?? []) + loop
+    if let last = path.last, let start = path.firstIndex(of: last), start < path.count - 1 {
+      path = Array(path[start...])
+    }
+    return failure(.cycle, binding.index, frame, path: path)
   }
 
   /// A cycle found through a shared instance being created: the creator's path leads to the

@@ -125,15 +125,16 @@ final class WaitGraph: Sendable {
   static let shared = WaitGraph()
   private let waits = Mutex<[ObjectIdentifier: Binding]>([:])
 
-  /// Registers `root` as waiting for `binding`; returns the path of the cycle instead if the
-  /// wait would close one.
+  /// Registers `root` as waiting for `binding`; returns the dependencies of the cycle instead if
+  /// the wait would close one: `binding`, then each dependency the chain of waiting resolutions
+  /// waits for, ending with one that `root` itself is creating.
   func beginWait(root: ObjectIdentifier, for binding: Binding) -> [Int]? {
     waits.withLock { waits in
       var current = binding
       var path: [Int] = [binding.index]
       var seen: Set<ObjectIdentifier> = []
       while let creator = current.state.withLock({ $0.creator }) {
-        if creator.root == root { return path + [binding.index] }
+        if creator.root == root { return path }
         guard seen.insert(creator.root).inserted, let next = waits[creator.root] else { break }
         path.append(next.index)
         current = next

@@ -85,7 +85,7 @@ final class KeyTable: Sendable {
     let index: Int = state.withLock { state in
       if let known = state.byType[key] { return known }
       let index = state.descriptors.count
-      let typeName = String(describing: type)
+      let typeName = Self.typeName(type)
       let display = name.map { "\(typeName) (name: \"\($0)\")" } ?? typeName
       state.descriptors.append(
         Descriptor(

@@ -55,10 +55,13 @@ final class OverrideScope: Sendable {
   }
 
   func overlay(for base: Container) -> Container {
-    overlays.withLock { overlays in
-      if let existing = overlays[ObjectIdentifier(base)] { return existing }
-      let overlay = Container(overlayOf: base, overrides: overrides, scope: ObjectIdentifier(self), recorder: nil)
-      overlays[ObjectIdentifier(base)] = overlay
+    let id = ObjectIdentifier(base)
+    if let existing = overlays.withLock({ $0[id] }) { return existing }
+    let parent = base.parent.map { overlay(for: $0) }
+    return overlays.withLock { overlays in
+      if let raced = overlays[id] { return raced }
+      let overlay = Container(overlayOf: base, parent: parent, overrides: overrides, scope: ObjectIdentifier(self), recorder: nil)
+      overlays[id] = overlay
       return overlay
     }
   }
