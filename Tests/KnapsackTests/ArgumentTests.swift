@@ -1,0 +1,110 @@
+import Knapsack
+import Testing
+
+struct UserID: Hashable, Sendable {
+  let raw: Int
+}
+
+final class ProfileModel: Sendable {
+  let id: UserID
+  let storage: any LocalStorage
+  init(id: UserID, storage: any LocalStorage) {
+    self.id = id
+    self.storage = storage
+  }
+}
+
+// The argument's type is part of the key: `container.resolve(\.argumentProfile, argument: "7")`
+// and registering a factory that takes a `String` are compile errors, so they are not run-time tests.
+// There are no arity overloads: several values travel as a tuple or a struct.
+extension Dependencies {
+  var argumentProfile: ArgumentKey<UserID, ProfileModel> {
+    ArgumentKey { r, id in ProfileModel(id: id, storage: try r[\.storage]) }
+  }
+  var argumentGreeting: ArgumentKey<(name: String, times: Int), String> {
+    ArgumentKey { _, arguments in
+      Array(repeating: "hi \(arguments.name)", count: arguments.times).joined(separator: " ")
+    }
+  }
+  var argumentRequired: ArgumentKey<Int, String> { .required() }
+  var argumentUser: Key<ProfileModel> { Key { r in try r.resolve(\.argumentProfile, argument: UserID(raw: 99)) } }
+  var argumentMissingInside: ArgumentKey<Int, String> { ArgumentKey { r, _ in "\(try r[\.clock].now)" } }
+}
+
+@Suite struct ArgumentTests {
+  @Test func defaultFactoryReceivesTheArgument() throws {
+    let container = Container()
+    let model = try container.resolve(\.argumentProfile, argument: UserID(raw: 7))
+    #expect(model.id == UserID(raw: 7))
+    #expect(try container.resolve(\.argumentProfile, argument: UserID(raw: 8)).id.raw == 8)
+  }
+
+  @Test func factoryResolvesItsOtherDependencies() throws {
+    let container = Container()
+    let storage = try container[\.storage]
+    #expect(try container.resolve(\.argumentProfile, argument: UserID(raw: 1)).storage === storage)
+  }
+
+  @Test func valuesAreMadeAnewEachTime() throws {
+    let container = Container()
+    let first = try container.resolve(\.argumentProfile, argument: UserID(raw: 1))
+    let second = try container.resolve(\.argumentProfile, argument: UserID(raw: 1))
+    #expect(first !== second)
+  }
+
+  @Test func severalValuesTravelAsATuple() throws {
+    let container = Container()
+    #expect(try container.resolve(\.argumentGreeting, argument: (name: "Ada", times: 2)) == "hi Ada hi Ada")
+  }
+
+  @Test func registrationReplacesTheDefault() throws {
+    let container = Container()
+    container.register(\.argumentProfile) { _, id in
+      ProfileModel(id: UserID(raw: id.raw * 10), storage: InMemoryStorage(name: "registered"))
+    }
+    let model = try container.resolve(\.argumentProfile, argument: UserID(raw: 4))
+    #expect(model.id.raw == 40)
+    #expect(model.storage.name == "registered")
+  }
+
+  @Test func requiredArgumentKeyThrowsUntilRegistered() throws {
+    let container = Container()
+    let error = #expect(throws: ResolutionError.self) { try container.resolve(\.argumentRequired, argument: 1) }
+    #expect(error?.kind == .requiredKeyNotProvided)
+    #expect(error?.dependency.name == "\\.argumentRequired")
+    container.register(\.argumentRequired) { _, number in "number \(number)" }
+    #expect(try container.resolve(\.argumentRequired, argument: 3) == "number 3")
+  }
+
+  @Test func factoriesResolveArgumentKeysThroughTheirResolver() throws {
+    let container = Container()
+    #expect(try container[\.argumentUser].id.raw == 99)
+  }
+
+  @Test func errorsInsideAnArgumentFactoryShowThePath() throws {
+    let container = Container()
+    let error = #expect(throws: ResolutionError.self) { try container.resolve(\.argumentMissingInside, argument: 1) }
+    #expect(error?.kind == .requiredKeyNotProvided)
+    #expect(error?.path.map(\.name) == ["\\.argumentMissingInside", "\\.clock"])
+  }
+
+  @Test func childContainerRegistrationsApply() throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    child.register(\.storage) { InMemoryStorage(name: "child") }
+    #expect(try child.resolve(\.argumentProfile, argument: UserID(raw: 1)).storage.name == "child")
+    child.register(\.argumentRequired) { _, number in "child \(number)" }
+    #expect(try child.resolve(\.argumentRequired, argument: 2) == "child 2")
+    #expect(throws: ResolutionError.self) { try parent.resolve(\.argumentRequired, argument: 2) }
+  }
+
+  @Test func overridesApplyToArgumentKeys() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.argumentRequired) { _, number in "override \(number)" }
+    } operation: { () async throws in
+      #expect(try container.resolve(\.argumentRequired, argument: 5) == "override 5")
+    }
+    #expect(throws: ResolutionError.self) { try container.resolve(\.argumentRequired, argument: 5) }
+  }
+}

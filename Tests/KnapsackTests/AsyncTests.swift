@@ -1,0 +1,184 @@
+import Knapsack
+import Synchronization
+import Testing
+
+/// Stands for something with asynchronous set-up, such as a database connection.
+final class AsyncDatabase: Sendable {
+  let name: String
+  init(name: String) { self.name = name }
+
+  static func open(_ name: String) async throws -> AsyncDatabase {
+    // A real suspension point: other tasks run while this one waits.
+    try await Task.sleep(for: .milliseconds(5))
+    return AsyncDatabase(name: name)
+  }
+}
+
+extension Dependencies {
+  var asyncDatabase: AsyncKey<AsyncDatabase> {
+    AsyncKey { _ in try await AsyncDatabase.open("default") }.scope(.singleton)
+  }
+  var asyncUnique: AsyncKey<AsyncDatabase> { AsyncKey { r in AsyncDatabase(name: "unique \(try r[\.keyNumber])") } }
+  var asyncRequired: AsyncKey<AsyncDatabase> { .required() }
+  var asyncDependent: AsyncKey<String> {
+    AsyncKey { r in "uses \(try await r.resolve(\.asyncDatabase).name)" }
+  }
+  var asyncNeedsRequired: AsyncKey<String> {
+    AsyncKey { r in "uses \(try await r.resolve(\.asyncRequired).name)" }
+  }
+}
+
+@Suite struct AsyncTests {
+  @Test func defaultAsyncFactoryResolves() async throws {
+    let container = Container()
+    let database = try await container.resolve(\.asyncDatabase)
+    #expect(database.name == "default")
+    #expect(try await container.resolve(\.asyncDatabase) === database)
+  }
+
+  @Test func registeredAsyncFactoryReplacesTheDefault() async throws {
+    let container = Container()
+    container.register(\.asyncDatabase) { r async throws in
+      try await AsyncDatabase.open("registered \(try r[\.keyNumber])")
+    }
+    #expect(try await container.resolve(\.asyncDatabase).name == "registered 42")
+  }
+
+  @Test func registrationWithoutScopeKeepsTheKeysSingletonScope() async throws {
+    let container = Container()
+    let counter = Counter()
+    container.register(\.asyncDatabase) { _ async throws in
+      counter.increment()
+      return try await AsyncDatabase.open("counted")
+    }
+    let first = try await container.resolve(\.asyncDatabase)
+    #expect(try await container.resolve(\.asyncDatabase) === first)
+    #expect(counter.count == 1)
+  }
+
+  @Test func uniqueAsyncKeyMakesNewInstancesAndUsesSyncKeys() async throws {
+    let container = Container()
+    let first = try await container.resolve(\.asyncUnique)
+    let second = try await container.resolve(\.asyncUnique)
+    #expect(first !== second)
+    #expect(first.name == "unique 42")
+  }
+
+  @Test func asyncFactoriesResolveOtherAsyncKeys() async throws {
+    let container = Container()
+    #expect(try await container.resolve(\.asyncDependent) == "uses default")
+  }
+
+  @Test func thousandConcurrentFirstResolutionsMakeOneAsyncSingleton() async throws {
+    let container = Container()
+    let counter = Counter()
+    container.register(\.asyncDatabase, scope: .singleton) { _ async throws in
+      counter.increment()
+      // Suspends while the other 999 tasks arrive.
+      try await Task.sleep(for: .milliseconds(20))
+      await Task.yield()
+      return AsyncDatabase(name: "once")
+    }
+    let identities = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
+      for _ in 0..<1_000 {
+        group.addTask { ObjectIdentifier(try await container.resolve(\.asyncDatabase)) }
+      }
+      var identities: [ObjectIdentifier] = []
+      for try await identity in group { identities.append(identity) }
+      return identities
+    }
+    #expect(counter.count == 1)
+    #expect(identities.count == 1_000)
+    #expect(Set(identities).count == 1)
+  }
+
+  @Test func failedAsyncSingletonCreationIsNotCached() async throws {
+    let container = Container()
+    let attempts = Counter()
+    container.register(\.asyncDatabase, scope: .singleton) { _ async throws in
+      let attempt = attempts.increment()
+      try await Task.sleep(for: .milliseconds(1))
+      if attempt == 1 { throw PlannedFailure("connection refused") }
+      return AsyncDatabase(name: "attempt \(attempt)")
+    }
+    let error = await #expect(throws: ResolutionError.self) { try await container.resolve(\.asyncDatabase) }
+    #expect(error?.kind == .factoryFailed)
+    #expect(error?.underlying == "connection refused")
+    #expect(error?.dependency.name == "\\.asyncDatabase")
+    let database = try await container.resolve(\.asyncDatabase)
+    #expect(database.name == "attempt 2")
+    #expect(try await container.resolve(\.asyncDatabase) === database)
+    #expect(attempts.count == 2)
+  }
+
+  @Test func waitersRetryAfterAConcurrentCreationFails() async throws {
+    let container = Container()
+    let attempts = Counter()
+    container.register(\.asyncDatabase, scope: .singleton) { _ async throws in
+      let attempt = attempts.increment()
+      try await Task.sleep(for: .milliseconds(10))
+      if attempt == 1 { throw PlannedFailure("first creation fails") }
+      return AsyncDatabase(name: "attempt \(attempt)")
+    }
+    let outcomes = await withTaskGroup(of: Outcome.self) { group in
+      for _ in 0..<100 {
+        group.addTask {
+          do {
+            return .value(ObjectIdentifier(try await container.resolve(\.asyncDatabase)))
+          } catch {
+            return .failure(error)
+          }
+        }
+      }
+      return await group.reduce(into: [Outcome]()) { $0.append($1) }
+    }
+    let failures = outcomes.compactMap(\.error)
+    let values = Set(outcomes.compactMap { if case .value(let id) = $0 { id } else { nil } })
+    // The failed creation fails only the task that ran it; the others retry and share one instance.
+    #expect(failures.count == 1)
+    #expect(values.count == 1)
+    #expect(attempts.count == 2)
+    let final = try await container.resolve(\.asyncDatabase)
+    #expect(values == [ObjectIdentifier(final)])
+  }
+
+  @Test func cachedAsyncKeyResets() async throws {
+    let container = Container()
+    let counter = Counter()
+    container.register(\.asyncDatabase, scope: .cached) { _ async throws in
+      AsyncDatabase(name: "cached \(counter.increment())")
+    }
+    let first = try await container.resolve(\.asyncDatabase)
+    #expect(try await container.resolve(\.asyncDatabase) === first)
+    container.resetCached()
+    let second = try await container.resolve(\.asyncDatabase)
+    #expect(second !== first)
+    #expect(second.name == "cached 2")
+  }
+
+  @Test func requiredAsyncKeyThrowsTheDocumentedError() async throws {
+    let container = Container()
+    let error = await #expect(throws: ResolutionError.self) { try await container.resolve(\.asyncNeedsRequired) }
+    #expect(error?.kind == .requiredKeyNotProvided)
+    #expect(error?.dependency.name == "\\.asyncRequired")
+    #expect(error?.path.map(\.name) == ["\\.asyncNeedsRequired", "\\.asyncRequired"])
+    #expect(error?.dependency.location?.fileID == "KnapsackTests/AsyncTests.swift")
+  }
+
+  @Test func asyncSingletonOfTheParentIsSharedWithChildren() async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    let fromChild = try await child.resolve(\.asyncDatabase)
+    #expect(try await parent.resolve(\.asyncDatabase) === fromChild)
+  }
+
+  @Test func asyncOverridesAreTaskLocal() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.asyncRequired) { _ async throws in AsyncDatabase(name: "fake") }
+    } operation: { () async throws in
+      #expect(try await container.resolve(\.asyncNeedsRequired) == "uses fake")
+    }
+    await #expect(throws: ResolutionError.self) { try await container.resolve(\.asyncRequired) }
+  }
+}

@@ -1,0 +1,159 @@
+import Knapsack
+import Testing
+
+extension Dependencies {
+  var childNumber: Key<Int> { Key { 0 } }
+  var childSession: Key<Token> { .required() }
+  var childShared: Key<Token> { Key { Token("root singleton") }.scope(.singleton) }
+  var childCached: Key<Token> { Key { Token("root cached") }.scope(.cached) }
+  var childRepository: Key<Repository> { Key { r in Repository(storage: try r[\.storage]) } }
+}
+
+@Suite struct ChildContainerTests {
+  @Test func childSeesItsParentsRegistrations() throws {
+    let parent = Container()
+    parent.register(\.childNumber) { 1 }
+    parent.register(NamedService.self, name: "parent") { NamedService("parent") }
+    let child = parent.makeChild()
+    #expect(try child[\.childNumber] == 1)
+    #expect(try child.resolve(NamedService.self, name: "parent").name == "parent")
+    #expect(child.isRegistered(\.childNumber))
+  }
+
+  @Test func childSeesRegistrationsTheParentMakesLater() throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    #expect(try child[\.childNumber] == 0)
+    parent.register(\.childNumber) { 5 }
+    #expect(try child[\.childNumber] == 5)
+  }
+
+  @Test func grandchildSeesEveryAncestor() throws {
+    let root = Container()
+    root.register(\.childNumber) { 1 }
+    let grandchild = root.makeChild().makeChild()
+    #expect(try grandchild[\.childNumber] == 1)
+  }
+
+  @Test func childOverridesDoNotLeakToTheParent() throws {
+    let parent = Container()
+    parent.register(\.childNumber) { 1 }
+    let child = parent.makeChild()
+    child.register(\.childNumber) { 2 }
+    child.register(\.childSession) { Token("session") }
+    child.register(NamedService.self) { NamedService("child") }
+    #expect(try child[\.childNumber] == 2)
+    #expect(try child[\.childSession].label == "session")
+    #expect(try parent[\.childNumber] == 1)
+    #expect(throws: ResolutionError.self) { try parent[\.childSession] }
+    #expect(throws: ResolutionError.self) { try parent.resolve(NamedService.self) }
+    #expect(!parent.isRegistered(\.childSession))
+    #expect(!parent.isRegistered(NamedService.self))
+  }
+
+  @Test func siblingsDoNotSeeEachOther() throws {
+    let parent = Container()
+    let alice = parent.makeChild()
+    let bob = parent.makeChild()
+    alice.register(\.childSession) { Token("alice") }
+    bob.register(\.childSession) { Token("bob") }
+    #expect(try alice[\.childSession].label == "alice")
+    #expect(try bob[\.childSession].label == "bob")
+  }
+
+  @Test func parentSingletonsAreSharedWithChildren() throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    // A key's default singleton and a registered one both live in the container that owns them.
+    #expect(try child[\.childShared] === parent[\.childShared])
+    parent.register(\.scopeToken, scope: .singleton) { Token("registered") }
+    let fromChild = try child[\.scopeToken]
+    #expect(try parent[\.scopeToken] === fromChild)
+    #expect(try parent.makeChild()[\.scopeToken] === fromChild)
+  }
+
+  @Test func childSingletonOverrideIsTheChildsOwn() throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    child.register(\.childShared, scope: .singleton) { Token("child singleton") }
+    let childValue = try child[\.childShared]
+    #expect(childValue.label == "child singleton")
+    #expect(try child[\.childShared] === childValue)
+    #expect(try parent[\.childShared].label == "root singleton")
+  }
+
+  @Test func uniqueDependentsResolvedThroughTheChildSeeTheChildsRegistrations() throws {
+    let parent = Container()
+    parent.register(\.storage) { InMemoryStorage(name: "parent") }
+    parent.register(\.childRepository) { r in Repository(storage: try r[\.storage]) }
+    let child = parent.makeChild()
+    child.register(\.storage) { InMemoryStorage(name: "child") }
+    #expect(try child[\.childRepository].storage.name == "child")
+    #expect(try parent[\.childRepository].storage.name == "parent")
+  }
+
+  @Test func sharedDependentsOfTheParentAreMadeInTheParent() throws {
+    // Documented: shared instances of a parent registration live in the parent, so they see the
+    // parent's registrations, not the child's.
+    let parent = Container()
+    parent.register(\.storage, scope: .singleton) { InMemoryStorage(name: "parent") }
+    parent.register(\.childRepository, scope: .singleton) { r in Repository(storage: try r[\.storage]) }
+    let child = parent.makeChild()
+    child.register(\.storage, scope: .singleton) { InMemoryStorage(name: "child") }
+    let repository = try child[\.childRepository]
+    #expect(repository.storage.name == "parent")
+    #expect(try parent[\.childRepository] === repository)
+  }
+
+  @Test func resettingTheParentResetsWhatChildrenSee() throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    let first = try child[\.childCached]
+    #expect(try parent[\.childCached] === first)
+    parent.resetCached()
+    #expect(try child[\.childCached] !== first)
+  }
+
+  @Test func sessionSingletonIsReleasedWithItsChild() throws {
+    let parent = Container()
+    weak var probe: Token?
+    do {
+      let session = parent.makeChild()
+      session.register(\.childSession, scope: .singleton) { Token("session") }
+      let token = try session[\.childSession]
+      #expect(try session[\.childSession] === token)
+      probe = token
+    }
+    #expect(probe == nil, "dropping a session container must release its singletons")
+    #expect(throws: ResolutionError.self) { try parent[\.childSession] }
+  }
+
+  @Test func disposingAChildLeavesTheParentWorking() async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    let log = Collected<String>()
+    child.register(\.containerResource, scope: .singleton) { Resource("session", log: log) }
+    _ = try child[\.containerResource]
+    try await child.dispose()
+    #expect(log.all == ["session"])
+    let error = #expect(throws: ResolutionError.self) { try child[\.childNumber] }
+    #expect(error?.kind == .containerDisposed)
+    #expect(try parent[\.childNumber] == 0)
+    #expect(!parent.isDisposedContainer)
+  }
+
+  @Test func disposingTheParentDisposesLiveChildrenFirst() async throws {
+    let parent = Container()
+    let log = Collected<String>()
+    parent.register(\.containerResource, scope: .singleton) { Resource("parent", log: log) }
+    _ = try parent[\.containerResource]
+    let child = parent.makeChild()
+    child.register(\.containerOtherResource, scope: .singleton) { Resource("child", log: log) }
+    _ = try child[\.containerOtherResource]
+    try await parent.dispose()
+    #expect(log.all == ["child", "parent"])
+    #expect(child.isDisposedContainer)
+    let error = #expect(throws: ResolutionError.self) { try child[\.childNumber] }
+    #expect(error?.kind == .containerDisposed)
+  }
+}

@@ -1,0 +1,310 @@
+import Foundation
+import Knapsack
+import Testing
+
+/// A node of a dependency graph that may loop back on itself.
+final class CycleNode: Sendable {
+  let label: String
+  let next: CycleNode?
+  init(_ label: String, next: CycleNode? = nil) {
+    self.label = label
+    self.next = next
+  }
+}
+
+/// Types for a cycle through type registrations, as in the issue: view model → repository → cache.
+final class CycleViewModel: Sendable {}
+final class CycleRepository: Sendable {}
+final class CycleCache: Sendable {}
+
+/// The two sides of a cycle broken with `Lazy` or `Provider`.
+final class CycleOwner: Sendable {
+  let helper: CycleHelper
+  init(helper: CycleHelper) { self.helper = helper }
+}
+
+final class CycleHelper: Sendable {
+  let lazyOwner: Lazy<CycleOwner>?
+  let ownerProvider: Provider<CycleOwner>?
+  init(lazyOwner: Lazy<CycleOwner>? = nil, ownerProvider: Provider<CycleOwner>? = nil) {
+    self.lazyOwner = lazyOwner
+    self.ownerProvider = ownerProvider
+  }
+}
+
+extension Dependencies {
+  var cycleSelf: Key<CycleNode> { Key { r in CycleNode("self", next: try r[\.cycleSelf]) } }
+  var cycleA: Key<CycleNode> { Key { r in CycleNode("a", next: try r[\.cycleB]) } }
+  var cycleB: Key<CycleNode> { Key { r in CycleNode("b", next: try r[\.cycleC]) } }
+  var cycleC: Key<CycleNode> { Key { r in CycleNode("c", next: try r[\.cycleA]) } }
+  var cycleEntry: Key<CycleNode> { Key { r in CycleNode("entry", next: try r[\.cycleA]) } }
+  // Registered by each test.
+  var cycleLeft: Key<CycleNode> { .required() }
+  var cycleRight: Key<CycleNode> { .required() }
+  var cycleOwner: Key<CycleOwner> { .required() }
+  var cycleHelper: Key<CycleHelper> { .required() }
+  var cycleAsyncLeft: AsyncKey<CycleNode> { .required() }
+  var cycleAsyncRight: AsyncKey<CycleNode> { .required() }
+  var cycleArgument: ArgumentKey<Int, CycleNode> {
+    ArgumentKey { r, _ in CycleNode("argument", next: try r[\.cycleViaArgument]) }
+  }
+  var cycleViaArgument: Key<CycleNode> { Key { r in try r.resolve(\.cycleArgument, argument: 1) } }
+  @MainActor var cycleMain: MainActorKey<CycleNode> {
+    MainActorKey { r in CycleNode("main", next: try r[\.cycleMain]) }.scope(.singleton)
+  }
+}
+
+/// Whether `path` is one walk that ends where it closes a loop: the last element appears exactly
+/// once before it, and nothing else repeats.
+private func isSimpleLoop(_ path: [String]) -> Bool {
+  guard let last = path.last, path.count >= 2 else { return false }
+  let earlier = path.dropLast()
+  guard earlier.filter({ $0 == last }).count == 1 else { return false }
+  return Set(earlier).count == earlier.count
+}
+
+@Suite struct CycleTests {
+  @Test func selfDependencyIsACycle() throws {
+    let container = Container()
+    let error = #expect(throws: ResolutionError.self) { try container[\.cycleSelf] }
+    #expect(error?.kind == .cycle)
+    #expect(error?.pathDescription == "\\.cycleSelf → \\.cycleSelf")
+  }
+
+  @Test func cycleErrorShowsTheWholeLoop() throws {
+    let container = Container()
+    let error = #expect(throws: ResolutionError.self) { try container[\.cycleA] }
+    #expect(error?.kind == .cycle)
+    #expect(error?.path.map(\.name) == ["\\.cycleA", "\\.cycleB", "\\.cycleC", "\\.cycleA"])
+    #expect(error?.pathDescription == "\\.cycleA → \\.cycleB → \\.cycleC → \\.cycleA")
+    let description = error?.description ?? ""
+    #expect(description.contains("dependency cycle: \\.cycleA → \\.cycleB → \\.cycleC → \\.cycleA"))
+    #expect(description.contains("fix: break the loop with `r.lazy(...)` or `r.provider(...)`"))
+  }
+
+  @Test func cycleErrorPathStartsAtTheTopLevelRequest() throws {
+    let container = Container()
+    let error = #expect(throws: ResolutionError.self) { try container[\.cycleEntry] }
+    #expect(error?.kind == .cycle)
+    #expect(error?.path.map(\.name) == ["\\.cycleEntry", "\\.cycleA", "\\.cycleB", "\\.cycleC", "\\.cycleA"])
+  }
+
+  @Test func cycleThroughTypeRegistrationsShowsTheTypes() throws {
+    let container = Container()
+    container.register(CycleViewModel.self) { r in
+      _ = try r.resolve(CycleRepository.self)
+      return CycleViewModel()
+    }
+    container.register(CycleRepository.self) { r in
+      _ = try r.resolve(CycleCache.self)
+      return CycleRepository()
+    }
+    container.register(CycleCache.self) { r in
+      _ = try r.resolve(CycleViewModel.self)
+      return CycleCache()
+    }
+    let error = #expect(throws: ResolutionError.self) { try container.resolve(CycleViewModel.self) }
+    #expect(error?.kind == .cycle)
+    #expect(error?.pathDescription == "CycleViewModel → CycleRepository → CycleCache → CycleViewModel")
+  }
+
+  @Test func singletonCycleOnOneThreadIsAnErrorNotADeadlock() async throws {
+    let container = Container()
+    container.register(\.cycleLeft, scope: .singleton) { r in CycleNode("left", next: try r[\.cycleRight]) }
+    container.register(\.cycleRight, scope: .singleton) { r in CycleNode("right", next: try r[\.cycleLeft]) }
+    let outcome = Collected<Outcome>()
+    // On its own thread, so that a regression to a deadlock fails the test instead of hanging it.
+    let thread = ThreadGroup(count: 1) { _ in
+      do {
+        outcome.append(.value(ObjectIdentifier(try container[\.cycleLeft])))
+      } catch {
+        outcome.append(.failure(error))
+      }
+    }
+    #expect(await thread.join(timeout: .seconds(60)), "resolving a singleton cycle deadlocked")
+    let error = outcome.all.first?.error as? ResolutionError
+    #expect(error?.kind == .cycle)
+    #expect(error?.path.map(\.name) == ["\\.cycleLeft", "\\.cycleRight", "\\.cycleLeft"])
+    // Nothing was cached by the failed attempt.
+    container.register(\.cycleRight, scope: .singleton) { CycleNode("right") }
+    #expect(try container[\.cycleLeft].next?.label == "right")
+  }
+
+  @Test func mixedScopeCycleIsDetected() throws {
+    let container = Container()
+    container.register(\.cycleLeft, scope: .singleton) { r in CycleNode("left", next: try r[\.cycleRight]) }
+    container.register(\.cycleRight, scope: .unique) { r in CycleNode("right", next: try r[\.cycleLeft]) }
+    let error = #expect(throws: ResolutionError.self) { try container[\.cycleRight] }
+    #expect(error?.kind == .cycle)
+    #expect(error?.path.map(\.name) == ["\\.cycleRight", "\\.cycleLeft", "\\.cycleRight"])
+  }
+
+  @Test func twoThreadsResolvingTheTwoEndsOfASingletonCycleBothFinish() async throws {
+    let container = Container()
+    let meet = Rendezvous(parties: 2)
+    // Each factory waits until the other end's factory has started too, which forces the
+    // interleaving that deadlocks a naive per-singleton lock: each thread holds one end and asks
+    // for the other.
+    container.register(\.cycleLeft, scope: .singleton) { r in
+      meet.arriveAndWait()
+      return CycleNode("left", next: try r[\.cycleRight])
+    }
+    container.register(\.cycleRight, scope: .singleton) { r in
+      meet.arriveAndWait()
+      return CycleNode("right", next: try r[\.cycleLeft])
+    }
+    let outcomes = Collected<Outcome>()
+    let threads = ThreadGroup(count: 2) { index in
+      do {
+        let node = try index == 0 ? container[\.cycleLeft] : container[\.cycleRight]
+        outcomes.append(.value(ObjectIdentifier(node)))
+      } catch {
+        outcomes.append(.failure(error))
+      }
+    }
+    #expect(await threads.join(timeout: .seconds(60)), "two threads resolving a singleton cycle deadlocked")
+    let results = outcomes.all
+    #expect(results.count == 2)
+    for result in results {
+      guard let error = result.error else { continue }
+      let resolutionError = error as? ResolutionError
+      #expect(resolutionError?.kind == .cycle, "unexpected error: \(error)")
+      let path = resolutionError?.path.map(\.name) ?? []
+      #expect(isSimpleLoop(path), "cycle path is not one loop: \(path)")
+    }
+  }
+
+  @Test func twoTasksResolvingTheTwoEndsOfAnAsyncSingletonCycleBothFinish() async throws {
+    let container = Container()
+    let meet = Rendezvous(parties: 2)
+    container.register(\.cycleAsyncLeft, scope: .singleton) { r async throws in
+      await meet.arrive()
+      return CycleNode("left", next: try await r.resolve(\.cycleAsyncRight))
+    }
+    container.register(\.cycleAsyncRight, scope: .singleton) { r async throws in
+      await meet.arrive()
+      return CycleNode("right", next: try await r.resolve(\.cycleAsyncLeft))
+    }
+    let outcomes = Collected<Outcome>()
+    for index in 0..<2 {
+      // Unstructured, so that a hung task cannot keep this test from finishing.
+      Task {
+        do {
+          let node =
+            try await index == 0 ? container.resolve(\.cycleAsyncLeft) : container.resolve(\.cycleAsyncRight)
+          outcomes.append(.value(ObjectIdentifier(node)))
+        } catch {
+          outcomes.append(.failure(error))
+        }
+      }
+    }
+    let finished = await waitUntil(timeout: .seconds(60)) { outcomes.all.count == 2 }
+    #expect(finished, "two tasks resolving an async singleton cycle never finished")
+    for result in outcomes.all {
+      guard let error = result.error else { continue }
+      let resolutionError = error as? ResolutionError
+      #expect(resolutionError?.kind == .cycle, "unexpected error: \(error)")
+      let path = resolutionError?.path.map(\.name) ?? []
+      #expect(isSimpleLoop(path), "cycle path is not one loop: \(path)")
+    }
+  }
+
+  @Test func asyncCycleIsDetected() async throws {
+    let container = Container()
+    container.register(\.cycleAsyncLeft) { r async throws in
+      CycleNode("left", next: try await r.resolve(\.cycleAsyncRight))
+    }
+    container.register(\.cycleAsyncRight) { r async throws in
+      CycleNode("right", next: try await r.resolve(\.cycleAsyncLeft))
+    }
+    let error = await #expect(throws: ResolutionError.self) { try await container.resolve(\.cycleAsyncLeft) }
+    #expect(error?.kind == .cycle)
+    #expect(error?.path.map(\.name) == ["\\.cycleAsyncLeft", "\\.cycleAsyncRight", "\\.cycleAsyncLeft"])
+  }
+
+  @Test func asyncSingletonCycleInOneTaskIsAnError() async throws {
+    let container = Container()
+    container.register(\.cycleAsyncLeft, scope: .singleton) { r async throws in
+      CycleNode("left", next: try await r.resolve(\.cycleAsyncRight))
+    }
+    container.register(\.cycleAsyncRight, scope: .singleton) { r async throws in
+      CycleNode("right", next: try await r.resolve(\.cycleAsyncLeft))
+    }
+    let outcome = Collected<Outcome>()
+    Task {
+      do {
+        outcome.append(.value(ObjectIdentifier(try await container.resolve(\.cycleAsyncLeft))))
+      } catch {
+        outcome.append(.failure(error))
+      }
+    }
+    #expect(await waitUntil(timeout: .seconds(60)) { !outcome.all.isEmpty }, "the async singleton cycle hung")
+    let error = outcome.all.first?.error as? ResolutionError
+    #expect(error?.kind == .cycle)
+    #expect(error?.path.map(\.name) == ["\\.cycleAsyncLeft", "\\.cycleAsyncRight", "\\.cycleAsyncLeft"])
+  }
+
+  @Test func cycleThroughAnArgumentKeyIsDetected() throws {
+    let container = Container()
+    let error = #expect(throws: ResolutionError.self) { try container.resolve(\.cycleArgument, argument: 1) }
+    #expect(error?.kind == .cycle)
+    #expect(error?.path.map(\.name) == ["\\.cycleArgument", "\\.cycleViaArgument", "\\.cycleArgument"])
+  }
+
+  @MainActor @Test func mainActorSingletonCycleIsDetected() throws {
+    let container = Container()
+    let error = #expect(throws: ResolutionError.self) { try container[\.cycleMain] }
+    #expect(error?.kind == .cycle)
+    #expect(error?.path.map(\.name) == ["\\.cycleMain", "\\.cycleMain"])
+  }
+
+  // MARK: Broken cycles
+
+  @Test func cycleBrokenWithLazyWorks() throws {
+    let container = Container()
+    container.register(\.cycleOwner, scope: .singleton) { r in CycleOwner(helper: try r[\.cycleHelper]) }
+    container.register(\.cycleHelper) { r in CycleHelper(lazyOwner: r.lazy(\.cycleOwner)) }
+    let owner = try container[\.cycleOwner]
+    #expect(try owner.helper.lazyOwner?.value === owner)
+  }
+
+  @Test func cycleBrokenWithProviderWorks() throws {
+    let container = Container()
+    container.register(\.cycleOwner, scope: .singleton) { r in CycleOwner(helper: try r[\.cycleHelper]) }
+    container.register(\.cycleHelper, scope: .singleton) { r in CycleHelper(ownerProvider: r.provider(\.cycleOwner)) }
+    let owner = try container[\.cycleOwner]
+    #expect(try owner.helper.ownerProvider?.get() === owner)
+    #expect(try container[\.cycleHelper] === owner.helper)
+  }
+
+  @Test func cycleBrokenWithLazyWorksFromTheOtherEnd() throws {
+    let container = Container()
+    container.register(\.cycleOwner, scope: .singleton) { r in CycleOwner(helper: try r[\.cycleHelper]) }
+    container.register(\.cycleHelper, scope: .singleton) { r in CycleHelper(lazyOwner: r.lazy(\.cycleOwner)) }
+    let helper = try container[\.cycleHelper]
+    let owner = try #require(try helper.lazyOwner?.value)
+    #expect(owner.helper === helper)
+  }
+
+  @Test func readingTheLazyWhileTheCycleIsBeingBuiltIsAnErrorNotADeadlock() async throws {
+    let container = Container()
+    container.register(\.cycleOwner, scope: .singleton) { r in
+      let helper = try r[\.cycleHelper]
+      // Too early: the owner is still being made.
+      _ = try helper.lazyOwner?.value
+      return CycleOwner(helper: helper)
+    }
+    container.register(\.cycleHelper) { r in CycleHelper(lazyOwner: r.lazy(\.cycleOwner)) }
+    let outcome = Collected<Outcome>()
+    let thread = ThreadGroup(count: 1) { _ in
+      do {
+        outcome.append(.value(ObjectIdentifier(try container[\.cycleOwner])))
+      } catch {
+        outcome.append(.failure(error))
+      }
+    }
+    #expect(await thread.join(timeout: .seconds(60)), "reading a lazy inside its own cycle deadlocked")
+    let error = outcome.all.first?.error as? ResolutionError
+    #expect(error?.kind == .cycle)
+  }
+}

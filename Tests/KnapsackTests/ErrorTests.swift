@@ -1,0 +1,160 @@
+import Foundation
+import Knapsack
+import Testing
+
+protocol ErrorClock: Sendable {
+  var now: Int { get }
+}
+
+struct ErrorScreen: Sendable {
+  let repository: ErrorRepository
+}
+
+struct ErrorRepository: Sendable {
+  let clock: any ErrorClock
+}
+
+extension Dependencies {
+  var errorClock: Key<any ErrorClock> { .required() }
+  var errorRepository: Key<ErrorRepository> { Key { r in ErrorRepository(clock: try r[\.errorClock]) } }
+  var errorScreen: Key<ErrorScreen> { Key { r in ErrorScreen(repository: try r[\.errorRepository]) } }
+  var errorFailing: Key<Int> { Key { throw PlannedFailure("disk full") } }
+  var errorNeedsFailing: Key<String> { Key { r in "got \(try r[\.errorFailing])" } }
+}
+
+/// Where `\.errorClock` is declared: the first line of the extension above.
+private let errorClockLine = 18
+
+@Suite struct ErrorTests {
+  @Test func declarationLineConstantIsRight() throws {
+    // Guards the constant above: if the key moves, this fails first and says why.
+    let source = try String(contentsOfFile: #filePath, encoding: .utf8).components(separatedBy: "\n")
+    #expect(source[errorClockLine - 1].contains("var errorClock: Key<any ErrorClock> { .required() }"))
+  }
+
+  @Test func requiredKeyLeftUnprovidedGivesTheDocumentedError() throws {
+    let container = Container()
+    let error = try #require(throws: ResolutionError.self) { try container[\.errorScreen] }
+    #expect(error.kind == .requiredKeyNotProvided)
+    // The key's name and where it was declared.
+    #expect(error.dependency.name == "\\.errorClock")
+    #expect(error.dependency.location == SourceLocation(fileID: "KnapsackTests/ErrorTests.swift", line: errorClockLine))
+    #expect(error.registeredAt == nil)
+    // The path that led there.
+    #expect(error.path.map(\.name) == ["\\.errorScreen", "\\.errorRepository", "\\.errorClock"])
+    #expect(error.pathDescription == "\\.errorScreen → \\.errorRepository → \\.errorClock")
+    // The message, line by line, as documented on ResolutionError.
+    let lines = error.description.components(separatedBy: "\n")
+    #expect(lines.first?.hasPrefix("Knapsack: required key \\.errorClock (") == true)
+    #expect(lines.first?.hasSuffix(") was never provided.") == true)
+    #expect(lines.contains("  declared at KnapsackTests/ErrorTests.swift:\(errorClockLine)"))
+    #expect(lines.contains("  path: \\.errorScreen → \\.errorRepository → \\.errorClock"))
+    // What to do.
+    #expect(
+      error.description.contains(
+        "fix: register it at the composition root, `container.register(\\.errorClock) { ... }`"))
+    #expect(error.description.contains("`withOverrides { $0.register(\\.errorClock) { ... } } operation: { ... }`"))
+  }
+
+  @Test func requiredKeyAtTheTopLevelHasAOneStepPath() throws {
+    let container = Container()
+    let error = try #require(throws: ResolutionError.self) { try container[\.errorClock] }
+    #expect(error.kind == .requiredKeyNotProvided)
+    #expect(error.path.map(\.name) == ["\\.errorClock"])
+    #expect(!error.description.contains("path:"))
+  }
+
+  @Test func existentialTypesAreSpelledWithAny() throws {
+    // Documented: `DependencyReference.typeName` is "such as `any LocalStorage`", and the error
+    // reads `required key \.clock (any AppClock) was never provided.`
+    let container = Container()
+    let error = try #require(throws: ResolutionError.self) { try container[\.errorClock] }
+    #expect(error.dependency.typeName == "any ErrorClock")
+    #expect(error.description.hasPrefix("Knapsack: required key \\.errorClock (any ErrorClock) was never provided."))
+  }
+
+  @Test func notRegisteredFixTextIsValidSwiftForAnExistential() throws {
+    let container = Container()
+    let error = try #require(throws: ResolutionError.self) { try container.resolve((any ErrorClock).self) }
+    #expect(error.kind == .notRegistered)
+    #expect(error.description.contains("container.register((any ErrorClock).self)"), "\(error)")
+  }
+
+  @Test func notRegisteredNamesTheTypeAndItsName() throws {
+    let container = Container()
+    let error = try #require(throws: ResolutionError.self) {
+      try container.resolve(ErrorRepository.self, name: "primary")
+    }
+    #expect(error.kind == .notRegistered)
+    #expect(error.dependency.typeName == "ErrorRepository")
+    #expect(error.dependency.name == "ErrorRepository (name: \"primary\")")
+    #expect(error.description.contains("nothing is registered for ErrorRepository (name: \"primary\")"))
+    #expect(error.description.contains("fix: register it"))
+  }
+
+  @Test func factoryFailureNamesTheDependencyTheUnderlyingErrorAndTheRegistration() throws {
+    let container = Container()
+    let line = #line + 1
+    container.register(\.errorRepository) { _ in throw PlannedFailure("no connection") }
+    let error = try #require(throws: ResolutionError.self) { try container[\.errorScreen] }
+    #expect(error.kind == .factoryFailed)
+    #expect(error.dependency.name == "\\.errorRepository")
+    #expect(error.underlying == "no connection")
+    #expect(error.registeredAt == SourceLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line))
+    #expect(error.path.map(\.name) == ["\\.errorScreen", "\\.errorRepository"])
+    #expect(error.description.contains("the factory for \\.errorRepository (ErrorRepository) threw: no connection"))
+    #expect(error.description.contains("registered at KnapsackTests/ErrorTests.swift:\(line)"))
+    #expect(error.description.contains("path: \\.errorScreen → \\.errorRepository"))
+  }
+
+  @Test func defaultFactoryFailureIsReportedWithItsDeclaration() throws {
+    let container = Container()
+    let error = try #require(throws: ResolutionError.self) { try container[\.errorNeedsFailing] }
+    #expect(error.kind == .factoryFailed)
+    #expect(error.dependency.name == "\\.errorFailing")
+    #expect(error.dependency.location?.fileID == "KnapsackTests/ErrorTests.swift")
+    #expect(error.underlying == "disk full")
+    #expect(error.path.map(\.name) == ["\\.errorNeedsFailing", "\\.errorFailing"])
+  }
+
+  @Test func registrationInAParentIsNamedInAChildsError() throws {
+    let parent = Container()
+    let line = #line + 1
+    parent.register(\.errorClock) { throw PlannedFailure("clock broken") }
+    let error = try #require(throws: ResolutionError.self) { try parent.makeChild()[\.errorRepository] }
+    #expect(error.kind == .factoryFailed)
+    #expect(error.registeredAt == SourceLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line))
+  }
+
+  @Test func errorsAreValuesThatRoundTrip() throws {
+    let container = Container()
+    let error = try #require(throws: ResolutionError.self) { try container[\.errorScreen] }
+    let decoded = try JSONDecoder().decode(ResolutionError.self, from: JSONEncoder().encode(error))
+    #expect(decoded == error)
+    #expect(decoded.description == error.description)
+    let made = ResolutionError(
+      kind: error.kind, dependency: error.dependency, registeredAt: error.registeredAt, path: error.path,
+      underlying: error.underlying)
+    #expect(made == error)
+  }
+
+  @Test func containerDisposedErrorSaysWhatToDo() async throws {
+    let container = Container()
+    try await container.dispose()
+    let error = try #require(throws: ResolutionError.self) { try container[\.errorRepository] }
+    #expect(error.kind == .containerDisposed)
+    #expect(error.description.contains("the container was disposed"))
+    #expect(error.description.contains("fix: resolve from a live container"))
+  }
+
+  @Test func errorsNeverBecomeNilOrCrashes() throws {
+    // Every failure path of every resolution API throws; nothing returns an optional to unwrap.
+    let container = Container()
+    #expect(throws: ResolutionError.self) { try container[\.errorClock] }
+    #expect(throws: ResolutionError.self) { try container.resolve(\.errorScreen) }
+    #expect(throws: ResolutionError.self) { try container.resolve((any ErrorClock).self) }
+    #expect(throws: ResolutionError.self) { try container.lazy(\.errorClock).value }
+    #expect(throws: ResolutionError.self) { try container.provider(\.errorClock).get() }
+    #expect(throws: ResolutionError.self) { try container.lazy((any ErrorClock).self).value }
+  }
+}

@@ -1,0 +1,198 @@
+import Knapsack
+import Testing
+
+extension Dependencies {
+  var injectionGreeting: Key<String> { Key { "default greeting" } }
+  var injectionToken: Key<Token> { .required() }
+  var injectionDeferred: Key<Deferred> { Key { r in Deferred(token: r.lazy(\.injectionToken)) } }
+  var injectionFactory: Key<Factory> { Key { r in Factory(tokens: r.provider(\.injectionToken)) } }
+}
+
+/// Holds a dependency it reads later.
+final class Deferred: Sendable {
+  let token: Lazy<Token>
+  init(token: Lazy<Token>) { self.token = token }
+}
+
+/// Makes a dependency whenever asked.
+final class Factory: Sendable {
+  let tokens: Provider<Token>
+  init(tokens: Provider<Token>) { self.tokens = tokens }
+}
+
+/// A type that cannot take constructor injection, using the app's container (`Container.shared`).
+final class InjectedScreen {
+  @Injected(\.injectionGreeting) var greeting: String
+  @LazyInjected(\.injectionGreeting) var lazyGreeting: String
+}
+
+/// Keeps a `LazyInjected` made in one place and read in another.
+struct LazyHolder {
+  @LazyInjected var greeting: String
+  init(container: Container) { _greeting = LazyInjected(\.injectionGreeting, container: container) }
+}
+
+// `@Injected` cannot throw, so a failed resolution stops the program (documented, the one crashing
+// convenience); that path cannot run inside the test process and is not tested here.
+@Suite struct InjectionTests {
+  private func counting(_ scope: Scope = .unique) -> (Container, Counter) {
+    let container = Container()
+    let counter = Counter()
+    container.register(\.injectionToken, scope: scope) { Token("made \(counter.increment())") }
+    return (container, counter)
+  }
+
+  // MARK: @Injected
+
+  @Test func injectedResolvesFromAnExplicitContainer() throws {
+    let container = Container()
+    container.register(\.injectionGreeting) { "registered" }
+    @Injected(\.injectionGreeting, container: container) var greeting: String
+    #expect(greeting == "registered")
+  }
+
+  @Test func injectedResolvesRegisteredTypes() throws {
+    let container = Container()
+    container.register((any TypedService).self, name: "secure") { NamedService("secure") }
+    @Injected(name: "secure", container: container) var service: any TypedService
+    #expect(service.name == "secure")
+  }
+
+  @Test func injectedResolvesAtInitialization() throws {
+    let (container, counter) = counting()
+    @Injected(\.injectionToken, container: container) var token: Token
+    #expect(counter.count == 1)
+    #expect(token === token)
+    #expect(counter.count == 1)
+  }
+
+  @Test func injectedUsesTheOverrideScopeOfTheSharedContainer() async throws {
+    // The only test that touches `Container.shared`: it registers nothing there, and reads it only
+    // inside an override scope, which no other test can see.
+    try await withOverrides {
+      $0.register(\.injectionGreeting) { "from the override scope" }
+    } operation: { () async throws in
+      let screen = InjectedScreen()
+      #expect(screen.greeting == "from the override scope")
+      #expect(screen.lazyGreeting == "from the override scope")
+    }
+  }
+
+  @Test func injectedWithAnExplicitContainerStillSeesOverrides() async throws {
+    let container = Container()
+    container.register(\.injectionGreeting) { "registered" }
+    await withOverrides {
+      $0.register(\.injectionGreeting) { "overridden" }
+    } operation: { () async in
+      @Injected(\.injectionGreeting, container: container) var greeting: String
+      #expect(greeting == "overridden")
+    }
+  }
+
+  // MARK: @LazyInjected
+
+  @Test func lazyInjectedResolvesOnFirstAccessOnly() throws {
+    let (container, counter) = counting()
+    @LazyInjected(\.injectionToken, container: container) var token: Token
+    #expect(counter.count == 0)
+    let first = token
+    #expect(counter.count == 1)
+    #expect(token === first)
+    #expect(counter.count == 1)
+  }
+
+  @Test func lazyInjectedRemembersTheOverrideScopeOfItsInitialization() async throws {
+    let container = Container()
+    let holder = await withOverrides {
+      $0.register(\.injectionGreeting) { "remembered" }
+    } operation: { () async in
+      LazyHolder(container: container)
+    }
+    #expect(holder.greeting == "remembered")
+    #expect(LazyHolder(container: container).greeting == "default greeting")
+  }
+
+  // MARK: Lazy
+
+  @Test func lazyDefersConstructionAndKeepsTheValue() throws {
+    let (container, counter) = counting()
+    let deferred = try container[\.injectionDeferred]
+    #expect(counter.count == 0)
+    let first = try deferred.token.value
+    #expect(counter.count == 1)
+    #expect(try deferred.token.value === first)
+    #expect(counter.count == 1)
+  }
+
+  @Test func lazyReportsErrorsWhenRead() throws {
+    let container = Container()
+    let deferred = try container[\.injectionDeferred]
+    let error = #expect(throws: ResolutionError.self) { try deferred.token.value }
+    #expect(error?.kind == .requiredKeyNotProvided)
+    #expect(error?.dependency.name == "\\.injectionToken")
+    container.register(\.injectionToken) { Token("late") }
+    #expect(try deferred.token.value.label == "late")
+  }
+
+  @Test func concurrentFirstReadsOfALazyResolveOnce() async throws {
+    let (container, counter) = counting()
+    let lazy = container.lazy(\.injectionToken)
+    let identities = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
+      for _ in 0..<200 { group.addTask { ObjectIdentifier(try lazy.value) } }
+      return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+    }
+    #expect(identities.count == 1)
+    #expect(counter.count == 1)
+  }
+
+  @Test func lazyResolvesFromTheContainerThatMadeIt() throws {
+    let parent = Container()
+    parent.register(\.injectionToken) { Token("parent") }
+    let child = parent.makeChild()
+    child.register(\.injectionToken) { Token("child") }
+    #expect(try child[\.injectionDeferred].token.value.label == "child")
+    #expect(try parent[\.injectionDeferred].token.value.label == "parent")
+  }
+
+  @Test func lazyMadeInAnOverrideScopeReadsFromItLater() async throws {
+    let container = Container()
+    let deferred = try await withOverrides {
+      $0.register(\.injectionToken) { Token("scoped") }
+    } operation: { () async throws in
+      try container[\.injectionDeferred]
+    }
+    #expect(try deferred.token.value.label == "scoped")
+  }
+
+  // MARK: Provider
+
+  @Test func providerResolvesEachTimeHonouringTheScope() throws {
+    let (unique, uniqueCounter) = counting(.unique)
+    let factory = try unique[\.injectionFactory]
+    #expect(uniqueCounter.count == 0)
+    #expect(try factory.tokens.get() !== factory.tokens.get())
+    #expect(uniqueCounter.count == 2)
+
+    let (singleton, singletonCounter) = counting(.singleton)
+    let shared = try singleton[\.injectionFactory]
+    #expect(try shared.tokens.get() === shared.tokens.get())
+    #expect(try shared.tokens.get() === singleton[\.injectionToken])
+    #expect(singletonCounter.count == 1)
+  }
+
+  @Test func providerFromTheContainerItself() throws {
+    let (container, counter) = counting()
+    let provider = container.provider(\.injectionToken)
+    #expect(counter.count == 0)
+    #expect(try provider.get().label == "made 1")
+    #expect(try provider.get().label == "made 2")
+  }
+
+  @Test func providerSeesRegistrationsMadeAfterIt() throws {
+    let container = Container()
+    let provider = container.provider(\.injectionToken)
+    #expect(throws: ResolutionError.self) { try provider.get() }
+    container.register(\.injectionToken) { Token("now") }
+    #expect(try provider.get().label == "now")
+  }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Knapsack
+import Testing
+
+// Keys declared in this (test) module: keys live next to their abstraction, in any module, not in
+// Knapsack. That a key path to a missing key, or a value of the wrong type, does not compile is
+// checked by the compiler and cannot be a run-time test: for example
+// `let s: String = try container[\.keyNumber]` and `container.register(\.keyNumber) { "text" }` are
+// compile errors.
+extension Dependencies {
+  var keyNumber: Key<Int> { Key { 42 } }
+  var keyToken: Key<Token> { Key { Token("default") } }
+  var keySingletonToken: Key<Token> { Key { Token("default singleton") }.scope(.singleton) }
+  var keyRequiredToken: Key<Token> { .required() }
+  var keyDependent: Key<String> { Key { r in "number \(try r[\.keyNumber])" } }
+  var keyUnnamedRequired: Key<Int> { .required }
+}
+
+@Suite struct KeyTests {
+  @Test func defaultFactoryIsUsedUntilSomethingIsRegistered() throws {
+    let container = Container()
+    #expect(try container[\.keyNumber] == 42)
+    #expect(try container.resolve(\.keyNumber) == 42)
+    #expect(try container[\.keyToken].label == "default")
+  }
+
+  @Test func defaultScopeIsUniqueUnlessTheKeySaysOtherwise() throws {
+    let container = Container()
+    #expect(try container[\.keyToken] !== container[\.keyToken])
+    #expect(try container[\.keySingletonToken] === container[\.keySingletonToken])
+  }
+
+  @Test func defaultFactoryReceivesAResolverOfTheSameContainer() throws {
+    let container = Container()
+    #expect(try container[\.keyDependent] == "number 42")
+    container.register(\.keyNumber) { 7 }
+    #expect(try container[\.keyDependent] == "number 7")
+  }
+
+  @Test func registrationReplacesTheDefault() throws {
+    let container = Container()
+    container.register(\.keyToken) { Token("registered") }
+    #expect(try container[\.keyToken].label == "registered")
+  }
+
+  @Test func laterRegistrationReplacesAnEarlierOne() throws {
+    let container = Container()
+    container.register(\.keyNumber) { 1 }
+    #expect(try container[\.keyNumber] == 1)
+    container.register(\.keyNumber) { 2 }
+    #expect(try container[\.keyNumber] == 2)
+  }
+
+  @Test func registrationWithoutScopeKeepsTheKeysDefaultScope() throws {
+    let container = Container()
+    let counter = Counter()
+    container.register(\.keySingletonToken) { () -> Token in
+      counter.increment()
+      return Token("registered")
+    }
+    let first = try container[\.keySingletonToken]
+    #expect(first.label == "registered")
+    #expect(try container[\.keySingletonToken] === first)
+    #expect(counter.count == 1)
+  }
+
+  @Test func registrationChoosesItsOwnScope() throws {
+    let container = Container()
+    container.register(\.keySingletonToken, scope: .unique) { Token("unique") }
+    #expect(try container[\.keySingletonToken] !== container[\.keySingletonToken])
+    container.register(\.keyToken, scope: .singleton) { Token("singleton") }
+    #expect(try container[\.keyToken] === container[\.keyToken])
+  }
+
+  @Test func registeredFactoryReceivesAResolver() throws {
+    let container = Container()
+    container.register(\.keyNumber) { 5 }
+    container.register(\.keyToken) { r in Token("made with \(try r[\.keyNumber])") }
+    #expect(try container[\.keyToken].label == "made with 5")
+  }
+
+  @Test func requiredKeyResolvesOnceRegistered() throws {
+    let container = Container()
+    #expect(throws: ResolutionError.self) { try container[\.keyRequiredToken] }
+    container.register(\.keyRequiredToken) { Token("provided") }
+    #expect(try container[\.keyRequiredToken].label == "provided")
+  }
+
+  @Test func requiredKeyErrorNamesTheKeyAndItsType() throws {
+    let container = Container()
+    let error = #expect(throws: ResolutionError.self) { try container[\.keyRequiredToken] }
+    #expect(error?.kind == .requiredKeyNotProvided)
+    #expect(error?.dependency.name == "\\.keyRequiredToken")
+    #expect(error?.dependency.typeName == "Token")
+    #expect(error?.dependency.description == "\\.keyRequiredToken")
+  }
+
+  @Test func requiredKeyWithoutLocationStillNamesItsType() throws {
+    // `.required` (no parentheses) records no name or place; the error still says what is missing.
+    let container = Container()
+    let error = #expect(throws: ResolutionError.self) { try container[\.keyUnnamedRequired] }
+    #expect(error?.kind == .requiredKeyNotProvided)
+    #expect(error?.dependency.location == nil)
+    #expect(error?.dependency.name.contains("Int") == true)
+    #expect(error?.description.contains("Int") == true)
+  }
+
+  @Test func isRegisteredIgnoresDefaultsAndSeesRegistrations() {
+    let container = Container()
+    #expect(!container.isRegistered(\.keyNumber))
+    #expect(!container.isRegistered(\.keyRequiredToken))
+    container.register(\.keyNumber) { 1 }
+    #expect(container.isRegistered(\.keyNumber))
+    #expect(!Container().isRegistered(\.keyNumber))
+  }
+
+  @Test func scopesDescribeThemselvesAndRoundTripThroughCodable() throws {
+    let scopes: [Scope] = [.unique, .graph, .weak, .cached, .singleton]
+    #expect(scopes.map(\.description) == ["unique", "graph", "weak", "cached", "singleton"])
+    #expect(Set(scopes).count == 5)
+    let data = try JSONEncoder().encode(scopes)
+    #expect(try JSONDecoder().decode([Scope].self, from: data) == scopes)
+  }
+
+  @Test func sourceLocationDescribesItself() {
+    let location = SourceLocation(fileID: "Module/File.swift", line: 12)
+    #expect(location.description == "Module/File.swift:12")
+  }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Knapsack
+import Testing
+
+/// A view model: made on the main actor, used there.
+@MainActor
+final class ScreenModel: Sendable {
+  let title: String
+  let storage: any LocalStorage
+  let madeOnMainThread: Bool
+
+  init(title: String, storage: any LocalStorage) {
+    self.title = title
+    self.storage = storage
+    madeOnMainThread = MainQueueProbe.isOnMainQueue
+  }
+}
+
+/// Whether the caller runs on the main queue, where the main actor runs its jobs.
+///
+/// `Thread.isMainThread` cannot tell on Linux: there the main thread leaves its queue to a worker
+/// thread. `MainActor.assertIsolated()` would crash the test run instead of failing one test.
+enum MainQueueProbe {
+  // The main queue gets the key once, before the first read.
+  private static let key = DispatchSpecificKey<Bool>()
+  private static let installed: Bool = {
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return true
+  }()
+
+  static var isOnMainQueue: Bool {
+    _ = installed
+    return DispatchQueue.getSpecific(key: key) == true
+  }
+}
+
+// The compile-time half of point 7 cannot be a run-time test: resolving a main-actor key from
+// non-isolated code, such as
+//
+//   nonisolated func elsewhere(_ container: Container) throws {
+//     _ = try container[\.mainScreen]   // error: call to main actor-isolated subscript in a nonisolated context
+//   }
+//
+// does not compile, and neither does a `MainActorKey` factory that is not `@MainActor`. These tests
+// check the run-time half: the factory runs on the main actor and the usual scopes apply.
+extension Dependencies {
+  @MainActor var mainScreen: MainActorKey<ScreenModel> {
+    MainActorKey { r in ScreenModel(title: "default", storage: try r[\.storage]) }
+  }
+  @MainActor var mainSingletonScreen: MainActorKey<ScreenModel> {
+    MainActorKey { r in ScreenModel(title: "singleton", storage: try r[\.storage]) }.scope(.singleton)
+  }
+  @MainActor var mainRequired: MainActorKey<ScreenModel> { .required() }
+  @MainActor var mainNeedsClock: MainActorKey<ScreenModel> {
+    MainActorKey { r in ScreenModel(title: "at \(try r[\.clock].now)", storage: try r[\.storage]) }
+  }
+}
+
+@Suite struct MainActorTests {
+  @MainActor @Test func mainActorKeyResolvesOnTheMainActor() throws {
+    let container = Container()
+    #expect(MainQueueProbe.isOnMainQueue, "the probe itself must see the main actor")
+    let model = try container[\.mainScreen]
+    #expect(model.title == "default")
+    #expect(model.madeOnMainThread)
+    #expect(model.storage === (try container[\.storage]))
+  }
+
+  @Test func nonIsolatedCodeHopsToTheMainActorToResolve() async throws {
+    let container = Container()
+    #expect(!MainQueueProbe.isOnMainQueue, "the probe itself must see that this is not the main actor")
+    let (title, onMain) = try await MainActor.run {
+      let model = try container.resolve(\.mainScreen)
+      return (model.title, model.madeOnMainThread)
+    }
+    #expect(title == "default")
+    #expect(onMain)
+  }
+
+  @MainActor @Test func uniqueAndSingletonScopes() throws {
+    let container = Container()
+    #expect(try container[\.mainScreen] !== container[\.mainScreen])
+    #expect(try container[\.mainSingletonScreen] === container[\.mainSingletonScreen])
+  }
+
+  @MainActor @Test func registrationReplacesTheDefault() throws {
+    let container = Container()
+    container.register(\.mainScreen) { _ in ScreenModel(title: "registered", storage: InMemoryStorage(name: "main")) }
+    let model = try container[\.mainScreen]
+    #expect(model.title == "registered")
+    #expect(model.storage.name == "main")
+    #expect(model.madeOnMainThread)
+  }
+
+  @MainActor @Test func requiredMainActorKeyThrowsUntilRegistered() throws {
+    let container = Container()
+    let error = #expect(throws: ResolutionError.self) { try container[\.mainRequired] }
+    #expect(error?.kind == .requiredKeyNotProvided)
+    #expect(error?.dependency.name == "\\.mainRequired")
+    container.register(\.mainRequired, scope: .singleton) { _ in
+      ScreenModel(title: "provided", storage: InMemoryStorage())
+    }
+    #expect(try container[\.mainRequired].title == "provided")
+    #expect(try container[\.mainRequired] === container[\.mainRequired])
+  }
+
+  @MainActor @Test func missingDependencyOfAMainActorFactoryShowsThePath() throws {
+    let container = Container()
+    let error = #expect(throws: ResolutionError.self) { try container[\.mainNeedsClock] }
+    #expect(error?.kind == .requiredKeyNotProvided)
+    #expect(error?.path.map(\.name) == ["\\.mainNeedsClock", "\\.clock"])
+  }
+
+  @MainActor @Test func childAndOverridesApply() async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    child.register(\.storage) { InMemoryStorage(name: "child") }
+    #expect(try child[\.mainScreen].storage.name == "child")
+    #expect(try parent[\.mainSingletonScreen] === child[\.mainSingletonScreen])
+    try await withOverrides {
+      $0.register(\.clock) { FixedClock(now: 3) }
+    } operation: { () async throws in
+      #expect(try parent[\.mainNeedsClock].title == "at 3")
+    }
+  }
+}

@@ -1,0 +1,232 @@
+import Knapsack
+import Synchronization
+import Testing
+
+extension Dependencies {
+  var overrideValue: Key<String> { Key { "default" } }
+  var overrideShared: Key<Token> { Key { Token("default singleton") }.scope(.singleton) }
+  var overrideRepository: Key<Repository> { Key { r in Repository(storage: try r[\.storage]) }.scope(.singleton) }
+}
+
+@Suite struct OverrideTests {
+  @Test func overridesAreVisibleInsideTheScopeOnly() async throws {
+    let container = Container()
+    #expect(try container[\.overrideValue] == "default")
+    let inside = try await withOverrides {
+      $0.register(\.overrideValue) { "overridden" }
+    } operation: { () async throws in
+      try container[\.overrideValue]
+    }
+    #expect(inside == "overridden")
+    #expect(try container[\.overrideValue] == "default")
+    #expect(!container.isRegistered(\.overrideValue))
+  }
+
+  @Test func synchronousScopeWorksToo() throws {
+    let container = Container()
+    let inside = try withOverrides {
+      $0.register(\.overrideValue) { "sync" }
+    } operation: { () throws in
+      try container[\.overrideValue]
+    }
+    #expect(inside == "sync")
+    #expect(try container[\.overrideValue] == "default")
+  }
+
+  @Test func overridesApplyToEveryContainerAndTheirDependents() async throws {
+    let first = Container()
+    let second = Container()
+    let child = first.makeChild()
+    try await withOverrides {
+      $0.register(\.storage) { InMemoryStorage(name: "fake") }
+    } operation: { () async throws in
+      #expect(try first[\.storage].name == "fake")
+      #expect(try second[\.storage].name == "fake")
+      #expect(try child[\.storage].name == "fake")
+      #expect(try first[\.repository].storage.name == "fake")
+    }
+    #expect(try first[\.storage].name == "memory")
+  }
+
+  @Test func overridesBeatContainerRegistrations() async throws {
+    let container = Container()
+    container.register(\.overrideValue) { "registered" }
+    try await withOverrides {
+      $0.register(\.overrideValue) { "overridden" }
+    } operation: { () async throws in
+      #expect(try container[\.overrideValue] == "overridden")
+    }
+    #expect(try container[\.overrideValue] == "registered")
+  }
+
+  @Test func scopesNest() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.overrideValue) { "outer" }
+      $0.register(\.keyNumber) { 1 }
+    } operation: { () async throws in
+      try await withOverrides {
+        $0.register(\.overrideValue) { "inner" }
+      } operation: { () async throws in
+        #expect(try container[\.overrideValue] == "inner")
+        #expect(try container[\.keyNumber] == 1)
+      }
+      #expect(try container[\.overrideValue] == "outer")
+    }
+    #expect(try container[\.overrideValue] == "default")
+    #expect(try container[\.keyNumber] == 42)
+  }
+
+  @Test func childTasksInheritTheScopeAndDetachedTasksDoNot() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.overrideValue) { "overridden" }
+    } operation: { () async throws in
+      async let child = container[\.overrideValue]
+      #expect(try await child == "overridden")
+      let fromGroup = try await withThrowingTaskGroup(of: String.self) { group in
+        group.addTask { try container[\.overrideValue] }
+        return try await group.next()
+      }
+      #expect(fromGroup == "overridden")
+      let detached = try await Task.detached { try container[\.overrideValue] }.value
+      #expect(detached == "default")
+    }
+  }
+
+  @Test func configureErrorsPropagateAndTheOperationDoesNotRun() async throws {
+    let ran = Counter()
+    await #expect(throws: PlannedFailure.self) {
+      try await withOverrides { _ in
+        throw PlannedFailure()
+      } operation: { () async throws in
+        ran.increment()
+      }
+    }
+    #expect(ran.count == 0)
+  }
+
+  // MARK: Singletons stay inside the scope
+
+  @Test func overriddenSingletonStaysInsideItsScope() async throws {
+    let container = Container()
+    let outside = try container[\.overrideShared]
+    let inside = try await withOverrides {
+      $0.register(\.overrideShared, scope: .singleton) { Token("fake singleton") }
+    } operation: { () async throws in
+      let first = try container[\.overrideShared]
+      #expect(try container[\.overrideShared] === first)
+      return first
+    }
+    #expect(inside.label == "fake singleton")
+    #expect(try container[\.overrideShared] === outside)
+  }
+
+  @Test func singletonFirstMadeInsideAScopeStaysInsideIt() async throws {
+    let container = Container()
+    let inside = try await withOverrides {
+      $0.register(\.overrideValue) { "unrelated" }
+    } operation: { () async throws in
+      try container[\.overrideShared]
+    }
+    let outside = try container[\.overrideShared]
+    #expect(outside !== inside)
+    #expect(try container[\.overrideShared] === outside)
+  }
+
+  @Test func singletonThatDependsOnAnOverrideIsMadeAgainInsideTheScope() async throws {
+    let container = Container()
+    let real = try container[\.overrideRepository]
+    #expect(real.storage.name == "memory")
+    try await withOverrides {
+      $0.register(\.storage) { InMemoryStorage(name: "fake") }
+    } operation: { () async throws in
+      #expect(try container[\.overrideRepository].storage.name == "fake")
+    }
+    #expect(try container[\.overrideRepository] === real)
+  }
+
+  @Test func eachScopeGetsItsOwnSingletons() async throws {
+    let container = Container()
+    let configure: (Container) -> Void = { $0.register(\.overrideShared, scope: .singleton) { Token("scoped") } }
+    let first = try await withOverrides(configure) { () async throws in try container[\.overrideShared] }
+    let second = try await withOverrides(configure) { () async throws in try container[\.overrideShared] }
+    #expect(first !== second)
+  }
+
+  @Test func parentSingletonIsSharedWithItsChildInsideAScope() async throws {
+    // Outside a scope, a child resolves its parent's singleton to the parent's instance. An
+    // unrelated override must not split that one instance into two.
+    let parent = Container()
+    let child = parent.makeChild()
+    try await withOverrides {
+      $0.register(\.overrideValue) { "unrelated" }
+    } operation: { () async throws in
+      let fromParent = try parent[\.overrideShared]
+      let fromChild = try child[\.overrideShared]
+      #expect(fromChild === fromParent)
+    }
+  }
+
+  // MARK: Parallel isolation
+
+  /// Resolves the same key many times, yielding in between so that other tests and tasks run.
+  private func seesOnly(_ expected: String, from container: Container) async throws {
+    for _ in 0..<200 {
+      #expect(try container[\.overrideValue] == expected)
+      await Task.yield()
+    }
+  }
+
+  // These two tests run in parallel with each other (and with every other test), override the same
+  // key differently, and must each see only their own value.
+  @Test func parallelTestOverridesTheKeyOneWay() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.overrideValue) { "one way" }
+      $0.register(\.overrideShared, scope: .singleton) { Token("one way") }
+    } operation: { () async throws in
+      try await seesOnly("one way", from: container)
+      #expect(try container[\.overrideShared].label == "one way")
+    }
+  }
+
+  @Test func parallelTestOverridesTheKeyAnotherWay() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.overrideValue) { "another way" }
+      $0.register(\.overrideShared, scope: .singleton) { Token("another way") }
+    } operation: { () async throws in
+      try await seesOnly("another way", from: container)
+      #expect(try container[\.overrideShared].label == "another way")
+    }
+  }
+
+  @Test func manyConcurrentTasksEachSeeOnlyTheirOwnOverrides() async throws {
+    let container = Container()
+    let mismatches = try await withThrowingTaskGroup(of: Int.self) { group in
+      for index in 0..<500 {
+        group.addTask {
+          try await withOverrides {
+            $0.register(\.overrideValue) { "task \(index)" }
+            $0.register(\.overrideShared, scope: .singleton) { Token("task \(index)") }
+          } operation: { () async throws in
+            var mismatches = 0
+            let singleton = try container[\.overrideShared]
+            for _ in 0..<20 {
+              if try container[\.overrideValue] != "task \(index)" { mismatches += 1 }
+              if try container[\.overrideShared] !== singleton { mismatches += 1 }
+              await Task.yield()
+            }
+            if singleton.label != "task \(index)" { mismatches += 1 }
+            return mismatches
+          }
+        }
+      }
+      return try await group.reduce(0, +)
+    }
+    #expect(mismatches == 0)
+    #expect(try container[\.overrideValue] == "default")
+    #expect(try container[\.overrideShared].label == "default singleton")
+  }
+}

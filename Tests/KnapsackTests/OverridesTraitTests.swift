@@ -1,0 +1,87 @@
+import Knapsack
+import KnapsackTesting
+import Synchronization
+import Testing
+
+extension Dependencies {
+  var traitValue: Key<String> { Key { "default" } }
+  var traitOther: Key<String> { Key { "other default" } }
+  var traitClaim: Key<Claim> { .required() }
+}
+
+/// Claimed by the first test case that resolves it. A suite trait gives each test case a fresh
+/// scope, so each case must find its own singleton unclaimed.
+final class Claim: Sendable {
+  private let owner = Mutex<Int?>(nil)
+  /// Claims the value for `claimant`; false if someone else claimed it first.
+  func claim(for claimant: Int) -> Bool {
+    owner.withLock { owner in
+      if let owner { return owner == claimant }
+      owner = claimant
+      return true
+    }
+  }
+}
+
+@Suite struct OverridesTraitOnATestTests {
+  @Test(.overrides { $0.register(\.traitValue) { "from the test trait" } })
+  func traitOverridesForOneTest() throws {
+    #expect(try Container()[\.traitValue] == "from the test trait")
+  }
+
+  @Test func testWithoutTheTraitSeesTheDefault() throws {
+    // Runs in parallel with the test above, which overrides the same key.
+    #expect(try Container()[\.traitValue] == "default")
+  }
+
+  @Test(.overrides { $0.register(\.traitValue) { "trait" } })
+  func withOverridesInsideATraitScopeNests() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.traitOther) { "inner" }
+    } operation: { () async throws in
+      #expect(try container[\.traitValue] == "trait")
+      #expect(try container[\.traitOther] == "inner")
+    }
+    #expect(try container[\.traitOther] == "other default")
+  }
+
+  @Test(.overrides { $0.register(\.traitClaim, scope: .singleton) { Claim() } }, arguments: [1, 2, 3, 4])
+  func eachTestCaseGetsItsOwnScope(claimant: Int) throws {
+    let container = Container()
+    #expect(try container[\.traitClaim].claim(for: claimant), "a singleton leaked from another test case")
+    #expect(try container[\.traitClaim] === container[\.traitClaim])
+  }
+}
+
+@Suite(.overrides { $0.register(\.traitValue) { "from the suite trait" } })
+struct OverridesTraitOnASuiteTests {
+  @Test func firstTestSeesTheSuiteOverride() throws {
+    #expect(try Container()[\.traitValue] == "from the suite trait")
+  }
+
+  @Test func secondTestSeesTheSuiteOverrideToo() async throws {
+    #expect(try Container()[\.traitValue] == "from the suite trait")
+    let fromChildTask = try await Task { try Container()[\.traitValue] }.value
+    #expect(fromChildTask == "from the suite trait")
+  }
+
+  @Test(.overrides { $0.register(\.traitOther) { "from the test trait" } })
+  func suiteAndTestTraitsCombine() throws {
+    let container = Container()
+    #expect(try container[\.traitValue] == "from the suite trait")
+    #expect(try container[\.traitOther] == "from the test trait")
+  }
+}
+
+@Suite(.overrides { $0.register(\.traitClaim, scope: .singleton) { Claim() } })
+struct OverridesTraitGivesEachTestOfASuiteAFreshScopeTests {
+  // Each test claims the suite-registered singleton; if the suite shared one scope between its
+  // tests, all but one would find it claimed.
+  @Test func first() throws { #expect(try Container()[\.traitClaim].claim(for: 1)) }
+  @Test func second() throws { #expect(try Container()[\.traitClaim].claim(for: 2)) }
+  @Test func third() throws { #expect(try Container()[\.traitClaim].claim(for: 3)) }
+  @Test(arguments: [4, 5, 6]) func cases(claimant: Int) throws {
+    #expect(try Container()[\.traitClaim].claim(for: claimant))
+  }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import Knapsack
+import Synchronization
+import Testing
+
+extension Dependencies {
+  var scopeToken: Key<Token> { Key { Token("default") } }
+  var scopeValue: Key<TypedPlugin> { Key { TypedPlugin(id: 0) } }
+  var scopeLeaf: Key<Token> { Key { Token("leaf") } }
+  var scopeLeft: Key<GraphHolder> { Key { r in GraphHolder(leaf: try r[\.scopeLeaf]) } }
+  var scopeRight: Key<GraphHolder> { Key { r in GraphHolder(leaf: try r[\.scopeLeaf]) } }
+  var scopeRoot: Key<GraphRoot> {
+    Key { r in GraphRoot(left: try r[\.scopeLeft], right: try r[\.scopeRight], leaf: try r[\.scopeLeaf]) }
+  }
+}
+
+final class GraphHolder: Sendable {
+  let leaf: Token
+  init(leaf: Token) { self.leaf = leaf }
+}
+
+final class GraphRoot: Sendable {
+  let left: GraphHolder
+  let right: GraphHolder
+  let leaf: Token
+  init(left: GraphHolder, right: GraphHolder, leaf: Token) {
+    self.left = left
+    self.right = right
+    self.leaf = leaf
+  }
+}
+
+@Suite struct ScopeTests {
+  /// Registers `\.scopeToken` with `scope`, counting factory calls.
+  private func container(_ scope: Scope, counter: Counter, slow: Bool = false) -> Container {
+    let container = Container()
+    container.register(\.scopeToken, scope: scope) { () -> Token in
+      counter.increment()
+      // Widens the window in which other resolutions arrive while the instance is being made.
+      if slow { usleep(2_000) }
+      return Token("\(scope)")
+    }
+    return container
+  }
+
+  // MARK: unique
+
+  @Test func uniqueMakesANewInstanceEachTime() throws {
+    let counter = Counter()
+    let container = container(.unique, counter: counter)
+    #expect(try container[\.scopeToken] !== container[\.scopeToken])
+    #expect(counter.count == 2)
+  }
+
+  // MARK: singleton
+
+  @Test func singletonIsCreatedLazilyAndOnce() throws {
+    let counter = Counter()
+    let container = container(.singleton, counter: counter)
+    #expect(counter.count == 0)
+    let first = try container[\.scopeToken]
+    #expect(counter.count == 1)
+    for _ in 0..<10 { #expect(try container[\.scopeToken] === first) }
+    #expect(counter.count == 1)
+  }
+
+  @Test func singletonIsOnePerContainer() throws {
+    let counter = Counter()
+    let first = container(.singleton, counter: counter)
+    let second = container(.singleton, counter: counter)
+    #expect(try first[\.scopeToken] !== second[\.scopeToken])
+    #expect(counter.count == 2)
+  }
+
+  @Test func thousandConcurrentFirstResolutionsOnThreadsMakeOneSingleton() async throws {
+    let counter = Counter()
+    let container = container(.singleton, counter: counter, slow: true)
+    let seen = Collected<ObjectIdentifier>()
+    let failures = Collected<String>()
+    let threads = ThreadGroup(count: 1_000) { _ in
+      do {
+        seen.append(ObjectIdentifier(try container[\.scopeToken]))
+      } catch {
+        failures.append("\(error)")
+      }
+    }
+    #expect(await threads.join(), "the threads did not finish: a deadlock?")
+    #expect(failures.all.isEmpty)
+    #expect(counter.count == 1)
+    #expect(seen.all.count == 1_000)
+    #expect(Set(seen.all).count == 1)
+  }
+
+  @Test func thousandConcurrentFirstResolutionsInATaskGroupMakeOneSingleton() async throws {
+    let counter = Counter()
+    let container = container(.singleton, counter: counter, slow: true)
+    let identities = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
+      for _ in 0..<1_000 {
+        group.addTask { ObjectIdentifier(try container[\.scopeToken]) }
+      }
+      var identities: [ObjectIdentifier] = []
+      for try await identity in group { identities.append(identity) }
+      return identities
+    }
+    #expect(counter.count == 1)
+    #expect(identities.count == 1_000)
+    #expect(Set(identities).count == 1)
+  }
+
+  @Test func failedSingletonCreationIsNotCached() throws {
+    let container = Container()
+    let attempts = Counter()
+    container.register(\.scopeToken, scope: .singleton) { () -> Token in
+      if attempts.increment() == 1 { throw PlannedFailure("first attempt fails") }
+      return Token("second attempt")
+    }
+    let error = #expect(throws: ResolutionError.self) { try container[\.scopeToken] }
+    #expect(error?.kind == .factoryFailed)
+    let value = try container[\.scopeToken]
+    #expect(value.label == "second attempt")
+    #expect(try container[\.scopeToken] === value)
+    #expect(attempts.count == 2)
+  }
+
+  // MARK: cached
+
+  @Test func cachedIsSharedUntilReset() throws {
+    let counter = Counter()
+    let container = container(.cached, counter: counter)
+    let first = try container[\.scopeToken]
+    #expect(try container[\.scopeToken] === first)
+    container.resetCached()
+    let second = try container[\.scopeToken]
+    #expect(second !== first)
+    #expect(try container[\.scopeToken] === second)
+    #expect(counter.count == 2)
+  }
+
+  @Test func resetCachedLeavesSingletonsAlone() throws {
+    let counter = Counter()
+    let container = container(.singleton, counter: counter)
+    let singleton = try container[\.scopeToken]
+    container.resetCached()
+    #expect(try container[\.scopeToken] === singleton)
+    #expect(counter.count == 1)
+  }
+
+  @Test func cachedIsCreatedOnceUnderConcurrentFirstUse() async throws {
+    let counter = Counter()
+    let container = container(.cached, counter: counter, slow: true)
+    let identities = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
+      for _ in 0..<200 {
+        group.addTask { ObjectIdentifier(try container[\.scopeToken]) }
+      }
+      return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+    }
+    #expect(identities.count == 1)
+    #expect(counter.count == 1)
+  }
+
+  // MARK: weak
+
+  @Test func weakIsSharedWhileHeldAndReleasedAfterwards() throws {
+    let counter = Counter()
+    let container = container(.weak, counter: counter)
+    weak var probe: Token?
+    do {
+      let first = try container[\.scopeToken]
+      #expect(try container[\.scopeToken] === first)
+      probe = first
+      #expect(probe != nil)
+      #expect(counter.count == 1)
+    }
+    #expect(probe == nil, "the container kept a weak-scoped instance alive")
+    _ = try container[\.scopeToken]
+    #expect(counter.count == 2)
+  }
+
+  @Test func weakScopeOnAValueTypeBehavesLikeUnique() throws {
+    let container = Container()
+    let counter = Counter()
+    container.register(\.scopeValue, scope: .weak) { TypedPlugin(id: counter.increment()) }
+    #expect(try container[\.scopeValue].id == 1)
+    #expect(try container[\.scopeValue].id == 2)
+  }
+
+  @Test func weakScopeWorksThroughAClassBoundExistential() throws {
+    let container = Container()
+    container.register(\.storage, scope: .weak) { InMemoryStorage(name: "weak") }
+    weak var probe: (any LocalStorage)?
+    do {
+      let first = try container[\.storage]
+      #expect(try container[\.storage] === first)
+      probe = first
+    }
+    #expect(probe == nil)
+  }
+
+  // MARK: graph
+
+  @Test func graphIsSharedWithinOneResolutionOnly() throws {
+    let container = Container()
+    let counter = Counter()
+    container.register(\.scopeLeaf, scope: .graph) { () -> Token in
+      counter.increment()
+      return Token("graph")
+    }
+    let first = try container[\.scopeRoot]
+    #expect(first.left.leaf === first.right.leaf)
+    #expect(first.leaf === first.left.leaf)
+    #expect(counter.count == 1)
+
+    let second = try container[\.scopeRoot]
+    #expect(second.leaf !== first.leaf)
+    #expect(counter.count == 2)
+
+    // Two top-level resolutions of the same dependent never share.
+    #expect(try container[\.scopeLeft].leaf !== container[\.scopeLeft].leaf)
+    #expect(try container[\.scopeLeaf] !== container[\.scopeLeaf])
+  }
+
+  @Test func uniqueLeafIsNotSharedWithinOneResolution() throws {
+    let container = Container()
+    let root = try container[\.scopeRoot]
+    #expect(root.left.leaf !== root.right.leaf)
+  }
+
+  @Test func concurrentResolutionsGetTheirOwnGraph() async throws {
+    let container = Container()
+    container.register(\.scopeLeaf, scope: .graph) { Token("graph") }
+    let roots = try await withThrowingTaskGroup(of: GraphRoot.self) { group in
+      for _ in 0..<100 { group.addTask { try container[\.scopeRoot] } }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    for root in roots {
+      #expect(root.left.leaf === root.right.leaf)
+      #expect(root.leaf === root.left.leaf)
+    }
+    #expect(Set(roots.map { ObjectIdentifier($0.leaf) }).count == 100)
+  }
+}

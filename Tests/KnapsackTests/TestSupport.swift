@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A class instance whose identity the tests compare; each test makes its own.
+final class Token: Sendable {
+  let label: String
+  init(_ label: String = "token") { self.label = label }
+}
+
+/// A test-local set of values, safe to fill from many threads and tasks.
+final class Collected<Element: Sendable>: Sendable {
+  private let items = Mutex<[Element]>([])
+  func append(_ element: Element) { items.withLock { $0.append(element) } }
+  var all: [Element] { items.withLock { $0 } }
+}
+
+/// An error a test's factory throws on purpose.
+struct PlannedFailure: Error, CustomStringConvertible {
+  let reason: String
+  init(_ reason: String = "planned failure") { self.reason = reason }
+  var description: String { reason }
+}
+
+/// A gate that many threads wait at until it opens, so that they start at the same moment.
+final class StartGate: @unchecked Sendable {
+  // Safe: `open` is only read and written while `condition` is locked.
+  private let condition = NSCondition()
+  private var open = false
+
+  func wait() {
+    condition.lock()
+    while !open { condition.wait() }
+    condition.unlock()
+  }
+
+  func release() {
+    condition.lock()
+    open = true
+    condition.broadcast()
+    condition.unlock()
+  }
+}
+
+/// Threads started by a test; the test waits for them with a bound, so that a deadlock fails the
+/// test instead of hanging the run.
+final class ThreadGroup: Sendable {
+  private let finished = Atomic<Int>(0)
+  let count: Int
+
+  /// Starts `count` threads; each waits at a common gate, then runs `body(index)`.
+  init(count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    self.count = count
+    let gate = StartGate()
+    let started = Atomic<Int>(0)
+    for index in 0..<count {
+      let thread = Thread { [self] in
+        started.add(1, ordering: .relaxed)
+        gate.wait()
+        body(index)
+        self.finished.add(1, ordering: .releasing)
+      }
+      thread.stackSize = 1 << 19
+      thread.start()
+    }
+    // Open the gate once every thread exists, so that they all race for the first resolution.
+    while started.load(ordering: .relaxed) < count { usleep(50) }
+    gate.release()
+  }
+
+  /// Waits until every thread finished or `timeout` passed; returns whether they all finished.
+  /// The timeout only guards against a hang; no test asserts how long anything takes.
+  func join(timeout: Duration = .seconds(120)) async -> Bool {
+    await waitUntil(timeout: timeout) { self.finished.load(ordering: .acquiring) == self.count }
+  }
+}
+
+/// Polls `condition` until it holds or `timeout` passed; returns whether it held.
+func waitUntil(timeout: Duration, _ condition: @Sendable () -> Bool) async -> Bool {
+  let deadline = ContinuousClock.now + timeout
+  while !condition() {
+    if ContinuousClock.now > deadline { return false }
+    try? await Task.sleep(for: .milliseconds(2))
+  }
+  return true
+}
+
+/// A meeting point for a fixed number of parties, used to force a particular interleaving.
+/// Waiting is bounded: if the others never arrive (because the engine serialised them), the
+/// party goes on after `timeout`, so the test still finishes.
+final class Rendezvous: Sendable {
+  private let arrived = Atomic<Int>(0)
+  let parties: Int
+  init(parties: Int) { self.parties = parties }
+
+  /// Arrives and blocks the thread until everyone arrived; returns whether they did.
+  @discardableResult
+  func arriveAndWait(timeout: Duration = .seconds(3)) -> Bool {
+    arrived.add(1, ordering: .acquiringAndReleasing)
+    let deadline = ContinuousClock.now + timeout
+    while arrived.load(ordering: .acquiring) < parties {
+      if ContinuousClock.now > deadline { return false }
+      usleep(100)
+    }
+    return true
+  }
+
+  /// Arrives and suspends until everyone arrived; returns whether they did.
+  @discardableResult
+  func arrive(timeout: Duration = .seconds(3)) async -> Bool {
+    arrived.add(1, ordering: .acquiringAndReleasing)
+    return await waitUntil(timeout: timeout) { self.arrived.load(ordering: .acquiring) >= self.parties }
+  }
+}
+
+/// The result of something run on another thread or task, recorded for the test to inspect.
+enum Outcome: Sendable {
+  case value(ObjectIdentifier)
+  case failure(any Error)
+
+  var error: (any Error)? {
+    if case .failure(let error) = self { return error }
+    return nil
+  }
+}
