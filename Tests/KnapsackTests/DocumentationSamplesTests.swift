@@ -137,15 +137,63 @@ final class TodoScreen {
 
 actor TodoDatabase {
   let path: String
+  let log: DisposalLog?
+  private(set) var isClosed = false
   static let opened = Atomic<Int>(0)
 
-  private init(path: String) { self.path = path }
+  private init(path: String, log: DisposalLog?) {
+    self.path = path
+    self.log = log
+  }
 
-  static func open(path: String) async throws -> TodoDatabase {
+  static func open(path: String, log: DisposalLog? = nil) async throws -> TodoDatabase {
     await Task.yield()
     opened.add(1, ordering: .relaxed)
-    return TodoDatabase(path: path)
+    return TodoDatabase(path: path, log: log)
   }
+
+  func close() {
+    isClosed = true
+    log?.append("database")
+  }
+}
+
+/// Records what was disposed, in order; each test makes its own.
+final class DisposalLog: Sendable {
+  private let entries = Mutex<[String]>([])
+  func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+  var all: [String] { entries.withLock { $0 } }
+}
+
+/// Pushes todos to a server while it runs.
+final class TodoSyncService: Disposable {
+  let database: TodoDatabase
+  let log: DisposalLog?
+  init(database: TodoDatabase, log: DisposalLog? = nil) {
+    self.database = database
+    self.log = log
+  }
+  func dispose() async throws { log?.append("sync") }
+}
+
+/// A signed-in user's session; it signs out when disposed.
+final class UserSession: Disposable {
+  let user: User
+  let log: DisposalLog?
+  init(user: User, log: DisposalLog? = nil) {
+    self.user = user
+    self.log = log
+  }
+  func dispose() async throws { log?.append("session") }
+}
+
+struct DiskFull: Error, CustomStringConvertible {
+  var description: String { "disk full" }
+}
+
+/// A file handle whose close fails.
+final class FailingFile: Disposable {
+  func dispose() async throws { throw DiskFull() }
 }
 
 struct TodoSync: Sendable {
@@ -244,6 +292,36 @@ extension Dependencies {
   @MainActor var todoListModel: MainActorKey<TodoListModel> {
     MainActorKey { r in TodoListModel(repository: try r[\.todoRepository]) }
   }
+}
+
+// MARK: Lifecycle.md
+
+extension TodoDatabase: Disposable {
+  func dispose() async throws {
+    close()
+  }
+}
+
+extension Dependencies {
+  var todoSyncService: AsyncKey<TodoSyncService> {
+    AsyncKey { r in TodoSyncService(database: try await r.resolve(\.todoDatabase)) }.scope(.singleton)
+  }
+
+  var userSession: Key<UserSession> { .required() }
+  var exportFile: Key<FailingFile> { Key { FailingFile() }.scope(.singleton) }
+}
+
+// MARK: Diagnostics.md
+
+/// Keeps every resolution it sees.
+final class ResolutionRecorder: ResolutionObserver {
+  private let recorded = Mutex<[ResolutionEvent]>([])
+
+  func didResolve(_ event: ResolutionEvent) {
+    recorded.withLock { $0.append(event) }
+  }
+
+  var events: [ResolutionEvent] { recorded.withLock { $0 } }
 }
 
 // MARK: - Tests
@@ -590,5 +668,90 @@ struct TodoRepositoryTests {
     container.register(\.dateSource) { SystemDateSource() }
     let model = try container[\.todoListModel]
     #expect(model.titles.isEmpty)
+  }
+}
+
+@Suite struct LifecycleSamples {
+  @Test func disposeClosesTheDatabase() async throws {
+    let container = Container()
+    let database = try await container.resolve(\.todoDatabase)
+    try await container.dispose()
+    #expect(await database.isClosed)
+    #expect(container.isDisposedContainer)
+  }
+
+  @Test func reverseOrderWithASessionChild() async throws {
+    let log = DisposalLog()
+    let container = Container()
+    container.register(\.todoDatabase, scope: .singleton) { r async throws in
+      try await TodoDatabase.open(path: ":memory:", log: log)
+    }
+    container.register(\.todoSyncService, scope: .singleton) { r async throws in
+      TodoSyncService(database: try await r.resolve(\.todoDatabase), log: log)
+    }
+    let session = container.makeChild()
+    session.register(\.userSession, scope: .singleton) { UserSession(user: User(name: "ada"), log: log) }
+
+    _ = try await container.resolve(\.todoSyncService)
+    _ = try session[\.userSession]
+
+    try await container.dispose()
+    #expect(log.all == ["session", "sync", "database"])
+    #expect(throws: ResolutionError.self) { try session[\.userSession] }
+  }
+
+  @Test func disposeRunsOnceUnderConcurrentCalls() async throws {
+    let log = DisposalLog()
+    let container = Container()
+    container.register(\.userSession, scope: .singleton) { UserSession(user: User(name: "ada"), log: log) }
+    _ = try container[\.userSession]
+
+    async let first: Void = container.dispose()
+    async let second: Void = container.dispose()
+    _ = try await (first, second)
+    #expect(log.all == ["session"])
+  }
+
+  @Test func errorsAreCollected() async throws {
+    let container = Container()
+    _ = try container[\.exportFile]
+    let database = try await container.resolve(\.todoDatabase)
+
+    do {
+      try await container.dispose()
+      Issue.record("dispose should have thrown")
+    } catch let error as DisposalError {
+      for failure in error.failures {
+        print(failure)
+      }
+      #expect(error.failures.map(\.description) == ["\\.exportFile: disk full"])
+    }
+    #expect(await database.isClosed)
+  }
+
+  @Test func resolvingAfterDisposeThrows() async throws {
+    let container = Container()
+    try await container.dispose()
+    let error = #expect(throws: ResolutionError.self) { try container[\.todoStore] }
+    #expect(error?.kind == .containerDisposed)
+  }
+}
+
+@Suite struct DiagnosticsSamples {
+  @Test func observingResolutions() throws {
+    let container = Container()
+    container.register(\.dateSource) { SystemDateSource() }
+    let recorder = ResolutionRecorder()
+    container.observe(recorder)
+
+    _ = try container[\.todoRepository]
+    _ = try container[\.todoRepository]
+
+    let firstResolution = recorder.events.prefix(3)
+    #expect(firstResolution.map(\.dependency.name) == ["\\.todoStore", "\\.dateSource", "\\.todoRepository"])
+    #expect(firstResolution.map(\.depth) == [1, 1, 0])
+    #expect(recorder.events.filter { $0.dependency.name == "\\.todoStore" }.map(\.outcome) == [.created, .reused])
+
+    container.observe(nil)
   }
 }
