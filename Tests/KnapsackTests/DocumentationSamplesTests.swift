@@ -357,7 +357,7 @@ final class ResolutionRecorder: ResolutionObserver {
     }
     let error = #expect(throws: ResolutionError.self) { try container[\.todoRepository] }
     #expect(
-      error?.description.hasPrefix("Knapsack: required key \\.dateSource (DateSource) was never provided.") == true)
+      error?.description.hasPrefix("Knapsack: required key \\.dateSource (any DateSource) was never provided.") == true)
     #expect(error?.description.contains("  path: \\.todoRepository → \\.dateSource") == true)
     #expect(error?.description.contains("  fix: register it at the composition root") == true)
   }
