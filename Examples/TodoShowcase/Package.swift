@@ -62,12 +62,15 @@ let package = Package(
 
     .target(name: "ShowcaseTestSupport", dependencies: ["Common"], path: "Tests/ShowcaseTestSupport"),
     .testTarget(name: "CommonTests", dependencies: ["Common", "ShowcaseTestSupport"]),
-    .testTarget(name: "StorageTests", dependencies: ["Common", "Storage", .product(name: "GRDB", package: "GRDB.swift")]),
-    .testTarget(name: "TodoShowcaseAppTests", dependencies: [
-      "TodoShowcaseApp",
-      "ShowcaseTestSupport",
-      .product(name: "HummingbirdTesting", package: "hummingbird"),
-    ]),
+    .testTarget(
+      name: "StorageTests", dependencies: ["Common", "Storage", .product(name: "GRDB", package: "GRDB.swift")]),
+    .testTarget(
+      name: "TodoShowcaseAppTests",
+      dependencies: [
+        "TodoShowcaseApp",
+        "ShowcaseTestSupport",
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+      ]),
     .testTarget(
       name: "ManualDIToDoListTests",
       dependencies: [

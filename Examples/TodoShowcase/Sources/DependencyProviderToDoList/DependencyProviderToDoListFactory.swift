@@ -8,7 +8,8 @@ public enum DependencyProviderToDoListFactory {
   public static let style = DIStyle(
     id: "provider",
     name: "DependencyProvider",
-    summary: "The screen asks a hand-rolled DependencyProvider for its view model by type; the provider is a Knapsack Container with type-based registrations."
+    summary:
+      "The screen asks a hand-rolled DependencyProvider for its view model by type; the provider is a Knapsack Container with type-based registrations."
   )
 
   /// Makes the list screen on `storage`.

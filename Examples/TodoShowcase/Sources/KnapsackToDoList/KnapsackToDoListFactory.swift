@@ -6,7 +6,8 @@ public enum KnapsackToDoListFactory {
   public static let style = DIStyle(
     id: "knapsack",
     name: "Knapsack",
-    summary: "Typed keys on Dependencies, a TodoListAssembly for the app's storage, and @Injected in the screen model, all inside a task-local override scope: nothing global is changed."
+    summary:
+      "Typed keys on Dependencies, a TodoListAssembly for the app's storage, and @Injected in the screen model, all inside a task-local override scope: nothing global is changed."
   )
 
   /// Makes the list screen on `storage`.

@@ -8,7 +8,8 @@ public enum ManualDIToDoListFactory {
   public static let style = DIStyle(
     id: "manual",
     name: "Manual DI",
-    summary: "Plain constructor injection: the factory builds the view model with the app's storage and hands it to the screen. No container at all."
+    summary:
+      "Plain constructor injection: the factory builds the view model with the app's storage and hands it to the screen. No container at all."
   )
 
   /// Makes the list screen on `storage`.

@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Musl)
-  import Musl
+import Musl
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 /// Replaces a file's content atomically: the new bytes go to a temporary file in the same
@@ -51,10 +51,10 @@ enum AtomicFile {
 @inline(__always)
 private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
   #if canImport(Darwin)
-    Darwin.write(descriptor, buffer, count)
+  Darwin.write(descriptor, buffer, count)
   #elseif canImport(Musl)
-    Musl.write(descriptor, buffer, count)
+  Musl.write(descriptor, buffer, count)
   #else
-    Glibc.write(descriptor, buffer, count)
+  Glibc.write(descriptor, buffer, count)
   #endif
 }

@@ -2,11 +2,11 @@ import Crypto
 public import Foundation
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Musl)
-  import Musl
+import Musl
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 /// A 256-bit AES key for ``EncryptedFileStorage``.

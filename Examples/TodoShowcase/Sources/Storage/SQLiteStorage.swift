@@ -126,7 +126,8 @@ public final class SQLiteStorage: LocalStorage {
     guard applicationID == 0 && objectCount == 0 else {
       throw StorageError.foreignFile(
         path: path,
-        reason: "an SQLite database of another application (application_id \(applicationID), \(objectCount) schema objects)"
+        reason:
+          "an SQLite database of another application (application_id \(applicationID), \(objectCount) schema objects)"
       )
     }
     try queue.write { db in

@@ -10,7 +10,8 @@ public enum ThirdPartyDIToDoListFactory {
   public static let style = DIStyle(
     id: "swinject",
     name: "Swinject",
-    summary: "A Swinject Container registers the storage, clock, view model and screen by type and resolves the screen; each resolve returns an optional."
+    summary:
+      "A Swinject Container registers the storage, clock, view model and screen by type and resolves the screen; each resolve returns an optional."
   )
 
   /// A clock, registered by type so the view model's initializer can resolve it.

@@ -94,7 +94,9 @@ struct LiveTodoListViewModelTests {
 struct HTMLTests {
   @Test("Escape replaces the five special characters")
   func escape() {
-    #expect(HTML.escape(#"<script>alert("x") & 'y'</script>"#) == "&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;")
+    #expect(
+      HTML.escape(#"<script>alert("x") & 'y'</script>"#)
+        == "&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;")
     #expect(HTML.escape("plain ✓") == "plain ✓")
   }
 
@@ -103,7 +105,8 @@ struct HTMLTests {
     let storage = FakeStorage()
     let viewModel = LiveTodoListViewModel(storage: storage)
     try viewModel.add(title: "<script>alert(1)</script>")
-    let html = TodoListScreen(style: DIStyle(id: "test", name: "Test", summary: "A test."), viewModel: viewModel).render()
+    let html = TodoListScreen(style: DIStyle(id: "test", name: "Test", summary: "A test."), viewModel: viewModel)
+      .render()
     #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
     #expect(!html.contains("<script>"))
   }

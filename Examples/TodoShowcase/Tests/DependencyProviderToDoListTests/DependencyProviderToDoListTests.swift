@@ -1,9 +1,10 @@
 import Common
-@testable import DependencyProviderToDoList
 import Foundation
 import ShowcaseTestSupport
 import SnapshotTesting
 import Testing
+
+@testable import DependencyProviderToDoList
 
 @Suite("DependencyProvider to-do list")
 struct DependencyProviderToDoListTests {

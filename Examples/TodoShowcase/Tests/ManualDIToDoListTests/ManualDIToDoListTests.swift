@@ -22,6 +22,7 @@ struct ManualDIToDoListTests {
 
     try screen.viewModel.add(title: "Call the plumber")
 
-    #expect(storage.storedItems.map(\.title) == ["Buy oat milk", "Ship the <Knapsack> README & demo", "Call the plumber"])
+    #expect(
+      storage.storedItems.map(\.title) == ["Buy oat milk", "Ship the <Knapsack> README & demo", "Call the plumber"])
   }
 }

@@ -24,7 +24,9 @@ struct JSONFileStorageTests {
     let foreign = Data(#"{"name": "someone else's settings", "entries": 3}"#.utf8)
     try foreign.write(to: url)
 
-    #expect(throws: StorageError.foreignFile(path: url.path, reason: "valid JSON, but not a todo-showcase-store document")) {
+    #expect(
+      throws: StorageError.foreignFile(path: url.path, reason: "valid JSON, but not a todo-showcase-store document")
+    ) {
       try JSONFileStorage(url: url)
     }
     #expect(try Data(contentsOf: url) == foreign)
@@ -80,9 +82,10 @@ struct EncryptedFileStorageTests {
     try storage.save([1], forKey: "n")
 
     let keyMode = try FileManager.default.attributesOfItem(atPath: keyFile.path)[.posixPermissions] as? Int
-    let fileMode = try FileManager.default.attributesOfItem(
-      atPath: StoreKind.encrypted.file(in: directory.url)!.path
-    )[.posixPermissions] as? Int
+    let fileMode =
+      try FileManager.default.attributesOfItem(
+        atPath: StoreKind.encrypted.file(in: directory.url)!.path
+      )[.posixPermissions] as? Int
     #expect(keyMode == 0o600)
     #expect(fileMode == 0o600)
   }

@@ -69,7 +69,10 @@ struct APIRoutesTests {
   static let badCreations: [(body: String, status: Int, message: String)] = [
     (#"{"title": ""}"#, 422, "The title must not be empty."),
     (#"{"title": "   \n "}"#, 422, "The title must not be empty."),
-    (#"{"title": "\#(String(repeating: "x", count: 201))"}"#, 422, "The title has 201 characters; at most 200 are allowed."),
+    (
+      #"{"title": "\#(String(repeating: "x", count: 201))"}"#, 422,
+      "The title has 201 characters; at most 200 are allowed."
+    ),
     (#"{"title": "unterminated"#, 400, #"The body must be JSON like {"title": "Buy milk"}."#),
     ("not json at all", 400, #"The body must be JSON like {"title": "Buy milk"}."#),
     ("", 400, #"The body must be JSON like {"title": "Buy milk"}."#),

@@ -55,7 +55,8 @@ struct HTMLRoutesTests {
   @Test("An item added in one style's form shows in every style", arguments: styleIDs)
   func addSharesStorage(id: String) async throws {
     try await withApp { client in
-      let reply = try await client.send(.post, "/styles/\(id)/todos", form: "title=Added+via+\(id)&return=%2F%3Ftab%3D\(id)")
+      let reply = try await client.send(
+        .post, "/styles/\(id)/todos", form: "title=Added+via+\(id)&return=%2F%3Ftab%3D\(id)")
       #expect(reply.status == .seeOther)
       #expect(reply.headers[.location] == "/?tab=\(id)")
       for other in Self.styleIDs {
@@ -80,10 +81,13 @@ struct HTMLRoutesTests {
     }
   }
 
-  @Test("A refused title shows the page again with the reason and stores nothing", arguments: ["", "+++", String(repeating: "a", count: 201)])
+  @Test(
+    "A refused title shows the page again with the reason and stores nothing",
+    arguments: ["", "+++", String(repeating: "a", count: 201)])
   func refusedTitle(title: String) async throws {
     try await withApp { client in
-      let reply = try await client.send(.post, "/styles/knapsack/todos", form: "title=\(title)&return=%2F%3Ftab%3Dknapsack")
+      let reply = try await client.send(
+        .post, "/styles/knapsack/todos", form: "title=\(title)&return=%2F%3Ftab%3Dknapsack")
       #expect(reply.status == .unprocessableContent)
       #expect(reply.text.contains(#"<p class="error" role="alert">"#))
       #expect(reply.text.contains(#"id="tab-knapsack" href="/?tab=knapsack" aria-current="page""#))
@@ -113,7 +117,9 @@ struct HTMLRoutesTests {
     }
   }
 
-  @Test("A return path outside the app goes to the style's page instead", arguments: ["https%3A%2F%2Fevil.example%2F", "%2F%2Fevil.example", "%2Fgraph%3Fx"])
+  @Test(
+    "A return path outside the app goes to the style's page instead",
+    arguments: ["https%3A%2F%2Fevil.example%2F", "%2F%2Fevil.example", "%2Fgraph%3Fx"])
   func unsafeReturnPath(path: String) async throws {
     try await withApp { client in
       let reply = try await client.send(.post, "/styles/provider/todos", form: "title=x&return=\(path)")
@@ -124,7 +130,8 @@ struct HTMLRoutesTests {
   @Test("User text is escaped on every page", arguments: styleIDs)
   func escaping(id: String) async throws {
     try await withApp { client in
-      _ = try await client.send(.post, "/styles/manual/todos", form: "title=\(formValue(#"<script>alert(1)</script> & "quotes""#))")
+      _ = try await client.send(
+        .post, "/styles/manual/todos", form: "title=\(formValue(#"<script>alert(1)</script> & "quotes""#))")
       let page = try await client.send(.get, "/?tab=\(id)").text
       #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"))
       #expect(!page.contains("<script>"))

@@ -29,7 +29,8 @@ struct Reply: Sendable {
 }
 
 extension TestClientProtocol {
-  func send(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, form: String? = nil) async throws -> Reply {
+  func send(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, form: String? = nil) async throws -> Reply
+  {
     var headers: HTTPFields = [:]
     var body: ByteBuffer?
     if let json {

@@ -57,7 +57,8 @@ struct HTMLRoutes {
           title: "Not found",
           section: .list,
           storageLabel: server.storageLabel,
-          body: #"<section class="panel"><h2>Not found</h2><p>There is no style called “\#(HTML.escape(styleID))”. <a href="/">Back to the lists</a>.</p></section>"#
+          body:
+            #"<section class="panel"><h2>Not found</h2><p>There is no style called “\#(HTML.escape(styleID))”. <a href="/">Back to the lists</a>.</p></section>"#
         )
       )
     }
