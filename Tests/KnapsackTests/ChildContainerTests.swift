@@ -1,3 +1,4 @@
+import Foundation
 import Knapsack
 import Testing
 
@@ -70,6 +71,24 @@ extension Dependencies {
     let fromChild = try child[\.scopeToken]
     #expect(try parent[\.scopeToken] === fromChild)
     #expect(try parent.makeChild()[\.scopeToken] === fromChild)
+  }
+
+  @Test func thousandChildrenResolvingTheirParentsSingletonAtOnceShareOneInstance() async throws {
+    let parent = Container()
+    let counter = Counter()
+    parent.register(\.childShared, scope: .singleton) { () -> Token in
+      counter.increment()
+      usleep(2_000)
+      return Token("parent singleton")
+    }
+    let identities = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
+      for _ in 0..<1_000 {
+        group.addTask { ObjectIdentifier(try parent.makeChild()[\.childShared]) }
+      }
+      return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+    }
+    #expect(counter.count == 1)
+    #expect(identities == [ObjectIdentifier(try parent[\.childShared])])
   }
 
   @Test func childSingletonOverrideIsTheChildsOwn() throws {

@@ -75,7 +75,7 @@ final class RecordingObserver: ResolutionObserver {
 
   @Test func resolverKeptAfterItsFactoryStartsAFreshResolution() throws {
     let container = Container()
-    let kept = Mutex<Resolver?>(nil)
+    let kept = Locked<Resolver?>(nil)
     container.register(\.containerUnique) { r in
       kept.withLock { $0 = r }
       return Token("keeper")

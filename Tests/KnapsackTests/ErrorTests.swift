@@ -38,7 +38,7 @@ private let errorClockLine = 18
     #expect(error.kind == .requiredKeyNotProvided)
     // The key's name and where it was declared.
     #expect(error.dependency.name == "\\.errorClock")
-    #expect(error.dependency.location == SourceLocation(fileID: "KnapsackTests/ErrorTests.swift", line: errorClockLine))
+    #expect(error.dependency.location == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: errorClockLine))
     #expect(error.registeredAt == nil)
     // The path that led there.
     #expect(error.path.map(\.name) == ["\\.errorScreen", "\\.errorRepository", "\\.errorClock"])
@@ -100,7 +100,7 @@ private let errorClockLine = 18
     #expect(error.kind == .factoryFailed)
     #expect(error.dependency.name == "\\.errorRepository")
     #expect(error.underlying == "no connection")
-    #expect(error.registeredAt == SourceLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line))
+    #expect(error.registeredAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line))
     #expect(error.path.map(\.name) == ["\\.errorScreen", "\\.errorRepository"])
     #expect(error.description.contains("the factory for \\.errorRepository (ErrorRepository) threw: no connection"))
     #expect(error.description.contains("registered at KnapsackTests/ErrorTests.swift:\(line)"))
@@ -123,7 +123,7 @@ private let errorClockLine = 18
     parent.register(\.errorClock) { throw PlannedFailure("clock broken") }
     let error = try #require(throws: ResolutionError.self) { try parent.makeChild()[\.errorRepository] }
     #expect(error.kind == .factoryFailed)
-    #expect(error.registeredAt == SourceLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line))
+    #expect(error.registeredAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line))
   }
 
   @Test func errorsAreValuesThatRoundTrip() throws {

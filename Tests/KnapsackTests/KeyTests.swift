@@ -123,7 +123,7 @@ extension Dependencies {
   }
 
   @Test func sourceLocationDescribesItself() {
-    let location = SourceLocation(fileID: "Module/File.swift", line: 12)
+    let location = CodeLocation(fileID: "Module/File.swift", line: 12)
     #expect(location.description == "Module/File.swift:12")
   }
 }

@@ -1,6 +1,5 @@
 import Knapsack
 import KnapsackTesting
-import Synchronization
 import Testing
 
 extension Dependencies {
@@ -12,7 +11,7 @@ extension Dependencies {
 /// Claimed by the first test case that resolves it. A suite trait gives each test case a fresh
 /// scope, so each case must find its own singleton unclaimed.
 final class Claim: Sendable {
-  private let owner = Mutex<Int?>(nil)
+  private let owner = Locked<Int?>(nil)
   /// Claims the value for `claimant`; false if someone else claimed it first.
   func claim(for claimant: Int) -> Bool {
     owner.withLock { owner in

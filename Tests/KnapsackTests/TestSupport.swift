@@ -8,9 +8,27 @@ final class Token: Sendable {
   init(_ label: String = "token") { self.label = label }
 }
 
+/// State guarded by a lock that ThreadSanitizer understands.
+///
+/// Test helpers do not use `Synchronization.Mutex`: on Linux its contended path runs in the
+/// uninstrumented standard library, so `--sanitize=thread` reports false races on the state it
+/// guards (see /work/notes/core-bugs.md). `NSLock` is a pthread mutex, which TSan intercepts.
+final class Locked<State>: @unchecked Sendable {
+  // Safe: `state` is only touched while `lock` is held.
+  private let lock = NSLock()
+  private var state: State
+  init(_ state: State) { self.state = state }
+
+  func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&state)
+  }
+}
+
 /// A test-local set of values, safe to fill from many threads and tasks.
 final class Collected<Element: Sendable>: Sendable {
-  private let items = Mutex<[Element]>([])
+  private let items = Locked<[Element]>([])
   func append(_ element: Element) { items.withLock { $0.append(element) } }
   var all: [Element] { items.withLock { $0 } }
 }

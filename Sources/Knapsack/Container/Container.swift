@@ -162,6 +162,9 @@ public final class Container: Sendable {
     return result + state.withLock { $0.decorators[index] ?? [] }
   }
 
+  /// Whether this is a throw-away copy made by ``validate()``.
+  var isValidationCopy: Bool { overlay?.recorder != nil }
+
   var root: Container {
     var container = self
     while let parent = container.parent { container = parent }

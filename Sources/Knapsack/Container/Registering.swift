@@ -10,23 +10,27 @@ extension Container {
   ///   - scope: The lifetime of the values; nil keeps the key's default scope.
   ///   - validation: Whether ``validate()`` may call this factory (pass ``ValidationPolicy/skip``
   ///     for factories with side effects).
+  ///   - dispose: Closes a shared instance when the container is disposed (see ``dispose()``);
+  ///     values that conform to ``Disposable`` need none.
   public func register<V>(
     _ key: KeyPath<Dependencies, Key<V>>, scope: Scope? = nil, validation: ValidationPolicy = .resolve,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) throws -> V
   ) {
     let index = KeyTable.shared.index(of: key)
     add(
       Registration(
-        index: index, scope: scope ?? defaultScope(index), maker: SyncMaker(factory), location: SourceLocation(fileID, line),
-        isDefault: false, validation: validation))
+        index: index, scope: scope ?? defaultScope(index), maker: SyncMaker(factory), location: CodeLocation(fileID, line),
+        isDefault: false, validation: validation, dispose: Self.eraseDispose(dispose)))
   }
 
   /// Registers a factory that needs no other dependency: `container.register(\.clock) { SystemClock() }`.
   public func register<V>(
     _ key: KeyPath<Dependencies, Key<V>>, scope: Scope? = nil, validation: ValidationPolicy = .resolve,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable () throws -> V
   ) {
-    register(key, scope: scope, validation: validation, fileID: fileID, line: line) { _ in try factory() }
+    register(key, scope: scope, validation: validation, dispose: dispose, fileID: fileID, line: line) { _ in try factory() }
   }
 
   /// Registers an asynchronous factory for an ``AsyncKey``.
@@ -36,13 +40,14 @@ extension Container {
   /// ```
   public func register<V>(
     _ key: KeyPath<Dependencies, AsyncKey<V>>, scope: Scope? = nil, validation: ValidationPolicy = .resolve,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) async throws -> V
   ) {
     let index = KeyTable.shared.index(of: key)
     add(
       Registration(
-        index: index, scope: scope ?? defaultScope(index), maker: AsyncMaker(factory), location: SourceLocation(fileID, line),
-        isDefault: false, validation: validation))
+        index: index, scope: scope ?? defaultScope(index), maker: AsyncMaker(factory), location: CodeLocation(fileID, line),
+        isDefault: false, validation: validation, dispose: Self.eraseDispose(dispose)))
   }
 
   /// Registers the factory of an ``ArgumentKey``.
@@ -53,7 +58,7 @@ extension Container {
     let index = KeyTable.shared.index(of: key)
     add(
       Registration(
-        index: index, scope: .unique, maker: ArgumentMaker(factory), location: SourceLocation(fileID, line), isDefault: false,
+        index: index, scope: .unique, maker: ArgumentMaker(factory), location: CodeLocation(fileID, line), isDefault: false,
         validation: validation))
   }
 
@@ -66,7 +71,7 @@ extension Container {
     let index = KeyTable.shared.index(of: key)
     add(
       Registration(
-        index: index, scope: scope ?? defaultScope(index), maker: MainActorMaker(factory), location: SourceLocation(fileID, line),
+        index: index, scope: scope ?? defaultScope(index), maker: MainActorMaker(factory), location: CodeLocation(fileID, line),
         isDefault: false, validation: validation))
   }
 
@@ -79,21 +84,25 @@ extension Container {
   /// ```
   public func register<T: Sendable>(
     _ type: T.Type, name: String? = nil, scope: Scope = .unique, validation: ValidationPolicy = .resolve,
+    dispose: (@Sendable (T) async throws -> Void)? = nil,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) throws -> T
   ) {
     let index = KeyTable.shared.index(of: type, name: name)
     add(
       Registration(
-        index: index, scope: scope, maker: SyncMaker(factory), location: SourceLocation(fileID, line), isDefault: false,
-        validation: validation))
+        index: index, scope: scope, maker: SyncMaker(factory), location: CodeLocation(fileID, line), isDefault: false,
+        validation: validation, dispose: Self.eraseDispose(dispose)))
   }
 
   /// Registers a factory for a type that needs no other dependency.
   public func register<T: Sendable>(
     _ type: T.Type, name: String? = nil, scope: Scope = .unique, validation: ValidationPolicy = .resolve,
+    dispose: (@Sendable (T) async throws -> Void)? = nil,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable () throws -> T
   ) {
-    register(type, name: name, scope: scope, validation: validation, fileID: fileID, line: line) { _ in try factory() }
+    register(type, name: name, scope: scope, validation: validation, dispose: dispose, fileID: fileID, line: line) { _ in
+      try factory()
+    }
   }
 
   /// Whether a factory for the key is registered in this container or one of its ancestors
@@ -105,6 +114,15 @@ extension Container {
   /// Whether a factory for the type (and name) is registered here or in an ancestor.
   public func isRegistered<T: Sendable>(_ type: T.Type, name: String? = nil) -> Bool {
     effectiveRegistration(KeyTable.shared.index(of: type, name: name)) != nil
+  }
+
+  private static func eraseDispose<V: Sendable>(
+    _ dispose: (@Sendable (V) async throws -> Void)?
+  ) -> (@Sendable (any Sendable) async throws -> Void)? {
+    guard let dispose else { return nil }
+    return { value in
+      if let typed = value as? V { try await dispose(typed) }
+    }
   }
 
   private func defaultScope(_ index: Int) -> Scope {

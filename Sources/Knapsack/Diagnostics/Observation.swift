@@ -31,7 +31,7 @@ public struct ResolutionEvent: Sendable, Hashable {
   /// The scope of the registration that served it.
   public let scope: Scope
   /// Where that registration was made, or nil for a key's default.
-  public let registeredAt: SourceLocation?
+  public let registeredAt: CodeLocation?
   /// 0 for a top-level resolution, 1 for its direct dependencies, and so on.
   public let depth: Int
   /// How long the resolution took, its dependencies included.
@@ -41,7 +41,7 @@ public struct ResolutionEvent: Sendable, Hashable {
 
   /// Creates an event.
   public init(
-    dependency: DependencyReference, requestedBy: DependencyReference?, scope: Scope, registeredAt: SourceLocation?,
+    dependency: DependencyReference, requestedBy: DependencyReference?, scope: Scope, registeredAt: CodeLocation?,
     depth: Int, duration: Duration, outcome: Outcome
   ) {
     self.dependency = dependency

@@ -5,10 +5,10 @@ public struct DependencyReference: Sendable, Hashable, Codable, CustomStringConv
   /// The type of the value, such as `any LocalStorage`.
   public let typeName: String
   /// Where the key was declared, if known.
-  public let location: SourceLocation?
+  public let location: CodeLocation?
 
   /// Creates a reference.
-  public init(name: String, typeName: String, location: SourceLocation?) {
+  public init(name: String, typeName: String, location: CodeLocation?) {
     self.name = name
     self.typeName = typeName
     self.location = location
@@ -51,7 +51,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// The dependency that could not be resolved.
   public let dependency: DependencyReference
   /// Where the failing registration was made, if it was registered.
-  public let registeredAt: SourceLocation?
+  public let registeredAt: CodeLocation?
   /// The resolution path from the top-level request to ``dependency`` (both included).
   public let path: [DependencyReference]
   /// A description of the error a factory threw, for ``Kind/factoryFailed``.
@@ -59,7 +59,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
 
   /// Creates an error; the engine makes these, tests may compare against them.
   public init(
-    kind: Kind, dependency: DependencyReference, registeredAt: SourceLocation? = nil,
+    kind: Kind, dependency: DependencyReference, registeredAt: CodeLocation? = nil,
     path: [DependencyReference], underlying: String? = nil
   ) {
     self.kind = kind

@@ -9,7 +9,7 @@ struct Descriptor: Sendable {
   /// `\.storage` for keys, `LocalStorage` or `LocalStorage (name: "secure")` for types.
   let displayName: String
   let typeName: String
-  let declaration: SourceLocation?
+  let declaration: CodeLocation?
   /// The key's default, or nil for required keys and types.
   let defaultRegistration: Registration?
 

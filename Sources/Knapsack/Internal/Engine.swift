@@ -158,6 +158,7 @@ extension Container {
   /// Runs the factory (and decorators) of `binding` in `frame`.
   func create<Value: Sendable>(_ binding: Binding, _ frame: Frame) throws -> Value {
     if let parent = frame.parent, parent.contains(binding.index) { throw failure(.cycle, binding.index, frame) }
+    if isValidationCopy, binding.registration.validation == .skip { throw ValidationSkipped(index: binding.index) }
     guard binding.registration.makes(Value.self, .sync) else {
       throw mismatch(binding, frame, expected: "a synchronous factory of \(Value.self)")
     }
@@ -169,6 +170,8 @@ extension Container {
       return binding.decorators.isEmpty ? value : try decorate(value, binding, resolver)
     } catch let error as ResolutionError {
       throw error
+    } catch let skipped as ValidationSkipped {
+      throw skipped
     } catch {
       throw failure(.factoryFailed, binding.index, frame, underlying: error)
     }
@@ -194,6 +197,7 @@ extension Container {
     if let binding = slot.binding {
       if slot.observer == nil, let value = binding.loadSingleton(Value.self) { return value }
       guard let observer = slot.observer else { return try await container.instanceAsync(of: binding, frame) }
+      observer.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
       let start = ContinuousClock.now
       let reused = container.hasInstance(binding, frame)
       let value: Value = try await container.instanceAsync(of: binding, frame)
@@ -285,6 +289,7 @@ extension Container {
 
   private func createAsync<Value: Sendable>(_ binding: Binding, _ frame: Frame) async throws -> Value {
     if let parent = frame.parent, parent.contains(binding.index) { throw failure(.cycle, binding.index, frame) }
+    if isValidationCopy, binding.registration.validation == .skip { throw ValidationSkipped(index: binding.index) }
     guard binding.registration.makes(Value.self, .async) else { return try create(binding, frame) }
     let maker = unsafeDowncast(binding.registration.maker, to: AsyncMaker<Value>.self)
     defer { frame.finish() }
@@ -293,6 +298,8 @@ extension Container {
       return try decorate(try await maker.make(resolver), binding, resolver)
     } catch let error as ResolutionError {
       throw error
+    } catch let skipped as ValidationSkipped {
+      throw skipped
     } catch {
       throw failure(.factoryFailed, binding.index, frame, underlying: error)
     }
@@ -306,6 +313,7 @@ extension Container {
     let slot = container.withSlot(index) { $0 }
     if let delegate = slot.delegate { return try delegate.resolveOnMainActor(index, frame) }
     guard let binding = slot.binding else { throw container.failure(slot.failure ?? .notRegistered, index, frame) }
+    slot.observer?.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
     let start = ContinuousClock.now
     let reused = binding.loadSingleton(Value.self) != nil
     let value: Value = try container.mainActorInstance(of: binding, frame)
@@ -341,6 +349,8 @@ extension Container {
       return try decorate(try maker.make(resolver), binding, resolver)
     } catch let error as ResolutionError {
       throw error
+    } catch let skipped as ValidationSkipped {
+      throw skipped
     } catch {
       throw failure(.factoryFailed, binding.index, frame, underlying: error)
     }
@@ -353,6 +363,7 @@ extension Container {
     let slot = container.withSlot(index) { $0 }
     if let delegate = slot.delegate { return try delegate.resolveValue(index, argument: argument, frame) }
     guard let binding = slot.binding else { throw container.failure(slot.failure ?? .notRegistered, index, frame) }
+    slot.observer?.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
     let start = ContinuousClock.now
     let frame = Frame(index: index, parent: frame)
     if let parent = frame.parent, parent.contains(index) { throw container.failure(.cycle, index, frame) }
@@ -367,6 +378,8 @@ extension Container {
       value = try container.decorate(try maker.make(resolver, argument), binding, resolver)
     } catch let error as ResolutionError {
       throw error
+    } catch let skipped as ValidationSkipped {
+      throw skipped
     } catch {
       throw container.failure(.factoryFailed, index, frame, underlying: error)
     }

@@ -35,6 +35,9 @@ final class KeyTable: Sendable {
   /// The number of descriptors so far.
   var count: Int { state.withLock { $0.descriptors.count } }
 
+  /// Every descriptor so far.
+  var descriptors: [Descriptor] { state.withLock { $0.descriptors } }
+
   func descriptor(_ index: Int) -> Descriptor {
     state.withLock { $0.descriptors[index] }
   }

@@ -16,6 +16,8 @@ protocol Maker: AnyObject, Sendable {
 final class SyncMaker<Value: Sendable>: Maker {
   let make: @Sendable (Resolver) throws -> Value
   init(_ make: @escaping @Sendable (Resolver) throws -> Value) { self.make = make }
+  /// Makes a value without the caller knowing its type; used by validation.
+  func makeAny(_ resolver: Resolver) throws -> any Sendable { try make(resolver) }
   var kind: MakerKind { .sync }
   var valueType: ObjectIdentifier { ObjectIdentifier(Value.self) }
 }
@@ -44,8 +46,8 @@ final class MainActorMaker<Value: Sendable>: Maker {
 /// A decorator: wraps what a dependency resolves to.
 final class Decoration: Sendable {
   let apply: @Sendable (Resolver, any Sendable) throws -> any Sendable
-  let location: SourceLocation
-  init(location: SourceLocation, apply: @escaping @Sendable (Resolver, any Sendable) throws -> any Sendable) {
+  let location: CodeLocation
+  init(location: CodeLocation, apply: @escaping @Sendable (Resolver, any Sendable) throws -> any Sendable) {
     self.apply = apply
     self.location = location
   }
@@ -58,13 +60,13 @@ final class Registration: Sendable {
   let maker: any Maker
   let kind: MakerKind
   let valueType: ObjectIdentifier
-  let location: SourceLocation?
+  let location: CodeLocation?
   let isDefault: Bool
   let validation: ValidationPolicy
   let dispose: (@Sendable (any Sendable) async throws -> Void)?
 
   init(
-    index: Int, scope: Scope, maker: any Maker, location: SourceLocation?, isDefault: Bool,
+    index: Int, scope: Scope, maker: any Maker, location: CodeLocation?, isDefault: Bool,
     validation: ValidationPolicy = .resolve, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
   ) {
     self.index = index

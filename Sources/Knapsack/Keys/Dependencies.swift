@@ -222,12 +222,12 @@ public struct MainActorKey<Value: Sendable>: Sendable {
 /// Where and how a key was declared.
 struct Declaration: Sendable {
   let name: String?
-  let location: SourceLocation?
+  let location: CodeLocation?
 
   init(_ name: StaticString?, _ fileID: StaticString?, _ line: UInt?) {
     self.name = name.map { "\($0)" }
     if let fileID, let line {
-      location = SourceLocation(fileID, line)
+      location = CodeLocation(fileID, line)
     } else {
       location = nil
     }

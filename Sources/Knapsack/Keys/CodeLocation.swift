@@ -1,5 +1,5 @@
 /// A place in source code: where a key was declared or a registration was made.
-public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct CodeLocation: Sendable, Hashable, Codable, CustomStringConvertible {
   /// The file, as `#fileID` gives it (`Module/File.swift`).
   public let fileID: String
   /// The line in that file.

@@ -1,0 +1,327 @@
+import Synchronization
+
+/// The result of ``Container/validate(including:)``: every problem found in a dry run of the
+/// container's graph.
+///
+/// It prints well, and it is `Equatable` and `Codable`, so a test can assert on it:
+///
+/// ```swift
+/// @Test func appGraphIsValid() {
+///   let report = AppContainer.make().validate()
+///   #expect(report.isValid, "\(report)")
+/// }
+/// ```
+public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvertible {
+  /// One problem: what is wrong, with which dependency, registered where, reached how.
+  public struct Problem: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The kinds of problem validation finds.
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+      /// A key declared `.required()` that nobody registered.
+      case missingRequiredKey
+      /// A type (and name) a factory asks for that nobody registered.
+      case missingRegistration
+      /// A dependency that depends on itself.
+      case cycle
+      /// A longer-lived instance (such as a singleton) that holds a shorter-lived one (unique,
+      /// graph, weak, or one that only a child scope provides).
+      case captiveDependency
+      /// A factory that threw.
+      case factoryFailed
+      /// A factory of the wrong kind or type for the way it is resolved.
+      case factoryMismatch
+      /// The container was disposed.
+      case containerDisposed
+    }
+
+    /// What is wrong.
+    public let kind: Kind
+    /// The dependency the problem is about (for a captive dependency, the one that holds it).
+    public let dependency: DependencyReference
+    /// Where that dependency was registered, if it was.
+    public let registeredAt: CodeLocation?
+    /// The resolution path from a registration to the problem.
+    public let path: [DependencyReference]
+    /// A one-line explanation.
+    public let message: String
+
+    /// Creates a problem.
+    public init(
+      kind: Kind, dependency: DependencyReference, registeredAt: CodeLocation?, path: [DependencyReference],
+      message: String
+    ) {
+      self.kind = kind
+      self.dependency = dependency
+      self.registeredAt = registeredAt
+      self.path = path
+      self.message = message
+    }
+
+    /// The message, where the dependency was declared and registered, and the path.
+    public var description: String {
+      var lines = ["✗ \(kind.rawValue): \(message)"]
+      if let location = dependency.location { lines.append("    declared at \(location)") }
+      if let registeredAt { lines.append("    registered at \(registeredAt)") }
+      if path.count > 1 { lines.append("    path: \(path.map(\.name).joined(separator: " → "))") }
+      return lines.joined(separator: "\n")
+    }
+  }
+
+  /// Every problem, sorted by kind and then by dependency.
+  public let problems: [Problem]
+  /// How many dependencies the dry run resolved or looked at.
+  public let checkedCount: Int
+  /// Registrations the dry run did not call: marked ``ValidationPolicy/skip``, asynchronous,
+  /// main-actor or argument factories (their presence is checked, their dependencies are not).
+  public let skipped: [DependencyReference]
+
+  /// Creates a report.
+  public init(problems: [Problem], checkedCount: Int, skipped: [DependencyReference]) {
+    self.problems = problems
+    self.checkedCount = checkedCount
+    self.skipped = skipped
+  }
+
+  /// Whether the dry run found no problem.
+  public var isValid: Bool { problems.isEmpty }
+
+  /// The problems of one kind.
+  public func problems(_ kind: Problem.Kind) -> [Problem] { problems.filter { $0.kind == kind } }
+
+  /// A summary line, then each problem.
+  public var description: String {
+    let summary =
+      isValid
+      ? "Knapsack validation: no problems in \(checkedCount) dependencies."
+      : "Knapsack validation: \(problems.count) problem(s) in \(checkedCount) dependencies."
+    var lines = [summary] + problems.map { "  " + $0.description.replacingOccurrences("\n", with: "\n  ") }
+    if !skipped.isEmpty { lines.append("  not run: \(skipped.map(\.name).joined(separator: ", "))") }
+    return lines.joined(separator: "\n")
+  }
+}
+
+extension String {
+  func replacingOccurrences(_ target: String, with replacement: String) -> String {
+    split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+  }
+}
+
+/// Thrown inside a validation copy instead of calling a factory marked ``ValidationPolicy/skip``.
+struct ValidationSkipped: Error {
+  let index: Int
+}
+
+/// Records what a dry run resolved.
+final class ValidationRecorder: ResolutionObserver {
+  private let events = Mutex<[ResolutionEvent]>([])
+  func didResolve(_ event: ResolutionEvent) { events.withLock { $0.append(event) } }
+  var recorded: [ResolutionEvent] { events.withLock { $0 } }
+}
+
+extension Container {
+  /// Resolves every registration visible from this container, and every key in `keys`, in a
+  /// throw-away copy of the container, and reports every problem found.
+  ///
+  /// The copy keeps no instance and runs no factory marked ``ValidationPolicy/skip``. Each
+  /// registration is resolved as its own root, so a problem in one does not hide the others;
+  /// within one factory, resolution stops at its first failing dependency.
+  ///
+  /// - Parameter keys: Keys to check besides the registrations, such as the keys your app
+  ///   resolves at the top level (their defaults and dependencies are checked too).
+  public func validate(including keys: [PartialKeyPath<Dependencies>] = []) -> ValidationReport {
+    dryRun(including: keys).report
+  }
+
+  /// The dependency graph seen by a dry run (see ``validate(including:)``): every dependency
+  /// resolved, with its scope and registration site, and who resolves whom.
+  public func graph(including keys: [PartialKeyPath<Dependencies>] = []) -> DependencyGraph {
+    dryRun(including: keys).graph
+  }
+
+  private func validationCopy(_ recorder: ValidationRecorder) -> Container {
+    Container(overlayOf: self, parent: parent?.validationCopy(recorder), overrides: [], scope: nil, recorder: recorder)
+  }
+
+  /// Every dependency registered here or in an ancestor.
+  private var registeredIndices: Set<Int> {
+    var indices = Set(state.withLock { $0.registrations.keys })
+    if let parent { indices.formUnion(parent.registeredIndices) }
+    return indices
+  }
+
+  func dryRun(including keys: [PartialKeyPath<Dependencies>]) -> (report: ValidationReport, graph: DependencyGraph) {
+    let table = KeyTable.shared
+    let recorder = ValidationRecorder()
+    let copy = validationCopy(recorder)
+    var roots = registeredIndices
+    for key in keys { if let index = table.index(ofDeclared: key) { roots.insert(index) } }
+
+    var problems: [ValidationReport.Problem] = []
+    var skipped: [DependencyReference] = []
+    for index in roots.sorted(by: { table.descriptor($0).displayName < table.descriptor($1).displayName }) {
+      let descriptor = table.descriptor(index)
+      guard let registration = copy.effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration else {
+        problems.append(problem(from: copy.failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)))
+        continue
+      }
+      guard registration.validation == .resolve, registration.kind == .sync else {
+        skipped.append(descriptor.reference)
+        continue
+      }
+      do {
+        try copy.resolveRootForValidation(index)
+      } catch let error as ResolutionError {
+        problems.append(problem(from: error))
+      } catch let skip as ValidationSkipped {
+        skipped.append(table.descriptor(skip.index).reference)
+      } catch {
+        problems.append(problem(from: copy.failure(.factoryFailed, index, nil, underlying: error)))
+      }
+    }
+    let events = recorder.recorded
+    problems += captiveDependencies(in: events)
+    let unique = Array(Set(problems)).sorted {
+      ($0.kind.order, $0.dependency.name, $0.path.map(\.name).joined(separator: " "))
+        < ($1.kind.order, $1.dependency.name, $1.path.map(\.name).joined(separator: " "))
+    }
+    let checked = Set(events.map(\.dependency.name)).union(roots.map { table.descriptor($0).displayName }).count
+    let report = ValidationReport(
+      problems: unique, checkedCount: checked, skipped: Array(Set(skipped)).sorted { $0.name < $1.name })
+    let pathIndices = unique.flatMap(\.path).compactMap { table.index(named: $0) }
+    let nodes = roots.union(pathIndices).map { index in
+      (table.descriptor(index).reference, copy.effectiveRegistration(index)?.0 ?? table.descriptor(index).defaultRegistration)
+    }
+    return (report, DependencyGraph(events: events, report: report, roots: nodes))
+  }
+
+  /// Resolves `index` without knowing its type: the factory runs, nothing is stored.
+  private func resolveRootForValidation(_ index: Int) throws {
+    let slot = plan(index)
+    if let delegate = slot.delegate { return try delegate.resolveRootForValidation(index) }
+    guard let binding = slot.binding else { throw failure(slot.failure ?? .notRegistered, index, nil) }
+    guard binding.registration.kind == .sync, let maker = binding.registration.maker as? any AnySyncMaker else { return }
+    let frame = Frame(index: index, parent: nil)
+    defer { frame.finish() }
+    let resolver = Resolver(container: self, frame: frame)
+    let start = ContinuousClock.now
+    do {
+      var value = try maker.makeAny(resolver)
+      for decoration in binding.decorators { value = try decoration.apply(resolver, value) }
+    } catch let error as ResolutionError {
+      throw error
+    } catch let skip as ValidationSkipped {
+      throw skip
+    } catch {
+      throw failure(.factoryFailed, index, frame, underlying: error)
+    }
+    if let observer = slot.observer { report(binding, observer, nil, start: start, reused: false) }
+  }
+
+  private func problem(from error: ResolutionError) -> ValidationReport.Problem {
+    let kind: ValidationReport.Problem.Kind
+    var message: String
+    switch error.kind {
+    case .requiredKeyNotProvided:
+      kind = .missingRequiredKey
+      message = "required key \(error.dependency.name) (\(error.dependency.typeName)) is never provided"
+    case .notRegistered:
+      kind = .missingRegistration
+      message = "nothing is registered for \(error.dependency.name)"
+    case .cycle:
+      kind = .cycle
+      message = "\(error.dependency.name) depends on itself: \(error.pathDescription)"
+    case .factoryFailed:
+      kind = .factoryFailed
+      message = "the factory of \(error.dependency.name) threw: \(error.underlying ?? "an error")"
+    case .factoryMismatch:
+      kind = .factoryMismatch
+      message = "the factory of \(error.dependency.name) cannot be used: \(error.underlying ?? "mismatch")"
+    case .containerDisposed:
+      kind = .containerDisposed
+      message = "the container was disposed"
+    }
+    // A dependency this container provides, missing where it was resolved: an ancestor's shared
+    // instance asked for something only this (child) scope has.
+    if error.kind == .requiredKeyNotProvided || error.kind == .notRegistered, error.path.count > 1,
+      let index = KeyTable.shared.index(named: error.dependency), effectiveRegistration(index) != nil
+    {
+      let holder = error.path[error.path.count - 2]
+      return ValidationReport.Problem(
+        kind: .captiveDependency, dependency: holder, registeredAt: registrationSite(of: holder), path: error.path,
+        message: "\(holder.name), shared by a parent container, depends on \(error.dependency.name), which only this child scope provides")
+    }
+    return ValidationReport.Problem(
+      kind: kind, dependency: error.dependency, registeredAt: error.registeredAt, path: error.path, message: message)
+  }
+
+  private func registrationSite(of dependency: DependencyReference) -> CodeLocation? {
+    guard let index = KeyTable.shared.index(named: dependency) else { return nil }
+    return effectiveRegistration(index)?.0.location
+  }
+
+  private func captiveDependencies(in events: [ResolutionEvent]) -> [ValidationReport.Problem] {
+    var scopes: [String: (Scope, CodeLocation?, DependencyReference)] = [:]
+    for event in events where scopes[event.dependency.name] == nil {
+      scopes[event.dependency.name] = (event.scope, event.registeredAt, event.dependency)
+    }
+    var problems: [ValidationReport.Problem] = []
+    for event in events {
+      guard let requester = event.requestedBy, let (holderScope, holderSite, holder) = scopes[requester.name] else { continue }
+      guard holderScope.isContainerOwned, holderScope.kind > event.scope.kind else { continue }
+      problems.append(
+        ValidationReport.Problem(
+          kind: .captiveDependency, dependency: holder, registeredAt: holderSite, path: [holder, event.dependency],
+          message: "\(holder.name) (\(holderScope)) holds \(event.dependency.name) (\(event.scope)), which should not outlive one \(event.scope == .weak ? "holder" : "use")"))
+    }
+    return problems
+  }
+}
+
+extension ValidationReport.Problem.Kind {
+  var order: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+}
+
+/// A sync maker whose value type is not known to the caller.
+protocol AnySyncMaker {
+  func makeAny(_ resolver: Resolver) throws -> any Sendable
+}
+extension SyncMaker: AnySyncMaker {}
+
+/// Keys that can describe themselves without their value type being known.
+protocol DeclaredKey {
+  func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor
+}
+
+extension Key: DeclaredKey {
+  func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor {
+    Descriptor(
+      index: index, kind: .key, displayName: KeyTable.name(keyPath, declaration), typeName: KeyTable.typeName(Value.self),
+      declaration: declaration.location,
+      defaultRegistration: maker.map {
+        Registration(index: index, scope: defaultScope, maker: $0, location: declaration.location, isDefault: true)
+      })
+  }
+}
+
+extension AsyncKey: DeclaredKey {
+  func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor {
+    Descriptor(
+      index: index, kind: .asyncKey, displayName: KeyTable.name(keyPath, declaration), typeName: KeyTable.typeName(Value.self),
+      declaration: declaration.location,
+      defaultRegistration: maker.map {
+        Registration(index: index, scope: defaultScope, maker: $0, location: declaration.location, isDefault: true)
+      })
+  }
+}
+
+extension KeyTable {
+  /// The index of the dependency a reference names (a linear search: diagnostics only).
+  func index(named reference: DependencyReference) -> Int? {
+    descriptors.first { $0.displayName == reference.name && $0.typeName == reference.typeName }?.index
+  }
+
+  /// The index of a key given as a partial key path, if it is a Knapsack key.
+  func index(ofDeclared keyPath: PartialKeyPath<Dependencies>) -> Int? {
+    guard let declared = Dependencies()[keyPath: keyPath] as? any DeclaredKey else { return nil }
+    return index(of: keyPath as AnyKeyPath) { declared.descriptor(index: $0, keyPath: keyPath) }
+  }
+}

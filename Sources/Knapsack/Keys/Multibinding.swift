@@ -1,0 +1,95 @@
+/// A collection key: several modules contribute elements, and resolving it returns all of them.
+///
+/// Use it for plug-ins, analytics sinks, middleware: the module that consumes them declares the
+/// key, and any module contributes with ``Container/contribute(to:scope:fileID:line:_:)``.
+///
+/// ```swift
+/// extension Dependencies {
+///   var analyticsSinks: Multibinding<any AnalyticsSink> { Multibinding() }
+/// }
+/// container.contribute(to: \.analyticsSinks, scope: .singleton) { _ in ConsoleSink() }
+/// let sinks = try container.resolve(\.analyticsSinks)   // [any AnalyticsSink]
+/// ```
+///
+/// The order is stable: a parent container's contributions before a child's, and within one
+/// container the order in which they were contributed (so, for assemblies, the order of the
+/// assemblies). Each contribution has its own scope. Inside an override scope, contributions
+/// registered on the override container are appended after the overridden container's.
+public struct Multibinding<Element: Sendable>: Sendable {
+  let declaration: Declaration
+
+  /// Declares the key.
+  public init(_ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line) {
+    declaration = Declaration(name, fileID, line)
+  }
+}
+
+extension Container {
+  /// Adds an element to a ``Multibinding``; its factory runs with `scope` (unique by default).
+  public func contribute<E>(
+    to key: KeyPath<Dependencies, Multibinding<E>>, scope: Scope = .unique, validation: ValidationPolicy = .resolve,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) throws -> E
+  ) {
+    let keyIndex = KeyTable.shared.index(of: key)
+    let keyName = KeyTable.shared.descriptor(keyIndex).displayName
+    let location = CodeLocation(fileID, line)
+    let index = KeyTable.shared.anonymousIndex { index in
+      Descriptor(
+        index: index, kind: .multibinding, displayName: "\(keyName) contribution (\(location))",
+        typeName: KeyTable.typeName(E.self), declaration: location, defaultRegistration: nil)
+    }
+    let registration = Registration(
+      index: index, scope: scope, maker: SyncMaker(factory), location: location, isDefault: false, validation: validation)
+    state.withLock {
+      $0.registrations[index] = registration
+      $0.contributions[keyIndex, default: []].append(registration)
+    }
+    invalidatePlans()
+  }
+
+  /// The contributions to `keyIndex` visible here, in their documented order.
+  func contributions(to keyIndex: Int) -> [Int] {
+    var result: [Int] = []
+    if let overlay {
+      result = overlay.base.contributions(to: keyIndex)
+      for overrides in overlay.overrides.reversed() {
+        result += overrides.state.withLock { $0.contributions[keyIndex] ?? [] }.map(\.index)
+      }
+      return result
+    }
+    if let parent { result = parent.contributions(to: keyIndex) }
+    return result + state.withLock { $0.contributions[keyIndex] ?? [] }.map(\.index)
+  }
+
+  func resolveElements<E: Sendable>(_ keyIndex: Int, _ frame: Frame?) throws -> [E] {
+    let container = servingContainer(frame)
+    let contributions = container.contributions(to: keyIndex)
+    let frame = Frame(index: keyIndex, parent: frame)
+    defer { frame.finish() }
+    return try contributions.map { try container.resolveValue($0, frame) }
+  }
+}
+
+extension Resolving {
+  /// Resolves every element contributed to a ``Multibinding``, in their stable order.
+  public func resolve<E>(_ key: KeyPath<Dependencies, Multibinding<E>>) throws -> [E] {
+    let context = resolutionContext
+    return try context.container.resolveElements(KeyTable.shared.index(of: key), context.liveFrame)
+  }
+
+  /// Resolves every element contributed to a ``Multibinding``: `try container[\.plugins]`.
+  public subscript<E>(_ key: KeyPath<Dependencies, Multibinding<E>>) -> [E] {
+    get throws { try resolve(key) }
+  }
+}
+
+extension KeyTable {
+  func index<E>(of key: KeyPath<Dependencies, Multibinding<E>>) -> Int {
+    index(of: key as AnyKeyPath) { index in
+      let value = Dependencies()[keyPath: key]
+      return Descriptor(
+        index: index, kind: .multibinding, displayName: Self.name(key, value.declaration),
+        typeName: "[\(Self.typeName(E.self))]", declaration: value.declaration.location, defaultRegistration: nil)
+    }
+  }
+}
