@@ -69,8 +69,10 @@ let package = Package(
       dependencies: [
         "TodoShowcaseApp",
         "ShowcaseTestSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
-      ]),
+      ]
+    ),
     .testTarget(
       name: "ManualDIToDoListTests",
       dependencies: [

@@ -12,10 +12,12 @@ import queue
 import re
 import subprocess
 import threading
+import urllib.request
 
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
@@ -85,7 +87,8 @@ def server(tmp_path):
 
 
 def wait(driver):
-    return WebDriverWait(driver, 15)
+    # A form post reloads the page, so an element found a moment ago can go stale: look again.
+    return WebDriverWait(driver, 15, ignored_exceptions=[StaleElementReferenceException])
 
 
 def add_item(driver, style, title):
@@ -112,6 +115,7 @@ def xpath_literal(text):
 
 
 def test_item_added_in_manual_tab_shows_in_swinject_tab(browser, server):
+    assert any(line.startswith("Data directory: ") and line.rstrip().endswith("(created)") for line in server.output)
     browser.get(server.url + "/")
     open_tab(browser, "manual")
     add_item(browser, "manual", "Buy oat milk")
@@ -163,3 +167,32 @@ def test_empty_title_shows_an_error(browser, server):
     error = wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-manual .error")))
     assert error.text == "The title must not be empty."
     assert titles(browser, "manual") == []
+
+
+def test_command_line_shares_the_servers_storage(tmp_path):
+    data_dir = tmp_path / "cli"
+
+    def run(*arguments):
+        result = subprocess.run([str(BINARY), *arguments, "--data-dir", str(data_dir)], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stdout + result.stderr
+        return result.stdout
+
+    run("add", "From the command line")
+    assert data_dir.is_dir()
+    added = run("add", "Second")
+    short_id = re.search(r"Added ([0-9A-F]{8})", added).group(1)
+    run("done", short_id)
+    listing = run("list")
+    assert "[ ] " in listing and "From the command line" in listing
+    assert f"[x] {short_id}  Second" in listing
+
+    server = Server(data_dir)
+    try:
+        with urllib.request.urlopen(server.url + "/api/todos", timeout=10) as response:
+            body = response.read().decode()
+        assert "From the command line" in body and "Second" in body
+    finally:
+        server.stop()
+
+    run("remove", short_id)
+    assert "Second" not in run("list")

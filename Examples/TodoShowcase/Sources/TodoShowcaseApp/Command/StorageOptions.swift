@@ -20,7 +20,10 @@ struct StorageOptions: ParsableArguments {
     name: .customLong("data-dir"),
     help: ArgumentHelp(
       "The folder for the store's files; created if missing.",
-      discussion: "Defaults to $\(dataDirectoryVariable), or ./.todo-data.",
+      discussion: """
+        Defaults to $\(dataDirectoryVariable), else $XDG_DATA_HOME/todo-showcase, \
+        else ~/.local/share/todo-showcase.
+        """,
       valueName: "path"
     )
   )
@@ -28,10 +31,23 @@ struct StorageOptions: ParsableArguments {
 
   /// The data directory as an absolute URL.
   var dataDirectoryURL: URL {
-    let path =
-      dataDirectory ?? ProcessInfo.processInfo.environment[Self.dataDirectoryVariable] ?? ".todo-data"
+    Self.resolveDataDirectory(dataDirectory, environment: ProcessInfo.processInfo.environment)
+  }
+
+  /// `--data-dir` if given, else the environment's choice, else the user's data folder.
+  static func resolveDataDirectory(_ option: String?, environment: [String: String]) -> URL {
     let base = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
-    return URL(fileURLWithPath: path, isDirectory: true, relativeTo: base).standardizedFileURL
+    if let path = option ?? environment[dataDirectoryVariable], !path.isEmpty {
+      return URL(fileURLWithPath: path, isDirectory: true, relativeTo: base).standardizedFileURL
+    }
+    if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+      return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("todo-showcase", isDirectory: true)
+    }
+    if let home = environment["HOME"], !home.isEmpty {
+      return URL(fileURLWithPath: home, isDirectory: true)
+        .appendingPathComponent(".local/share/todo-showcase", isDirectory: true)
+    }
+    return base.appendingPathComponent(".todo-data", isDirectory: true)
   }
 
   /// Opens the store, creating the data directory first if needed.

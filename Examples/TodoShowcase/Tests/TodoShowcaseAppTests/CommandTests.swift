@@ -1,0 +1,84 @@
+import ArgumentParser
+import DIShowcase
+import Foundation
+import Testing
+
+@testable import TodoShowcaseApp
+
+@Suite("Command line")
+struct CommandTests {
+  @Test("With no arguments, serve runs on 127.0.0.1:8080 with SQLite")
+  func defaults() throws {
+    let command = try ShowcaseCommand.parseAsRoot([])
+    let serve = try #require(command as? ShowcaseCommand.Serve)
+    #expect(serve.host == "127.0.0.1")
+    #expect(serve.port == 8080)
+    #expect(serve.storageOptions.storage == .sqlite)
+  }
+
+  @Test("serve takes every flag")
+  func serveFlags() throws {
+    let command = try ShowcaseCommand.parseAsRoot([
+      "serve", "--host", "0.0.0.0", "--port", "9000", "--storage", "encrypted", "--data-dir", "/tmp/x",
+    ])
+    let serve = try #require(command as? ShowcaseCommand.Serve)
+    #expect(serve.host == "0.0.0.0")
+    #expect(serve.port == 9000)
+    #expect(serve.storageOptions.storage == .encrypted)
+    #expect(serve.storageOptions.dataDirectoryURL.path == "/tmp/x")
+  }
+
+  @Test("An unknown storage is refused")
+  func unknownStorage() {
+    #expect(throws: (any Error).self) {
+      try ShowcaseCommand.parseAsRoot(["list", "--storage", "postgres"])
+    }
+  }
+
+  @Test("The data directory: flag, then environment, then XDG, then HOME")
+  func dataDirectory() {
+    let resolve = StorageOptions.resolveDataDirectory
+    #expect(resolve("/data", ["TODO_SHOWCASE_DATA_DIR": "/env"]).path == "/data")
+    #expect(resolve(nil, ["TODO_SHOWCASE_DATA_DIR": "/env", "XDG_DATA_HOME": "/xdg"]).path == "/env")
+    #expect(resolve(nil, ["XDG_DATA_HOME": "/xdg", "HOME": "/home/a"]).path == "/xdg/todo-showcase")
+    #expect(resolve(nil, ["HOME": "/home/a"]).path == "/home/a/.local/share/todo-showcase")
+  }
+
+  @Test("add, list, done and remove work on the store serve uses", arguments: ["sqlite", "json"])
+  func subcommands(storage: String) throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todo-showcase-cli-\(UUID())")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let flags = ["--storage", storage, "--data-dir", directory.path]
+    func run(_ arguments: [String]) throws {
+      var command = try ShowcaseCommand.parseAsRoot(arguments + flags)
+      try command.run()
+    }
+
+    try run(["add", "Buy milk"])
+    try run(["add", "Walk the dog"])
+    try run(["list"])
+    let store = try StoreKind(rawValue: storage)!.open(in: directory)
+    let viewModel = LiveTodoListViewModel(storage: store)
+    try viewModel.load()
+    #expect(viewModel.items.map(\.title) == ["Buy milk", "Walk the dog"])
+
+    let first = viewModel.items[0].id.uuidString
+    try run(["done", String(first.prefix(8)).lowercased()])
+    try run(["remove", viewModel.items[1].id.uuidString])
+    try viewModel.load()
+    #expect(viewModel.items.map(\.title) == ["Buy milk"])
+    #expect(viewModel.items[0].done)
+  }
+
+  @Test("An id prefix must match exactly one item")
+  func idPrefix() throws {
+    let items = [
+      TodoItem(id: UUID(uuidString: "AAAA0000-0000-0000-0000-000000000001")!, title: "a", created: Date()),
+      TodoItem(id: UUID(uuidString: "AAAA0000-0000-0000-0000-000000000002")!, title: "b", created: Date()),
+    ]
+    #expect(throws: ValidationError.self) { try CommandLineFormat.resolve("aaaa", in: items) }
+    #expect(throws: ValidationError.self) { try CommandLineFormat.resolve("bbbb", in: items) }
+    #expect(throws: ValidationError.self) { try CommandLineFormat.resolve("", in: items) }
+    #expect(try CommandLineFormat.resolve("aaaa0000-0000-0000-0000-000000000002", in: items) == items[1].id)
+  }
+}
