@@ -48,7 +48,7 @@ public final class Container: Sendable {
   let parent: Container?
   let overlay: Overlay?
   let slots = SlotTable<Slot>()
-  let state = Mutex(State())
+  let state = Locked(State())
 
   /// Creates an empty container: every key resolves to its default until you register another
   /// factory.

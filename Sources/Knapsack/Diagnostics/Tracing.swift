@@ -24,7 +24,7 @@ public final class ResolutionTracer: ResolutionObserver {
     var open: [Int] = []
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
   private let write: @Sendable (String) -> Void
 
   /// Creates a tracer that hands each finished tree to `write` (by default, `print`).
@@ -93,7 +93,7 @@ public final class StartupProfiler: ResolutionObserver {
     var childTime: [Duration] = []
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   /// Creates an empty profiler.
   public init() {}

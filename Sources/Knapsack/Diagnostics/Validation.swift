@@ -112,7 +112,7 @@ struct ValidationSkipped: Error {
 
 /// Records what a dry run resolved.
 final class ValidationRecorder: ResolutionObserver {
-  private let events = Mutex<[ResolutionEvent]>([])
+  private let events = Locked<[ResolutionEvent]>([])
   func didResolve(_ event: ResolutionEvent) { events.withLock { $0.append(event) } }
   var recorded: [ResolutionEvent] { events.withLock { $0 } }
 }

@@ -47,8 +47,8 @@ public struct Provider<Value: Sendable>: Sendable {
 
 /// The once-only storage behind ``Lazy`` and ``LazyInjected``.
 final class LazyStorage<Value: Sendable>: Sendable {
-  private let stored = Mutex<Value?>(nil)
-  private let creation = Mutex<Void>(())
+  private let stored = Locked<Value?>(nil)
+  private let creation = Locked<Void>(())
 
   func value(_ make: () throws -> Value) throws -> Value {
     if let value = stored.withLock({ $0 }) { return value }

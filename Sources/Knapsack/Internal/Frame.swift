@@ -8,8 +8,8 @@ final class Frame: Sendable {
   let index: Int
   let parent: Frame?
   let depth: Int
-  /// Graph-scoped instances of the top-level resolution; used on root frames only.
-  private let graphInstances = Mutex<[ObjectIdentifier: any Sendable]>([:])
+  /// Graph-scoped instances of the top-level resolution; made on first use, on root frames only.
+  private let graphInstances = AtomicLazyReference<Locked<[ObjectIdentifier: any Sendable]>>()
   private let finishedFlag = Atomic<Bool>(false)
 
   init(index: Int, parent: Frame?) {
@@ -49,11 +49,12 @@ final class Frame: Sendable {
   }
 
   func graphInstance(for binding: Binding) -> (any Sendable)? {
-    graphInstances.withLock { $0[ObjectIdentifier(binding)] }
+    graphInstances.load()?.withLock { $0[ObjectIdentifier(binding)] }
   }
 
   func storeGraphInstance(_ value: any Sendable, for binding: Binding) {
-    graphInstances.withLock { $0[ObjectIdentifier(binding)] = value }
+    let store = graphInstances.load() ?? graphInstances.storeIfNil(Locked([:]))
+    store.withLock { $0[ObjectIdentifier(binding)] = value }
   }
 }
 
@@ -71,7 +72,7 @@ final class Binding: Sendable {
   let decorators: [Decoration]
   /// The singleton, published once as a retained `Box` pointer so that reads need no lock.
   let singleton = Atomic<UInt>(0)
-  let state = Mutex(State())
+  let state = Locked(State())
   let creationLock = BlockingLock()
 
   init(registration: Registration, decorators: [Decoration]) {
@@ -123,7 +124,7 @@ final class Binding: Sendable {
 /// to itself, the wait would deadlock and it throws a cycle error instead.
 final class WaitGraph: Sendable {
   static let shared = WaitGraph()
-  private let waits = Mutex<[ObjectIdentifier: Binding]>([:])
+  private let waits = Locked<[ObjectIdentifier: Binding]>([:])
 
   /// Registers `root` as waiting for `binding`; returns the dependencies of the cycle instead if
   /// the wait would close one: `binding`, then each dependency the chain of waiting resolutions

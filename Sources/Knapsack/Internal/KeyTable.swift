@@ -18,7 +18,7 @@ final class KeyTable: Sendable {
   /// A key path as a dictionary key.
   private struct KeyPathID: Hashable, @unchecked Sendable {
     // Safe: key paths are immutable once created, and these are only hashed and compared
-    // inside `state`'s Mutex.
+    // inside `state`'s lock.
     let keyPath: AnyKeyPath
   }
 
@@ -29,7 +29,7 @@ final class KeyTable: Sendable {
     var keepAlive: [KeyPathID] = []
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
   @usableFromInline let cache = AddressCache()
 
   /// The number of descriptors so far.

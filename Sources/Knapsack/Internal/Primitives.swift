@@ -18,8 +18,27 @@ let planGeneration = Atomic<UInt64>(1)
 /// While it is zero, resolutions skip reading the task-local override scope.
 let openOverrideScopes = Atomic<Int>(0)
 
-/// A mutual-exclusion lock that can be held across a call and released later, used only to let
-/// threads block while another thread runs a shared instance's factory.
+/// State guarded by a pthread mutex: Knapsack's one lock type.
+///
+/// Not `Synchronization.Mutex`: on Linux its contended path parks inside the uninstrumented
+/// standard library, so ThreadSanitizer cannot see the ordering it provides and reports false
+/// races; pthread calls are intercepted by ThreadSanitizer and checked for real.
+final class Locked<State>: @unchecked Sendable {
+  // Safe: `state` is only read or written inside `withLock`, while `lock` is held.
+  private var state: State
+  private let lock = BlockingLock()
+
+  init(_ state: State) { self.state = state }
+
+  func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&state)
+  }
+}
+
+/// A mutual-exclusion lock that can be held across a call and released later; ``Locked`` uses it,
+/// and it lets threads block while another thread runs a shared instance's factory.
 final class BlockingLock: @unchecked Sendable {
   // Safe: the pthread mutex lives at a stable heap address for the object's whole life and is
   // only touched through pthread_mutex_* calls, which are thread-safe by definition.
@@ -58,10 +77,10 @@ func currentThreadID() -> UInt {
 final class SlotTable<Element: AnyObject>: @unchecked Sendable {
   // Safe: the directory and its leaves are only read and written through `Atomic`, leaves are
   // installed with compare-and-exchange and freed only in deinit, and `retained` is guarded by
-  // its Mutex.
+  // its lock.
   static var capacity: Int { 1 << 16 }
   private let directory: UnsafeMutablePointer<Atomic<UInt>>
-  private let retained = Mutex<[UInt]>([])
+  private let retained = Locked<[UInt]>([])
 
   init() {
     directory = .allocate(capacity: 256)

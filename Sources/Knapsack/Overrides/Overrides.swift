@@ -46,7 +46,7 @@ final class OverrideScope: Sendable {
 
   /// Override containers, innermost first.
   let overrides: [Container]
-  private let overlays = Mutex<[ObjectIdentifier: Container]>([:])
+  private let overlays = Locked<[ObjectIdentifier: Container]>([:])
 
   init(_ configure: (Container) throws -> Void) rethrows {
     let own = Container()
