@@ -46,4 +46,20 @@ public struct Showcase: Sendable {
   public func makeAPIViewModel() throws -> any TodoListViewModel {
     try KnapsackToDoListFactory.make(container: container).viewModel
   }
+
+  /// The keys the app resolves at the top level; the graph and the validation start from them.
+  ///
+  /// Computed because `PartialKeyPath` is not `Sendable`, so the list cannot be a stored `static let`.
+  public static var rootKeys: [PartialKeyPath<Dependencies>] { [\Dependencies.todoListScreen] }
+
+  /// The app container's dependency graph, from a dry run that keeps no instance.
+  public func dependencyGraph() -> DependencyGraph {
+    container.graph(including: Self.rootKeys)
+  }
+
+  /// What `validate()` reports for a container that forgot ``TodoListAssembly``: the problem
+  /// an app would otherwise meet on its first request.
+  public static func validationWithoutAssembly() -> ValidationReport {
+    Container().validate(including: rootKeys)
+  }
 }

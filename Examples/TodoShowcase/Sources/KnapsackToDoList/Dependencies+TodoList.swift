@@ -15,6 +15,13 @@ extension Dependencies {
       LiveTodoListViewModel(storage: try r[\.todoStorage], now: try r[\.todoClock].now)
     }
   }
+
+  /// The list screen, made anew each time.
+  public var todoListScreen: Key<TodoListScreen> {
+    Key { r in
+      TodoListScreen(style: KnapsackToDoListFactory.style, viewModel: try r[\.todoListViewModel])
+    }
+  }
 }
 
 /// A source of the current time, so tests can fix it.

@@ -27,15 +27,11 @@ public enum KnapsackToDoListFactory {
   ///
   /// - Throws: `ResolutionError` naming the missing key if it does not.
   public static func make(container: Container) throws -> TodoListScreen {
-    TodoListScreen(style: style, viewModel: try container[\.todoListViewModel])
+    try container[\.todoListScreen]
   }
 
-  /// What an app's screen type looks like with property injection.
+  /// What an app's screen holder looks like with property injection.
   struct ScreenModel {
-    @Injected(\.todoListViewModel) var viewModel: any TodoListViewModel
-
-    var screen: TodoListScreen {
-      TodoListScreen(style: KnapsackToDoListFactory.style, viewModel: viewModel)
-    }
+    @Injected(\.todoListScreen) var screen: TodoListScreen
   }
 }

@@ -29,6 +29,16 @@ struct KnapsackToDoListTests {
     #expect(screen.viewModel.items == TodoFixtures.twoItems)
   }
 
+  @Test("The feature's graph validates with the assembly and names the missing storage without it")
+  func validation() {
+    let keys: [PartialKeyPath<Dependencies>] = [\Dependencies.todoListScreen]
+    let valid = Container(assemblies: [TodoListAssembly(storage: FakeStorage())]).validate(including: keys)
+    #expect(valid.isValid, "\(valid)")
+
+    let invalid = Container().validate(including: keys)
+    #expect(invalid.problems.map(\.dependency.name) == ["\\.todoStorage"])
+  }
+
   @Test("A container without the storage fails with an error naming the required key")
   func missingStorageNamesTheKey() throws {
     #expect {

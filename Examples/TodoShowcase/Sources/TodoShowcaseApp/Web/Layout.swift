@@ -83,7 +83,11 @@ enum Layout {
     .empty, footer { color: var(--muted); }
     footer { margin-top: .75rem; font-size: .9rem; }
     pre { background: var(--bg); border: 1px solid var(--line); padding: .75rem; border-radius: 6px; overflow-x: auto; }
-    .pending { border-left: 4px solid #f79009; padding-left: 1rem; }
+    .graph-frame { overflow-x: auto; margin: 1rem 0; }
+    svg.graph text { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; }
+    .valid { background: #ecfdf3; color: #067647; border: 1px solid #abefc6; padding: .5rem .75rem; border-radius: 6px; }
+    details { margin: .5rem 0; }
+    summary { cursor: pointer; color: var(--accent); }
 
     """
 }
