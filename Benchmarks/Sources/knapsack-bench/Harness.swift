@@ -14,7 +14,7 @@ enum Contender: String, CaseIterable, Sendable {
 struct Benchmark {
   enum Workload {
     /// Runs the operation `n` times (on each thread) and returns the elapsed nanoseconds.
-    case measure(operationsPerIteration: Int, (Int) async throws -> UInt64)
+    case measure(operationsPerIteration: Int, (Int) throws -> UInt64)
     /// The contender has no equivalent of the scenario; the reason goes in the table.
     case notApplicable(String)
   }
@@ -32,12 +32,6 @@ func timeLoop(_ n: Int, _ operation: () throws -> Void) rethrows -> UInt64 {
     try operation()
   }
   return monotonicNanoseconds() &- start
-}
-
-/// Async variant for operations run inside an async scope (the scope is entered once, outside the loop).
-@inline(__always)
-func timeLoopAsync(_ n: Int, _ operation: () throws -> Void) async rethrows -> UInt64 {
-  try timeLoop(n, operation)
 }
 
 /// Runs `loop(n)` on `threads` new threads at once and returns the wall time from the first
@@ -87,21 +81,21 @@ struct SamplingPlan {
 /// Measures benchmarks scenario by scenario. Within a scenario the contenders' samples are taken
 /// in turn (manual, knapsack, swinject, swift-dependencies, manual, …) so a noisy stretch on a
 /// shared machine hits every contender alike.
-func measure(_ benchmarks: [Benchmark], plan: SamplingPlan, log: (String) -> Void) async throws
+func measure(_ benchmarks: [Benchmark], plan: SamplingPlan, log: (String) -> Void) throws
   -> [BenchResult]
 {
   var results: [BenchResult] = []
   let scenarios = benchmarks.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
   for scenario in scenarios {
-    var runnable: [(contender: Contender, ops: Int, run: (Int) async throws -> UInt64, n: Int)] = []
+    var runnable: [(contender: Contender, ops: Int, run: (Int) throws -> UInt64, n: Int)] = []
     for benchmark in benchmarks where benchmark.scenario == scenario {
       guard case .measure(let ops, let run) = benchmark.workload else { continue }
-      runnable.append((benchmark.contender, ops, run, try await calibrate(run, target: plan.sampleNanoseconds)))
+      runnable.append((benchmark.contender, ops, run, try calibrate(run, target: plan.sampleNanoseconds)))
     }
     var samples = Array(repeating: [Double](), count: runnable.count)
     for _ in 0..<plan.samples {
       for (index, entry) in runnable.enumerated() {
-        let elapsed = try await entry.run(entry.n)
+        let elapsed = try entry.run(entry.n)
         samples[index].append(Double(elapsed) / Double(entry.n * entry.ops))
       }
     }
@@ -121,15 +115,15 @@ func measure(_ benchmarks: [Benchmark], plan: SamplingPlan, log: (String) -> Voi
 }
 
 /// Finds an iteration count whose run takes about `target` nanoseconds (after a warm-up run).
-func calibrate(_ run: (Int) async throws -> UInt64, target: UInt64) async throws -> Int {
+func calibrate(_ run: (Int) throws -> UInt64, target: UInt64) throws -> Int {
   var n = 1
-  _ = try await run(1)
+  _ = try run(1)
   while true {
-    let elapsed = try await run(n)
+    let elapsed = try run(n)
     if elapsed >= target / 8 || n >= 1 << 40 {
       let scaled = Double(n) * Double(target) / Double(max(elapsed, 1))
       let count = max(1, Int(scaled.rounded()))
-      _ = try await run(count)  // warm-up at the final size
+      _ = try run(count)  // warm-up at the final size
       return count
     }
     n *= elapsed < target / 1000 ? 16 : 2

@@ -96,14 +96,15 @@ func writeOutputs(_ results: [BenchResult], notApplicable: [NotApplicable], opti
 }
 
 /// Runs one benchmark exactly `iterations` times: the instruction-count mode.
-func runOnce(scenario: String, contender: String, iterations: Int) async throws {
-  guard let benchmark = allBenchmarks().first(where: { $0.scenario == scenario && $0.contender.rawValue == contender })
+func runOnce(scenario: String, contender: String, iterations: Int) throws {
+  guard let which = Contender(rawValue: contender) else { fail("unknown contender \(contender)") }
+  guard let benchmark = allBenchmarks(of: [which]).first(where: { $0.scenario == scenario })
   else { fail("no benchmark \(scenario) for \(contender)") }
   guard case .measure(_, let run) = benchmark.workload else {
     print("\(scenario) \(contender): n/a")
     return
   }
-  _ = try await run(iterations)
+  _ = try run(iterations)
   print("\(scenario) \(contender): ran \(iterations) iterations")
 }
 
@@ -134,7 +135,7 @@ if let scenario = options.scenario {
   guard let contender = options.contender, let iterations = options.iterations else {
     fail("--scenario needs --contender and --iterations")
   }
-  try await runOnce(scenario: scenario, contender: contender, iterations: iterations)
+  try runOnce(scenario: scenario, contender: contender, iterations: iterations)
   exit(0)
 }
 
@@ -152,7 +153,8 @@ let notApplicable = benchmarks.compactMap { benchmark -> NotApplicable? in
   guard case .notApplicable(let reason) = benchmark.workload else { return nil }
   return NotApplicable(scenario: benchmark.scenario, contender: benchmark.contender.rawValue, reason: reason)
 }
-var results = try await measure(benchmarks, plan: plan) { print($0) }
+let firstRuns = options.only.map { $0.contains("S4/10000") } ?? true ? firstStartUps() : []
+var results = try measure(benchmarks, plan: plan) { print($0) }
 
 if options.only?.contains("S4/10000") ?? true {
   let bytes = bytesPerRegistration()
@@ -164,5 +166,9 @@ if options.only?.contains("S4/10000") ?? true {
 }
 
 print(ResultsTable.text(results: results, scenarios: scenarioInfos, notApplicable: notApplicable))
+if !firstRuns.isEmpty {
+  print("First 10,000-registration start-up in this process (one sample each, incl. one-time work):")
+  print("  " + firstRuns.map { "\($0.0.rawValue) \(SVGChart.durationLabel(Double($0.1)))" }.joined(separator: ", "))
+}
 print("Ratios: the row's median ÷ the column contender's median (2.0 = twice as slow; 0.1 = ten times faster).")
 writeOutputs(results, notApplicable: notApplicable, options: options, date: date, machine: machine)
