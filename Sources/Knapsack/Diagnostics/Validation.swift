@@ -183,7 +183,8 @@ extension Container {
       ($0.kind.order, $0.dependency.name, $0.path.map(\.name).joined(separator: " "))
         < ($1.kind.order, $1.dependency.name, $1.path.map(\.name).joined(separator: " "))
     }
-    let checked = Set(events.map(\.dependency.name)).union(roots.map { table.descriptor($0).displayName }).count
+    let checked = Set(events.map(\.dependency.name)).union(roots.map { table.descriptor($0).displayName })
+      .union(unique.flatMap(\.path).map(\.name)).count
     let report = ValidationReport(
       problems: unique, checkedCount: checked, skipped: Array(Set(skipped)).sorted { $0.name < $1.name })
     let pathIndices = unique.flatMap(\.path).compactMap { table.index(named: $0) }

@@ -16,6 +16,9 @@ import Synchronization
 /// ```
 ///
 /// Scopes nest: an inner scope sees the outer scope's overrides and may override them again.
+/// When `operation` returns, the shared instances made inside the scope that are ``Disposable``
+/// (or were registered with a `dispose:` closure) are disposed; errors from that are ignored,
+/// because the scope's result is what the caller asked for.
 public func withOverrides<R>(
   _ configure: (Container) throws -> Void,
   isolation: isolated (any Actor)? = #isolation,
@@ -24,7 +27,10 @@ public func withOverrides<R>(
   let scope = try OverrideScope(configure)
   openOverrideScopes.add(1, ordering: .relaxed)
   defer { openOverrideScopes.subtract(1, ordering: .relaxed) }
-  return try await OverrideScope.$current.withValue(scope, operation: operation)
+  let result = try await OverrideScope.$current.withValue(scope, operation: operation)
+  // Nothing made inside the scope outlives it: close what its copies created.
+  await scope.disposeOverlays()
+  return result
 }
 
 /// Runs a synchronous `operation` with overridden dependencies; see
@@ -52,6 +58,12 @@ final class OverrideScope: Sendable {
     let own = Container()
     try configure(own)
     overrides = [own] + (Self.current?.overrides ?? [])
+  }
+
+  func disposeOverlays() async {
+    for overlay in overlays.withLock({ Array($0.values) }) {
+      try? await overlay.dispose()
+    }
   }
 
   func overlay(for base: Container) -> Container {
