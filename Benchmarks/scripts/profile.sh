@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Where one benchmark's instructions go, function by function, counted by callgrind:
+#
+#   Benchmarks/scripts/profile.sh SCENARIO CONTENDER [ITERATIONS] [--inclusive]
+#
+# Runs the benchmark N and 2N times (N = ITERATIONS, default 2000) and prints, for each function,
+# the difference of its instruction counts divided by N: instructions per operation, with set-up
+# and start-up cancelled out. Self cost by default; --inclusive adds callees. Swift names are
+# demangled. SKIP_BUILD=1 uses the existing release build.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+scenario="${1:?scenario, e.g. S1}"
+contender="${2:?contender: manual, knapsack, swinject or swift-dependencies}"
+shift 2
+iterations=2000
+inclusive=no
+for argument in "$@"; do
+  case "$argument" in
+    --inclusive) inclusive=yes ;;
+    *) iterations="$argument" ;;
+  esac
+done
+
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  swift build -c release --product knapsack-bench >&2
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+# valgrind 3.19 cannot read Swift 6.3's DWARF 5 debug info; the symbol table is enough.
+objcopy --strip-debug "$(swift build -c release --show-bin-path)/knapsack-bench" "$work/knapsack-bench"
+
+for n in "$iterations" $((2 * iterations)); do
+  SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file="$work/out.$n" \
+    "$work/knapsack-bench" --scenario "$scenario" --contender "$contender" --iterations "$n" \
+    >/dev/null 2>"$work/log"
+  callgrind_annotate --inclusive="$inclusive" --threshold=100 "$work/out.$n" 2>/dev/null >"$work/table.$n"
+done
+
+python3 - "$work/table.$iterations" "$work/table.$((2 * iterations))" "$iterations" <<'PY' \
+  | swift demangle --simplified | cut -c1-220
+import re, sys
+
+def read(path):
+    costs, total = {}, 0
+    for line in open(path):
+        m = re.match(r"^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(.*)$", line)
+        if not m:
+            continue
+        count, name = int(m.group(1).replace(",", "")), m.group(2).strip()
+        if name.startswith("PROGRAM TOTALS"):
+            total = count
+        elif ":" in name:
+            name = re.sub(r"^\S*?:", "", name, count=1) if name.startswith("???:") or "/" in name.split(":")[0] else name
+            name = re.sub(r" \[[^\]]*\]$", "", name)
+            costs[name] = costs.get(name, 0) + count
+    return costs, total
+
+first, total1 = read(sys.argv[1])
+second, total2 = read(sys.argv[2])
+n = int(sys.argv[3])
+print(f"{(total2 - total1) / n:10.1f}  TOTAL instructions per operation")
+rows = sorted(((second.get(k, 0) - first.get(k, 0)) / n, k) for k in set(first) | set(second))
+for per_op, name in reversed(rows):
+    if per_op >= 1:
+        print(f"{per_op:10.1f}  {name}")
+PY
