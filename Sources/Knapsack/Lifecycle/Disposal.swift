@@ -33,6 +33,12 @@ extension Container {
   /// Whether ``dispose()`` was called on this container or one it descends from.
   public var isDisposedContainer: Bool { isDisposed }
 
+  /// Disposes the instances created so far without marking the container disposed; used when an
+  /// override scope ends, so that a `Lazy` made inside it can still resolve later.
+  func disposeCreatedInstances() async -> [DisposalError.Failure] {
+    await disposeInstances()
+  }
+
   private func disposeEverything() async -> [DisposalError.Failure] {
     var failures: [DisposalError.Failure] = []
     let children = state.withLock { $0.children.compactMap(\.container) }
@@ -45,6 +51,11 @@ extension Container {
         failures.append(DisposalError.Failure(dependency: DependencyReference(name: "child container", typeName: "Container", location: nil), error: "\(error)"))
       }
     }
+    return failures + (await disposeInstances())
+  }
+
+  private func disposeInstances() async -> [DisposalError.Failure] {
+    var failures: [DisposalError.Failure] = []
     let created = state.withLock { state in
       defer { state.created = [] }
       return state.created

@@ -62,7 +62,7 @@ final class OverrideScope: Sendable {
 
   func disposeOverlays() async {
     for overlay in overlays.withLock({ Array($0.values) }) {
-      try? await overlay.dispose()
+      _ = await overlay.disposeCreatedInstances()
     }
   }
 
