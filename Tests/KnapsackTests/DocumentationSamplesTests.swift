@@ -223,7 +223,7 @@ extension Dependencies {
 }
 
 extension Dependencies {
-  var todoFilePath: Key<String> { Key { "todos.json" } }
+  var todoFilePath: Key<String> { Key { "todos.json" }.scope(.singleton) }
 
   var todoRepository: Key<TodoRepository> {
     Key { r in TodoRepository(store: try r[\.todoStore], dates: try r[\.dateSource]) }
@@ -322,6 +322,72 @@ final class ResolutionRecorder: ResolutionObserver {
   }
 
   var events: [ResolutionEvent] { recorded.withLock { $0 } }
+}
+
+/// A store that logs every call, wrapped around another store by a decorator.
+final class LoggingTodoStore: TodoStore {
+  let wrapped: any TodoStore
+  init(wrapping store: any TodoStore) { wrapped = store }
+  func all() -> [TodoItem] { wrapped.all() }
+  func add(_ title: String, at date: Date) -> TodoItem { wrapped.add(title, at: date) }
+}
+
+/// A store that keeps the last result, wrapped around another store by a decorator.
+final class CachingTodoStore: TodoStore {
+  let wrapped: any TodoStore
+  init(wrapping store: any TodoStore) { wrapped = store }
+  func all() -> [TodoItem] { wrapped.all() }
+  func add(_ title: String, at date: Date) -> TodoItem { wrapped.add(title, at: date) }
+}
+
+/// Receives analytics events.
+public protocol AnalyticsSink: Sendable {
+  var name: String { get }
+}
+
+struct ConsoleSink: AnalyticsSink {
+  var name: String { "console" }
+}
+
+struct FileSink: AnalyticsSink {
+  let path: String
+  var name: String { "file" }
+}
+
+struct ServerSink: AnalyticsSink {
+  var name: String { "server" }
+}
+
+struct CoreAnalyticsAssembly: Assembly {
+  func assemble(into container: Container) {
+    container.contribute(to: \.analyticsSinks, scope: .singleton) { _ in ConsoleSink() }
+    container.contribute(to: \.analyticsSinks) { r in FileSink(path: try r[\.todoFilePath]) }
+  }
+}
+
+struct ServerAnalyticsAssembly: Assembly {
+  func assemble(into container: Container) {
+    container.contribute(to: \.analyticsSinks, scope: .singleton) { _ in ServerSink() }
+  }
+}
+
+extension Dependencies {
+  var analyticsSinks: Multibinding<any AnalyticsSink> { Multibinding() }
+}
+
+/// A file that must be closed, but is not `Disposable`.
+final class ExportFile: Sendable {
+  private let state = Atomic<Bool>(false)
+  var isClosed: Bool { state.load(ordering: .relaxed) }
+  func close() async throws { state.store(true, ordering: .relaxed) }
+}
+
+extension Dependencies {
+  var exportLog: Key<ExportFile> { Key { ExportFile() }.scope(.singleton) }
+}
+
+struct NotConfigured: Error, CustomStringConvertible {
+  var description: String { "no data directory configured" }
 }
 
 // MARK: - Tests
@@ -545,6 +611,16 @@ final class ResolutionRecorder: ResolutionObserver {
     }
   }
 
+  @Test func scopesDisposeWhatTheyMade() async throws {
+    let container = Container()
+    let database = try await withOverrides {
+      $0.register(\.todoDatabase, scope: .singleton) { r async throws in try await TodoDatabase.open(path: ":memory:") }
+    } operation: {
+      try await container.resolve(\.todoDatabase)
+    }
+    #expect(await database.isClosed)
+  }
+
   @Test func synchronousScope() throws {
     let container = Container()
     let titles = try withOverrides {
@@ -753,5 +829,184 @@ struct TodoRepositoryTests {
     #expect(recorder.events.filter { $0.dependency.name == "\\.todoStore" }.map(\.outcome) == [.created, .reused])
 
     container.observe(nil)
+  }
+}
+
+@Suite struct ValidationSamples {
+  @Test func appGraphIsValid() {
+    let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
+    #expect(container.validate(including: [\.todoRepository]).isValid)
+  }
+
+  @Test func appGraphIsValidWithTheHelper() {
+    let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
+    expectValidGraph(container, including: [\.todoRepository])
+  }
+
+  @Test func everyProblemIsReported() {
+    let container = Container()
+    container.register(\.todoRepository, scope: .singleton) { r in
+      TodoRepository(store: try r[\.todoStore], dates: try r[\.dateSource])
+    }
+    container.register(TodoRepository.self) { r in
+      TodoRepository(store: try r.resolve(name: "archive"), dates: SystemDateSource())
+    }
+    container.register(\.notifier, scope: .singleton) { r in
+      _ = try r[\.inbox]
+      return Notifier(inbox: r.lazy(\.inbox))
+    }
+    container.register(\.todoSaver, scope: .singleton) { r in
+      TodoSaver(items: try r[\.itemWriter], tags: try r[\.tagWriter])
+    }
+    container.register(\.todoFilePath) { throw NotConfigured() }
+
+    let report = container.validate(including: [\.todoRepository])
+    print(report)
+    #expect(!report.isValid)
+    #expect(
+      report.problems.map(\.kind) == [
+        .missingRequiredKey, .missingRegistration, .cycle, .captiveDependency, .captiveDependency, .factoryFailed,
+      ])
+    #expect(report.problems(.captiveDependency).map(\.dependency.name) == ["\\.todoSaver", "\\.todoSaver"])
+    #expect(report.problems(.cycle).first?.path.map(\.name) == ["\\.notifier", "\\.inbox", "\\.notifier"])
+    #expect(report.description.hasPrefix("Knapsack validation: 6 problem(s) in 12 dependencies.\n"))
+  }
+
+  @Test func reportsAreCodable() throws {
+    let container = Container()
+    container.register(\.todoFilePath) { throw NotConfigured() }
+    let report = container.validate()
+    let decoded = try JSONDecoder().decode(ValidationReport.self, from: JSONEncoder().encode(report))
+    #expect(decoded == report)
+  }
+
+  @Test func skippedFactories() {
+    let container = Container()
+    container.register(\.exportLog, scope: .singleton, validation: .skip) { ExportFile() }
+    let report = container.validate()
+    #expect(report.isValid)
+    #expect(report.skipped.map(\.name) == ["\\.exportLog"])
+  }
+
+  @Test func graphExports() {
+    let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
+    let graph = container.graph(including: [\.todoRepository])
+    #expect(
+      graph.dot == #"""
+        digraph Knapsack {
+          rankdir=LR;
+          node [shape=box, fontname="Helvetica"];
+          "\\.dateSource" [label="\\.dateSource\nany DateSource\nunique"];
+          "\\.todoFilePath" [label="\\.todoFilePath\nString\nsingleton"];
+          "\\.todoRepository" [label="\\.todoRepository\nTodoRepository\nunique"];
+          "\\.todoStore" [label="\\.todoStore\nany TodoStore\nsingleton"];
+          "\\.todoRepository" -> "\\.dateSource";
+          "\\.todoRepository" -> "\\.todoStore";
+          "\\.todoStore" -> "\\.todoFilePath";
+        }
+
+        """#)
+    #expect(
+      graph.mermaid == #"""
+        graph LR
+          n0["\.dateSource<br/>any DateSource · unique"]
+          n1["\.todoFilePath<br/>String · singleton"]
+          n2["\.todoRepository<br/>TodoRepository · unique"]
+          n3["\.todoStore<br/>any TodoStore · singleton"]
+          n2 --> n0
+          n2 --> n3
+          n3 --> n1
+
+        """#)
+    #expect(graph.edges.contains(DependencyGraph.Edge(from: "\\.todoStore", to: "\\.todoFilePath")))
+  }
+
+  @Test func tracing() throws {
+    let trees = Mutex<[String]>([])
+    let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
+    container.observe(ResolutionTracer { tree in trees.withLock { $0.append(tree) } })
+    _ = try container[\.todoRepository]
+    _ = try container[\.todoRepository]
+    container.observe(nil)
+
+    let timed = /[0-9]+\.[0-9]{3} ms/
+    let recorded = trees.withLock { $0 }.map { $0.replacing(timed, with: "0.000 ms") }
+    #expect(
+      recorded == [
+        #"""
+        \.todoRepository (unique) created in 0.000 ms
+          \.todoStore (singleton) created in 0.000 ms
+            \.todoFilePath (singleton) created in 0.000 ms
+          \.dateSource (unique) created in 0.000 ms
+        """#,
+        #"""
+        \.todoRepository (unique) created in 0.000 ms
+          \.todoStore (singleton) reused in 0.000 ms
+          \.dateSource (unique) created in 0.000 ms
+        """#,
+      ])
+  }
+
+  @Test func printingTracer() throws {
+    let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
+    container.observe(ResolutionTracer())
+    _ = try container[\.todoRepository]
+    container.observe(nil)
+  }
+
+  @Test func profiling() throws {
+    let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
+    let profiler = StartupProfiler()
+    container.observe(profiler)
+    _ = try container[\.todoRepository]
+    container.observe(nil)
+    print(profiler.report(limit: 5))
+    #expect(profiler.slowestFactories.count == 4)
+  }
+}
+
+@Suite struct MultibindingAndDecoratorSamples {
+  @Test func contributionsFromTwoAssemblies() throws {
+    let container = Container(assemblies: [CoreAnalyticsAssembly(), ServerAnalyticsAssembly()])
+    let sinks = try container[\.analyticsSinks]
+    #expect(sinks.map(\.name) == ["console", "file", "server"])
+  }
+
+  @Test func childContributionsComeAfterTheParents() throws {
+    let container = Container(assemblies: [CoreAnalyticsAssembly()])
+    let session = container.makeChild()
+    session.install([ServerAnalyticsAssembly()])
+    #expect(try session[\.analyticsSinks].map(\.name) == ["console", "file", "server"])
+    #expect(try container[\.analyticsSinks].map(\.name) == ["console", "file"])
+  }
+
+  @Test func decoratorsCompose() throws {
+    let container = Container()
+    container.decorate(\.todoStore) { r, store in LoggingTodoStore(wrapping: store) }
+    container.decorate(\.todoStore) { r, store in CachingTodoStore(wrapping: store) }
+
+    let store = try container[\.todoStore]
+    #expect((store as? CachingTodoStore)?.wrapped is LoggingTodoStore)
+  }
+
+  @Test func decoratorsWrapOverrides() throws {
+    let container = Container()
+    container.decorate(\.todoStore) { r, store in LoggingTodoStore(wrapping: store) }
+    try withOverrides {
+      $0.register(\.todoStore) { PrefilledTodoStore() }
+    } operation: {
+      let store = try container[\.todoStore]
+      #expect((store as? LoggingTodoStore)?.wrapped is PrefilledTodoStore)
+    }
+  }
+}
+
+@Suite struct DisposeClosureSamples {
+  @Test func disposeClosures() async throws {
+    let container = Container()
+    container.register(\.exportLog, scope: .singleton, dispose: { file in try await file.close() }) { ExportFile() }
+    let file = try container[\.exportLog]
+    try await container.dispose()
+    #expect(file.isClosed)
   }
 }
