@@ -1,0 +1,205 @@
+import Foundation
+import Knapsack
+import Testing
+
+protocol DecStore: Sendable {
+  var description: String { get }
+}
+
+final class DecBaseStore: DecStore {
+  let description: String
+  init(_ description: String = "base") { self.description = description }
+}
+
+/// A store that wraps another, as a logging or caching decorator would.
+final class DecWrappingStore: DecStore {
+  let tag: String
+  let inner: any DecStore
+  init(_ tag: String, wrapping inner: any DecStore) {
+    self.tag = tag
+    self.inner = inner
+  }
+  var description: String { "\(tag)(\(inner.description))" }
+}
+
+final class DecService: Sendable {
+  let label: String
+  init(_ label: String) { self.label = label }
+}
+
+extension Dependencies {
+  var decText: Key<String> { Key { "base" } }
+  var decStore: Key<any DecStore> { Key { DecBaseStore() } }
+  var decSharedStore: Key<any DecStore> { Key { DecBaseStore("shared") }.scope(.singleton) }
+  var decSuffix: Key<String> { Key { "suffix" } }
+  var decMissing: Key<String> { .required() }
+  var decUser: Key<String> { Key { r in "user of \(try r[\.decText])" } }
+  var decAsync: AsyncKey<String> { AsyncKey { _ in "async" } }
+}
+
+@Suite struct DecoratorTests {
+  @Test func decoratorsApplyToTheKeysDefault() throws {
+    let container = Container()
+    container.decorate(\.decStore) { _, store in DecWrappingStore("log", wrapping: store) }
+    let store = try container[\.decStore]
+    let wrapper = try #require(store as? DecWrappingStore)
+    #expect(wrapper.tag == "log")
+    #expect(wrapper.inner is DecBaseStore)
+  }
+
+  @Test func decoratorsComposeFirstRegisteredInnermost() throws {
+    let container = Container()
+    container.decorate(\.decStore) { _, store in DecWrappingStore("first", wrapping: store) }
+    container.decorate(\.decStore) { _, store in DecWrappingStore("second", wrapping: store) }
+    container.decorate(\.decStore) { _, store in DecWrappingStore("third", wrapping: store) }
+    #expect(try container[\.decStore].description == "third(second(first(base)))")
+  }
+
+  @Test func decoratorsApplyToARegistrationMadeBeforeOrAfterThem() throws {
+    let before = Container()
+    before.register(\.decText) { "registered" }
+    before.decorate(\.decText) { _, text in text + "+a" }
+    #expect(try before[\.decText] == "registered+a")
+
+    let after = Container()
+    after.decorate(\.decText) { _, text in text + "+a" }
+    after.register(\.decText) { "registered" }
+    #expect(try after[\.decText] == "registered+a")
+  }
+
+  @Test func decoratorsApplyToOverrides() throws {
+    let container = Container()
+    container.decorate(\.decText) { _, text in text + "+a" }
+    container.decorate(\.decText) { _, text in text + "+b" }
+    let inside = try withOverrides {
+      $0.register(\.decText) { "override" }
+    } operation: {
+      try container[\.decText]
+    }
+    #expect(inside == "override+a+b")
+    #expect(try container[\.decText] == "base+a+b")
+  }
+
+  @Test func anOverridesOwnDecoratorsComeLast() throws {
+    let container = Container()
+    container.decorate(\.decText) { _, text in text + "+a" }
+    let overridden = try withOverrides {
+      $0.register(\.decText) { "override" }
+      $0.decorate(\.decText) { _, text in text + "+o" }
+    } operation: {
+      try container[\.decText]
+    }
+    #expect(overridden == "override+a+o")
+    let decoratedOnly = try withOverrides {
+      $0.decorate(\.decText) { _, text in text + "+o" }
+    } operation: {
+      try container[\.decText]
+    }
+    #expect(decoratedOnly == "base+a+o")
+    #expect(try container[\.decText] == "base+a")
+  }
+
+  @Test func nestedOverrideScopesStackTheirDecorators() async throws {
+    let container = Container()
+    container.decorate(\.decText) { _, text in text + "+a" }
+    let inner = try await withOverrides {
+      $0.decorate(\.decText) { _, text in text + "+outer" }
+    } operation: {
+      try await withOverrides {
+        $0.decorate(\.decText) { _, text in text + "+inner" }
+      } operation: {
+        try container[\.decText]
+      }
+    }
+    #expect(inner == "base+a+outer+inner")
+  }
+
+  @Test func decoratorsApplyWhenResolvedAsADependency() throws {
+    let container = Container()
+    container.decorate(\.decText) { _, text in text.uppercased() }
+    #expect(try container[\.decUser] == "user of BASE")
+  }
+
+  @Test func parentDecoratorsApplyBeforeTheChilds() throws {
+    let parent = Container()
+    parent.decorate(\.decText) { _, text in text + "+parent" }
+    let child = parent.makeChild()
+    child.decorate(\.decText) { _, text in text + "+child" }
+    #expect(try child[\.decText] == "base+parent+child")
+    #expect(try parent[\.decText] == "base+parent")
+  }
+
+  @Test func decoratorsCanResolveDependencies() throws {
+    let container = Container()
+    container.register(\.decSuffix) { "metrics" }
+    container.decorate(\.decText) { r, text in "\(text)+\(try r[\.decSuffix])" }
+    #expect(try container[\.decText] == "base+metrics")
+  }
+
+  @Test func aSharedInstanceIsDecoratedOnce() throws {
+    let decorations = Counter()
+    let container = Container()
+    container.decorate(\.decSharedStore) { _, store in
+      decorations.increment()
+      return DecWrappingStore("cache", wrapping: store)
+    }
+    let first = try container[\.decSharedStore]
+    let second = try container[\.decSharedStore]
+    #expect(first as AnyObject === second as AnyObject)
+    #expect(decorations.count == 1)
+    #expect(first.description == "cache(shared)")
+  }
+
+  @Test func aDecoratorAddedLaterMakesTheSharedInstanceAnew() throws {
+    let container = Container()
+    let before = try container[\.decSharedStore]
+    container.decorate(\.decSharedStore) { _, store in DecWrappingStore("late", wrapping: store) }
+    let after = try container[\.decSharedStore]
+    #expect(after.description == "late(shared)")
+    #expect(before as AnyObject !== after as AnyObject)
+    #expect(try container[\.decSharedStore] as AnyObject === after as AnyObject)
+  }
+
+  @Test func decoratorsApplyToTypeRegistrations() throws {
+    let container = Container()
+    container.register(DecService.self) { DecService("service") }
+    container.register(DecService.self, name: "other") { DecService("other") }
+    container.decorate(DecService.self) { _, service in DecService("logged " + service.label) }
+    #expect(try container.resolve(DecService.self).label == "logged service")
+    #expect(try container.resolve(DecService.self, name: "other").label == "other", "names are separate dependencies")
+  }
+
+  @Test func decoratorsApplyToAsyncKeys() async throws {
+    let container = Container()
+    container.decorate(\.decAsync) { _, text in text + "+decorated" }
+    #expect(try await container.resolve(\.decAsync) == "async+decorated")
+  }
+
+  @Test func aThrowingDecoratorFailsTheResolution() throws {
+    let container = Container()
+    container.decorate(\.decText) { _, _ throws -> String in throw PlannedFailure("decorator broke") }
+    let error = #expect(throws: ResolutionError.self) { try container[\.decText] }
+    #expect(error?.kind == .factoryFailed)
+    #expect(error?.dependency.name == "\\.decText")
+    #expect(error?.underlying == "decorator broke")
+  }
+
+  @Test func aDecoratorsMissingDependencyFailsTheResolution() throws {
+    let container = Container()
+    container.decorate(\.decText) { r, text in text + (try r[\.decMissing]) }
+    let error = #expect(throws: ResolutionError.self) { try container[\.decText] }
+    #expect(error?.kind == .requiredKeyNotProvided)
+    #expect(error?.path.map(\.name) == ["\\.decText", "\\.decMissing"])
+  }
+
+  @Test func validationRunsDecorators() throws {
+    let container = Container()
+    container.register(\.decText) { "registered" }
+    container.decorate(\.decText) { r, text in text + (try r[\.decMissing]) }
+    let report = container.validate()
+    let missing = report.problems(.missingRequiredKey)
+    try #require(missing.count == 1, "\(report)")
+    #expect(missing[0].path.map(\.name) == ["\\.decText", "\\.decMissing"])
+    #expect(container.graph().edges.contains(.init(from: "\\.decText", to: "\\.decMissing")))
+  }
+}

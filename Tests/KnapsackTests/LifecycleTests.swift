@@ -1,0 +1,406 @@
+import Foundation
+import Knapsack
+import Testing
+
+/// An asynchronously closed resource, such as a database connection.
+actor LcDatabase: Disposable {
+  private let log: Collected<String>
+  private(set) var isClosed = false
+  init(log: Collected<String>) { self.log = log }
+
+  func dispose() async throws {
+    // Suspend, as real asynchronous closing would, before recording.
+    await Task.yield()
+    isClosed = true
+    log.append("database")
+  }
+}
+
+/// A service that writes to the database: made after it, so disposed before it.
+final class LcSyncService: Disposable {
+  let database: LcDatabase
+  private let log: Collected<String>
+  init(database: LcDatabase, log: Collected<String>) {
+    self.database = database
+    self.log = log
+  }
+  func dispose() async throws { log.append("sync") }
+}
+
+/// Records its own label when disposed, and optionally fails.
+final class LcResource: Disposable {
+  let label: String
+  private let log: Collected<String>
+  private let failure: String?
+  let disposals = Counter()
+  init(_ label: String, log: Collected<String>, failing failure: String? = nil) {
+    self.label = label
+    self.log = log
+    self.failure = failure
+  }
+  func dispose() async throws {
+    disposals.increment()
+    log.append(label)
+    if let failure { throw PlannedFailure(failure) }
+  }
+}
+
+/// A value that does not conform to `Disposable`; its registration closes it.
+final class LcFileHandle: Sendable {
+  let name: String
+  init(_ name: String) { self.name = name }
+}
+
+extension Dependencies {
+  var lcDatabase: AsyncKey<LcDatabase> { .required() }
+  var lcSync: AsyncKey<LcSyncService> { .required() }
+  var lcSession: Key<LcResource> { .required() }
+  var lcA: Key<LcResource> { .required() }
+  var lcB: Key<LcResource> { .required() }
+  var lcC: Key<LcResource> { .required() }
+  var lcFile: Key<LcFileHandle> { .required() }
+  var lcNumber: Key<Int> { Key { 42 } }
+  var lcTyped: Key<String> { .required() }
+}
+
+final class LcTypedService: Sendable {}
+
+@Suite struct LifecycleTests {
+  // MARK: Order
+
+  @Test func disposesInReverseOrderWithAnAsyncSingletonAndASessionChild() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcDatabase, scope: .singleton) { _ async throws in LcDatabase(log: log) }
+    container.register(\.lcSync, scope: .singleton) { r async throws in
+      LcSyncService(database: try await r.resolve(\.lcDatabase), log: log)
+    }
+    let session = container.makeChild()
+    session.register(\.lcSession, scope: .singleton) { LcResource("session", log: log) }
+
+    let sync = try await container.resolve(\.lcSync)
+    _ = try session[\.lcSession]
+    #expect(log.all.isEmpty)
+
+    try await container.dispose()
+    #expect(log.all == ["session", "sync", "database"])
+    #expect(await sync.database.isClosed)
+    #expect(container.isDisposedContainer)
+    #expect(session.isDisposedContainer)
+  }
+
+  @Test func orderIsCreationOrderNotRegistrationOrder() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcA, scope: .singleton) { LcResource("a", log: log) }
+    container.register(\.lcB, scope: .singleton) { LcResource("b", log: log) }
+    container.register(\.lcC, scope: .singleton) { LcResource("c", log: log) }
+    _ = try container[\.lcC]
+    _ = try container[\.lcA]
+    _ = try container[\.lcB]
+    try await container.dispose()
+    #expect(log.all == ["b", "a", "c"])
+  }
+
+  @Test func dependentsAreDisposedBeforeTheirDependencies() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcA, scope: .singleton) { LcResource("a", log: log) }
+    container.register(\.lcB, scope: .singleton) { r in
+      _ = try r[\.lcA]
+      return LcResource("b uses a", log: log)
+    }
+    _ = try container[\.lcB]
+    try await container.dispose()
+    #expect(log.all == ["b uses a", "a"])
+  }
+
+  @Test func childrenAreDisposedFirstMostRecentFirst() async throws {
+    let log = Collected<String>()
+    let parent = Container()
+    parent.register(\.lcA, scope: .singleton) { LcResource("parent", log: log) }
+    let first = parent.makeChild()
+    first.register(\.lcSession, scope: .singleton) { LcResource("first session", log: log) }
+    let second = parent.makeChild()
+    second.register(\.lcSession, scope: .singleton) { LcResource("second session", log: log) }
+    let grandchild = first.makeChild()
+    grandchild.register(\.lcC, scope: .singleton) { LcResource("grandchild", log: log) }
+    _ = try parent[\.lcA]
+    _ = try second[\.lcSession]
+    _ = try first[\.lcSession]
+    _ = try grandchild[\.lcC]
+    try await parent.dispose()
+    #expect(log.all == ["second session", "grandchild", "first session", "parent"])
+  }
+
+  // MARK: What is disposed
+
+  @Test func perRegistrationDisposeClosureClosesNonDisposableValues() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcFile, scope: .singleton, dispose: { file in log.append("closed \(file.name)") }) {
+      LcFileHandle("export.csv")
+    }
+    container.register(LcTypedService.self, scope: .singleton, dispose: { _ in log.append("closed typed") }) {
+      LcTypedService()
+    }
+    _ = try container[\.lcFile]
+    _ = try container.resolve(LcTypedService.self)
+    try await container.dispose()
+    #expect(log.all == ["closed typed", "closed export.csv"])
+  }
+
+  @Test func asyncRegistrationDisposeClosureRuns() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcDatabase, scope: .singleton, dispose: { _ in log.append("closure") }) { _ async throws in
+      LcDatabase(log: log)
+    }
+    _ = try await container.resolve(\.lcDatabase)
+    try await container.dispose()
+    #expect(log.all.filter { $0 == "closure" }.count == 1)
+  }
+
+  @Test func anInstanceWithBothAClosureAndConformanceIsDisposedOnce() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcA, scope: .singleton, dispose: { _ in log.append("closure") }) { LcResource("conformance", log: log) }
+    _ = try container[\.lcA]
+    try await container.dispose()
+    #expect(log.all.count == 1, "\(log.all)")
+  }
+
+  @Test func cachedInstancesAreDisposedButUniqueGraphAndWeakAreNot() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcA, scope: .cached) { LcResource("cached", log: log) }
+    container.register(\.lcB, scope: .unique) { LcResource("unique", log: log) }
+    container.register(\.lcC, scope: .graph) { LcResource("graph", log: log) }
+    container.register(\.lcSession, scope: .weak) { LcResource("weak", log: log) }
+    let held = (try container[\.lcA], try container[\.lcB], try container[\.lcC], try container[\.lcSession])
+    try await container.dispose()
+    #expect(log.all == ["cached"])
+    withExtendedLifetime(held) {}
+  }
+
+  @Test func neverResolvedInstancesAreNotMade() async throws {
+    let made = Counter()
+    let container = Container()
+    container.register(\.lcA, scope: .singleton) { () -> LcResource in
+      made.increment()
+      return LcResource("a", log: Collected())
+    }
+    try await container.dispose()
+    #expect(made.count == 0)
+  }
+
+  @Test func disposingAChildLeavesTheParentAlone() async throws {
+    let log = Collected<String>()
+    let parent = Container()
+    parent.register(\.lcA, scope: .singleton) { LcResource("parent singleton", log: log) }
+    let child = parent.makeChild()
+    child.register(\.lcSession, scope: .singleton) { LcResource("session", log: log) }
+    let shared = try child[\.lcA]
+    _ = try child[\.lcSession]
+    try await child.dispose()
+    #expect(log.all == ["session"])
+    #expect(!parent.isDisposedContainer)
+    #expect(try parent[\.lcA] === shared)
+    // The parent later disposes only what is left: its own singleton.
+    try await parent.dispose()
+    #expect(log.all == ["session", "parent singleton"])
+    #expect(shared.disposals.count == 1)
+  }
+
+  // MARK: Exactly once
+
+  @Test func hundredConcurrentDisposeCallsDisposeEachInstanceOnce() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcA, scope: .singleton) { LcResource("a", log: log) }
+    container.register(\.lcB, scope: .singleton) { LcResource("b", log: log) }
+    container.register(\.lcDatabase, scope: .singleton) { _ async throws in LcDatabase(log: log) }
+    let session = container.makeChild()
+    session.register(\.lcSession, scope: .singleton) { LcResource("session", log: log) }
+    let a = try container[\.lcA]
+    _ = try await container.resolve(\.lcDatabase)
+    let b = try container[\.lcB]
+    let s = try session[\.lcSession]
+
+    let finished = Counter()
+    await withTaskGroup(of: Void.self) { group in
+      for index in 0..<100 {
+        group.addTask {
+          // Some callers dispose the child directly while others dispose the parent.
+          if index % 10 == 0 { try? await session.dispose() } else { try? await container.dispose() }
+          finished.increment()
+        }
+      }
+    }
+    #expect(finished.count == 100)
+    #expect(a.disposals.count == 1)
+    #expect(b.disposals.count == 1)
+    #expect(s.disposals.count == 1)
+    #expect(log.all.filter { $0 == "database" }.count == 1)
+    #expect(log.all.count == 4)
+    // The parent's own instances still go in reverse order of creation.
+    #expect(log.all.filter { $0 != "session" } == ["b", "database", "a"])
+  }
+
+  @Test func everyConcurrentCallerWaitsForTheSameDisposal() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcDatabase, scope: .singleton) { _ async throws in LcDatabase(log: log) }
+    let database = try await container.resolve(\.lcDatabase)
+    let closedWhenReturned = Collected<Bool>()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for _ in 0..<100 {
+        group.addTask {
+          try await container.dispose()
+          closedWhenReturned.append(await database.isClosed)
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(closedWhenReturned.all.count == 100)
+    #expect(closedWhenReturned.all.allSatisfy { $0 })
+    #expect(log.all == ["database"])
+  }
+
+  @Test func disposingAgainDoesNothing() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcA, scope: .singleton) { LcResource("a", log: log) }
+    let a = try container[\.lcA]
+    try await container.dispose()
+    try await container.dispose()
+    #expect(a.disposals.count == 1)
+    #expect(log.all == ["a"])
+  }
+
+  // MARK: Errors
+
+  @Test func errorsAreCollectedAndEveryInstanceIsStillDisposed() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcA, scope: .singleton) { LcResource("a", log: log) }
+    container.register(\.lcB, scope: .singleton) { LcResource("b", log: log, failing: "disk full") }
+    container.register(\.lcC, scope: .singleton) { LcResource("c", log: log, failing: "socket closed") }
+    _ = try container[\.lcA]
+    _ = try container[\.lcB]
+    _ = try container[\.lcC]
+    let error = await #expect(throws: DisposalError.self) { try await container.dispose() }
+    #expect(log.all == ["c", "b", "a"])
+    let failures = try #require(error?.failures)
+    #expect(failures.map(\.dependency.name) == ["\\.lcC", "\\.lcB"])
+    #expect(failures.map(\.error) == ["socket closed", "disk full"])
+    #expect(failures.map(\.description) == ["\\.lcC: socket closed", "\\.lcB: disk full"])
+    #expect(
+      error?.description == """
+        Knapsack: 2 instance(s) failed to dispose:
+          \\.lcC: socket closed
+          \\.lcB: disk full
+        """)
+  }
+
+  @Test func aChildsDisposalErrorsReachTheParentsCaller() async throws {
+    let log = Collected<String>()
+    let parent = Container()
+    parent.register(\.lcA, scope: .singleton) { LcResource("parent", log: log) }
+    let child = parent.makeChild()
+    child.register(\.lcSession, scope: .singleton) { LcResource("session", log: log, failing: "token revoked") }
+    _ = try parent[\.lcA]
+    _ = try child[\.lcSession]
+    let error = await #expect(throws: DisposalError.self) { try await parent.dispose() }
+    #expect(error?.failures.map(\.description) == ["\\.lcSession: token revoked"])
+    #expect(log.all == ["session", "parent"])
+  }
+
+  @Test func aDisposeClosureErrorIsReported() async throws {
+    let container = Container()
+    container.register(\.lcFile, scope: .singleton, dispose: { _ in throw PlannedFailure("read-only volume") }) {
+      LcFileHandle("log.txt")
+    }
+    _ = try container[\.lcFile]
+    let error = await #expect(throws: DisposalError.self) { try await container.dispose() }
+    #expect(error?.failures.map(\.description) == ["\\.lcFile: read-only volume"])
+  }
+
+  @Test func concurrentCallersAllSeeTheErrors() async throws {
+    let container = Container()
+    container.register(\.lcA, scope: .singleton) { LcResource("a", log: Collected(), failing: "stuck") }
+    let a = try container[\.lcA]
+    let errors = Collected<String>()
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<100 {
+        group.addTask {
+          do {
+            try await container.dispose()
+          } catch {
+            errors.append("\(error)")
+          }
+        }
+      }
+    }
+    #expect(a.disposals.count == 1)
+    #expect(errors.all.count == 100)
+    #expect(Set(errors.all).count == 1)
+  }
+
+  // MARK: After disposal
+
+  @Test func resolvingFromADisposedContainerIsAClearError() async throws {
+    let container = Container()
+    container.register(\.lcA, scope: .singleton) { LcResource("a", log: Collected()) }
+    container.register(LcTypedService.self) { LcTypedService() }
+    container.register(\.lcDatabase, scope: .singleton) { _ async throws in LcDatabase(log: Collected()) }
+    _ = try container[\.lcA]
+    _ = try container[\.lcA]
+    try await container.dispose()
+
+    let singleton = #expect(throws: ResolutionError.self) { try container[\.lcA] }
+    #expect(singleton?.kind == .containerDisposed)
+    #expect(singleton?.dependency.name == "\\.lcA")
+    #expect(singleton?.description.contains("the container was disposed") == true)
+    let byDefault = #expect(throws: ResolutionError.self) { try container[\.lcNumber] }
+    #expect(byDefault?.kind == .containerDisposed)
+    let typed = #expect(throws: ResolutionError.self) { try container.resolve(LcTypedService.self) }
+    #expect(typed?.kind == .containerDisposed)
+    let async = await #expect(throws: ResolutionError.self) { try await container.resolve(\.lcDatabase) }
+    #expect(async?.kind == .containerDisposed)
+  }
+
+  @Test func resolvingFromAChildOfADisposedContainerIsAClearError() async throws {
+    let parent = Container()
+    parent.register(\.lcA, scope: .singleton) { LcResource("a", log: Collected()) }
+    let child = parent.makeChild()
+    child.register(\.lcSession) { LcResource("session", log: Collected()) }
+    _ = try child[\.lcA]
+    try await parent.dispose()
+    for container in [child, child.makeChild()] {
+      #expect(container.isDisposedContainer)
+      let inherited = #expect(throws: ResolutionError.self) { try container[\.lcA] }
+      #expect(inherited?.kind == .containerDisposed)
+      let own = #expect(throws: ResolutionError.self) { try container[\.lcSession] }
+      #expect(own?.kind == .containerDisposed)
+    }
+  }
+
+  @Test func aDisposedChildIsAnErrorButItsParentStillWorks() async throws {
+    let parent = Container()
+    parent.register(\.lcA, scope: .singleton) { LcResource("a", log: Collected()) }
+    let child = parent.makeChild()
+    try await child.dispose()
+    let error = #expect(throws: ResolutionError.self) { try child[\.lcA] }
+    #expect(error?.kind == .containerDisposed)
+    #expect(try parent[\.lcA].label == "a")
+    #expect(!parent.isDisposedContainer)
+  }
+
+  @Test func aLiveContainerIsNotDisposed() throws {
+    let container = Container()
+    #expect(!container.isDisposedContainer)
+    #expect(!container.makeChild().isDisposedContainer)
+    #expect(try container[\.lcNumber] == 42)
+  }
+}

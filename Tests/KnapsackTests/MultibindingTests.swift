@@ -1,0 +1,184 @@
+import Foundation
+import Knapsack
+import Testing
+
+protocol MbPlugin: AnyObject, Sendable {
+  var name: String { get }
+}
+
+final class MbNamedPlugin: MbPlugin {
+  let name: String
+  init(_ name: String) { self.name = name }
+}
+
+extension Dependencies {
+  var mbPlugins: Multibinding<any MbPlugin> { Multibinding() }
+  var mbNumbers: Multibinding<Int> { Multibinding() }
+  var mbEmpty: Multibinding<String> { Multibinding() }
+  var mbPrefix: Key<String> { Key { "plugin" } }
+  var mbPluginCount: Key<Int> { Key { r in try r[\.mbPlugins].count } }
+}
+
+/// Contributes an analytics plug-in (singleton) and a logging plug-in (unique).
+struct MbAnalyticsAssembly: Assembly {
+  func assemble(into container: Container) {
+    container.contribute(to: \.mbPlugins, scope: .singleton) { _ in MbNamedPlugin("analytics") }
+    container.contribute(to: \.mbPlugins) { _ in MbNamedPlugin("logging") }
+  }
+}
+
+/// Contributes a crash-reporting plug-in (unique) that uses another dependency.
+struct MbCrashAssembly: Assembly {
+  func assemble(into container: Container) {
+    container.contribute(to: \.mbPlugins) { r in MbNamedPlugin("\(try r[\.mbPrefix])-crash") }
+  }
+}
+
+@Suite struct MultibindingTests {
+  @Test func contributionsFromTwoAssembliesComeInAssemblyOrder() throws {
+    let container = Container(assemblies: [MbAnalyticsAssembly(), MbCrashAssembly()])
+    #expect(try container[\.mbPlugins].map(\.name) == ["analytics", "logging", "plugin-crash"])
+    let reversed = Container(assemblies: [MbCrashAssembly(), MbAnalyticsAssembly()])
+    #expect(try reversed[\.mbPlugins].map(\.name) == ["plugin-crash", "analytics", "logging"])
+  }
+
+  @Test func orderIsStableAcrossResolutions() throws {
+    let container = Container(assemblies: [MbAnalyticsAssembly(), MbCrashAssembly()])
+    let first = try container[\.mbPlugins].map(\.name)
+    for _ in 0..<20 { #expect(try container.resolve(\.mbPlugins).map(\.name) == first) }
+  }
+
+  @Test func eachContributionHasItsOwnScope() throws {
+    let container = Container(assemblies: [MbAnalyticsAssembly(), MbCrashAssembly()])
+    let first = try container[\.mbPlugins]
+    let second = try container[\.mbPlugins]
+    try #require(first.count == 3 && second.count == 3)
+    #expect(first[0] === second[0], "the singleton contribution is shared")
+    #expect(first[1] !== second[1], "the unique contribution is made anew")
+    #expect(first[2] !== second[2])
+  }
+
+  @Test func singletonContributionIsMadeOnce() throws {
+    let made = Counter()
+    let container = Container()
+    container.contribute(to: \.mbNumbers, scope: .singleton) { _ in made.increment() }
+    container.contribute(to: \.mbNumbers) { _ in 100 }
+    #expect(try container[\.mbNumbers] == [1, 100])
+    #expect(try container[\.mbNumbers] == [1, 100])
+    #expect(made.count == 1)
+  }
+
+  @Test func contributionsWithinOneContainerKeepTheirOrder() throws {
+    let container = Container()
+    for number in [5, 3, 9, 1, 7] { container.contribute(to: \.mbNumbers) { _ in number } }
+    #expect(try container[\.mbNumbers] == [5, 3, 9, 1, 7])
+  }
+
+  @Test func childContributionsComeAfterTheParents() throws {
+    let parent = Container(assemblies: [MbAnalyticsAssembly()])
+    let child = parent.makeChild()
+    child.contribute(to: \.mbPlugins) { _ in MbNamedPlugin("session") }
+    // The parent contributes again after the child was made: still before the child's.
+    parent.install([MbCrashAssembly()])
+    #expect(try child[\.mbPlugins].map(\.name) == ["analytics", "logging", "plugin-crash", "session"])
+    #expect(try parent[\.mbPlugins].map(\.name) == ["analytics", "logging", "plugin-crash"])
+  }
+
+  @Test func grandchildSeesEveryAncestorInOrder() throws {
+    let root = Container()
+    root.contribute(to: \.mbNumbers) { _ in 1 }
+    let child = root.makeChild()
+    child.contribute(to: \.mbNumbers) { _ in 2 }
+    let grandchild = child.makeChild()
+    grandchild.contribute(to: \.mbNumbers) { _ in 3 }
+    #expect(try grandchild[\.mbNumbers] == [1, 2, 3])
+    #expect(try child[\.mbNumbers] == [1, 2])
+    #expect(try root[\.mbNumbers] == [1])
+  }
+
+  @Test func parentSingletonContributionIsSharedWithChildren() throws {
+    let parent = Container(assemblies: [MbAnalyticsAssembly()])
+    let child = parent.makeChild()
+    let throughChild = try child[\.mbPlugins]
+    let throughParent = try parent[\.mbPlugins]
+    #expect(throughChild[0] === throughParent[0])
+  }
+
+  @Test func contributionFactoriesSeeTheResolvingContainersRegistrations() throws {
+    let parent = Container(assemblies: [MbCrashAssembly()])
+    let child = parent.makeChild()
+    child.register(\.mbPrefix) { "session" }
+    #expect(try child[\.mbPlugins].map(\.name) == ["session-crash"])
+    #expect(try parent[\.mbPlugins].map(\.name) == ["plugin-crash"])
+  }
+
+  @Test func siblingsDoNotSeeEachOthersContributions() throws {
+    let parent = Container()
+    let alice = parent.makeChild()
+    let bob = parent.makeChild()
+    alice.contribute(to: \.mbNumbers) { _ in 1 }
+    bob.contribute(to: \.mbNumbers) { _ in 2 }
+    #expect(try alice[\.mbNumbers] == [1])
+    #expect(try bob[\.mbNumbers] == [2])
+    #expect(try parent[\.mbNumbers] == [])
+  }
+
+  @Test func nobodyContributingGivesAnEmptyCollection() throws {
+    #expect(try Container()[\.mbEmpty] == [])
+  }
+
+  @Test func factoriesCanResolveTheCollection() throws {
+    let container = Container(assemblies: [MbAnalyticsAssembly(), MbCrashAssembly()])
+    #expect(try container[\.mbPluginCount] == 3)
+  }
+
+  @Test func aThrowingContributionFailsTheResolution() throws {
+    let container = Container()
+    container.contribute(to: \.mbNumbers) { _ in 1 }
+    container.contribute(to: \.mbNumbers) { _ throws -> Int in throw PlannedFailure("bad plugin") }
+    let error = #expect(throws: ResolutionError.self) { try container[\.mbNumbers] }
+    #expect(error?.kind == .factoryFailed)
+    #expect(error?.underlying == "bad plugin")
+    #expect(error?.path.first?.name == "\\.mbNumbers")
+  }
+
+  @Test func overrideScopeContributionsComeAfterTheContainers() async throws {
+    let container = Container()
+    container.contribute(to: \.mbNumbers) { _ in 1 }
+    let inside = try withOverrides {
+      $0.contribute(to: \.mbNumbers) { _ in 2 }
+    } operation: {
+      try container[\.mbNumbers]
+    }
+    #expect(inside == [1, 2])
+    #expect(try container[\.mbNumbers] == [1])
+  }
+
+  @Test func validationChecksEveryContribution() throws {
+    let container = Container()
+    let line = #line + 1
+    container.contribute(to: \.mbNumbers) { _ throws -> Int in throw PlannedFailure("bad plugin") }
+    container.contribute(to: \.mbNumbers) { _ in 1 }
+    let report = container.validate()
+    let failures = report.problems(.factoryFailed)
+    try #require(failures.count == 1, "\(report)")
+    #expect(failures[0].registeredAt == CodeLocation(fileID: "KnapsackTests/MultibindingTests.swift", line: line))
+    #expect(failures[0].message.contains("bad plugin"))
+  }
+
+  @Test func contributionsRunInParallelSafely() async throws {
+    let container = Container(assemblies: [MbAnalyticsAssembly(), MbCrashAssembly()])
+    let singletons = Collected<ObjectIdentifier>()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for _ in 0..<50 {
+        group.addTask {
+          let plugins = try container[\.mbPlugins]
+          #expect(plugins.map(\.name) == ["analytics", "logging", "plugin-crash"])
+          singletons.append(ObjectIdentifier(plugins[0]))
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(Set(singletons.all).count == 1)
+  }
+}

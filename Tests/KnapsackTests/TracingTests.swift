@@ -1,0 +1,310 @@
+import Foundation
+import Knapsack
+import Testing
+
+/// A value in the tracing tests' graphs.
+final class TrNode: Sendable {
+  let label: String
+  let children: [TrNode]
+  init(_ label: String, _ children: [TrNode] = []) {
+    self.label = label
+    self.children = children
+  }
+}
+
+final class TrTyped: Sendable {}
+
+extension Dependencies {
+  var trApp: Key<TrNode> { .required() }
+  var trRepository: Key<TrNode> { .required() }
+  var trClock: Key<TrNode> { .required() }
+  // Served by its default, so its events carry no registration site.
+  var trStore: Key<TrNode> { Key { TrNode("store") }.scope(.singleton) }
+  var trBroken: Key<TrNode> { .required() }
+  var trMissing: Key<TrNode> { .required() }
+  var trSlow: Key<TrNode> { .required() }
+  var trSlowParent: Key<TrNode> { .required() }
+  var trFast: Key<TrNode> { .required() }
+  var trAsync: AsyncKey<TrNode> { .required() }
+}
+
+private let file = "KnapsackTests/TracingTests.swift"
+
+/// Keeps every event and every `willResolve` call it sees.
+final class TrRecorder: ResolutionObserver {
+  let events = Collected<ResolutionEvent>()
+  let starts = Collected<String>()
+  func willResolve(_ dependency: DependencyReference, depth: Int) { starts.append("\(depth) \(dependency.name)") }
+  func didResolve(_ event: ResolutionEvent) { events.append(event) }
+
+  /// Each event as `depth name (scope) outcome ← requester`.
+  var summary: [String] {
+    events.all.map { event in
+      "\(event.depth) \(event.dependency.name) (\(event.scope)) \(event.outcome.rawValue)"
+        + (event.requestedBy.map { " ← \($0.name)" } ?? "")
+    }
+  }
+}
+
+/// A container with app → repository (singleton) → store (singleton default); app → clock.
+private func knownContainer() -> (Container, [String: Int]) {
+  let container = Container()
+  var lines: [String: Int] = [:]
+  lines["\\.trApp"] = #line + 1
+  container.register(\.trApp) { r in TrNode("app", [try r[\.trRepository], try r[\.trClock]]) }
+  lines["\\.trRepository"] = #line + 1
+  container.register(\.trRepository, scope: .singleton) { r in TrNode("repository", [try r[\.trStore]]) }
+  lines["\\.trClock"] = #line + 1
+  container.register(\.trClock) { TrNode("clock") }
+  return (container, lines)
+}
+
+/// Replaces every timing (`0.123 ms`) with `<t>`.
+private func normalised(_ text: String) -> String {
+  text.replacing(/\d+\.\d{3} ms/, with: "<t>")
+}
+
+@Suite struct TracingTests {
+  // MARK: ResolutionTracer
+
+  @Test func traceOfAKnownResolutionMatches() throws {
+    let (container, _) = knownContainer()
+    let written = Collected<String>()
+    container.observe(ResolutionTracer { written.append($0) })
+    _ = try container[\.trApp]
+    _ = try container[\.trApp]
+    #expect(
+      written.all.map(normalised) == [
+        #"""
+        \.trApp (unique) created in <t>
+          \.trRepository (singleton) created in <t>
+            \.trStore (singleton) created in <t>
+          \.trClock (unique) created in <t>
+        """#,
+        #"""
+        \.trApp (unique) created in <t>
+          \.trRepository (singleton) reused in <t>
+          \.trClock (unique) created in <t>
+        """#,
+      ])
+  }
+
+  @Test func tracerWritesMillisecondsWithThreeDecimals() throws {
+    let (container, _) = knownContainer()
+    let written = Collected<String>()
+    container.observe(ResolutionTracer { written.append($0) })
+    _ = try container[\.trClock]
+    let line = try #require(written.all.first)
+    #expect(line.wholeMatch(of: /\\\.trClock \(unique\) created in \d+\.\d{3} ms/) != nil, "\(line)")
+  }
+
+  @Test func eachTopLevelResolutionIsOneTree() throws {
+    let (container, _) = knownContainer()
+    let written = Collected<String>()
+    container.observe(ResolutionTracer { written.append($0) })
+    _ = try container[\.trClock]
+    _ = try container[\.trStore]
+    _ = try container[\.trStore]
+    #expect(
+      written.all.map(normalised) == [
+        #"\.trClock (unique) created in <t>"#,
+        #"\.trStore (singleton) created in <t>"#,
+        #"\.trStore (singleton) reused in <t>"#,
+      ])
+  }
+
+  @Test func aFailedResolutionDoesNotBreakTheNextTrace() throws {
+    let (container, _) = knownContainer()
+    container.register(\.trBroken) { r in TrNode("broken", [try r[\.trClock], try r[\.trMissing]]) }
+    let written = Collected<String>()
+    container.observe(ResolutionTracer { written.append($0) })
+    #expect(throws: ResolutionError.self) { try container[\.trBroken] }
+    _ = try container[\.trClock]
+    let last = try #require(written.all.last, "nothing was written after the failure")
+    #expect(normalised(last) == #"\.trClock (unique) created in <t>"#, "\(written.all)")
+  }
+
+  // MARK: Observers
+
+  @Test func observerSeesEveryResolutionInnermostFirst() throws {
+    let (container, lines) = knownContainer()
+    let recorder = TrRecorder()
+    container.observe(recorder)
+    _ = try container[\.trApp]
+    #expect(
+      recorder.summary == [
+        "2 \\.trStore (singleton) created ← \\.trRepository",
+        "1 \\.trRepository (singleton) created ← \\.trApp",
+        "1 \\.trClock (unique) created ← \\.trApp",
+        "0 \\.trApp (unique) created",
+      ])
+    #expect(recorder.starts.all == ["0 \\.trApp", "1 \\.trRepository", "2 \\.trStore", "1 \\.trClock"])
+    let sites = Dictionary(recorder.events.all.map { ($0.dependency.name, $0.registeredAt) }) { first, _ in first }
+    #expect(sites["\\.trApp"] == CodeLocation(fileID: file, line: lines["\\.trApp"] ?? 0))
+    #expect(sites["\\.trRepository"] == CodeLocation(fileID: file, line: lines["\\.trRepository"] ?? 0))
+    #expect(sites["\\.trStore"] == .some(nil), "a key's default has no registration site")
+  }
+
+  @Test func observerSeesCacheHitsAsReused() throws {
+    let (container, _) = knownContainer()
+    _ = try container[\.trApp]
+    let recorder = TrRecorder()
+    container.observe(recorder)
+    _ = try container[\.trRepository]
+    _ = try container[\.trApp]
+    #expect(
+      recorder.summary == [
+        "0 \\.trRepository (singleton) reused",
+        "1 \\.trRepository (singleton) reused ← \\.trApp",
+        "1 \\.trClock (unique) created ← \\.trApp",
+        "0 \\.trApp (unique) created",
+      ])
+  }
+
+  @Test func aParentDurationIncludesItsDependencies() throws {
+    let (container, _) = knownContainer()
+    let recorder = TrRecorder()
+    container.observe(recorder)
+    _ = try container[\.trApp]
+    let durations = Dictionary(recorder.events.all.map { ($0.dependency.name, $0.duration) }) { first, _ in first }
+    let app = try #require(durations["\\.trApp"])
+    let repository = try #require(durations["\\.trRepository"])
+    let store = try #require(durations["\\.trStore"])
+    #expect(app >= repository)
+    #expect(repository >= store)
+  }
+
+  @Test func typeRegistrationsAreObservedToo() throws {
+    let container = Container()
+    container.register(TrTyped.self, scope: .singleton) { TrTyped() }
+    let recorder = TrRecorder()
+    container.observe(recorder)
+    _ = try container.resolve(TrTyped.self)
+    _ = try container.resolve(TrTyped.self)
+    #expect(recorder.summary == ["0 TrTyped (singleton) created", "0 TrTyped (singleton) reused"])
+  }
+
+  @Test func asyncResolutionsAreObserved() async throws {
+    let container = Container()
+    container.register(\.trAsync, scope: .singleton) { r async throws in TrNode("async", [try r[\.trClock]]) }
+    container.register(\.trClock) { TrNode("clock") }
+    let recorder = TrRecorder()
+    container.observe(recorder)
+    _ = try await container.resolve(\.trAsync)
+    _ = try await container.resolve(\.trAsync)
+    #expect(
+      recorder.summary == [
+        "1 \\.trClock (unique) created ← \\.trAsync",
+        "0 \\.trAsync (singleton) created",
+        "0 \\.trAsync (singleton) reused",
+      ])
+  }
+
+  @Test func parentObserverSeesChildResolutions() throws {
+    let (parent, _) = knownContainer()
+    let recorder = TrRecorder()
+    parent.observe(recorder)
+    let child = parent.makeChild()
+    child.register(\.trClock) { TrNode("session clock") }
+    _ = try child[\.trClock]
+    #expect(recorder.summary == ["0 \\.trClock (unique) created"])
+  }
+
+  @Test func removingTheObserverStopsEvents() throws {
+    let (container, _) = knownContainer()
+    let recorder = TrRecorder()
+    container.observe(recorder)
+    _ = try container[\.trClock]
+    container.observe(nil)
+    _ = try container[\.trClock]
+    _ = try container[\.trApp]
+    #expect(recorder.events.all.count == 1)
+  }
+
+  @Test func installingAnotherObserverReplacesTheFirst() throws {
+    let (container, _) = knownContainer()
+    let first = TrRecorder()
+    let second = TrRecorder()
+    container.observe(first)
+    _ = try container[\.trClock]
+    container.observe(second)
+    _ = try container[\.trClock]
+    #expect(first.events.all.count == 1)
+    #expect(second.events.all.count == 1)
+  }
+
+  @Test func anObservedSingletonIsStillOneInstance() throws {
+    let (container, _) = knownContainer()
+    let before = try container[\.trRepository]
+    container.observe(TrRecorder())
+    #expect(try container[\.trRepository] === before)
+    container.observe(nil)
+    #expect(try container[\.trRepository] === before)
+  }
+
+  // MARK: StartupProfiler
+
+  /// slow parent (singleton) → slow (singleton, sleeps); fast (unique, does not).
+  private func profiledContainer() -> Container {
+    let container = Container()
+    container.register(\.trSlow, scope: .singleton) { () -> TrNode in
+      Thread.sleep(forTimeInterval: 0.15)
+      return TrNode("slow")
+    }
+    container.register(\.trSlowParent, scope: .singleton) { r in TrNode("slow parent", [try r[\.trSlow]]) }
+    container.register(\.trFast) { TrNode("fast") }
+    return container
+  }
+
+  @Test func profilerListsTheSlowestFactoryFirst() throws {
+    let container = profiledContainer()
+    let profiler = StartupProfiler()
+    container.observe(profiler)
+    _ = try container[\.trFast]
+    _ = try container[\.trSlowParent]
+    _ = try container[\.trSlowParent]
+    container.observe(nil)
+    let entries = profiler.slowestFactories
+    // One entry per factory call; the reused singleton does not count.
+    #expect(entries.count == 3)
+    #expect(Set(entries.map(\.dependency.name)) == ["\\.trSlow", "\\.trSlowParent", "\\.trFast"])
+    // By its own time, the sleeping factory is the slowest, not the parent that waited for it.
+    #expect(entries.first?.dependency.name == "\\.trSlow")
+    #expect(entries.first?.scope == .singleton)
+  }
+
+  @Test func profilerSeparatesSelfTimeFromTotalTime() throws {
+    let container = profiledContainer()
+    let profiler = StartupProfiler()
+    container.observe(profiler)
+    _ = try container[\.trSlowParent]
+    let entries = Dictionary(uniqueKeysWithValues: profiler.slowestFactories.map { ($0.dependency.name, $0) })
+    let slow = try #require(entries["\\.trSlow"])
+    let parent = try #require(entries["\\.trSlowParent"])
+    #expect(slow.selfDuration == slow.totalDuration, "a factory without dependencies")
+    #expect(parent.selfDuration + slow.totalDuration == parent.totalDuration)
+    #expect(parent.totalDuration >= slow.totalDuration)
+  }
+
+  @Test func profilerReportIsATableSlowestFirst() throws {
+    let container = profiledContainer()
+    let profiler = StartupProfiler()
+    container.observe(profiler)
+    _ = try container[\.trFast]
+    _ = try container[\.trSlowParent]
+    #expect(
+      normalised(profiler.report(limit: 1)) == #"""
+        Knapsack start-up: 3 factory call(s), slowest first
+          <t> self, <t> total  \.trSlow (singleton)
+        """#)
+    let full = profiler.report().components(separatedBy: "\n")
+    #expect(full.count == 4)
+    #expect(full.dropFirst().allSatisfy { normalised($0).hasPrefix("  <t> self, <t> total  \\.tr") })
+  }
+
+  @Test func emptyProfilerReportsNoCalls() {
+    let profiler = StartupProfiler()
+    #expect(profiler.slowestFactories.isEmpty)
+    #expect(profiler.report() == "Knapsack start-up: 0 factory call(s), slowest first")
+  }
+}

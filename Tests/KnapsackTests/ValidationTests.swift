@@ -1,0 +1,535 @@
+import Foundation
+import Knapsack
+import KnapsackTesting
+import Testing
+
+/// A value in the validation tests' graphs; each test makes its own.
+final class ValThing: Sendable {
+  let label: String
+  let parts: [ValThing]
+  init(_ label: String, _ parts: [ValThing] = []) {
+    self.label = label
+    self.parts = parts
+  }
+}
+
+/// A type nobody registers.
+final class ValUnregistered: Sendable {}
+
+/// A type the tests register.
+final class ValRegistered: Sendable {}
+
+/// Closes nothing, but counts how often it was asked to.
+final class ValClosable: Disposable {
+  let disposals: Counter
+  init(disposals: Counter) { self.disposals = disposals }
+  func dispose() async throws { disposals.increment() }
+}
+
+extension Dependencies {
+  // Required keys: each test registers what it needs; the rest stay missing on purpose.
+  var valMissing: Key<ValThing> { .required() }
+  var valUsesMissing: Key<ValThing> { .required() }
+  var valUsesType: Key<ValThing> { .required() }
+  var valCycleLeft: Key<ValThing> { .required() }
+  var valCycleRight: Key<ValThing> { .required() }
+  var valShort: Key<ValThing> { .required() }
+  var valLongHolder: Key<ValThing> { .required() }
+  var valSessionOnly: Key<ValThing> { .required() }
+  var valParentShared: Key<ValThing> { .required() }
+  var valThrows: Key<ValThing> { .required() }
+  var valPlain: Key<ValThing> { .required() }
+  var valPlainUser: Key<ValThing> { .required() }
+  var valSideEffect: Key<ValThing> { .required() }
+  var valUsesSideEffect: Key<ValThing> { .required() }
+  var valSingleton: Key<ValThing> { .required() }
+  var valClosable: Key<ValClosable> { .required() }
+  var valAsync: AsyncKey<ValThing> { .required() }
+  var valWeakThing: Key<ValThing> { .required() }
+  var valGraphThing: Key<ValThing> { .required() }
+  // A key with a default, checked only when asked for with `including:`.
+  var valRootWithDefault: Key<ValThing> { Key { r in ValThing("root", [try r[\.valMissingBehindDefault]]) } }
+  var valMissingBehindDefault: Key<ValThing> { .required() }
+}
+
+private let file = "KnapsackTests/ValidationTests.swift"
+
+/// Where a key of this file was declared: the line of its `var` above.
+private func declaration(of key: String) throws -> CodeLocation {
+  let lines = try String(contentsOfFile: #filePath, encoding: .utf8).components(separatedBy: "\n")
+  let index = try #require(lines.firstIndex { $0.contains("var \(key):") })
+  return CodeLocation(fileID: file, line: index + 1)
+}
+
+@Suite struct ValidationTests {
+  // MARK: One report with every problem
+
+  /// A session child of a container whose graph has one of each problem kind, and the lines
+  /// where the problems were registered.
+  private struct BrokenGraph {
+    let parent: Container
+    let child: Container
+    let usesMissingLine: Int
+    let usesTypeLine: Int
+    let cycleLeftLine: Int
+    let cycleRightLine: Int
+    let longHolderLine: Int
+    let parentSharedLine: Int
+    let throwsLine: Int
+  }
+
+  private func brokenGraph() -> BrokenGraph {
+    let parent = Container()
+    // A registered factory that asks for a required key nobody provides.
+    let usesMissingLine = #line + 1
+    parent.register(\.valUsesMissing) { r in ValThing("uses missing", [try r[\.valMissing]]) }
+    // A registered factory that asks for a type nobody registered.
+    let usesTypeLine = #line + 1
+    parent.register(\.valUsesType) { r in _ = try r.resolve(ValUnregistered.self); return ValThing("uses type") }
+    // A cycle of two keys.
+    let cycleLeftLine = #line + 1
+    parent.register(\.valCycleLeft) { r in ValThing("left", [try r[\.valCycleRight]]) }
+    let cycleRightLine = #line + 1
+    parent.register(\.valCycleRight) { r in ValThing("right", [try r[\.valCycleLeft]]) }
+    // A singleton that holds a unique value.
+    parent.register(\.valShort, scope: .unique) { ValThing("short") }
+    let longHolderLine = #line + 1
+    parent.register(\.valLongHolder, scope: .singleton) { r in ValThing("holder", [try r[\.valShort]]) }
+    // A parent singleton that needs what only the session child provides.
+    let parentSharedLine = #line + 1
+    parent.register(\.valParentShared, scope: .singleton) { r in ValThing("shared", [try r[\.valSessionOnly]]) }
+    // A factory that throws.
+    let throwsLine = #line + 1
+    parent.register(\.valThrows) { () throws -> ValThing in throw PlannedFailure("disk on fire") }
+
+    let child = parent.makeChild()
+    child.register(\.valSessionOnly) { ValThing("session") }
+    return BrokenGraph(
+      parent: parent, child: child, usesMissingLine: usesMissingLine, usesTypeLine: usesTypeLine,
+      cycleLeftLine: cycleLeftLine, cycleRightLine: cycleRightLine, longHolderLine: longHolderLine,
+      parentSharedLine: parentSharedLine, throwsLine: throwsLine)
+  }
+
+  @Test func oneReportListsEveryKindOfProblem() throws {
+    let graph = brokenGraph()
+    let report = graph.child.validate()
+    if ProcessInfo.processInfo.environment["KNAPSACK_PRINT_REPORT"] != nil { print(report) }
+    #expect(!report.isValid)
+    let kinds = Set(report.problems.map(\.kind))
+    #expect(kinds.isSuperset(of: [.missingRequiredKey, .missingRegistration, .cycle, .captiveDependency, .factoryFailed]))
+    // Nothing else is reported: no problem about a dependency that is fine.
+    let named = Set(report.problems.map(\.dependency.name))
+    #expect(
+      named.isSubset(of: [
+        "\\.valMissing", "ValUnregistered", "\\.valCycleLeft", "\\.valCycleRight", "\\.valLongHolder",
+        "\\.valParentShared", "\\.valThrows",
+      ]), "\(report)")
+  }
+
+  @Test func missingRequiredKeyNamesTheKeyItsDeclarationAndThePath() throws {
+    let graph = brokenGraph()
+    let problems = graph.child.validate().problems(.missingRequiredKey)
+    try #require(problems.count == 1, "\(problems)")
+    let problem = problems[0]
+    #expect(problem.dependency.name == "\\.valMissing")
+    #expect(problem.dependency.typeName == "ValThing")
+    #expect(problem.dependency.location == (try declaration(of: "valMissing")))
+    #expect(problem.path.map(\.name) == ["\\.valUsesMissing", "\\.valMissing"])
+    #expect(problem.message.contains("\\.valMissing"))
+    #expect(problem.description.contains("declared at \(file):\(try declaration(of: "valMissing").line)"))
+    // Nobody registered the missing key, so the site to show is the registration that asks for it.
+    #expect(problem.description.contains("\(file):\(graph.usesMissingLine)"), "\(problem)")
+  }
+
+  @Test func missingTypeRegistrationNamesTheTypeAndThePath() throws {
+    let graph = brokenGraph()
+    let problems = graph.child.validate().problems(.missingRegistration)
+    try #require(problems.count == 1, "\(problems)")
+    let problem = problems[0]
+    #expect(problem.dependency.name == "ValUnregistered")
+    #expect(problem.dependency.typeName == "ValUnregistered")
+    #expect(problem.path.map(\.name) == ["\\.valUsesType", "ValUnregistered"])
+    #expect(problem.message.contains("ValUnregistered"))
+    // A type has no declaration site; the problem still names a file:line: the registration that asks.
+    #expect(problem.description.contains("\(file):\(graph.usesTypeLine)"), "\(problem)")
+  }
+
+  @Test func cycleNamesItsPathAndRegistrationSite() throws {
+    let graph = brokenGraph()
+    let cycles = graph.child.validate().problems(.cycle)
+    try #require(!cycles.isEmpty)
+    let left = try #require(cycles.first { $0.dependency.name == "\\.valCycleLeft" }, "\(cycles)")
+    #expect(left.path.map(\.name) == ["\\.valCycleLeft", "\\.valCycleRight", "\\.valCycleLeft"])
+    #expect(left.registeredAt == CodeLocation(fileID: file, line: graph.cycleLeftLine))
+    #expect(left.description.contains("path: \\.valCycleLeft → \\.valCycleRight → \\.valCycleLeft"))
+    // Each cycle found is a simple loop through the two keys, and nothing else.
+    for cycle in cycles {
+      #expect(Set(cycle.path.map(\.name)) == ["\\.valCycleLeft", "\\.valCycleRight"])
+      #expect(cycle.path.first == cycle.path.last)
+      #expect(cycle.path.count == 3)
+    }
+    if let right = cycles.first(where: { $0.dependency.name == "\\.valCycleRight" }) {
+      #expect(right.registeredAt == CodeLocation(fileID: file, line: graph.cycleRightLine))
+    }
+  }
+
+  @Test func singletonHoldingAUniqueIsACaptiveDependency() throws {
+    let graph = brokenGraph()
+    let captives = graph.child.validate().problems(.captiveDependency)
+    let holder = try #require(captives.first { $0.dependency.name == "\\.valLongHolder" }, "\(captives)")
+    #expect(holder.path.map(\.name) == ["\\.valLongHolder", "\\.valShort"])
+    #expect(holder.registeredAt == CodeLocation(fileID: file, line: graph.longHolderLine))
+    #expect(holder.message.contains("\\.valShort"))
+    #expect(holder.message.contains("singleton"))
+    #expect(holder.message.contains("unique"))
+  }
+
+  @Test func parentSingletonNeedingWhatOnlyTheChildProvidesIsACaptiveDependency() throws {
+    let graph = brokenGraph()
+    let captives = graph.child.validate().problems(.captiveDependency)
+    let shared = try #require(captives.first { $0.dependency.name == "\\.valParentShared" }, "\(captives)")
+    #expect(shared.path.map(\.name) == ["\\.valParentShared", "\\.valSessionOnly"])
+    #expect(shared.registeredAt == CodeLocation(fileID: file, line: graph.parentSharedLine))
+    #expect(shared.message.contains("\\.valSessionOnly"))
+    // The child provides the key, so it is not also reported as missing.
+    let missing = graph.child.validate().problems(.missingRequiredKey)
+    #expect(!missing.contains { $0.dependency.name == "\\.valSessionOnly" })
+  }
+
+  @Test func theParentAloneReportsTheSessionKeyAsMissing() throws {
+    let graph = brokenGraph()
+    let missing = graph.parent.validate().problems(.missingRequiredKey)
+    let session = try #require(missing.first { $0.dependency.name == "\\.valSessionOnly" }, "\(missing)")
+    #expect(session.path.map(\.name) == ["\\.valParentShared", "\\.valSessionOnly"])
+    #expect(!graph.parent.validate().problems(.captiveDependency).contains { $0.dependency.name == "\\.valParentShared" })
+  }
+
+  @Test func throwingFactoryNamesItsErrorAndRegistrationSite() throws {
+    let graph = brokenGraph()
+    let failures = graph.child.validate().problems(.factoryFailed)
+    try #require(failures.count == 1, "\(failures)")
+    let failure = failures[0]
+    #expect(failure.dependency.name == "\\.valThrows")
+    #expect(failure.registeredAt == CodeLocation(fileID: file, line: graph.throwsLine))
+    #expect(failure.path.map(\.name) == ["\\.valThrows"])
+    #expect(failure.message.contains("disk on fire"))
+    #expect(failure.description.contains("registered at \(file):\(graph.throwsLine)"))
+  }
+
+  @Test func otherRegistrationSitesAreTheRegisteringLines() throws {
+    let graph = brokenGraph()
+    let report = graph.child.validate()
+    // Every problem about a registered dependency points at the line that registered it.
+    let expected: [String: Int] = [
+      "\\.valCycleLeft": graph.cycleLeftLine, "\\.valCycleRight": graph.cycleRightLine,
+      "\\.valLongHolder": graph.longHolderLine, "\\.valParentShared": graph.parentSharedLine,
+      "\\.valThrows": graph.throwsLine,
+    ]
+    for problem in report.problems {
+      guard let line = expected[problem.dependency.name] else { continue }
+      #expect(problem.registeredAt == CodeLocation(fileID: file, line: line), "\(problem)")
+    }
+    // The factories that asked for missing things start the path; the graph gives their sites.
+    let nodes = graph.child.graph().nodes
+    #expect(nodes.first { $0.dependency.name == "\\.valUsesMissing" }?.registeredAt == CodeLocation(fileID: file, line: graph.usesMissingLine))
+    #expect(nodes.first { $0.dependency.name == "\\.valUsesType" }?.registeredAt == CodeLocation(fileID: file, line: graph.usesTypeLine))
+  }
+
+  @Test func problemsAreSortedByKindThenDependency() throws {
+    let report = brokenGraph().child.validate()
+    let order = ValidationReport.Problem.Kind.allCases
+    let positions = report.problems.map { order.firstIndex(of: $0.kind) ?? -1 }
+    #expect(positions == positions.sorted())
+    for kind in order {
+      let names = report.problems(kind).map(\.dependency.name)
+      #expect(names == names.sorted())
+    }
+  }
+
+  // MARK: The report as a value
+
+  @Test func reportRoundTripsThroughJSON() throws {
+    let report = brokenGraph().child.validate()
+    let data = try JSONEncoder().encode(report)
+    let decoded = try JSONDecoder().decode(ValidationReport.self, from: data)
+    #expect(decoded == report)
+    #expect(decoded.problems.count == report.problems.count)
+    #expect(decoded.description == report.description)
+  }
+
+  @Test func reportsOfTheSameGraphAreEqual() throws {
+    let first = brokenGraph().child.validate()
+    let second = brokenGraph().child.validate()
+    // Two separately built graphs differ only in their registration lines... which are the
+    // same, because the same helper built them.
+    #expect(first == second)
+    let graph = brokenGraph()
+    #expect(graph.child.validate() == graph.child.validate())
+  }
+
+  @Test func reportsOfDifferentGraphsDiffer() throws {
+    let broken = brokenGraph().child.validate()
+    let fine = Container().validate()
+    #expect(broken != fine)
+    #expect(fine == Container().validate())
+  }
+
+  @Test func reportPrintsASummaryAndEachProblem() throws {
+    let graph = brokenGraph()
+    let report = graph.child.validate()
+    let text = report.description
+    let lines = text.components(separatedBy: "\n")
+    #expect(lines.first == "Knapsack validation: \(report.problems.count) problem(s) in \(report.checkedCount) dependencies.")
+    for problem in report.problems {
+      #expect(text.contains("✗ \(problem.kind.rawValue): \(problem.message)"))
+    }
+    #expect(text.contains("  ✗ factoryFailed: "))
+    #expect(text.contains("registered at \(file):\(graph.throwsLine)"))
+    #expect(text.contains("path: \\.valUsesMissing → \\.valMissing"))
+    #expect(text.contains("path: \\.valLongHolder → \\.valShort"))
+  }
+
+  @Test func smallReportPrintsExactly() throws {
+    let container = Container()
+    let line = #line + 1
+    container.register(\.valThrows) { () throws -> ValThing in throw PlannedFailure("no disk") }
+    let text = container.validate().description
+    #expect(
+      text == """
+        Knapsack validation: 1 problem(s) in 1 dependencies.
+          ✗ factoryFailed: the factory of \\.valThrows threw: no disk
+              declared at \(file):\(try declaration(of: "valThrows").line)
+              registered at \(file):\(line)
+        """)
+  }
+
+  @Test func validGraphPrintsNoProblems() throws {
+    let container = Container()
+    container.register(\.valPlain) { ValThing("plain") }
+    container.register(\.valPlainUser) { r in ValThing("user", [try r[\.valPlain]]) }
+    let report = container.validate()
+    #expect(report.isValid)
+    #expect(report.problems.isEmpty)
+    #expect(report.checkedCount == 2)
+    #expect(report.description == "Knapsack validation: no problems in 2 dependencies.")
+  }
+
+  @Test func emptyContainerIsValid() {
+    let report = Container().validate()
+    #expect(report.isValid)
+    #expect(report.checkedCount == 0)
+    #expect(report.skipped.isEmpty)
+  }
+
+  // MARK: Which factories run
+
+  @Test func skippedFactoriesAreNeverCalled() throws {
+    let calls = Counter()
+    let container = Container()
+    container.register(\.valSideEffect, scope: .singleton, validation: .skip) { r in
+      calls.increment()
+      return ValThing("side effect", [try r[\.valMissing]])
+    }
+    container.register(\.valUsesSideEffect) { r in ValThing("uses", [try r[\.valSideEffect]]) }
+    let report = container.validate()
+    #expect(calls.count == 0)
+    #expect(report.skipped.map(\.name).contains("\\.valSideEffect"))
+    // Its dependencies are not followed, so its missing dependency is not reported.
+    #expect(report.isValid, "\(report)")
+    // The real container still calls it (once the dependency the dry run did not follow exists).
+    container.register(\.valMissing) { ValThing("now provided") }
+    _ = try container[\.valUsesSideEffect]
+    #expect(calls.count == 1)
+  }
+
+  @Test func skippedFactoryReachedThroughADependencyIsNotCalledEither() throws {
+    let calls = Counter()
+    let container = Container()
+    container.register(\.valSideEffect, validation: .skip) { () -> ValThing in
+      calls.increment()
+      return ValThing("side effect")
+    }
+    container.register(\.valUsesSideEffect, scope: .singleton) { r in ValThing("uses", [try r[\.valSideEffect]]) }
+    _ = container.validate()
+    _ = container.graph()
+    _ = container.validate(including: [\.valSideEffect, \.valUsesSideEffect])
+    #expect(calls.count == 0)
+  }
+
+  @Test func validationKeepsNoInstance() throws {
+    let made = Counter()
+    let container = Container()
+    container.register(\.valSingleton, scope: .singleton) { () -> ValThing in
+      made.increment()
+      return ValThing("singleton \(made.count)")
+    }
+    let report = container.validate()
+    #expect(report.isValid)
+    #expect(made.count == 1, "the dry run calls the factory")
+    // The container's own singleton is made afresh, once.
+    let first = try container[\.valSingleton]
+    #expect(made.count == 2)
+    let second = try container[\.valSingleton]
+    #expect(first === second)
+    #expect(made.count == 2)
+    // Validating again neither reuses the container's instance nor replaces it.
+    _ = container.validate()
+    #expect(made.count == 3)
+    #expect(try container[\.valSingleton] === first)
+  }
+
+  @Test func validationAfterResolutionDoesNotReuseTheContainersSingleton() throws {
+    let made = Counter()
+    let container = Container()
+    container.register(\.valSingleton, scope: .singleton) { () -> ValThing in
+      made.increment()
+      return ValThing("singleton")
+    }
+    let mine = try container[\.valSingleton]
+    _ = container.validate()
+    #expect(made.count == 2, "the dry run makes its own throw-away instance")
+    #expect(try container[\.valSingleton] === mine)
+  }
+
+  @Test func instancesMadeByValidationAreNeverDisposed() async throws {
+    let disposals = Counter()
+    let made = Counter()
+    let container = Container()
+    container.register(\.valClosable, scope: .singleton) { () -> ValClosable in
+      made.increment()
+      return ValClosable(disposals: disposals)
+    }
+    _ = container.validate()
+    #expect(made.count == 1)
+    try await container.dispose()
+    #expect(disposals.count == 0)
+  }
+
+  @Test func asynchronousFactoriesAreListedAsNotRun() throws {
+    let calls = Counter()
+    let container = Container()
+    container.register(\.valAsync) { _ async throws -> ValThing in
+      calls.increment()
+      return ValThing("async")
+    }
+    let report = container.validate()
+    #expect(report.isValid)
+    #expect(report.skipped.map(\.name) == ["\\.valAsync"])
+    #expect(calls.count == 0)
+    #expect(report.description.contains("not run: \\.valAsync"))
+  }
+
+  // MARK: What is checked
+
+  @Test func keysPassedWithIncludingAreCheckedWithTheirDefaults() throws {
+    let container = Container()
+    #expect(container.validate().isValid)
+    let report = container.validate(including: [\.valRootWithDefault])
+    let missing = report.problems(.missingRequiredKey)
+    try #require(missing.count == 1, "\(report)")
+    #expect(missing[0].dependency.name == "\\.valMissingBehindDefault")
+    #expect(missing[0].path.map(\.name) == ["\\.valRootWithDefault", "\\.valMissingBehindDefault"])
+  }
+
+  @Test func anIncludedRequiredKeyNobodyProvidesIsReported() throws {
+    let report = Container().validate(including: [\.valMissing])
+    let missing = report.problems(.missingRequiredKey)
+    try #require(missing.count == 1, "\(report)")
+    #expect(missing[0].dependency.name == "\\.valMissing")
+    #expect(missing[0].path.map(\.name) == ["\\.valMissing"])
+  }
+
+  @Test func typeRegistrationsAreValidatedToo() throws {
+    let container = Container()
+    let line = #line + 1
+    container.register(ValRegistered.self) { r in _ = try r.resolve(ValUnregistered.self); return ValRegistered() }
+    let report = container.validate()
+    let missing = report.problems(.missingRegistration)
+    try #require(missing.count == 1, "\(report)")
+    #expect(missing[0].path.map(\.name) == ["ValRegistered", "ValUnregistered"])
+    // The registration that asks is a node of the graph, with its site.
+    let node = container.graph().nodes.first { $0.dependency.name == "ValRegistered" }
+    #expect(node?.registeredAt == CodeLocation(fileID: file, line: line))
+  }
+
+  @Test func aSingletonHoldingASingletonOrAUniqueHoldingAnythingIsFine() throws {
+    let container = Container()
+    container.register(\.valShort, scope: .singleton) { ValThing("short") }
+    container.register(\.valLongHolder, scope: .singleton) { r in ValThing("holder", [try r[\.valShort]]) }
+    container.register(\.valPlain, scope: .unique) { ValThing("plain") }
+    container.register(\.valPlainUser, scope: .unique) { r in ValThing("user", [try r[\.valPlain], try r[\.valShort]]) }
+    let report = container.validate()
+    #expect(report.isValid, "\(report)")
+  }
+
+  @Test(arguments: [Scope.unique, .graph, .weak])
+  func aSingletonHoldingAShorterLivedScopeIsCaptive(_ scope: Scope) throws {
+    let container = Container()
+    container.register(\.valShort, scope: scope) { ValThing("short") }
+    container.register(\.valLongHolder, scope: .singleton) { r in ValThing("holder", [try r[\.valShort]]) }
+    let captives = container.validate().problems(.captiveDependency)
+    try #require(captives.count == 1, "\(captives)")
+    #expect(captives[0].dependency.name == "\\.valLongHolder")
+    #expect(captives[0].message.contains("\(scope)"))
+  }
+
+  @Test func theChildValidatesItsParentsRegistrationsToo() throws {
+    let parent = Container()
+    parent.register(\.valThrows) { () throws -> ValThing in throw PlannedFailure("parent's") }
+    let child = parent.makeChild()
+    child.register(\.valPlain) { ValThing("plain") }
+    let report = child.validate()
+    #expect(report.problems(.factoryFailed).map(\.dependency.name) == ["\\.valThrows"])
+    #expect(parent.validate().problems(.factoryFailed).count == 1)
+    // The parent does not see the child's registrations.
+    #expect(parent.validate().checkedCount == 1)
+  }
+
+  @Test func validatingADisposedContainerReportsIt() async throws {
+    let container = Container()
+    container.register(\.valPlain) { ValThing("plain") }
+    try await container.dispose()
+    let report = container.validate()
+    #expect(!report.isValid)
+    #expect(report.problems.allSatisfy { $0.kind == .containerDisposed }, "\(report)")
+  }
+
+  // MARK: The test-suite helper
+
+  @Test func expectValidGraphPassesForAValidGraph() throws {
+    let container = Container()
+    container.register(\.valPlain) { ValThing("plain") }
+    container.register(\.valPlainUser) { r in ValThing("user", [try r[\.valPlain]]) }
+    let report = expectValidGraph(container)
+    #expect(report.isValid)
+    #expect(report.checkedCount == 2)
+  }
+
+  @Test func expectValidGraphRecordsAnIssuePerProblem() throws {
+    let graph = brokenGraph()
+    let expected = graph.child.validate()
+    let recorded = Collected<String>()
+    var returned: ValidationReport?
+    withKnownIssue {
+      returned = expectValidGraph(graph.child)
+    } matching: { issue in
+      recorded.append(issue.comments.map(\.rawValue).joined())
+      return true
+    }
+    #expect(returned == expected)
+    #expect(recorded.all.count == expected.problems.count)
+    #expect(Set(recorded.all) == Set(expected.problems.map(\.description)))
+  }
+
+  @Test func expectValidGraphChecksIncludedKeys() throws {
+    let recorded = Collected<String>()
+    withKnownIssue {
+      expectValidGraph(Container(), including: [\.valRootWithDefault])
+    } matching: { issue in
+      recorded.append(issue.comments.map(\.rawValue).joined())
+      return true
+    }
+    #expect(recorded.all.count == 1)
+    #expect(recorded.all.first?.contains("\\.valMissingBehindDefault") == true)
+  }
+}
