@@ -76,14 +76,19 @@ extension Dependencies {
   @Test func thousandChildrenResolvingTheirParentsSingletonAtOnceShareOneInstance() async throws {
     let parent = Container()
     let counter = Counter()
+    let arrivals = Counter()
     parent.register(\.childShared, scope: .singleton) { () -> Token in
       counter.increment()
-      usleep(2_000)
+      holdUntil(arrivals)
       return Token("parent singleton")
     }
     let identities = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
       for _ in 0..<1_000 {
-        group.addTask { ObjectIdentifier(try parent.makeChild()[\.childShared]) }
+        group.addTask {
+          let child = parent.makeChild()
+          arrivals.increment()
+          return ObjectIdentifier(try child[\.childShared])
+        }
       }
       return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
     }

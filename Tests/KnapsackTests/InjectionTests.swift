@@ -135,10 +135,22 @@ struct LazyHolder {
   }
 
   @Test func concurrentFirstReadsOfALazyResolveOnce() async throws {
-    let (container, counter) = counting()
+    let container = Container()
+    let counter = Counter()
+    let arrivals = Counter()
+    container.register(\.injectionToken) { () -> Token in
+      counter.increment()
+      holdUntil(arrivals)
+      return Token("lazy")
+    }
     let lazy = container.lazy(\.injectionToken)
     let identities = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
-      for _ in 0..<200 { group.addTask { ObjectIdentifier(try lazy.value) } }
+      for _ in 0..<200 {
+        group.addTask {
+          arrivals.increment()
+          return ObjectIdentifier(try lazy.value)
+        }
+      }
       return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
     }
     #expect(identities.count == 1)

@@ -32,12 +32,15 @@ final class GraphRoot: Sendable {
 
 @Suite struct ScopeTests {
   /// Registers `\.scopeToken` with `scope`, counting factory calls.
-  private func container(_ scope: Scope, counter: Counter, slow: Bool = false) -> Container {
+  private func container(
+    _ scope: Scope, counter: Counter, slow: Bool = false, arrivals: Counter? = nil
+  ) -> Container {
     let container = Container()
     container.register(\.scopeToken, scope: scope) { () -> Token in
       counter.increment()
       // Widens the window in which other resolutions arrive while the instance is being made.
       if slow { usleep(2_000) }
+      if let arrivals { holdUntil(arrivals) }
       return Token("\(scope)")
     }
     return container
@@ -93,10 +96,14 @@ final class GraphRoot: Sendable {
 
   @Test func thousandConcurrentFirstResolutionsInATaskGroupMakeOneSingleton() async throws {
     let counter = Counter()
-    let container = container(.singleton, counter: counter, slow: true)
+    let arrivals = Counter()
+    let container = container(.singleton, counter: counter, arrivals: arrivals)
     let identities = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
       for _ in 0..<1_000 {
-        group.addTask { ObjectIdentifier(try container[\.scopeToken]) }
+        group.addTask {
+          arrivals.increment()
+          return ObjectIdentifier(try container[\.scopeToken])
+        }
       }
       var identities: [ObjectIdentifier] = []
       for try await identity in group { identities.append(identity) }
@@ -147,10 +154,14 @@ final class GraphRoot: Sendable {
 
   @Test func cachedIsCreatedOnceUnderConcurrentFirstUse() async throws {
     let counter = Counter()
-    let container = container(.cached, counter: counter, slow: true)
+    let arrivals = Counter()
+    let container = container(.cached, counter: counter, arrivals: arrivals)
     let identities = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
       for _ in 0..<200 {
-        group.addTask { ObjectIdentifier(try container[\.scopeToken]) }
+        group.addTask {
+          arrivals.increment()
+          return ObjectIdentifier(try container[\.scopeToken])
+        }
       }
       return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
     }

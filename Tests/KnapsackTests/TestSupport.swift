@@ -93,6 +93,15 @@ final class ThreadGroup: Sendable {
   }
 }
 
+/// Called inside a factory: blocks (bounded) until `arrivals` reaches `count`, then a moment longer,
+/// so that other resolutions reach the engine while this one is still making the value. On the
+/// cooperative pool (two threads here) this is what makes a task-group test really concurrent.
+func holdUntil(_ arrivals: Counter, reaches count: Int = 2, timeout: Duration = .seconds(2)) {
+  let deadline = ContinuousClock.now + timeout
+  while arrivals.count < count, ContinuousClock.now < deadline { usleep(100) }
+  usleep(5_000)
+}
+
 /// Polls `condition` until it holds or `timeout` passed; returns whether it held.
 func waitUntil(timeout: Duration, _ condition: @Sendable () -> Bool) async -> Bool {
   let deadline = ContinuousClock.now + timeout
