@@ -2,9 +2,9 @@ import CBlackHole
 import Foundation
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 /// Describes the machine a run happens on.

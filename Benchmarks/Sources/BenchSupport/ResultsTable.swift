@@ -59,10 +59,14 @@ public enum ResultsTable {
   ) -> String {
     let header = ["scenario", "contender", "median ns/op", "min–max ns/op"] + contenders.map { "÷ \($0)" } + ["extra"]
     var out = "| " + header.joined(separator: " | ") + " |\n"
-    out += "|" + header.enumerated().map { $0.offset < 2 || $0.offset == header.count - 1 ? "---|" : "---:|" }.joined() + "\n"
+    out +=
+      "|" + header.enumerated().map { $0.offset < 2 || $0.offset == header.count - 1 ? "---|" : "---:|" }.joined()
+      + "\n"
     for scenario in orderedScenarios(results: results, scenarios: scenarios, notApplicable: notApplicable) {
       for row in tableRows(scenario: scenario.id, results: results, notApplicable: notApplicable) {
-        out += "| \(scenario.id) | " + row.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n"
+        out +=
+          "| \(scenario.id) | " + row.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ")
+          + " |\n"
       }
     }
     return out
@@ -111,7 +115,8 @@ public enum ResultsTable {
   }
 
   static func ratio(_ value: Double) -> String {
-    value >= 10 ? String(format: "%.0f", value) : value >= 0.1 ? String(format: "%.2f", value) : String(format: "%.3f", value)
+    value >= 10
+      ? String(format: "%.0f", value) : value >= 0.1 ? String(format: "%.2f", value) : String(format: "%.3f", value)
   }
 
   static func grouped(_ value: Double) -> String {

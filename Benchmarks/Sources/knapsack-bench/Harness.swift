@@ -81,7 +81,9 @@ struct SamplingPlan {
 /// Measures benchmarks scenario by scenario. Within a scenario the contenders' samples are taken
 /// in turn (manual, knapsack, swinject, swift-dependencies, manual, …) so a noisy stretch on a
 /// shared machine hits every contender alike.
-func measure(_ benchmarks: [Benchmark], plan: SamplingPlan, log: (String) -> Void) throws
+func measure(
+  _ benchmarks: [Benchmark], plan: SamplingPlan, log: (String) -> Void
+) throws
   -> [BenchResult]
 {
   var results: [BenchResult] = []

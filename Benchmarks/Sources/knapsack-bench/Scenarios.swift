@@ -8,7 +8,8 @@ let scenarioInfos = [
   ScenarioInfo(id: "S4/1000", title: "start-up: new container, 1,000 distinct registrations, one resolve"),
   ScenarioInfo(id: "S4/10000", title: "start-up: new container, 10,000 distinct registrations, one resolve"),
   ScenarioInfo(id: "S5/1-thread", title: "contended singleton, one thread (ns per resolve; ops/s)"),
-  ScenarioInfo(id: "S5/2-threads", title: "contended singleton, two threads at once (wall ns per resolve; total ops/s)"),
+  ScenarioInfo(
+    id: "S5/2-threads", title: "contended singleton, two threads at once (wall ns per resolve; total ops/s)"),
   ScenarioInfo(id: "S6", title: "override read: a value read under a scoped test override"),
   ScenarioInfo(id: "S7", title: "failure path: resolve something unregistered (few registrations)"),
   ScenarioInfo(id: "S7/10000", title: "failure path: resolve something unregistered (10,000 registrations)"),

@@ -79,7 +79,9 @@ func write(_ text: String, to path: String) {
   }
 }
 
-func writeOutputs(_ results: [BenchResult], notApplicable: [NotApplicable], options: Options, date: String, machine: String) {
+func writeOutputs(
+  _ results: [BenchResult], notApplicable: [NotApplicable], options: Options, date: String, machine: String
+) {
   if let path = options.json {
     write(ResultsJSON.encode(results), to: path)
     print("wrote \(path)")
@@ -127,7 +129,9 @@ if options.render {
     return NotApplicable(scenario: benchmark.scenario, contender: benchmark.contender.rawValue, reason: reason)
   }
   print(ResultsTable.text(results: results, scenarios: scenarioInfos, notApplicable: notApplicable))
-  writeOutputs(results, notApplicable: notApplicable, options: Options(svg: options.svg, markdown: options.markdown), date: date, machine: machine)
+  writeOutputs(
+    results, notApplicable: notApplicable, options: Options(svg: options.svg, markdown: options.markdown), date: date,
+    machine: machine)
   exit(0)
 }
 
@@ -142,10 +146,12 @@ if let scenario = options.scenario {
 let date = Machine.timestamp()
 let machine = Machine.describe()
 let plan = options.quick ? SamplingPlan.quick : SamplingPlan.full
-print("knapsack-bench: \(options.quick ? "quick" : "full") run, \(plan.samples) samples of ≥ \(plan.sampleNanoseconds / 1_000_000) ms each")
+print(
+  "knapsack-bench: \(options.quick ? "quick" : "full") run, \(plan.samples) samples of ≥ \(plan.sampleNanoseconds / 1_000_000) ms each"
+)
 print("\(date), \(machine)")
 #if DEBUG
-  print("warning: this is a debug build; run with -c release for meaningful numbers")
+print("warning: this is a debug build; run with -c release for meaningful numbers")
 #endif
 
 let benchmarks = allBenchmarks().filter { options.only?.contains($0.scenario) ?? true }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationXML)
-  import FoundationXML
+import FoundationXML
 #endif
 
 // Format checks only: no timing is measured or asserted here.
