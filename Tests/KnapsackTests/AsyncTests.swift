@@ -23,6 +23,13 @@ extension Dependencies {
   var asyncDependent: AsyncKey<String> {
     AsyncKey { r in "uses \(try await r.resolve(\.asyncDatabase).name)" }
   }
+  var asyncPair: AsyncKey<[Token]> {
+    AsyncKey { r in
+      let first = try r[\.scopeLeaf]
+      try await Task.sleep(for: .milliseconds(1))
+      return [first, try r[\.scopeLeaf]]
+    }
+  }
   var asyncNeedsRequired: AsyncKey<String> {
     AsyncKey { r in "uses \(try await r.resolve(\.asyncRequired).name)" }
   }
@@ -180,5 +187,67 @@ extension Dependencies {
       #expect(try await container.resolve(\.asyncNeedsRequired) == "uses fake")
     }
     await #expect(throws: ResolutionError.self) { try await container.resolve(\.asyncRequired) }
+  }
+
+  @Test func cancelledCreationIsNotCachedAndDoesNotStrandWaiters() async throws {
+    let container = Container()
+    let attempts = Counter()
+    let started = Counter()
+    container.register(\.asyncDatabase, scope: .singleton) { _ async throws in
+      if attempts.increment() == 1 {
+        started.increment()
+        // Long, but cancellable: the test cancels it.
+        try await Task.sleep(for: .seconds(600))
+      }
+      return AsyncDatabase(name: "after cancellation")
+    }
+    let first = Task { try await container.resolve(\.asyncDatabase) }
+    #expect(await waitUntil(timeout: .seconds(30)) { started.count == 1 })
+    // A second resolution arrives while the first is still creating, then the first is cancelled.
+    let waiter = Task { try await container.resolve(\.asyncDatabase) }
+    // Gives the waiter time to start waiting (it passes either way; this only makes the
+    // waiting case the likely one).
+    try await Task.sleep(for: .milliseconds(20))
+    first.cancel()
+    let firstResult = await first.result
+    #expect(throws: (any Error).self) { try firstResult.get() }
+    let outcome = Collected<String>()
+    Task {
+      outcome.append((try? await waiter.value.name) ?? "failed")
+      outcome.append((try? await container.resolve(\.asyncDatabase).name) ?? "failed")
+    }
+    #expect(
+      await waitUntil(timeout: .seconds(30)) { outcome.all.count == 2 }, "resolution hung after a cancelled creation")
+    #expect(outcome.all == ["after cancellation", "after cancellation"])
+    #expect(attempts.count == 2)
+  }
+
+  @Test func graphScopeIsSharedWithinOneAsyncResolution() async throws {
+    let container = Container()
+    container.register(\.scopeLeaf, scope: .graph) { Token("graph") }
+    let pair = try await container.resolve(\.asyncPair)
+    #expect(pair[0] === pair[1])
+    let other = try await container.resolve(\.asyncPair)
+    #expect(other[0] !== pair[0])
+  }
+
+  @Test func asyncSingletonIsCreatedOnceWithinAnOverrideScope() async throws {
+    let container = Container()
+    let counter = Counter()
+    try await withOverrides {
+      $0.register(\.asyncDatabase, scope: .singleton) { _ async throws in
+        counter.increment()
+        try await Task.sleep(for: .milliseconds(10))
+        return AsyncDatabase(name: "scoped")
+      }
+    } operation: { () async throws in
+      let identities = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
+        for _ in 0..<200 { group.addTask { ObjectIdentifier(try await container.resolve(\.asyncDatabase)) } }
+        return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+      }
+      #expect(identities.count == 1)
+    }
+    #expect(counter.count == 1)
+    #expect(try await container.resolve(\.asyncDatabase).name == "default")
   }
 }

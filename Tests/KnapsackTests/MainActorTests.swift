@@ -123,4 +123,16 @@ extension Dependencies {
       #expect(try parent[\.mainNeedsClock].title == "at 3")
     }
   }
+
+  @MainActor @Test func mainActorKeyCanBeOverriddenInAScope() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.mainScreen) { _ in ScreenModel(title: "overridden", storage: InMemoryStorage()) }
+    } operation: { () async throws in
+      let model = try container[\.mainScreen]
+      #expect(model.title == "overridden")
+      #expect(model.madeOnMainThread)
+    }
+    #expect(try container[\.mainScreen].title == "default")
+  }
 }

@@ -229,4 +229,18 @@ extension Dependencies {
     #expect(try container[\.overrideValue] == "default")
     #expect(try container[\.overrideShared].label == "default singleton")
   }
+
+  @Test func typeRegistrationsCanBeOverridden() async throws {
+    let container = Container()
+    container.register((any TypedService).self) { NamedService("real") }
+    try await withOverrides {
+      $0.register((any TypedService).self) { NamedService("fake") }
+      $0.register((any TypedService).self, name: "extra") { NamedService("extra") }
+    } operation: { () async throws in
+      #expect(try container.resolve((any TypedService).self).name == "fake")
+      #expect(try container.resolve((any TypedService).self, name: "extra").name == "extra")
+    }
+    #expect(try container.resolve((any TypedService).self).name == "real")
+    #expect(throws: ResolutionError.self) { try container.resolve((any TypedService).self, name: "extra") }
+  }
 }
