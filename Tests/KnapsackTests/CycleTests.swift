@@ -130,6 +130,49 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     #expect(try container[\.cycleLeft].next?.label == "right")
   }
 
+  @Test(arguments: [Scope.unique, .graph, .weak, .cached, .singleton])
+  func twoStepCycleIsDetectedInEveryScope(scope: Scope) async throws {
+    let container = Container()
+    container.register(\.cycleLeft, scope: scope) { r in CycleNode("left", next: try r[\.cycleRight]) }
+    container.register(\.cycleRight, scope: scope) { r in CycleNode("right", next: try r[\.cycleLeft]) }
+    let outcome = Collected<Outcome>()
+    let thread = ThreadGroup(count: 1) { _ in
+      do {
+        outcome.append(.value(ObjectIdentifier(try container[\.cycleLeft])))
+      } catch {
+        outcome.append(.failure(error))
+      }
+    }
+    #expect(await thread.join(timeout: .seconds(60)), "a \(scope) cycle deadlocked")
+    let error = outcome.all.first?.error as? ResolutionError
+    #expect(error?.kind == .cycle)
+    #expect(error?.path.map(\.name) == ["\\.cycleLeft", "\\.cycleRight", "\\.cycleLeft"])
+  }
+
+  @Test func longCycleThroughNamedTypesPrintsEveryStep() throws {
+    let container = Container()
+    let length = 50
+    for step in 0..<length {
+      let next = "step \((step + 1) % length)"
+      container.register(Int.self, name: "step \(step)") { r in try r.resolve(Int.self, name: next) + 1 }
+    }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(Int.self, name: "step 0") }
+    #expect(error.kind == .cycle)
+    let expected = (0...length).map { "Int (name: \"step \($0 % length)\")" }
+    #expect(error.path.map(\.name) == expected)
+  }
+
+  @Test func longChainWithoutACycleResolves() throws {
+    let container = Container()
+    let length = 300
+    container.register(Int.self, name: "link \(length)") { 0 }
+    for link in 0..<length {
+      let next = "link \(link + 1)"
+      container.register(Int.self, name: "link \(link)") { r in try r.resolve(Int.self, name: next) + 1 }
+    }
+    #expect(try container.resolve(Int.self, name: "link 0") == length)
+  }
+
   @Test func mixedScopeCycleIsDetected() throws {
     let container = Container()
     container.register(\.cycleLeft, scope: .singleton) { r in CycleNode("left", next: try r[\.cycleRight]) }

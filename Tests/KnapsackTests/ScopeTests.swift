@@ -187,6 +187,24 @@ final class GraphRoot: Sendable {
     #expect(counter.count == 2)
   }
 
+  @Test func concurrentHoldersOfAWeakInstanceShareIt() async throws {
+    let counter = Counter()
+    let arrivals = Counter()
+    let container = container(.weak, counter: counter, arrivals: arrivals)
+    let tokens = try await withThrowingTaskGroup(of: Token.self) { group in
+      for _ in 0..<200 {
+        group.addTask {
+          arrivals.increment()
+          return try container[\.scopeToken]
+        }
+      }
+      // Every result is kept until the end, so the instance is held throughout.
+      return try await group.reduce(into: [Token]()) { $0.append($1) }
+    }
+    #expect(Set(tokens.map(ObjectIdentifier.init)).count == 1)
+    #expect(try container[\.scopeToken] === tokens[0])
+  }
+
   @Test func weakScopeOnAValueTypeBehavesLikeUnique() throws {
     let container = Container()
     let counter = Counter()
