@@ -49,6 +49,12 @@ extension Dependencies {
     ArgumentKey { r, _ in CycleNode("argument", next: try r[\.cycleViaArgument]) }
   }
   var cycleViaArgument: Key<CycleNode> { Key { r in try r.resolve(\.cycleArgument, argument: 1) } }
+  var cycleThroughOwnProvider: Key<CycleNode> {
+    Key { r in CycleNode("provider", next: try r.provider(\.cycleThroughOwnProvider).get()) }
+  }
+  var cycleThroughOwnLazy: Key<CycleNode> {
+    Key { r in CycleNode("lazy", next: try r.lazy(\.cycleThroughOwnLazy).value) }
+  }
   @MainActor var cycleMain: MainActorKey<CycleNode> {
     MainActorKey { r in CycleNode("main", next: try r[\.cycleMain]) }.scope(.singleton)
   }
@@ -349,5 +355,34 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     #expect(await thread.join(timeout: .seconds(60)), "reading a lazy inside its own cycle deadlocked")
     let error = outcome.all.first?.error as? ResolutionError
     #expect(error?.kind == .cycle)
+  }
+
+  // MARK: Cycles that would overflow the stack
+  //
+  // These run in a child process (exit tests): if the engine recursed until the stack overflowed,
+  // the child would crash and the test would fail, instead of the whole test run crashing.
+
+  @Test func readingItsOwnProviderInsideTheFactoryIsACycleErrorNotAStackOverflow() async {
+    await #expect(processExitsWith: .success) {
+      let error = try? #require(throws: ResolutionError.self) { try Container()[\.cycleThroughOwnProvider] }
+      if error?.kind != .cycle { fatalError("expected a cycle error, got \(String(describing: error))") }
+    }
+  }
+
+  @Test func readingItsOwnLazyInsideTheFactoryIsACycleErrorNotAStackOverflow() async {
+    await #expect(processExitsWith: .success) {
+      let error = try? #require(throws: ResolutionError.self) { try Container()[\.cycleThroughOwnLazy] }
+      if error?.kind != .cycle { fatalError("expected a cycle error, got \(String(describing: error))") }
+    }
+  }
+
+  @Test func factoryResolvingItselfThroughItsCapturedContainerIsACycleErrorNotAStackOverflow() async {
+    await #expect(processExitsWith: .success) {
+      let container = Container()
+      // A common mistake: the factory uses the container it captured instead of its resolver.
+      container.register(\.cycleLeft) { _ in CycleNode("left", next: try container[\.cycleLeft]) }
+      let error = try? #require(throws: ResolutionError.self) { try container[\.cycleLeft] }
+      if error?.kind != .cycle { fatalError("expected a cycle error, got \(String(describing: error))") }
+    }
   }
 }

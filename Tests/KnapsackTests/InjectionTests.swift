@@ -33,7 +33,7 @@ struct LazyHolder {
 }
 
 // `@Injected` cannot throw, so a failed resolution stops the program (documented, the one crashing
-// convenience); that path cannot run inside the test process and is not tested here.
+// convenience); `injectedStopsWithTheFullErrorWhenItCannotResolve` checks that in a child process.
 @Suite struct InjectionTests {
   private func counting(_ scope: Scope = .unique) -> (Container, Counter) {
     let container = Container()
@@ -206,5 +206,16 @@ struct LazyHolder {
     #expect(throws: ResolutionError.self) { try provider.get() }
     container.register(\.injectionToken) { Token("now") }
     #expect(try provider.get().label == "now")
+  }
+
+  @Test func injectedStopsWithTheFullErrorWhenItCannotResolve() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      @Injected(\.injectionToken, container: Container()) var token: Token
+      _ = token
+    }
+    let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(output.contains("required key \\.injectionToken (Token) was never provided."))
+    #expect(output.contains("declared at KnapsackTests/InjectionTests.swift:"))
+    #expect(output.contains("fix: register it"))
   }
 }
