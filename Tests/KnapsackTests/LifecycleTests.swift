@@ -167,7 +167,8 @@ final class LcTypedService: Sendable {}
     container.register(\.lcA, scope: .singleton, dispose: { _ in log.append("closure") }) { LcResource("conformance", log: log) }
     _ = try container[\.lcA]
     try await container.dispose()
-    #expect(log.all.count == 1, "\(log.all)")
+    // Documented: the closure is used instead of `Disposable.dispose()`.
+    #expect(log.all == ["closure"])
   }
 
   @Test func cachedInstancesAreDisposedButUniqueGraphAndWeakAreNot() async throws {
@@ -210,6 +211,70 @@ final class LcTypedService: Sendable {}
     try await parent.dispose()
     #expect(log.all == ["session", "parent singleton"])
     #expect(shared.disposals.count == 1)
+  }
+
+  // MARK: Override scopes
+
+  @Test func anOverrideScopeDisposesWhatItMadeWhenItEnds() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcA, scope: .singleton) { LcResource("container's", log: log) }
+    let own = try container[\.lcA]
+    let inside = try await withOverrides {
+      $0.register(\.lcA, scope: .singleton) { LcResource("override", log: log) }
+    } operation: {
+      // An `await` makes this the asynchronous scope, the one that disposes (a synchronous
+      // operation closure selects the synchronous overload, which cannot).
+      await Task.yield()
+      let made = try container[\.lcA]
+      #expect(log.all.isEmpty, "nothing is disposed while the scope is open")
+      return made
+    }
+    #expect(inside !== own)
+    #expect(log.all == ["override"])
+    #expect(inside.disposals.count == 1)
+    // The container's own instance is untouched, and the container still works.
+    #expect(own.disposals.count == 0)
+    #expect(try container[\.lcA] === own)
+    #expect(!container.isDisposedContainer)
+  }
+
+  @Test func anOverrideScopeThatThrowsStillDisposesWhatItMade() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    let made = Collected<LcResource>()
+    await #expect(throws: PlannedFailure.self) {
+      try await withOverrides {
+        $0.register(\.lcA, scope: .singleton) { LcResource("override", log: log) }
+      } operation: {
+        await Task.yield()
+        made.append(try container[\.lcA])
+        throw PlannedFailure("test failed half-way")
+      }
+    }
+    #expect(made.all.count == 1)
+    #expect(log.all == ["override"], "an instance made inside a failed scope must not leak")
+  }
+
+  @Test func anOverrideScopeDisposesChildrenFirstInReverseOrder() async throws {
+    // Several rounds, each with new containers, so that an order that depends on hashing shows.
+    for round in 0..<20 {
+      let log = Collected<String>()
+      let parent = Container()
+      let child = parent.makeChild()
+      child.register(\.lcSession, scope: .singleton) { LcResource("session", log: log) }
+      try await withOverrides {
+        $0.register(\.lcA, scope: .singleton) { LcResource("first", log: log) }
+        $0.register(\.lcB, scope: .singleton) { LcResource("second", log: log) }
+      } operation: {
+        await Task.yield()
+        _ = try parent[\.lcA]
+        _ = try parent[\.lcB]
+        _ = try child[\.lcSession]
+      }
+      #expect(log.all == ["session", "second", "first"], "round \(round)")
+      if log.all != ["session", "second", "first"] { break }
+    }
   }
 
   // MARK: Exactly once

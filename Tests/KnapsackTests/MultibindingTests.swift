@@ -145,7 +145,7 @@ struct MbCrashAssembly: Assembly {
   @Test func overrideScopeContributionsComeAfterTheContainers() async throws {
     let container = Container()
     container.contribute(to: \.mbNumbers) { _ in 1 }
-    let inside = try withOverrides {
+    let inside = try await withOverrides {
       $0.contribute(to: \.mbNumbers) { _ in 2 }
     } operation: {
       try container[\.mbNumbers]
@@ -164,6 +164,18 @@ struct MbCrashAssembly: Assembly {
     try #require(failures.count == 1, "\(report)")
     #expect(failures[0].registeredAt == CodeLocation(fileID: "KnapsackTests/MultibindingTests.swift", line: line))
     #expect(failures[0].message.contains("bad plugin"))
+  }
+
+  @Test func validationNeverCallsASkippedContribution() throws {
+    let calls = Counter()
+    let container = Container()
+    container.contribute(to: \.mbNumbers, validation: .skip) { _ in calls.increment() }
+    container.contribute(to: \.mbNumbers) { _ in 100 }
+    let report = container.validate()
+    #expect(report.isValid, "\(report)")
+    #expect(report.skipped.count == 1)
+    #expect(calls.count == 0)
+    #expect(try container[\.mbNumbers] == [1, 100])
   }
 
   @Test func contributionsRunInParallelSafely() async throws {

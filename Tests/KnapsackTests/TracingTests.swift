@@ -210,6 +210,17 @@ private func normalised(_ text: String) -> String {
     #expect(recorder.summary == ["0 \\.trClock (unique) created"])
   }
 
+  @Test func childObserverDoesNotSeeTheParentsOwnResolutions() throws {
+    let (parent, _) = knownContainer()
+    let child = parent.makeChild()
+    let recorder = TrRecorder()
+    child.observe(recorder)
+    _ = try parent[\.trClock]
+    #expect(recorder.events.all.isEmpty)
+    _ = try child[\.trClock]
+    #expect(recorder.summary == ["0 \\.trClock (unique) created"])
+  }
+
   @Test func removingTheObserverStopsEvents() throws {
     let (container, _) = knownContainer()
     let recorder = TrRecorder()

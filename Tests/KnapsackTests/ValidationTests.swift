@@ -462,11 +462,11 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(report.isValid, "\(report)")
   }
 
-  @Test(arguments: [Scope.unique, .graph, .weak])
-  func aSingletonHoldingAShorterLivedScopeIsCaptive(_ scope: Scope) throws {
+  @Test(arguments: [(Scope.singleton, Scope.unique), (.singleton, .graph), (.singleton, .weak), (.cached, .unique)])
+  func aLongerLivedScopeHoldingAShorterLivedOneIsCaptive(_ holder: Scope, _ scope: Scope) throws {
     let container = Container()
     container.register(\.valShort, scope: scope) { ValThing("short") }
-    container.register(\.valLongHolder, scope: .singleton) { r in ValThing("holder", [try r[\.valShort]]) }
+    container.register(\.valLongHolder, scope: holder) { r in ValThing("holder", [try r[\.valShort]]) }
     let captives = container.validate().problems(.captiveDependency)
     try #require(captives.count == 1, "\(captives)")
     #expect(captives[0].dependency.name == "\\.valLongHolder")
@@ -483,6 +483,27 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(parent.validate().problems(.factoryFailed).count == 1)
     // The parent does not see the child's registrations.
     #expect(parent.validate().checkedCount == 1)
+  }
+
+  @Test func validationWhileOtherThreadsResolveLeavesTheirSingletonAlone() async throws {
+    let made = Counter()
+    let container = Container()
+    container.register(\.valSingleton, scope: .singleton) { () -> ValThing in
+      made.increment()
+      return ValThing("singleton")
+    }
+    let seen = Collected<ObjectIdentifier>()
+    let threads = ThreadGroup(count: 8) { index in
+      if index % 2 == 0 {
+        _ = container.validate()
+      } else if let value = try? container[\.valSingleton] {
+        seen.append(ObjectIdentifier(value))
+      }
+    }
+    #expect(await threads.join())
+    #expect(Set(seen.all).count == 1, "the container made exactly one singleton of its own")
+    #expect(seen.all.count == 4)
+    #expect(made.count == 5, "one for the container, one per dry run")
   }
 
   @Test func validatingADisposedContainerReportsIt() async throws {
