@@ -64,6 +64,17 @@ final class RecordingObserver: ResolutionObserver {
     #expect(try container[\.containerNumber] == 3)
   }
 
+  @Test func droppingAContainerReleasesItsSingletons() throws {
+    weak var probe: Token?
+    do {
+      let container = Container()
+      container.register(\.containerToken, scope: .singleton) { Token("owned") }
+      probe = try container[\.containerToken]
+      #expect(probe != nil)
+    }
+    #expect(probe == nil, "a container's singleton outlived the container")
+  }
+
   @Test func reRegisteringASingletonReplacesItsInstance() throws {
     let container = Container()
     let first = try container[\.containerToken]

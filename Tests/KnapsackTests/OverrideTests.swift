@@ -146,6 +146,19 @@ extension Dependencies {
     #expect(try container[\.overrideRepository] === real)
   }
 
+  @Test func singletonMadeInsideAScopeIsReleasedWhenTheScopeEnds() async throws {
+    let container = Container()
+    weak var probe: Token?
+    try await withOverrides {
+      $0.register(\.overrideShared, scope: .singleton) { Token("scoped") }
+    } operation: { () async throws in
+      let inside = try container[\.overrideShared]
+      probe = inside
+      #expect(probe != nil)
+    }
+    #expect(probe == nil, "an instance made in an override scope outlived the scope")
+  }
+
   @Test func eachScopeGetsItsOwnSingletons() async throws {
     let container = Container()
     let configure: (Container) -> Void = { $0.register(\.overrideShared, scope: .singleton) { Token("scoped") } }
