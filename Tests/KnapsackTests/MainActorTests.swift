@@ -135,4 +135,13 @@ extension Dependencies {
     }
     #expect(try container[\.mainScreen].title == "default")
   }
+
+  @MainActor @Test(arguments: [Scope.cached, .weak, .graph])
+  func otherScopesBehaveLikeUniqueForMainActorKeys(scope: Scope) throws {
+    // Documented on `MainActorKey.scope(_:)`: only unique and singleton apply.
+    let container = Container()
+    container.register(\.mainScreen, scope: scope) { _ in ScreenModel(title: "\(scope)", storage: InMemoryStorage()) }
+    let first = try container[\.mainScreen]
+    #expect(try container[\.mainScreen] !== first)
+  }
 }
