@@ -41,7 +41,7 @@ struct APIRoutes {
       }
     }
     api.post { request, _ in
-      let body = try await Self.body(of: request)
+      let body = await Self.body(of: request)
       return try respond {
         let input = try decode(NewItem.self, from: body, example: #"{"title": "Buy milk"}"#)
         let item = try makeViewModel().add(title: input.title)
@@ -51,7 +51,7 @@ struct APIRoutes {
       }
     }
     api.patch(":id") { request, context in
-      let body = try await Self.body(of: request)
+      let body = await Self.body(of: request)
       return try respond {
         let id = try itemID(context)
         let change = try decode(Change.self, from: body, example: #"{"done": true}"#)
@@ -77,12 +77,9 @@ struct APIRoutes {
     var message: String
   }
 
-  private static func body(of request: Request) async throws -> ByteBuffer {
-    do {
-      return try await request.body.collect(upTo: 64 * 1024)
-    } catch {
-      throw HTTPError(.contentTooLarge, message: "The body is larger than 64 KiB.")
-    }
+  /// The request body, or `nil` if it is larger than 64 KiB.
+  private static func body(of request: Request) async -> ByteBuffer? {
+    try? await request.body.collect(upTo: 64 * 1024)
   }
 
   private func itemID(_ context: BasicRequestContext) throws -> UUID {
@@ -93,7 +90,10 @@ struct APIRoutes {
     return id
   }
 
-  private func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer, example: String) throws -> T {
+  private func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer?, example: String) throws -> T {
+    guard let body else {
+      throw APIError(status: .contentTooLarge, message: "The body is larger than 64 KiB.")
+    }
     do {
       return try JSONDecoder().decode(T.self, from: Data(buffer: body))
     } catch {
@@ -113,6 +113,8 @@ struct APIRoutes {
       case .emptyTitle, .titleTooLong: return try errorResponse(.unprocessableContent, error.description)
       }
     } catch let error as StorageError {
+      return try errorResponse(.internalServerError, error.description)
+    } catch let error as ResolutionError {
       return try errorResponse(.internalServerError, error.description)
     }
   }

@@ -13,34 +13,78 @@ struct HTMLRoutes {
 
   func add(to router: Router<BasicRequestContext>) {
     router.get("/") { request, _ in
-      let tab = request.uri.queryParameters.get("tab") ?? Showcase.styles[0].id
-      return try page(styleID: tab, onTabsPage: true)
+      try guarded {
+        let tab = request.uri.queryParameters.get("tab") ?? Showcase.styles[0].id
+        return try page(styleID: tab, onTabsPage: true)
+      }
     }
     router.get("/styles/:style") { _, context in
-      try page(styleID: context.parameters.require("style"), onTabsPage: false)
+      try guarded {
+        try page(styleID: context.parameters.require("style"), onTabsPage: false)
+      }
     }
     router.post("/styles/:style/todos") { request, context in
       let form = try await FormFields(request: request)
-      return try change(styleID: context.parameters.require("style"), form: form) { screen in
-        try screen.viewModel.add(title: form["title"] ?? "")
+      return try guarded {
+        try change(styleID: context.parameters.require("style"), form: form) { screen in
+          try screen.viewModel.add(title: form["title"] ?? "")
+        }
       }
     }
     router.post("/styles/:style/todos/:id/toggle") { request, context in
       let form = try await FormFields(request: request)
-      let id = UUID(uuidString: try context.parameters.require("id"))
-      return try change(styleID: context.parameters.require("style"), form: form) { screen in
-        guard let id else { throw TodoError.notFound(UUID()) }
-        try screen.viewModel.toggle(id: id)
+      return try guarded {
+        try change(styleID: context.parameters.require("style"), form: form) { screen in
+          try screen.viewModel.toggle(id: try itemID(context))
+        }
       }
     }
     router.post("/styles/:style/todos/:id/delete") { request, context in
       let form = try await FormFields(request: request)
-      let id = UUID(uuidString: try context.parameters.require("id"))
-      return try change(styleID: context.parameters.require("style"), form: form) { screen in
-        guard let id else { throw TodoError.notFound(UUID()) }
-        try screen.viewModel.delete(id: id)
+      return try guarded {
+        try change(styleID: context.parameters.require("style"), form: form) { screen in
+          try screen.viewModel.delete(id: try itemID(context))
+        }
       }
     }
+  }
+
+  /// A path's item id; text that is no UUID is an id no item has.
+  private func itemID(_ context: BasicRequestContext) throws -> UUID {
+    let text = try context.parameters.require("id")
+    guard let id = UUID(uuidString: text) else { throw UnknownItem(text: text) }
+    return id
+  }
+
+  private struct UnknownItem: Error {
+    let text: String
+  }
+
+  /// Runs a route, showing a storage or wiring failure as an error page instead of a bare 500.
+  private func guarded(_ body: () throws -> Response) throws -> Response {
+    do {
+      return try body()
+    } catch let error as StorageError {
+      return errorPage(.internalServerError, title: "Storage error", message: error.description)
+    } catch let error as ResolutionError {
+      return errorPage(.internalServerError, title: "Wiring error", message: error.description)
+    }
+  }
+
+  private func errorPage(_ status: HTTPResponse.Status, title: String, message: String) -> Response {
+    htmlResponse(
+      status: status,
+      Layout.page(
+        title: title,
+        section: .list,
+        storageLabel: server.storageLabel,
+        body: """
+          <section class="panel"><h2>\(HTML.escape(title))</h2>\
+          <p class="error" role="alert">\(HTML.escape(message))</p>\
+          <p><a href="/">Back to the lists</a></p></section>
+          """
+      )
+    )
   }
 
   /// Renders a style's list, on the tabbed page or on its own page.
@@ -91,6 +135,13 @@ struct HTMLRoutes {
     let returnTo = Self.safeReturnPath(form["return"], styleID: styleID)
     do {
       try body(screen)
+    } catch let error as UnknownItem {
+      return try page(
+        styleID: styleID,
+        onTabsPage: returnTo.hasPrefix("/?"),
+        status: .notFound,
+        error: "No to-do item has the id \(error.text)."
+      )
     } catch let error as TodoError {
       let status: HTTPResponse.Status =
         if case .notFound = error { .notFound } else { .unprocessableContent }
