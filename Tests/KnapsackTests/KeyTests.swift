@@ -126,4 +126,15 @@ extension Dependencies {
     let location = CodeLocation(fileID: "Module/File.swift", line: 12)
     #expect(location.description == "Module/File.swift:12")
   }
+
+  @Test func keyPathsBuiltAtRunTimeNameTheSameKey() throws {
+    // A key path made with `appending` is a new object each time; it must still be the same key.
+    let container = Container()
+    container.register(\.keyNumber) { 9 }
+    for _ in 0..<100 {
+      let built: KeyPath<Dependencies, Key<Int>> = (\Dependencies.self).appending(path: \Dependencies.keyNumber)
+      #expect(try container.resolve(built) == 9)
+      #expect(container.isRegistered(built))
+    }
+  }
 }
