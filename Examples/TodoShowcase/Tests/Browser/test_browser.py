@@ -160,6 +160,21 @@ def test_delete_in_provider_page_and_data_survives_restart(browser, tmp_path):
         second.stop()
 
 
+def test_graph_page_draws_the_container(browser, server):
+    browser.get(server.url + "/")
+    browser.find_element(By.LINK_TEXT, "Dependency graph").click()
+    wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "svg.graph")))
+
+    names = [node.get_attribute("data-name") for node in browser.find_elements(By.CSS_SELECTOR, "svg.graph g.node")]
+    assert names == ["\\.todoClock", "\\.todoListScreen", "\\.todoListViewModel", "\\.todoStorage"]
+    assert browser.find_element(By.CSS_SELECTOR, "#validation .valid").text == "✓ Valid"
+    assert "todoStorage" in browser.find_element(By.ID, "validation-missing-report").text
+
+    screenshot = SCREENSHOT.with_name("graph.png")
+    screenshot.parent.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(screenshot))
+
+
 def test_empty_title_shows_an_error(browser, server):
     browser.get(server.url + "/?tab=manual")
     browser.find_element(By.ID, "title-manual").send_keys("   ")

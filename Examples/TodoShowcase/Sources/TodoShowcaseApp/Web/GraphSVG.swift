@@ -6,9 +6,9 @@ import DIShowcase
 struct GraphSVG {
   let graph: DependencyGraph
 
-  private static let boxWidth = 300
+  private static let boxWidth = 250
   private static let boxHeight = 58
-  private static let columnGap = 90
+  private static let columnGap = 64
   private static let rowGap = 26
   private static let margin = 16
 
@@ -90,6 +90,6 @@ struct GraphSVG {
   }
 
   private static func shortened(_ typeName: String) -> String {
-    typeName.count <= 34 ? typeName : String(typeName.prefix(33)) + "…"
+    typeName.count <= 30 ? typeName : String(typeName.prefix(29)) + "…"
   }
 }
