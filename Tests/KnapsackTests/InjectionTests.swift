@@ -176,6 +176,22 @@ struct LazyHolder {
     #expect(try deferred.token.value.label == "scoped")
   }
 
+  @Test func lazyMadeOutsideAnyScopeDoesNotKeepAScopesOverrideAfterTheScope() async throws {
+    // A long-lived object (say an app singleton) holds a Lazy made outside any scope; a test reads
+    // it inside its override scope. Documented: a Lazy resolves from the container "and override
+    // scope" it was made in, and nothing persists after a scope.
+    let container = Container()
+    container.register(\.injectionToken) { Token("real") }
+    let deferred = try container[\.injectionDeferred]
+    let inside = try await withOverrides {
+      $0.register(\.injectionToken) { Token("fake") }
+    } operation: { () async throws in
+      try deferred.token.value
+    }
+    #expect(inside.label == "real")
+    #expect(try deferred.token.value.label == "real", "an override leaked out of its scope through a Lazy")
+  }
+
   // MARK: Provider
 
   @Test func providerResolvesEachTimeHonouringTheScope() throws {
