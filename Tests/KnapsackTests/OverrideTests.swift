@@ -181,6 +181,22 @@ extension Dependencies {
     }
   }
 
+  @Test func overriddenSingletonIsOneInstanceForParentAndChildren() async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    child.register(\.overrideShared, scope: .singleton) { Token("child's own") }
+    try await withOverrides {
+      $0.register(\.overrideShared, scope: .singleton) { Token("override") }
+    } operation: { () async throws in
+      let fromParent = try parent[\.overrideShared]
+      #expect(fromParent.label == "override")
+      // An override beats every container's registrations, the child's too, and is one instance.
+      #expect(try child[\.overrideShared] === fromParent)
+      #expect(try parent.makeChild()[\.overrideShared] === fromParent)
+    }
+    #expect(try child[\.overrideShared].label == "child's own")
+  }
+
   // MARK: Parallel isolation
 
   /// Resolves the same key many times, yielding in between so that other tests and tasks run.
