@@ -47,7 +47,7 @@ public final class Container: Sendable {
 
   let parent: Container?
   let overlay: Overlay?
-  let slots = SlotTable<Slot>()
+  @usableFromInline let slots = SlotTable<Slot>()
   let state = Locked(State())
 
   /// Creates an empty container: every key resolves to its default until you register another
@@ -165,6 +165,17 @@ public final class Container: Sendable {
   /// Whether this is a throw-away copy made by ``validate()``.
   var isValidationCopy: Bool { overlay?.recorder != nil }
 
+  /// How many ancestors this container has.
+  var depth: Int {
+    var depth = 0
+    var container = self
+    while let parent = container.parent {
+      depth += 1
+      container = parent
+    }
+    return depth
+  }
+
   var root: Container {
     var container = self
     while let parent = container.parent { container = parent }
@@ -185,6 +196,7 @@ public final class Container: Sendable {
   }
 
   /// Plans how to resolve `index` here, caches the plan, and returns it.
+  @usableFromInline
   func plan(_ index: Int) -> Slot {
     let generation = planGeneration.load(ordering: .acquiring)
     let slot = computeSlot(index, generation: generation)

@@ -131,6 +131,12 @@ public struct Resolver: Resolving {
   let container: Container
   let frame: Frame
 
+  @usableFromInline
+  init(container: Container, frame: Frame) {
+    self.container = container
+    self.frame = frame
+  }
+
   /// The resolution this resolver continues.
   public var resolutionContext: ResolutionContext { ResolutionContext(container: container, frame: frame) }
 }

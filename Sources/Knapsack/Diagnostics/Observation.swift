@@ -22,6 +22,8 @@ public struct ResolutionEvent: Sendable, Hashable {
     case created
     /// An existing shared instance was returned.
     case reused
+    /// The resolution threw; ``ResolutionEvent/duration`` is the time until it did.
+    case failed
   }
 
   /// What was resolved.

@@ -127,23 +127,33 @@ extension Container {
   ///
   /// - Parameter keys: Keys to check besides the registrations, such as the keys your app
   ///   resolves at the top level (their defaults and dependencies are checked too).
+  ///
+  /// Inside a ``withOverrides(_:isolation:operation:)`` scope it validates the container as the
+  /// scope sees it, overrides included.
   public func validate(including keys: [PartialKeyPath<Dependencies>] = []) -> ValidationReport {
-    dryRun(including: keys).report
+    servingContainer(nil).dryRun(including: keys).report
   }
 
   /// The dependency graph seen by a dry run (see ``validate(including:)``): every dependency
   /// resolved, with its scope and registration site, and who resolves whom.
   public func graph(including keys: [PartialKeyPath<Dependencies>] = []) -> DependencyGraph {
-    dryRun(including: keys).graph
+    servingContainer(nil).dryRun(including: keys).graph
   }
 
   private func validationCopy(_ recorder: ValidationRecorder) -> Container {
-    Container(overlayOf: self, parent: parent?.validationCopy(recorder), overrides: [], scope: nil, recorder: recorder)
+    Container(
+      overlayOf: self, parent: parent?.validationCopy(recorder), overrides: overlay?.overrides ?? [], scope: nil,
+      recorder: recorder)
   }
 
-  /// Every dependency registered here or in an ancestor.
+  /// Every dependency registered here or in an ancestor (or, for a copy, in the container it
+  /// copies and its overrides).
   private var registeredIndices: Set<Int> {
     var indices = Set(state.withLock { $0.registrations.keys })
+    if let overlay {
+      indices.formUnion(overlay.base.registeredIndices)
+      for overrides in overlay.overrides { indices.formUnion(overrides.state.withLock { $0.registrations.keys }) }
+    }
     if let parent { indices.formUnion(parent.registeredIndices) }
     return indices
   }
@@ -249,6 +259,13 @@ extension Container {
       return ValidationReport.Problem(
         kind: .captiveDependency, dependency: holder, registeredAt: registrationSite(of: holder), path: error.path,
         message: "\(holder.name), shared by a parent container, depends on \(error.dependency.name), which only this child scope provides")
+    }
+    if kind == .missingRequiredKey || kind == .missingRegistration, error.path.count > 1 {
+      // Nothing registers the dependency, so point at what asks for it.
+      let requester = error.path[error.path.count - 2]
+      if let site = registrationSite(of: requester) ?? requester.location {
+        message += "; \(requester.name) asks for it (registered at \(site))"
+      }
     }
     return ValidationReport.Problem(
       kind: kind, dependency: error.dependency, registeredAt: error.registeredAt, path: error.path, message: message)

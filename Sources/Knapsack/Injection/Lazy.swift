@@ -35,8 +35,12 @@ public struct Provider<Value: Sendable>: Sendable {
   }
 
   /// Resolves the dependency now.
+  ///
+  /// It resolves in the override scope it was made in (or in none, if it was made outside any),
+  /// whatever scope is open where it is called.
   public func get() throws -> Value {
-    guard let scope, OverrideScope.current !== scope else { return try container.resolveValue(index, nil) }
+    let open = openOverrideScopes.load(ordering: .relaxed) == 0 ? nil : OverrideScope.current
+    if open === scope { return try container.resolveValue(index, nil) }
     return try OverrideScope.$current.withValue(scope) {
       openOverrideScopes.add(1, ordering: .relaxed)
       defer { openOverrideScopes.subtract(1, ordering: .relaxed) }

@@ -1,11 +1,11 @@
-import Synchronization
+public import Synchronization
 
 extension Container {
   // MARK: Entry
 
   /// The container that should serve a top-level resolution: an override scope's overlay of
   /// this container if a ``withOverrides(_:operation:)-(_,()->R)`` scope is open in this task.
-  @inline(__always)
+  @usableFromInline
   func servingContainer(_ frame: Frame?) -> Container {
     guard frame == nil, openOverrideScopes.load(ordering: .relaxed) != 0 else { return self }
     return overrideOverlay() ?? self
@@ -53,19 +53,33 @@ extension Container {
     }
   }
 
-  @usableFromInline
+  /// Everything but an existing singleton. Inlinable so that the client specializes it: the
+  /// factory's and the value's types are then known statically, with no generic metadata
+  /// look-ups at run time.
+  @inlinable
   func resolveUncached<Value: Sendable>(_ index: Int, _ frame: Frame?) throws -> Value {
     let container = servingContainer(frame)
-    return try container.withSlot(index) { slot in
-      if let binding = slot.binding, !slot.isObserved {
-        if let value = binding.loadSingleton(Value.self) { return value }
-        return try container.instance(of: binding, frame)
+    let frame = frame ?? ThreadFrame.current
+    if let unmanaged = container.slots.load(index) {
+      let current = planGeneration.load(ordering: .relaxed)
+      if unmanaged._withUnsafeGuaranteedRef({ $0.generation == current }) {
+        return try unmanaged._withUnsafeGuaranteedRef { try container.resolve(through: $0, index, frame) }
       }
-      return try container.resolveSlowly(slot, index, frame)
     }
+    return try container.resolve(through: container.plan(index), index, frame)
   }
 
-  private func resolveSlowly<Value: Sendable>(_ slot: Slot, _ index: Int, _ frame: Frame?) throws -> Value {
+  @inlinable
+  func resolve<Value: Sendable>(through slot: Slot, _ index: Int, _ frame: Frame?) throws -> Value {
+    if let binding = slot.binding, !slot.isObserved {
+      if let value = binding.loadSingleton(Value.self) { return value }
+      return try instance(of: binding, frame)
+    }
+    return try resolveSlowly(slot, index, frame)
+  }
+
+  @usableFromInline
+  func resolveSlowly<Value: Sendable>(_ slot: Slot, _ index: Int, _ frame: Frame?) throws -> Value {
     if let binding = slot.binding {
       guard let observer = slot.observer else { return try instance(of: binding, frame) }
       return try observe(binding, observer, frame) { try instance(of: binding, frame) }
@@ -77,23 +91,31 @@ extension Container {
     throw failure(slot.failure ?? .notRegistered, index, frame)
   }
 
+  @inlinable
   func instance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
-    if binding.scope.kind == .unique { return try create(binding, Frame(index: binding.index, parent: frame)) }
-    return try scopedInstance(of: binding, frame)
+    switch binding.scope.kind {
+    case .unique: return try create(binding, Frame(index: binding.index, parent: frame))
+    case .graph: return try graphInstance(of: binding, frame)
+    case .weak, .cached, .singleton: return try scopedInstance(of: binding, frame)
+    }
   }
 
-  /// Kept out of ``instance(of:_:)`` so that unique resolutions skip its generic set-up.
-  @inline(never)
-  private func scopedInstance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
+  /// Shared with everything else resolved during the same top-level resolution.
+  @inlinable
+  func graphInstance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
+    guard let root = frame?.root else { return try create(binding, Frame(index: binding.index, parent: frame)) }
+    if let value = root.graphValue(for: binding, as: Value.self) { return value }
+    let value: Value = try create(binding, Frame(index: binding.index, parent: frame))
+    root.storeGraphValue(value, for: binding)
+    return value
+  }
+
+  /// Weak, cached and singleton instances.
+  @usableFromInline
+  func scopedInstance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
     switch binding.scope.kind {
-    case .unique:
-      return try create(binding, Frame(index: binding.index, parent: frame))
-    case .graph:
-      let root = frame?.root
-      if let root, let value = root.graphInstance(for: binding) as? Value { return value }
-      let value: Value = try create(binding, Frame(index: binding.index, parent: frame))
-      root?.storeGraphInstance(value, for: binding)
-      return value
+    case .unique, .graph:
+      return try instance(of: binding, frame)
     case .weak:
       if let value = binding.state.withLock({ $0.weakInstance }) as? Value { return value }
       let value: Value = try create(binding, Frame(index: binding.index, parent: frame))
@@ -156,27 +178,51 @@ extension Container {
   }
 
   /// Runs the factory (and decorators) of `binding` in `frame`.
+  @inlinable
   func create<Value: Sendable>(_ binding: Binding, _ frame: Frame) throws -> Value {
-    if let parent = frame.parent, parent.contains(binding.index) { throw failure(.cycle, binding.index, frame) }
-    if isValidationCopy, binding.registration.validation == .skip { throw ValidationSkipped(index: binding.index) }
-    guard binding.registration.makes(Value.self, .sync) else {
-      throw mismatch(binding, frame, expected: "a synchronous factory of \(Value.self)")
-    }
+    try checkCreation(binding, frame, of: Value.self, .sync)
     let maker = unsafeDowncast(binding.registration.maker, to: SyncMaker<Value>.self)
-    defer { frame.finish() }
+    let previous = ThreadFrame.enter(frame)
+    defer {
+      ThreadFrame.restore(previous)
+      frame.finish()
+    }
     let resolver = Resolver(container: self, frame: frame)
     do {
       let value = try maker.make(resolver)
       return binding.decorators.isEmpty ? value : try decorate(value, binding, resolver)
-    } catch let error as ResolutionError {
-      throw error
-    } catch let skipped as ValidationSkipped {
-      throw skipped
     } catch {
-      throw failure(.factoryFailed, binding.index, frame, underlying: error)
+      throw factoryError(error, binding, frame)
     }
   }
 
+  /// Throws if making `binding` in `frame` would close a cycle, must be skipped by validation,
+  /// or needs another kind of factory than `kind` producing `type`.
+  @usableFromInline
+  func checkCreation(_ binding: Binding, _ frame: Frame, of type: Any.Type, _ kind: MakerKind) throws {
+    if let parent = frame.parent, parent.contains(binding.index) { throw failure(.cycle, binding.index, frame) }
+    if isValidationCopy, binding.registration.validation == .skip { throw ValidationSkipped(index: binding.index) }
+    guard binding.registration.kind == kind, binding.registration.valueType == ObjectIdentifier(type) else {
+      let expected =
+        switch kind {
+        case .sync: "a synchronous factory of \(type)"
+        case .async: "an asynchronous factory of \(type)"
+        case .mainActor: "a main-actor factory of \(type)"
+        case .argument: "a factory of \(type) taking an argument"
+        }
+      throw mismatch(binding, frame, expected: expected)
+    }
+  }
+
+  /// What a factory's error becomes: resolution errors pass through, others are wrapped with
+  /// the dependency and path.
+  @usableFromInline
+  func factoryError(_ error: any Error, _ binding: Binding, _ frame: Frame) -> any Error {
+    if error is ResolutionError || error is ValidationSkipped { return error }
+    return failure(.factoryFailed, binding.index, frame, underlying: error)
+  }
+
+  @usableFromInline
   func decorate<Value: Sendable>(_ value: Value, _ binding: Binding, _ resolver: Resolver) throws -> Value {
     if binding.decorators.isEmpty { return value }
     var value = value
@@ -200,9 +246,14 @@ extension Container {
       observer.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
       let start = ContinuousClock.now
       let reused = container.hasInstance(binding, frame)
-      let value: Value = try await container.instanceAsync(of: binding, frame)
-      container.report(binding, observer, frame, start: start, reused: reused)
-      return value
+      do {
+        let value: Value = try await container.instanceAsync(of: binding, frame)
+        container.report(binding, observer, frame, start: start, reused: reused)
+        return value
+      } catch {
+        container.report(binding, observer, frame, start: start, reused: reused, failed: true)
+        throw error
+      }
     }
     if let delegate = slot.delegate { return try await delegate.resolveValueAsync(index, frame) }
     throw container.failure(slot.failure ?? .notRegistered, index, frame)
@@ -215,9 +266,9 @@ extension Container {
       return try await createAsync(binding, Frame(index: binding.index, parent: frame))
     case .graph:
       let root = frame?.root
-      if let root, let value = root.graphInstance(for: binding) as? Value { return value }
+      if let root, let value = root.graphValue(for: binding, as: Value.self) { return value }
       let value: Value = try await createAsync(binding, Frame(index: binding.index, parent: frame))
-      root?.storeGraphInstance(value, for: binding)
+      root?.storeGraphValue(value, for: binding)
       return value
     case .weak:
       if let value = binding.state.withLock({ $0.weakInstance }) as? Value { return value }
@@ -310,15 +361,21 @@ extension Container {
   @MainActor
   func resolveOnMainActor<Value: Sendable>(_ index: Int, _ frame: Frame?) throws -> Value {
     let container = servingContainer(frame)
+    let frame = frame ?? ThreadFrame.current
     let slot = container.withSlot(index) { $0 }
     if let delegate = slot.delegate { return try delegate.resolveOnMainActor(index, frame) }
     guard let binding = slot.binding else { throw container.failure(slot.failure ?? .notRegistered, index, frame) }
     slot.observer?.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
     let start = ContinuousClock.now
     let reused = binding.loadSingleton(Value.self) != nil
-    let value: Value = try container.mainActorInstance(of: binding, frame)
-    if let observer = slot.observer { container.report(binding, observer, frame, start: start, reused: reused) }
-    return value
+    do {
+      let value: Value = try container.mainActorInstance(of: binding, frame)
+      if let observer = slot.observer { container.report(binding, observer, frame, start: start, reused: reused) }
+      return value
+    } catch {
+      if let observer = slot.observer { container.report(binding, observer, frame, start: start, reused: reused, failed: true) }
+      throw error
+    }
   }
 
   @MainActor
@@ -343,7 +400,11 @@ extension Container {
       throw mismatch(binding, frame, expected: "a main-actor factory of \(Value.self)")
     }
     let maker = unsafeDowncast(binding.registration.maker, to: MainActorMaker<Value>.self)
-    defer { frame.finish() }
+    let previous = ThreadFrame.enter(frame)
+    defer {
+      ThreadFrame.restore(previous)
+      frame.finish()
+    }
     let resolver = Resolver(container: self, frame: frame)
     do {
       return try decorate(try maker.make(resolver), binding, resolver)
@@ -360,18 +421,37 @@ extension Container {
 
   func resolveValue<Argument, Value: Sendable>(_ index: Int, argument: Argument, _ frame: Frame?) throws -> Value {
     let container = servingContainer(frame)
+    let frame = frame ?? ThreadFrame.current
     let slot = container.withSlot(index) { $0 }
     if let delegate = slot.delegate { return try delegate.resolveValue(index, argument: argument, frame) }
     guard let binding = slot.binding else { throw container.failure(slot.failure ?? .notRegistered, index, frame) }
     slot.observer?.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
     let start = ContinuousClock.now
-    let frame = Frame(index: index, parent: frame)
+    do {
+      let value: Value = try container.makeWithArgument(binding, argument, Frame(index: index, parent: frame))
+      if let observer = slot.observer { container.report(binding, observer, frame, start: start, reused: false) }
+      return value
+    } catch {
+      if let observer = slot.observer { container.report(binding, observer, frame, start: start, reused: false, failed: true) }
+      throw error
+    }
+  }
+
+  private func makeWithArgument<Argument, Value: Sendable>(
+    _ binding: Binding, _ argument: Argument, _ frame: Frame
+  ) throws -> Value {
+    let container = self
+    let index = binding.index
     if let parent = frame.parent, parent.contains(index) { throw container.failure(.cycle, index, frame) }
     guard binding.registration.makes(Value.self, .argument(ObjectIdentifier(Argument.self))) else {
       throw container.mismatch(binding, frame, expected: "a factory of \(Value.self) taking \(Argument.self)")
     }
     let maker = unsafeDowncast(binding.registration.maker, to: ArgumentMaker<Argument, Value>.self)
-    defer { frame.finish() }
+    let previous = ThreadFrame.enter(frame)
+    defer {
+      ThreadFrame.restore(previous)
+      frame.finish()
+    }
     let resolver = Resolver(container: container, frame: frame)
     let value: Value
     do {
@@ -383,7 +463,6 @@ extension Container {
     } catch {
       throw container.failure(.factoryFailed, index, frame, underlying: error)
     }
-    if let observer = slot.observer { container.report(binding, observer, frame.parent, start: start, reused: false) }
     return value
   }
 
@@ -392,7 +471,7 @@ extension Container {
   func hasInstance(_ binding: Binding, _ frame: Frame?) -> Bool {
     switch binding.scope.kind {
     case .unique: false
-    case .graph: frame?.root.graphInstance(for: binding) != nil
+    case .graph: frame?.root.hasGraphValue(for: binding) ?? false
     case .weak: binding.state.withLock { $0.weakInstance != nil }
     case .cached, .singleton: binding.hasSharedInstance
     }
@@ -402,9 +481,14 @@ extension Container {
     let start = ContinuousClock.now
     let reused = hasInstance(binding, frame)
     observer.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
-    let value = try body()
-    report(binding, observer, frame, start: start, reused: reused)
-    return value
+    do {
+      let value = try body()
+      report(binding, observer, frame, start: start, reused: reused)
+      return value
+    } catch {
+      report(binding, observer, frame, start: start, reused: reused, failed: true)
+      throw error
+    }
   }
 
   private func observeDelegation<Value>(_ index: Int, _ observer: any ResolutionObserver, _ frame: Frame?, _ body: () throws -> Value) rethrows -> Value {
@@ -412,7 +496,10 @@ extension Container {
     try body()
   }
 
-  func report(_ binding: Binding, _ observer: any ResolutionObserver, _ frame: Frame?, start: ContinuousClock.Instant, reused: Bool) {
+  func report(
+    _ binding: Binding, _ observer: any ResolutionObserver, _ frame: Frame?, start: ContinuousClock.Instant, reused: Bool,
+    failed: Bool = false
+  ) {
     let table = KeyTable.shared
     observer.didResolve(
       ResolutionEvent(
@@ -422,7 +509,7 @@ extension Container {
         registeredAt: binding.registration.isDefault ? nil : binding.registration.location,
         depth: (frame?.depth ?? -1) + 1,
         duration: ContinuousClock.now - start,
-        outcome: reused ? .reused : .created))
+        outcome: failed ? .failed : reused ? .reused : .created))
   }
 
   // MARK: Errors

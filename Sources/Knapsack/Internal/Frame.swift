@@ -1,23 +1,35 @@
-import Synchronization
+public import Synchronization
 
 /// One step of a resolution in progress: the dependency being made and the step that asked for
 /// it. Frames form the resolution path used for cycle detection, error messages, graph-scoped
 /// instances and the dependency graph.
 @usableFromInline
 final class Frame: Sendable {
-  let index: Int
-  let parent: Frame?
+  @usableFromInline let index: Int
+  @usableFromInline let parent: Frame?
   let depth: Int
-  /// Graph-scoped instances of the top-level resolution; made on first use, on root frames only.
-  private let graphInstances = AtomicLazyReference<Locked<[ObjectIdentifier: any Sendable]>>()
-  private let finishedFlag = Atomic<Bool>(false)
+  /// Graph-scoped instances of the top-level resolution (root frames only): a lock-free list of
+  /// retained `GraphNode`s, newest first.
+  @usableFromInline let graphHead = Atomic<UInt>(0)
+  @usableFromInline let finishedFlag = Atomic<Bool>(false)
 
+  @usableFromInline
   init(index: Int, parent: Frame?) {
     self.index = index
     self.parent = parent
     self.depth = (parent?.depth ?? -1) + 1
   }
 
+  deinit {
+    var raw = graphHead.load(ordering: .acquiring)
+    while let pointer = UnsafeRawPointer(bitPattern: raw) {
+      let node = Unmanaged<GraphNode>.fromOpaque(pointer)
+      raw = node._withUnsafeGuaranteedRef { $0.next }
+      node.release()
+    }
+  }
+
+  @usableFromInline
   var root: Frame {
     var frame = self
     while let parent = frame.parent { frame = parent }
@@ -25,6 +37,7 @@ final class Frame: Sendable {
   }
 
   /// Marks the factory call as returned: a resolver kept beyond it starts fresh resolutions.
+  @inlinable
   func finish() { finishedFlag.store(true, ordering: .releasing) }
   @usableFromInline var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
 
@@ -39,6 +52,7 @@ final class Frame: Sendable {
     return indices.reversed()
   }
 
+  @usableFromInline
   func contains(_ index: Int) -> Bool {
     var frame: Frame? = self
     while let current = frame {
@@ -48,17 +62,68 @@ final class Frame: Sendable {
     return false
   }
 
-  func graphInstance(for binding: Binding) -> (any Sendable)? {
-    graphInstances.load()?.withLock { $0[ObjectIdentifier(binding)] }
+  /// The graph-scoped instance of `binding` made in this resolution, if any.
+  @inlinable
+  func graphValue<Value: Sendable>(for binding: Binding, as _: Value.Type) -> Value? {
+    let id = ObjectIdentifier(binding)
+    var raw = graphHead.load(ordering: .acquiring)
+    while let pointer = UnsafeRawPointer(bitPattern: raw) {
+      let node = Unmanaged<GraphNode>.fromOpaque(pointer)
+      let found: Value? = node._withUnsafeGuaranteedRef { node in
+        // A node for `binding` always holds a Box of the binding's value type.
+        node.binding == id ? unsafeDowncast(node.box, to: Box<Value>.self).value : nil
+      }
+      if let found { return found }
+      raw = node._withUnsafeGuaranteedRef { $0.next }
+    }
+    return nil
   }
 
-  func storeGraphInstance(_ value: any Sendable, for binding: Binding) {
-    let store = graphInstances.load() ?? graphInstances.storeIfNil(Locked([:]))
-    store.withLock { $0[ObjectIdentifier(binding)] = value }
+  /// Records the graph-scoped instance of `binding` for the rest of this resolution.
+  @inlinable
+  func storeGraphValue<Value: Sendable>(_ value: Value, for binding: Binding) {
+    let box = Box(value)
+    var head = graphHead.load(ordering: .acquiring)
+    while true {
+      let node = Unmanaged.passRetained(GraphNode(binding: ObjectIdentifier(binding), box: box, next: head))
+      let (exchanged, current) = graphHead.compareExchange(
+        expected: head, desired: UInt(bitPattern: node.toOpaque()), ordering: .acquiringAndReleasing)
+      if exchanged { return }
+      node.release()
+      head = current
+    }
+  }
+
+  /// Whether this resolution has a graph-scoped instance of `binding`.
+  func hasGraphValue(for binding: Binding) -> Bool {
+    let id = ObjectIdentifier(binding)
+    var raw = graphHead.load(ordering: .acquiring)
+    while let pointer = UnsafeRawPointer(bitPattern: raw) {
+      let node = Unmanaged<GraphNode>.fromOpaque(pointer)
+      if node._withUnsafeGuaranteedRef({ $0.binding == id }) { return true }
+      raw = node._withUnsafeGuaranteedRef { $0.next }
+    }
+    return false
+  }
+}
+
+/// One graph-scoped instance in a root frame's list.
+@usableFromInline
+final class GraphNode: Sendable {
+  @usableFromInline let binding: ObjectIdentifier
+  @usableFromInline let box: any AnyObject & Sendable
+  @usableFromInline let next: UInt
+
+  @usableFromInline
+  init(binding: ObjectIdentifier, box: any AnyObject & Sendable, next: UInt) {
+    self.binding = binding
+    self.box = box
+    self.next = next
   }
 }
 
 /// A registration bound into one container, with that container's instance storage.
+@usableFromInline
 final class Binding: Sendable {
   struct State {
     /// The root frame and thread of the resolution creating the shared instance, if any.
@@ -68,10 +133,10 @@ final class Binding: Sendable {
     weak var weakInstance: AnyObject?
   }
 
-  let registration: Registration
-  let decorators: [Decoration]
+  @usableFromInline let registration: Registration
+  @usableFromInline let decorators: [Decoration]
   /// The singleton, published once as a retained `Box` pointer so that reads need no lock.
-  let singleton = Atomic<UInt>(0)
+  @usableFromInline let singleton = Atomic<UInt>(0)
   let state = Locked(State())
   let creationLock = BlockingLock()
 
@@ -87,10 +152,10 @@ final class Binding: Sendable {
     }
   }
 
-  var index: Int { registration.index }
-  var scope: Scope { registration.scope }
+  @inlinable var index: Int { registration.index }
+  @inlinable var scope: Scope { registration.scope }
 
-  @inline(__always)
+  @inlinable
   func loadSingleton<Value: Sendable>(_: Value.Type) -> Value? {
     let raw = singleton.load(ordering: .acquiring)
     guard let pointer = UnsafeRawPointer(bitPattern: raw) else { return nil }

@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -12,7 +12,7 @@ import Synchronization
 /// change. Each cached slot remembers the generation it was planned in; a mismatch sends the
 /// resolution to the slow path, which plans the slot again. This keeps the fast path free of
 /// locks and lets observers and disposal cost nothing until they are used.
-let planGeneration = Atomic<UInt64>(1)
+@usableFromInline let planGeneration = Atomic<UInt64>(1)
 
 /// How many ``withOverrides(_:operation:)-(_,()->R)`` scopes are open anywhere in the process.
 /// While it is zero, resolutions skip reading the task-local override scope.
@@ -60,6 +60,42 @@ final class BlockingLock: @unchecked Sendable {
   func unlock() { pthread_mutex_unlock(mutex) }
 }
 
+/// The frame of the synchronous factory running on this thread, if any.
+///
+/// A factory that resolves through a captured container (or a `Lazy` or `Provider`) instead of
+/// its resolver starts a new top-level resolution on the same thread; continuing from this frame
+/// keeps its resolution path, so a cycle through such calls is reported instead of overflowing
+/// the stack.
+@usableFromInline
+enum ThreadFrame {
+  private static let key: pthread_key_t? = {
+    var key = pthread_key_t()
+    return pthread_key_create(&key, nil) == 0 ? key : nil
+  }()
+
+  /// The innermost running frame (unretained: the factory call that set it keeps it alive).
+  @usableFromInline
+  static var current: Frame? {
+    guard let key, let pointer = pthread_getspecific(key) else { return nil }
+    return Unmanaged<Frame>.fromOpaque(pointer).takeUnretainedValue()
+  }
+
+  /// Makes `frame` the current one and returns the previous one, to pass to ``restore(_:)``.
+  @usableFromInline
+  static func enter(_ frame: Frame) -> Frame? {
+    guard let key else { return nil }
+    let previous = pthread_getspecific(key)
+    pthread_setspecific(key, Unmanaged.passUnretained(frame).toOpaque())
+    return previous.map { Unmanaged<Frame>.fromOpaque($0).takeUnretainedValue() }
+  }
+
+  @usableFromInline
+  static func restore(_ previous: Frame?) {
+    guard let key else { return }
+    pthread_setspecific(key, previous.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) })
+  }
+}
+
 /// An identifier of the calling thread.
 func currentThreadID() -> UInt {
   #if canImport(Darwin)
@@ -74,12 +110,13 @@ func currentThreadID() -> UInt {
 /// Two levels of atomic words: a directory of 256 leaves of 256 entries each. Every stored
 /// object is retained until the table dies, so a reader may use what it loaded without retaining
 /// it, even if a writer has since replaced the entry.
+@usableFromInline
 final class SlotTable<Element: AnyObject>: @unchecked Sendable {
   // Safe: the directory and its leaves are only read and written through `Atomic`, leaves are
   // installed with compare-and-exchange and freed only in deinit, and `retained` is guarded by
   // its lock.
-  static var capacity: Int { 1 << 16 }
-  private let directory: UnsafeMutablePointer<Atomic<UInt>>
+  @inlinable static var capacity: Int { 1 << 16 }
+  @usableFromInline let directory: UnsafeMutablePointer<Atomic<UInt>>
   private let retained = Locked<[UInt]>([])
 
   init() {
@@ -103,7 +140,7 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
   }
 
   /// The element at `index`, unretained; valid for as long as the table lives.
-  @inline(__always)
+  @inlinable
   func load(_ index: Int) -> Unmanaged<Element>? {
     guard index < Self.capacity else { return nil }
     let leafRaw = directory[index >> 8].load(ordering: .acquiring)
@@ -153,5 +190,5 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
 @usableFromInline
 final class Box<Value: Sendable>: Sendable {
   @usableFromInline let value: Value
-  init(_ value: Value) { self.value = value }
+  @usableFromInline init(_ value: Value) { self.value = value }
 }

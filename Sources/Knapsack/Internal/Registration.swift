@@ -1,4 +1,5 @@
 /// What kind of factory a registration holds, and for which argument type.
+@usableFromInline
 enum MakerKind: Sendable, Equatable {
   case sync, async, mainActor
   case argument(ObjectIdentifier)
@@ -8,18 +9,20 @@ enum MakerKind: Sendable, Equatable {
 ///
 /// The engine checks ``kind`` and ``valueType`` against the type it expects, then casts the box
 /// back with `unsafeDowncast`, which costs nothing; a mismatch is reported as an error.
+@usableFromInline
 protocol Maker: AnyObject, Sendable {
   var kind: MakerKind { get }
   var valueType: ObjectIdentifier { get }
 }
 
+@usableFromInline
 final class SyncMaker<Value: Sendable>: Maker {
-  let make: @Sendable (Resolver) throws -> Value
+  @usableFromInline let make: @Sendable (Resolver) throws -> Value
   init(_ make: @escaping @Sendable (Resolver) throws -> Value) { self.make = make }
   /// Makes a value without the caller knowing its type; used by validation.
   func makeAny(_ resolver: Resolver) throws -> any Sendable { try make(resolver) }
-  var kind: MakerKind { .sync }
-  var valueType: ObjectIdentifier { ObjectIdentifier(Value.self) }
+  @usableFromInline var kind: MakerKind { .sync }
+  @usableFromInline var valueType: ObjectIdentifier { ObjectIdentifier(Value.self) }
 }
 
 final class AsyncMaker<Value: Sendable>: Maker {
@@ -44,6 +47,7 @@ final class MainActorMaker<Value: Sendable>: Maker {
 }
 
 /// A decorator: wraps what a dependency resolves to.
+@usableFromInline
 final class Decoration: Sendable {
   let apply: @Sendable (Resolver, any Sendable) throws -> any Sendable
   let location: CodeLocation
@@ -54,10 +58,11 @@ final class Decoration: Sendable {
 }
 
 /// How one dependency is made: an immutable record of a key default or a `register` call.
+@usableFromInline
 final class Registration: Sendable {
-  let index: Int
-  let scope: Scope
-  let maker: any Maker
+  @usableFromInline let index: Int
+  @usableFromInline let scope: Scope
+  @usableFromInline let maker: any Maker
   let kind: MakerKind
   let valueType: ObjectIdentifier
   let location: CodeLocation?

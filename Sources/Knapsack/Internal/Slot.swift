@@ -1,9 +1,10 @@
 /// The planned route to one dependency in one container, cached in the container's slot table
 /// until the plan generation changes.
+@usableFromInline
 final class Slot: Sendable {
-  let generation: UInt64
+  @usableFromInline let generation: UInt64
   /// Make the dependency here, with this binding's storage.
-  let binding: Binding?
+  @usableFromInline let binding: Binding?
   /// Ask this container instead (an ancestor that owns a shared instance).
   let delegate: Container?
   /// Why neither is possible.
@@ -11,7 +12,7 @@ final class Slot: Sendable {
   /// Told about every resolution through this slot; nil on the fast path.
   let observer: (any ResolutionObserver)?
   /// Whether ``observer`` is set, readable without copying the existential.
-  let isObserved: Bool
+  @usableFromInline let isObserved: Bool
 
   init(
     generation: UInt64, binding: Binding? = nil, delegate: Container? = nil, failure: ResolutionError.Kind? = nil,

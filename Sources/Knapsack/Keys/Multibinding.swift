@@ -64,9 +64,30 @@ extension Container {
   func resolveElements<E: Sendable>(_ keyIndex: Int, _ frame: Frame?) throws -> [E] {
     let container = servingContainer(frame)
     let contributions = container.contributions(to: keyIndex)
-    let frame = Frame(index: keyIndex, parent: frame)
+    let parent = frame ?? ThreadFrame.current
+    let frame = Frame(index: keyIndex, parent: parent)
     defer { frame.finish() }
-    return try contributions.map { try container.resolveValue($0, frame) }
+    guard let observer = container.effectiveObserver else {
+      return try contributions.map { try container.resolveValue($0, frame) }
+    }
+    // Observed: the key itself is a node between its users and its contributions.
+    let table = KeyTable.shared
+    let reference = table.descriptor(keyIndex).reference
+    observer.willResolve(reference, depth: frame.depth)
+    let start = ContinuousClock.now
+    var outcome = ResolutionEvent.Outcome.created
+    defer {
+      observer.didResolve(
+        ResolutionEvent(
+          dependency: reference, requestedBy: parent.map { table.descriptor($0.index).reference }, scope: .unique,
+          registeredAt: nil, depth: frame.depth, duration: ContinuousClock.now - start, outcome: outcome))
+    }
+    do {
+      return try contributions.map { try container.resolveValue($0, frame) }
+    } catch {
+      outcome = .failed
+      throw error
+    }
   }
 }
 

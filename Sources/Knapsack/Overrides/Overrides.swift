@@ -27,14 +27,24 @@ public func withOverrides<R>(
   let scope = try OverrideScope(configure)
   openOverrideScopes.add(1, ordering: .relaxed)
   defer { openOverrideScopes.subtract(1, ordering: .relaxed) }
-  let result = try await OverrideScope.$current.withValue(scope, operation: operation)
-  // Nothing made inside the scope outlives it: close what its copies created.
-  await scope.disposeOverlays()
-  return result
+  // Nothing made inside the scope outlives it: close what its copies created, even on failure.
+  do {
+    let result = try await OverrideScope.$current.withValue(scope, operation: operation)
+    await scope.disposeOverlays()
+    return result
+  } catch {
+    await scope.disposeOverlays()
+    throw error
+  }
 }
 
 /// Runs a synchronous `operation` with overridden dependencies; see
 /// ``withOverrides(_:isolation:operation:)``.
+///
+/// Use it where you cannot `await`. In asynchronous code the asynchronous form is chosen, even
+/// for an operation that does not suspend: only it can dispose the scope's ``Disposable``
+/// instances when the scope ends (this form just releases them).
+@_disfavoredOverload
 public func withOverrides<R>(
   _ configure: (Container) throws -> Void,
   operation: () throws -> R
@@ -61,7 +71,9 @@ final class OverrideScope: Sendable {
   }
 
   func disposeOverlays() async {
-    for overlay in overlays.withLock({ Array($0.values) }) {
+    // Children first: deeper copies before their parents.
+    let byDepth = overlays.withLock { Array($0.values) }.sorted { $0.depth > $1.depth }
+    for overlay in byDepth {
       _ = await overlay.disposeCreatedInstances()
     }
   }
