@@ -107,6 +107,32 @@ private let errorClockLine = 18
     #expect(error.description.contains("path: \\.errorScreen → \\.errorRepository"))
   }
 
+  @Test func typeFactoryFailureNamesTheTypeAndWhereItWasRegistered() throws {
+    let container = Container()
+    let line = #line + 1
+    container.register(ErrorRepository.self, name: "primary") { throw PlannedFailure("offline") }
+    container.register(\.errorScreen) { r in
+      ErrorScreen(repository: try r.resolve(ErrorRepository.self, name: "primary"))
+    }
+    let error = try #require(throws: ResolutionError.self) { try container[\.errorScreen] }
+    #expect(error.kind == .factoryFailed)
+    #expect(error.dependency.name == "ErrorRepository (name: \"primary\")")
+    #expect(error.registeredAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line))
+    #expect(error.path.map(\.name) == ["\\.errorScreen", "ErrorRepository (name: \"primary\")"])
+    #expect(error.description.contains("registered at KnapsackTests/ErrorTests.swift:\(line)"))
+  }
+
+  @Test func asyncFactoryFailureNamesWhereItWasRegistered() async throws {
+    let container = Container()
+    let line = #line + 1
+    container.register(\.asyncRequired) { _ async throws -> AsyncDatabase in throw PlannedFailure("refused") }
+    let error = await #expect(throws: ResolutionError.self) { try await container.resolve(\.asyncNeedsRequired) }
+    #expect(error?.kind == .factoryFailed)
+    #expect(error?.underlying == "refused")
+    #expect(error?.registeredAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line))
+    #expect(error?.path.map(\.name) == ["\\.asyncNeedsRequired", "\\.asyncRequired"])
+  }
+
   @Test func defaultFactoryFailureIsReportedWithItsDeclaration() throws {
     let container = Container()
     let error = try #require(throws: ResolutionError.self) { try container[\.errorNeedsFailing] }
