@@ -43,6 +43,8 @@ extension Dependencies {
   var gxReporter: Key<GxReporter> { .required() }
   var gxMissingSink: Key<GxSink> { .required() }
   var gxLabel: Key<String> { .required() }
+  var gxPlugins: Multibinding<Int> { Multibinding() }
+  var gxPluginUser: Key<String> { .required() }
 }
 
 private let file = "KnapsackTests/GraphExportTests.swift"
@@ -237,6 +239,25 @@ private let expectedMermaid = #"""
       let label = line.drop { $0 != "[" }.dropFirst(2).dropLast(2)
       #expect(!label.contains("\""), "\(line)")
     }
+  }
+
+  @Test func multibindingKeysAreNodesBetweenTheirUsersAndContributions() throws {
+    let container = Container()
+    let line = #line + 1
+    container.contribute(to: \.gxPlugins) { _ in 1 }
+    container.register(\.gxPluginUser) { r in "\(try r[\.gxPlugins])" }
+    let graph = container.graph()
+    let contribution = "\\.gxPlugins contribution (\(file):\(line))"
+    let names = graph.nodes.map(\.dependency.name)
+    #expect(names.contains("\\.gxPlugins"), "\(names)")
+    #expect(names.contains(contribution), "\(names)")
+    #expect(graph.edges.contains(.init(from: "\\.gxPluginUser", to: "\\.gxPlugins")), "\(graph.edges)")
+    #expect(graph.edges.contains(.init(from: "\\.gxPlugins", to: contribution)), "\(graph.edges)")
+    // Every edge joins two nodes, so Mermaid, which needs both ends, drops none.
+    for edge in graph.edges {
+      #expect(names.contains(edge.from) && names.contains(edge.to), "\(edge)")
+    }
+    #expect(graph.mermaid.components(separatedBy: " --> ").count - 1 == graph.edges.count, "\n\(graph.mermaid)")
   }
 
   @Test func childGraphIncludesTheParentsRegistrations() {

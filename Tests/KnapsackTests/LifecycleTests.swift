@@ -277,6 +277,40 @@ final class LcTypedService: Sendable {}
     }
   }
 
+  @Test func aSingletonStillBeingMadeWhenDisposalStartsIsDisposedToo() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    let creating = Rendezvous(parties: 2)
+    let disposeReturned = Locked(false)
+    container.register(\.lcA, scope: .singleton) { () -> LcResource in
+      creating.arriveAndWait()
+      // Finish only once `dispose()` has returned. Bounded, in case disposal waits for this
+      // creation (a valid fix): then the factory goes on after the deadline.
+      let deadline = ContinuousClock.now + .seconds(3)
+      while !disposeReturned.withLock({ $0 }), ContinuousClock.now < deadline { usleep(200) }
+      return LcResource("made during disposal", log: log)
+    }
+    let outcome = Collected<String>()
+    let resolving = ThreadGroup(count: 1) { _ in
+      do {
+        _ = try container[\.lcA]
+        outcome.append("resolved")
+      } catch let error as ResolutionError {
+        outcome.append("\(error.kind)")
+      } catch {
+        outcome.append("\(error)")
+      }
+    }
+    #expect(await creating.arrive())
+    try? await container.dispose()
+    disposeReturned.withLock { $0 = true }
+    #expect(await resolving.join())
+    // Whether the resolution succeeded or reported the disposal, the instance must not leak.
+    #expect(outcome.all.count == 1)
+    let closed = await waitUntil(timeout: .seconds(2)) { log.all == ["made during disposal"] }
+    #expect(closed, "outcome \(outcome.all), disposed \(log.all)")
+  }
+
   // MARK: Exactly once
 
   @Test func hundredConcurrentDisposeCallsDisposeEachInstanceOnce() async throws {

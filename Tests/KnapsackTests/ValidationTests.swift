@@ -506,6 +506,19 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(made.count == 5, "one for the container, one per dry run")
   }
 
+  @Test func validationInsideAnOverrideScopeSeesTheOverrides() throws {
+    let container = Container()
+    container.register(\.valUsesMissing) { r in ValThing("uses missing", [try r[\.valMissing]]) }
+    #expect(!container.validate().isValid)
+    // "While `operation` runs, every resolution in this task, from any container, sees them."
+    let report = withOverrides {
+      $0.register(\.valMissing) { ValThing("test double") }
+    } operation: {
+      container.validate()
+    }
+    #expect(report.isValid, "\(report)")
+  }
+
   @Test func validatingADisposedContainerReportsIt() async throws {
     let container = Container()
     container.register(\.valPlain) { ValThing("plain") }
