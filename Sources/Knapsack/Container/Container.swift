@@ -47,6 +47,8 @@ public final class Container: Sendable {
 
   let parent: Container?
   let overlay: Overlay?
+  /// Whether this is a throw-away copy made by ``validate(including:)``.
+  let isValidationCopy: Bool
   @usableFromInline let slots = SlotTable<Slot>()
   let state = Locked(State())
 
@@ -55,6 +57,7 @@ public final class Container: Sendable {
   public init() {
     parent = nil
     overlay = nil
+    isValidationCopy = false
   }
 
   /// Creates a container and lets each assembly register into it, in order.
@@ -66,6 +69,7 @@ public final class Container: Sendable {
   init(parent: Container) {
     self.parent = parent
     self.overlay = nil
+    isValidationCopy = false
   }
 
   /// A private copy of `base` for an override scope or a validation run: registrations come
@@ -77,6 +81,7 @@ public final class Container: Sendable {
   ) {
     self.parent = parent
     overlay = Overlay(base: base, overrides: overrides, scope: scope, recorder: recorder)
+    isValidationCopy = recorder != nil
   }
 
   /// Lets each assembly register into this container, in order.
@@ -162,8 +167,6 @@ public final class Container: Sendable {
     return result + state.withLock { $0.decorators[index] ?? [] }
   }
 
-  /// Whether this is a throw-away copy made by ``validate()``.
-  var isValidationCopy: Bool { overlay?.recorder != nil }
 
   /// How many ancestors this container has.
   var depth: Int {
@@ -200,7 +203,7 @@ public final class Container: Sendable {
   func plan(_ index: Int) -> Slot {
     let generation = planGeneration.load(ordering: .acquiring)
     let slot = computeSlot(index, generation: generation)
-    if overlay?.recorder == nil { slots.store(slot, at: index) }
+    if !isValidationCopy { slots.store(slot, at: index) }
     return slot
   }
 

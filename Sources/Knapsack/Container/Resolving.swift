@@ -4,7 +4,7 @@ public struct ResolutionContext: Sendable {
   @usableFromInline let container: Container
   @usableFromInline let frame: Frame?
 
-  @usableFromInline
+  @inlinable
   init(container: Container, frame: Frame?) {
     self.container = container
     self.frame = frame
@@ -128,17 +128,15 @@ extension Container: Resolving {
 /// container.register(\.repository) { r in TodoRepository(storage: try r[\.storage], clock: try r[\.clock]) }
 /// ```
 public struct Resolver: Resolving {
-  let container: Container
-  let frame: Frame
+  /// The resolution this resolver continues.
+  public let resolutionContext: ResolutionContext
 
-  @usableFromInline
+  @inlinable
   init(container: Container, frame: Frame) {
-    self.container = container
-    self.frame = frame
+    resolutionContext = ResolutionContext(container: container, frame: frame)
   }
 
-  /// The resolution this resolver continues.
-  public var resolutionContext: ResolutionContext { ResolutionContext(container: container, frame: frame) }
+  var container: Container { resolutionContext.container }
 }
 
 extension KeyTable {

@@ -11,7 +11,8 @@ extension Container {
     return overrideOverlay() ?? self
   }
 
-  private func overrideOverlay() -> Container? {
+  @usableFromInline
+  func overrideOverlay() -> Container? {
     guard let scope = OverrideScope.current else { return nil }
     if let overlay, overlay.scope == ObjectIdentifier(scope) { return nil }
     return scope.overlay(for: self)
@@ -58,15 +59,17 @@ extension Container {
   /// look-ups at run time.
   @inlinable
   func resolveUncached<Value: Sendable>(_ index: Int, _ frame: Frame?) throws -> Value {
-    let container = servingContainer(frame)
+    if frame == nil, openOverrideScopes.load(ordering: .relaxed) != 0, let overlay = overrideOverlay() {
+      return try overlay.resolveUncached(index, nil)
+    }
     let frame = frame ?? ThreadFrame.current
-    if let unmanaged = container.slots.load(index) {
+    if let unmanaged = slots.load(index) {
       let current = planGeneration.load(ordering: .relaxed)
       if unmanaged._withUnsafeGuaranteedRef({ $0.generation == current }) {
-        return try unmanaged._withUnsafeGuaranteedRef { try container.resolve(through: $0, index, frame) }
+        return try unmanaged._withUnsafeGuaranteedRef { try resolve(through: $0, index, frame) }
       }
     }
-    return try container.resolve(through: container.plan(index), index, frame)
+    return try resolve(through: plan(index), index, frame)
   }
 
   @inlinable
@@ -228,7 +231,9 @@ extension Container {
     var value = value
     for decoration in binding.decorators {
       guard let decorated = try decoration.apply(resolver, value) as? Value else {
-        throw mismatch(binding, resolver.frame, expected: "a decorator returning \(Value.self)")
+        throw mismatch(
+          binding, resolver.resolutionContext.frame ?? Frame(index: binding.index, parent: nil),
+          expected: "a decorator returning \(Value.self)")
       }
       value = decorated
     }

@@ -16,7 +16,7 @@ public import Synchronization
 
 /// How many ``withOverrides(_:operation:)-(_,()->R)`` scopes are open anywhere in the process.
 /// While it is zero, resolutions skip reading the task-local override scope.
-let openOverrideScopes = Atomic<Int>(0)
+@usableFromInline let openOverrideScopes = Atomic<Int>(0)
 
 /// State guarded by a pthread mutex: Knapsack's one lock type.
 ///
