@@ -122,6 +122,34 @@ private func normalised(_ text: String) -> String {
     _ = try container[\.trClock]
     let last = try #require(written.all.last, "nothing was written after the failure")
     #expect(normalised(last) == #"\.trClock (unique) created in <t>"#, "\(written.all)")
+    // The failed resolution's own tree was written too, marked as failed.
+    let lines = written.all.map(normalised)
+    #expect(lines.count == 2, "\(lines)")
+    #expect(lines.first?.hasPrefix(#"\.trBroken (unique) failed in <t>"#) == true, "\(lines)")
+    #expect(lines.first?.contains(#"  \.trClock (unique) created in <t>"#) == true, "\(lines)")
+  }
+
+  @Test func observerSeesFailedResolutions() throws {
+    let (container, _) = knownContainer()
+    container.register(\.trBroken) { r in TrNode("broken", [try r[\.trClock], try r[\.trMissing]]) }
+    let recorder = TrRecorder()
+    container.observe(recorder)
+    #expect(throws: ResolutionError.self) { try container[\.trBroken] }
+    let summary = recorder.summary
+    #expect(summary.first == "1 \\.trClock (unique) created ← \\.trBroken", "\(summary)")
+    #expect(summary.last == "0 \\.trBroken (unique) failed", "\(summary)")
+    // Every willResolve was matched by a didResolve, so tree-building observers stay balanced.
+    #expect(recorder.starts.all.count == recorder.events.all.count, "\(recorder.starts.all) vs \(summary)")
+  }
+
+  @Test func profilerCountsOnlyFactoryCallsThatSucceeded() throws {
+    let (container, _) = knownContainer()
+    container.register(\.trBroken) { r in TrNode("broken", [try r[\.trMissing]]) }
+    let profiler = StartupProfiler()
+    container.observe(profiler)
+    #expect(throws: ResolutionError.self) { try container[\.trBroken] }
+    _ = try container[\.trClock]
+    #expect(profiler.slowestFactories.map(\.dependency.name) == ["\\.trClock"])
   }
 
   // MARK: Observers

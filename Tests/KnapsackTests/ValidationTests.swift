@@ -356,6 +356,24 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(calls.count == 0)
   }
 
+  @Test func skippedTypeAndAsyncRegistrationsAreNeverCalled() throws {
+    let calls = Counter()
+    let container = Container()
+    container.register(ValRegistered.self, scope: .singleton, validation: .skip) { () -> ValRegistered in
+      calls.increment()
+      return ValRegistered()
+    }
+    container.register(\.valAsync, validation: .skip) { _ async throws -> ValThing in
+      calls.increment()
+      return ValThing("async")
+    }
+    container.register(\.valPlain) { r in _ = try r.resolve(ValRegistered.self); return ValThing("plain") }
+    let report = container.validate()
+    #expect(calls.count == 0)
+    #expect(report.isValid, "\(report)")
+    #expect(Set(report.skipped.map(\.name)).isSuperset(of: ["ValRegistered", "\\.valAsync"]), "\(report.skipped)")
+  }
+
   @Test func validationKeepsNoInstance() throws {
     let made = Counter()
     let container = Container()
