@@ -160,13 +160,14 @@ public final class Container: Sendable {
     var result: [Decoration] = []
     if let overlay {
       result = overlay.base.effectiveDecorators(index)
-      for overrides in overlay.overrides.reversed() { result += overrides.state.withLock { $0.decorators[index] ?? [] } }
+      for overrides in overlay.overrides.reversed() {
+        result += overrides.state.withLock { $0.decorators[index] ?? [] }
+      }
       return result
     }
     if let parent { result = parent.effectiveDecorators(index) }
     return result + state.withLock { $0.decorators[index] ?? [] }
   }
-
 
   /// How many ancestors this container has.
   var depth: Int {

@@ -31,7 +31,8 @@ extension Container {
     _ type: T.Type, name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,
     _ decorator: @escaping @Sendable (Resolver, T) throws -> T
   ) {
-    addDecoration(Self.decoration(decorator, CodeLocation(fileID, line)), to: KeyTable.shared.index(of: type, name: name))
+    addDecoration(
+      Self.decoration(decorator, CodeLocation(fileID, line)), to: KeyTable.shared.index(of: type, name: name))
   }
 
   private static func decoration<V: Sendable>(

@@ -20,7 +20,8 @@ extension Container {
     let index = KeyTable.shared.index(of: key)
     add(
       Registration(
-        index: index, scope: scope ?? defaultScope(index), maker: SyncMaker(factory), location: CodeLocation(fileID, line),
+        index: index, scope: scope ?? defaultScope(index), maker: SyncMaker(factory),
+        location: CodeLocation(fileID, line),
         isDefault: false, validation: validation, dispose: Self.eraseDispose(dispose)))
   }
 
@@ -30,7 +31,9 @@ extension Container {
     dispose: (@Sendable (V) async throws -> Void)? = nil,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable () throws -> V
   ) {
-    register(key, scope: scope, validation: validation, dispose: dispose, fileID: fileID, line: line) { _ in try factory() }
+    register(key, scope: scope, validation: validation, dispose: dispose, fileID: fileID, line: line) { _ in
+      try factory()
+    }
   }
 
   /// Registers an asynchronous factory for an ``AsyncKey``.
@@ -46,7 +49,8 @@ extension Container {
     let index = KeyTable.shared.index(of: key)
     add(
       Registration(
-        index: index, scope: scope ?? defaultScope(index), maker: AsyncMaker(factory), location: CodeLocation(fileID, line),
+        index: index, scope: scope ?? defaultScope(index), maker: AsyncMaker(factory),
+        location: CodeLocation(fileID, line),
         isDefault: false, validation: validation, dispose: Self.eraseDispose(dispose)))
   }
 
@@ -58,7 +62,8 @@ extension Container {
     let index = KeyTable.shared.index(of: key)
     add(
       Registration(
-        index: index, scope: .unique, maker: ArgumentMaker(factory), location: CodeLocation(fileID, line), isDefault: false,
+        index: index, scope: .unique, maker: ArgumentMaker(factory), location: CodeLocation(fileID, line),
+        isDefault: false,
         validation: validation))
   }
 
@@ -71,7 +76,8 @@ extension Container {
     let index = KeyTable.shared.index(of: key)
     add(
       Registration(
-        index: index, scope: scope ?? defaultScope(index), maker: MainActorMaker(factory), location: CodeLocation(fileID, line),
+        index: index, scope: scope ?? defaultScope(index), maker: MainActorMaker(factory),
+        location: CodeLocation(fileID, line),
         isDefault: false, validation: validation))
   }
 
@@ -100,7 +106,8 @@ extension Container {
     dispose: (@Sendable (T) async throws -> Void)? = nil,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable () throws -> T
   ) {
-    register(type, name: name, scope: scope, validation: validation, dispose: dispose, fileID: fileID, line: line) { _ in
+    register(type, name: name, scope: scope, validation: validation, dispose: dispose, fileID: fileID, line: line) {
+      _ in
       try factory()
     }
   }

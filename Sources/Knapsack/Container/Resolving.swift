@@ -153,7 +153,8 @@ extension KeyTable {
         index: index, kind: .key, displayName: Self.name(key, value.declaration), typeName: Self.typeName(V.self),
         declaration: value.declaration.location,
         defaultRegistration: value.maker.map {
-          Registration(index: index, scope: value.defaultScope, maker: $0, location: value.declaration.location, isDefault: true)
+          Registration(
+            index: index, scope: value.defaultScope, maker: $0, location: value.declaration.location, isDefault: true)
         })
     }
   }
@@ -165,7 +166,8 @@ extension KeyTable {
         index: index, kind: .asyncKey, displayName: Self.name(key, value.declaration), typeName: Self.typeName(V.self),
         declaration: value.declaration.location,
         defaultRegistration: value.maker.map {
-          Registration(index: index, scope: value.defaultScope, maker: $0, location: value.declaration.location, isDefault: true)
+          Registration(
+            index: index, scope: value.defaultScope, maker: $0, location: value.declaration.location, isDefault: true)
         })
     }
   }
@@ -174,7 +176,8 @@ extension KeyTable {
     index(of: key as AnyKeyPath) { index in
       let value = Dependencies()[keyPath: key]
       return Descriptor(
-        index: index, kind: .argumentKey, displayName: Self.name(key, value.declaration), typeName: Self.typeName(V.self),
+        index: index, kind: .argumentKey, displayName: Self.name(key, value.declaration),
+        typeName: Self.typeName(V.self),
         declaration: value.declaration.location,
         defaultRegistration: value.maker.map {
           Registration(index: index, scope: .unique, maker: $0, location: value.declaration.location, isDefault: true)
@@ -187,10 +190,12 @@ extension KeyTable {
     index(of: key as AnyKeyPath) { index in
       let value = Dependencies()[keyPath: key]
       return Descriptor(
-        index: index, kind: .mainActorKey, displayName: Self.name(key, value.declaration), typeName: Self.typeName(V.self),
+        index: index, kind: .mainActorKey, displayName: Self.name(key, value.declaration),
+        typeName: Self.typeName(V.self),
         declaration: value.declaration.location,
         defaultRegistration: value.maker.map {
-          Registration(index: index, scope: value.defaultScope, maker: $0, location: value.declaration.location, isDefault: true)
+          Registration(
+            index: index, scope: value.defaultScope, maker: $0, location: value.declaration.location, isDefault: true)
         })
     }
   }

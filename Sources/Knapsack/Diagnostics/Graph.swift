@@ -61,11 +61,13 @@ public struct DependencyGraph: Sendable, Hashable, Codable {
     var nodes: [String: Node] = [:]
     for (reference, registration) in roots {
       nodes[reference.name] = Node(
-        dependency: reference, scope: registration?.scope, registeredAt: registration.flatMap { $0.isDefault ? nil : $0.location })
+        dependency: reference, scope: registration?.scope,
+        registeredAt: registration.flatMap { $0.isDefault ? nil : $0.location })
     }
     var edges: [Edge] = []
     for event in events {
-      nodes[event.dependency.name] = Node(dependency: event.dependency, scope: event.scope, registeredAt: event.registeredAt)
+      nodes[event.dependency.name] = Node(
+        dependency: event.dependency, scope: event.scope, registeredAt: event.registeredAt)
       if let requester = event.requestedBy { edges.append(Edge(from: requester.name, to: event.dependency.name)) }
     }
     for problem in problems {

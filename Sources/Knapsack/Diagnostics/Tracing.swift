@@ -43,7 +43,8 @@ public final class ResolutionTracer: ResolutionObserver {
   /// Completes the dependency's line; writes the tree when a top-level resolution ends.
   public func didResolve(_ event: ResolutionEvent) {
     let finished: String? = state.withLock { state in
-      let text = "\(event.dependency.name) (\(event.scope)) \(event.outcome.rawValue) in \(Self.milliseconds(event.duration))"
+      let text =
+        "\(event.dependency.name) (\(event.scope)) \(event.outcome.rawValue) in \(Self.milliseconds(event.duration))"
       if let index = state.open.popLast() {
         state.lines[index].text = text
       } else {
@@ -114,13 +115,17 @@ public final class StartupProfiler: ResolutionObserver {
       state.childTime[event.depth] += event.duration
       guard event.outcome == .created else { return }
       state.entries.append(
-        Entry(dependency: event.dependency, scope: event.scope, selfDuration: event.duration - children, totalDuration: event.duration))
+        Entry(
+          dependency: event.dependency, scope: event.scope, selfDuration: event.duration - children,
+          totalDuration: event.duration))
     }
   }
 
   /// Every factory call so far, slowest (by its own time) first.
   public var slowestFactories: [Entry] {
-    state.withLock { $0.entries }.sorted { ($0.selfDuration, $1.dependency.name) > ($1.selfDuration, $0.dependency.name) }
+    state.withLock { $0.entries }.sorted {
+      ($0.selfDuration, $1.dependency.name) > ($1.selfDuration, $0.dependency.name)
+    }
   }
 
   /// The slowest `limit` factories as a table.
@@ -129,7 +134,8 @@ public final class StartupProfiler: ResolutionObserver {
     var lines = ["Knapsack start-up: \(entries.count) factory call(s), slowest first"]
     for entry in entries.prefix(limit) {
       lines.append(
-        "  \(ResolutionTracer.milliseconds(entry.selfDuration)) self, \(ResolutionTracer.milliseconds(entry.totalDuration)) total  \(entry.dependency.name) (\(entry.scope))")
+        "  \(ResolutionTracer.milliseconds(entry.selfDuration)) self, \(ResolutionTracer.milliseconds(entry.totalDuration)) total  \(entry.dependency.name) (\(entry.scope))"
+      )
     }
     return lines.joined(separator: "\n")
   }

@@ -170,7 +170,8 @@ extension Container {
     for index in roots.sorted(by: { table.descriptor($0).displayName < table.descriptor($1).displayName }) {
       let descriptor = table.descriptor(index)
       guard let registration = copy.effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration else {
-        problems.append(problem(from: copy.failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)))
+        problems.append(
+          problem(from: copy.failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)))
         continue
       }
       guard registration.validation == .resolve, registration.kind == .sync else {
@@ -199,7 +200,10 @@ extension Container {
       problems: unique, checkedCount: checked, skipped: Array(Set(skipped)).sorted { $0.name < $1.name })
     let pathIndices = unique.flatMap(\.path).compactMap { table.index(named: $0) }
     let nodes = roots.union(pathIndices).map { index in
-      (table.descriptor(index).reference, copy.effectiveRegistration(index)?.0 ?? table.descriptor(index).defaultRegistration)
+      (
+        table.descriptor(index).reference,
+        copy.effectiveRegistration(index)?.0 ?? table.descriptor(index).defaultRegistration
+      )
     }
     return (report, DependencyGraph(events: events, report: report, roots: nodes))
   }
@@ -209,7 +213,9 @@ extension Container {
     let slot = plan(index)
     if let delegate = slot.delegate { return try delegate.resolveRootForValidation(index) }
     guard let binding = slot.binding else { throw failure(slot.failure ?? .notRegistered, index, nil) }
-    guard binding.registration.kind == .sync, let maker = binding.registration.maker as? any AnySyncMaker else { return }
+    guard binding.registration.kind == .sync, let maker = binding.registration.maker as? any AnySyncMaker else {
+      return
+    }
     let frame = Frame(index: index, parent: nil)
     defer { frame.finish() }
     let resolver = Resolver(container: self, frame: frame)
@@ -258,7 +264,9 @@ extension Container {
       let holder = error.path[error.path.count - 2]
       return ValidationReport.Problem(
         kind: .captiveDependency, dependency: holder, registeredAt: registrationSite(of: holder), path: error.path,
-        message: "\(holder.name), shared by a parent container, depends on \(error.dependency.name), which only this child scope provides")
+        message:
+          "\(holder.name), shared by a parent container, depends on \(error.dependency.name), which only this child scope provides"
+      )
     }
     if kind == .missingRequiredKey || kind == .missingRegistration, error.path.count > 1 {
       // Nothing registers the dependency, so point at what asks for it.
@@ -283,12 +291,16 @@ extension Container {
     }
     var problems: [ValidationReport.Problem] = []
     for event in events {
-      guard let requester = event.requestedBy, let (holderScope, holderSite, holder) = scopes[requester.name] else { continue }
+      guard let requester = event.requestedBy, let (holderScope, holderSite, holder) = scopes[requester.name] else {
+        continue
+      }
       guard holderScope.isContainerOwned, holderScope.kind > event.scope.kind else { continue }
       problems.append(
         ValidationReport.Problem(
           kind: .captiveDependency, dependency: holder, registeredAt: holderSite, path: [holder, event.dependency],
-          message: "\(holder.name) (\(holderScope)) holds \(event.dependency.name) (\(event.scope)), which should not outlive one \(event.scope == .weak ? "holder" : "use")"))
+          message:
+            "\(holder.name) (\(holderScope)) holds \(event.dependency.name) (\(event.scope)), which should not outlive one \(event.scope == .weak ? "holder" : "use")"
+        ))
     }
     return problems
   }
@@ -312,7 +324,8 @@ protocol DeclaredKey {
 extension Key: DeclaredKey {
   func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor {
     Descriptor(
-      index: index, kind: .key, displayName: KeyTable.name(keyPath, declaration), typeName: KeyTable.typeName(Value.self),
+      index: index, kind: .key, displayName: KeyTable.name(keyPath, declaration),
+      typeName: KeyTable.typeName(Value.self),
       declaration: declaration.location,
       defaultRegistration: maker.map {
         Registration(index: index, scope: defaultScope, maker: $0, location: declaration.location, isDefault: true)
@@ -323,7 +336,8 @@ extension Key: DeclaredKey {
 extension AsyncKey: DeclaredKey {
   func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor {
     Descriptor(
-      index: index, kind: .asyncKey, displayName: KeyTable.name(keyPath, declaration), typeName: KeyTable.typeName(Value.self),
+      index: index, kind: .asyncKey, displayName: KeyTable.name(keyPath, declaration),
+      typeName: KeyTable.typeName(Value.self),
       declaration: declaration.location,
       defaultRegistration: maker.map {
         Registration(index: index, scope: defaultScope, maker: $0, location: declaration.location, isDefault: true)

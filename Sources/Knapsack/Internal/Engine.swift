@@ -133,7 +133,8 @@ extension Container {
   }
 
   private enum CreationDecision {
-    case retry, create, wait, cycle([Int])
+    case retry, create, wait
+    case cycle([Int])
   }
 
   /// A singleton or cached instance: made exactly once, however many threads ask at once.
@@ -378,7 +379,9 @@ extension Container {
       if let observer = slot.observer { container.report(binding, observer, frame, start: start, reused: reused) }
       return value
     } catch {
-      if let observer = slot.observer { container.report(binding, observer, frame, start: start, reused: reused, failed: true) }
+      if let observer = slot.observer {
+        container.report(binding, observer, frame, start: start, reused: reused, failed: true)
+      }
       throw error
     }
   }
@@ -390,7 +393,9 @@ extension Container {
     if let value = binding.loadSingleton(Value.self) { return value }
     // The main actor runs one thing at a time, so an existing creator is this very resolution.
     if let creator = binding.state.withLock({ $0.creator }) { throw cycle(creator.path, creationFrame) }
-    binding.state.withLock { $0.creator = (ObjectIdentifier(creationFrame.root), currentThreadID(), creationFrame.path) }
+    binding.state.withLock {
+      $0.creator = (ObjectIdentifier(creationFrame.root), currentThreadID(), creationFrame.path)
+    }
     defer { binding.state.withLock { $0.creator = nil } }
     let value: Value = try createOnMainActor(binding, creationFrame)
     binding.publish(value)
@@ -437,7 +442,9 @@ extension Container {
       if let observer = slot.observer { container.report(binding, observer, frame, start: start, reused: false) }
       return value
     } catch {
-      if let observer = slot.observer { container.report(binding, observer, frame, start: start, reused: false, failed: true) }
+      if let observer = slot.observer {
+        container.report(binding, observer, frame, start: start, reused: false, failed: true)
+      }
       throw error
     }
   }
@@ -482,7 +489,9 @@ extension Container {
     }
   }
 
-  private func observe<Value>(_ binding: Binding, _ observer: any ResolutionObserver, _ frame: Frame?, _ body: () throws -> Value) rethrows -> Value {
+  private func observe<Value>(
+    _ binding: Binding, _ observer: any ResolutionObserver, _ frame: Frame?, _ body: () throws -> Value
+  ) rethrows -> Value {
     let start = ContinuousClock.now
     let reused = hasInstance(binding, frame)
     observer.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
@@ -496,13 +505,16 @@ extension Container {
     }
   }
 
-  private func observeDelegation<Value>(_ index: Int, _ observer: any ResolutionObserver, _ frame: Frame?, _ body: () throws -> Value) rethrows -> Value {
+  private func observeDelegation<Value>(
+    _ index: Int, _ observer: any ResolutionObserver, _ frame: Frame?, _ body: () throws -> Value
+  ) rethrows -> Value {
     // The owning container reports the resolution itself if it is observed too.
     try body()
   }
 
   func report(
-    _ binding: Binding, _ observer: any ResolutionObserver, _ frame: Frame?, start: ContinuousClock.Instant, reused: Bool,
+    _ binding: Binding, _ observer: any ResolutionObserver, _ frame: Frame?, start: ContinuousClock.Instant,
+    reused: Bool,
     failed: Bool = false
   ) {
     let table = KeyTable.shared
@@ -553,8 +565,12 @@ extension Container {
   }
 
   func mismatch(_ binding: Binding, _ frame: Frame, expected: String) -> ResolutionError {
-    let registered = binding.registration.isAsync ? "an asynchronous factory: resolve it with `try await`" : "a factory of another kind"
-    return failure(.factoryMismatch, binding.index, frame, underlying: MismatchDescription(text: "expected \(expected), found \(registered)"))
+    let registered =
+      binding.registration.isAsync
+      ? "an asynchronous factory: resolve it with `try await`" : "a factory of another kind"
+    return failure(
+      .factoryMismatch, binding.index, frame,
+      underlying: MismatchDescription(text: "expected \(expected), found \(registered)"))
   }
 }
 

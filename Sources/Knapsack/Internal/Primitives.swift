@@ -1,11 +1,11 @@
 public import Synchronization
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Musl)
-  import Musl
+import Musl
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 /// Bumped whenever any container's registrations, decorators, observers or disposal state
@@ -99,9 +99,9 @@ enum ThreadFrame {
 /// An identifier of the calling thread.
 func currentThreadID() -> UInt {
   #if canImport(Darwin)
-    UInt(bitPattern: pthread_self())
+  UInt(bitPattern: pthread_self())
   #else
-    UInt(pthread_self())
+  UInt(pthread_self())
   #endif
 }
 

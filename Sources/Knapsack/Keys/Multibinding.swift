@@ -39,7 +39,8 @@ extension Container {
         typeName: KeyTable.typeName(E.self), declaration: location, defaultRegistration: nil)
     }
     let registration = Registration(
-      index: index, scope: scope, maker: SyncMaker(factory), location: location, isDefault: false, validation: validation)
+      index: index, scope: scope, maker: SyncMaker(factory), location: location, isDefault: false,
+      validation: validation)
     state.withLock {
       $0.registrations[index] = registration
       $0.contributions[keyIndex, default: []].append(registration)

@@ -48,7 +48,10 @@ extension Container {
       } catch let error as DisposalError {
         failures += error.failures
       } catch {
-        failures.append(DisposalError.Failure(dependency: DependencyReference(name: "child container", typeName: "Container", location: nil), error: "\(error)"))
+        failures.append(
+          DisposalError.Failure(
+            dependency: DependencyReference(name: "child container", typeName: "Container", location: nil),
+            error: "\(error)"))
       }
     }
     return failures + (await disposeInstances())
@@ -68,7 +71,8 @@ extension Container {
           try await disposable.dispose()
         }
       } catch {
-        failures.append(DisposalError.Failure(dependency: KeyTable.shared.descriptor(entry.dependency).reference, error: "\(error)"))
+        failures.append(
+          DisposalError.Failure(dependency: KeyTable.shared.descriptor(entry.dependency).reference, error: "\(error)"))
       }
     }
     return failures

@@ -84,7 +84,8 @@ final class OverrideScope: Sendable {
     let parent = base.parent.map { overlay(for: $0) }
     return overlays.withLock { overlays in
       if let raced = overlays[id] { return raced }
-      let overlay = Container(overlayOf: base, parent: parent, overrides: overrides, scope: ObjectIdentifier(self), recorder: nil)
+      let overlay = Container(
+        overlayOf: base, parent: parent, overrides: overrides, scope: ObjectIdentifier(self), recorder: nil)
       overlays[id] = overlay
       return overlay
     }
