@@ -180,4 +180,22 @@ extension Dependencies {
     let error = #expect(throws: ResolutionError.self) { try child[\.childNumber] }
     #expect(error?.kind == .containerDisposed)
   }
+
+  @Test func childFactoryCanWrapItsParentsValueOfTheSameKey() throws {
+    // Not a cycle: the child's factory asks the *parent* container (captured) for the same key, to
+    // decorate what the parent provides. Only the same key in the same container would loop.
+    let parent = Container()
+    parent.register(\.childNumber) { 20 }
+    let child = parent.makeChild()
+    child.register(\.childNumber) { _ in try parent[\.childNumber] + 1 }
+    #expect(try child[\.childNumber] == 21)
+  }
+
+  @Test func factoryCanResolveTheSameKeyFromAnotherContainer() throws {
+    let inner = Container()
+    inner.register(\.childNumber) { 5 }
+    let outer = Container()
+    outer.register(\.childNumber) { _ in try inner[\.childNumber] * 2 }
+    #expect(try outer[\.childNumber] == 10)
+  }
 }
