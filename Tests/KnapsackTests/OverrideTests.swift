@@ -59,6 +59,18 @@ extension Dependencies {
     #expect(try container[\.overrideValue] == "registered")
   }
 
+  @Test func factoriesThatUseACapturedContainerSeeOverrides() async throws {
+    // The `DependencyProvider` style: factories call the container they captured, not `r`.
+    let container = Container()
+    container.register(\.repository) { [unowned container] _ in Repository(storage: try container[\.storage]) }
+    try await withOverrides {
+      $0.register(\.storage) { InMemoryStorage(name: "fake") }
+    } operation: { () async throws in
+      #expect(try container[\.repository].storage.name == "fake")
+    }
+    #expect(try container[\.repository].storage.name == "memory")
+  }
+
   @Test func scopesNest() async throws {
     let container = Container()
     try await withOverrides {
