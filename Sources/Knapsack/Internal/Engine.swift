@@ -133,8 +133,31 @@ extension Container {
   }
 
   private enum CreationDecision {
-    case retry, create, wait
+    case retry
+    case create
+    case wait
     case cycle([Int])
+  }
+
+  /// Decides what a resolution that wants `binding`'s shared instance does: use the one that
+  /// appeared meanwhile, create it (becoming the creator), wait for the creator, or report the
+  /// cycle it would close. A synchronous creator (`thread` given) also takes the creation lock
+  /// that waiting threads block on.
+  private func claimCreation(
+    of binding: Binding, root: ObjectIdentifier, thread: UInt?, path: [Int]
+  ) -> CreationDecision {
+    binding.state.withLock { state in
+      if binding.scope == .cached ? state.cached != nil : binding.singleton.load(ordering: .acquiring) != 0 {
+        return .retry
+      }
+      if let creator = state.creator {
+        if creator.root == root || (thread != nil && creator.thread == thread) { return .cycle(creator.path) }
+        return .wait
+      }
+      state.creator = (root, thread, path)
+      if thread != nil { binding.creationLock.lock() }
+      return .create
+    }
   }
 
   /// A singleton or cached instance: made exactly once, however many threads ask at once.
@@ -144,18 +167,7 @@ extension Container {
     let thread = currentThreadID()
     while true {
       if let value = binding.storedInstance(Value.self) { return value }
-      let decision: CreationDecision = binding.state.withLock { state in
-        if binding.scope == .cached ? state.cached != nil : binding.singleton.load(ordering: .acquiring) != 0 {
-          return .retry
-        }
-        if let creator = state.creator {
-          if creator.root == root || creator.thread == thread { return .cycle(creator.path) }
-          return .wait
-        }
-        state.creator = (root, thread, creationFrame.path)
-        binding.creationLock.lock()
-        return .create
-      }
+      let decision = claimCreation(of: binding, root: root, thread: thread, path: creationFrame.path)
       switch decision {
       case .retry:
         continue
@@ -294,16 +306,7 @@ extension Container {
     let root = ObjectIdentifier(creationFrame.root)
     while true {
       if let value = binding.storedInstance(Value.self) { return value }
-      let decision: CreationDecision = binding.state.withLock { state in
-        if binding.scope == .cached ? state.cached != nil : binding.singleton.load(ordering: .acquiring) != 0 {
-          return .retry
-        }
-        if let creator = state.creator {
-          return creator.root == root ? .cycle(creator.path) : .wait
-        }
-        state.creator = (root, nil, creationFrame.path)
-        return .create
-      }
+      let decision = claimCreation(of: binding, root: root, thread: nil, path: creationFrame.path)
       switch decision {
       case .retry:
         continue
