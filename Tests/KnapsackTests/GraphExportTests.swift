@@ -230,7 +230,9 @@ private let expectedMermaid = #"""
     container.register(GxLogger.self, name: "say \"hi\"") { GxLogger() }
     container.register(GxBox<Int>.self) { GxBox<Int>() }
     let graph = container.graph()
-    #expect(graph.dot.contains(#""GxLogger (name: \"say \"hi\"\")" [label="GxLogger (name: \"say \"hi\"\")\nGxLogger\nunique"];"#))
+    #expect(
+      graph.dot.contains(
+        #""GxLogger (name: \"say \"hi\"\")" [label="GxLogger (name: \"say \"hi\"\")\nGxLogger\nunique"];"#))
     #expect(graph.dot.contains(#""GxBox<Int>" [label="GxBox<Int>\nunique"];"#))
     #expect(graph.mermaid.contains(#"["GxLogger (name: #quot;say #quot;hi#quot;#quot;)<br/>GxLogger · unique"]"#))
     #expect(graph.mermaid.contains(#"["GxBox#lt;Int#gt;<br/>unique"]"#))

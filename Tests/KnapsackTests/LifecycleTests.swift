@@ -164,7 +164,9 @@ final class LcTypedService: Sendable {}
   @Test func anInstanceWithBothAClosureAndConformanceIsDisposedOnce() async throws {
     let log = Collected<String>()
     let container = Container()
-    container.register(\.lcA, scope: .singleton, dispose: { _ in log.append("closure") }) { LcResource("conformance", log: log) }
+    container.register(\.lcA, scope: .singleton, dispose: { _ in log.append("closure") }) {
+      LcResource("conformance", log: log)
+    }
     _ = try container[\.lcA]
     try await container.dispose()
     // Documented: the closure is used instead of `Disposable.dispose()`.
@@ -193,6 +195,38 @@ final class LcTypedService: Sendable {}
     }
     try await container.dispose()
     #expect(made.count == 0)
+  }
+
+  @Test func aFailedAsyncCreationLeavesNothingToDispose() async throws {
+    let log = Collected<String>()
+    let attempts = Counter()
+    let container = Container()
+    container.register(\.lcDatabase, scope: .singleton) { _ async throws -> LcDatabase in
+      if attempts.increment() == 1 { throw PlannedFailure("network down") }
+      return LcDatabase(log: log)
+    }
+    await #expect(throws: ResolutionError.self) { try await container.resolve(\.lcDatabase) }
+    let database = try await container.resolve(\.lcDatabase)
+    try await container.dispose()
+    #expect(attempts.count == 2)
+    #expect(log.all == ["database"])
+    #expect(await database.isClosed)
+  }
+
+  @Test func aDroppedChildIsSkipped() async throws {
+    let log = Collected<String>()
+    let parent = Container()
+    parent.register(\.lcA, scope: .singleton) { LcResource("parent", log: log) }
+    do {
+      let child = parent.makeChild()
+      child.register(\.lcSession, scope: .singleton) { LcResource("dropped session", log: log) }
+      _ = try child[\.lcSession]
+    }
+    _ = try parent[\.lcA]
+    try await parent.dispose()
+    // The dropped child is gone (its instances went with it); the parent's own are disposed.
+    #expect(log.all.last == "parent")
+    #expect(log.all.filter { $0 == "parent" }.count == 1)
   }
 
   @Test func disposingAChildLeavesTheParentAlone() async throws {

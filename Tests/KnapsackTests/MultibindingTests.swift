@@ -68,6 +68,17 @@ struct MbCrashAssembly: Assembly {
     #expect(made.count == 1)
   }
 
+  @Test func cachedContributionIsRemadeAfterResetCached() throws {
+    let made = Counter()
+    let container = Container()
+    container.contribute(to: \.mbNumbers, scope: .cached) { _ in made.increment() }
+    #expect(try container[\.mbNumbers] == [1])
+    #expect(try container[\.mbNumbers] == [1])
+    container.resetCached()
+    #expect(try container[\.mbNumbers] == [2])
+    #expect(made.count == 2)
+  }
+
   @Test func contributionsWithinOneContainerKeepTheirOrder() throws {
     let container = Container()
     for number in [5, 3, 9, 1, 7] { container.contribute(to: \.mbNumbers) { _ in number } }

@@ -85,7 +85,10 @@ private func declaration(of key: String) throws -> CodeLocation {
     parent.register(\.valUsesMissing) { r in ValThing("uses missing", [try r[\.valMissing]]) }
     // A registered factory that asks for a type nobody registered.
     let usesTypeLine = #line + 1
-    parent.register(\.valUsesType) { r in _ = try r.resolve(ValUnregistered.self); return ValThing("uses type") }
+    parent.register(\.valUsesType) { r in
+      _ = try r.resolve(ValUnregistered.self)
+      return ValThing("uses type")
+    }
     // A cycle of two keys.
     let cycleLeftLine = #line + 1
     parent.register(\.valCycleLeft) { r in ValThing("left", [try r[\.valCycleRight]]) }
@@ -113,10 +116,10 @@ private func declaration(of key: String) throws -> CodeLocation {
   @Test func oneReportListsEveryKindOfProblem() throws {
     let graph = brokenGraph()
     let report = graph.child.validate()
-    if ProcessInfo.processInfo.environment["KNAPSACK_PRINT_REPORT"] != nil { print(report) }
     #expect(!report.isValid)
     let kinds = Set(report.problems.map(\.kind))
-    #expect(kinds.isSuperset(of: [.missingRequiredKey, .missingRegistration, .cycle, .captiveDependency, .factoryFailed]))
+    #expect(
+      kinds.isSuperset(of: [.missingRequiredKey, .missingRegistration, .cycle, .captiveDependency, .factoryFailed]))
     // Nothing else is reported: no problem about a dependency that is fine.
     let named = Set(report.problems.map(\.dependency.name))
     #expect(
@@ -201,7 +204,8 @@ private func declaration(of key: String) throws -> CodeLocation {
     let missing = graph.parent.validate().problems(.missingRequiredKey)
     let session = try #require(missing.first { $0.dependency.name == "\\.valSessionOnly" }, "\(missing)")
     #expect(session.path.map(\.name) == ["\\.valParentShared", "\\.valSessionOnly"])
-    #expect(!graph.parent.validate().problems(.captiveDependency).contains { $0.dependency.name == "\\.valParentShared" })
+    #expect(
+      !graph.parent.validate().problems(.captiveDependency).contains { $0.dependency.name == "\\.valParentShared" })
   }
 
   @Test func throwingFactoryNamesItsErrorAndRegistrationSite() throws {
@@ -231,8 +235,12 @@ private func declaration(of key: String) throws -> CodeLocation {
     }
     // The factories that asked for missing things start the path; the graph gives their sites.
     let nodes = graph.child.graph().nodes
-    #expect(nodes.first { $0.dependency.name == "\\.valUsesMissing" }?.registeredAt == CodeLocation(fileID: file, line: graph.usesMissingLine))
-    #expect(nodes.first { $0.dependency.name == "\\.valUsesType" }?.registeredAt == CodeLocation(fileID: file, line: graph.usesTypeLine))
+    #expect(
+      nodes.first { $0.dependency.name == "\\.valUsesMissing" }?.registeredAt
+        == CodeLocation(fileID: file, line: graph.usesMissingLine))
+    #expect(
+      nodes.first { $0.dependency.name == "\\.valUsesType" }?.registeredAt
+        == CodeLocation(fileID: file, line: graph.usesTypeLine))
   }
 
   @Test func problemsAreSortedByKindThenDependency() throws {
@@ -279,7 +287,8 @@ private func declaration(of key: String) throws -> CodeLocation {
     let report = graph.child.validate()
     let text = report.description
     let lines = text.components(separatedBy: "\n")
-    #expect(lines.first == "Knapsack validation: \(report.problems.count) problem(s) in \(report.checkedCount) dependencies.")
+    #expect(
+      lines.first == "Knapsack validation: \(report.problems.count) problem(s) in \(report.checkedCount) dependencies.")
     for problem in report.problems {
       #expect(text.contains("✗ \(problem.kind.rawValue): \(problem.message)"))
     }
@@ -367,7 +376,10 @@ private func declaration(of key: String) throws -> CodeLocation {
       calls.increment()
       return ValThing("async")
     }
-    container.register(\.valPlain) { r in _ = try r.resolve(ValRegistered.self); return ValThing("plain") }
+    container.register(\.valPlain) { r in
+      _ = try r.resolve(ValRegistered.self)
+      return ValThing("plain")
+    }
     let report = container.validate()
     #expect(calls.count == 0)
     #expect(report.isValid, "\(report)")
@@ -460,7 +472,10 @@ private func declaration(of key: String) throws -> CodeLocation {
   @Test func typeRegistrationsAreValidatedToo() throws {
     let container = Container()
     let line = #line + 1
-    container.register(ValRegistered.self) { r in _ = try r.resolve(ValUnregistered.self); return ValRegistered() }
+    container.register(ValRegistered.self) { r in
+      _ = try r.resolve(ValUnregistered.self)
+      return ValRegistered()
+    }
     let report = container.validate()
     let missing = report.problems(.missingRegistration)
     try #require(missing.count == 1, "\(report)")
