@@ -830,6 +830,23 @@ struct TodoRepositoryTests {
 
     container.observe(nil)
   }
+
+  @Test func failedResolutionsAreObserved() throws {
+    let container = Container()
+    let recorder = ResolutionRecorder()
+    container.observe(recorder)
+    #expect(throws: ResolutionError.self) { try container[\.todoRepository] }
+    let repository = recorder.events.first { $0.dependency.name == "\\.todoRepository" }
+    #expect(repository?.outcome == .failed)
+  }
+
+  @Test func tracerMarksFailures() throws {
+    let trees = Mutex<[String]>([])
+    let container = Container()
+    container.observe(ResolutionTracer { tree in trees.withLock { $0.append(tree) } })
+    #expect(throws: ResolutionError.self) { try container[\.todoRepository] }
+    #expect(trees.withLock { $0 }.first?.hasPrefix("\\.todoRepository (unique) failed in") == true)
+  }
 }
 
 @Suite struct ValidationSamples {
