@@ -2,7 +2,7 @@ public import Knapsack
 public import Testing
 
 /// Records one test issue per problem in `container`'s dependency graph; passes when
-/// ``Knapsack/Container/validate(including:)`` finds none. One line makes "my app's graph is
+/// `Container.validate(including:)` finds none. One line makes "my app's graph is
 /// valid" a test:
 ///
 /// ```swift

@@ -2,7 +2,7 @@ public import Knapsack
 public import Testing
 
 /// A Swift Testing trait that runs each test inside its own
-/// ``Knapsack/withOverrides(_:isolation:operation:)`` scope.
+/// `withOverrides(_:isolation:operation:)` scope.
 ///
 /// ```swift
 /// @Test(.overrides { $0.register(\.storage) { FakeStorage() } })

@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// A container is a value you pass around; nothing global is needed. Resolve keys with
 /// ``resolve(_:)-(KeyPath<Dependencies,Key<V>>)`` or the subscript, override keys at the
-/// composition root with ``register(_:scope:validation:fileID:line:_:)-(KeyPath<Dependencies,Key<V>>,_,_,_,_,(Resolver)->V)``,
+/// composition root with `register(_:scope:...)`,
 /// and make session scopes with ``makeChild()``.
 ///
 /// ```swift
@@ -40,6 +40,8 @@ public final class Container: Sendable {
     var contributions: [Int: [Registration]] = [:]
     var created: [Disposal] = []
     var disposed = false
+    /// Shared instances being made right now; disposal waits for them.
+    var creating = 0
     var disposal: Task<[DisposalError.Failure], Never>?
     var observer: (any ResolutionObserver)?
     var children: [WeakContainer] = []
@@ -244,6 +246,9 @@ public final class Container: Sendable {
       return binding
     }
   }
+
+  func beginCreating() { state.withLock { $0.creating += 1 } }
+  func endCreating() { state.withLock { $0.creating -= 1 } }
 
   func recordCreated(_ value: some Sendable, by binding: Binding) {
     let dispose = binding.registration.dispose

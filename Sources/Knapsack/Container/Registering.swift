@@ -7,11 +7,15 @@ extension Container {
   /// ```
   ///
   /// - Parameters:
+  ///   - key: The key to provide.
   ///   - scope: The lifetime of the values; nil keeps the key's default scope.
-  ///   - validation: Whether ``validate()`` may call this factory (pass ``ValidationPolicy/skip``
-  ///     for factories with side effects).
+  ///   - validation: Whether ``validate(including:)`` may call this factory (pass
+  ///     ``ValidationPolicy/skip`` for factories with side effects).
   ///   - dispose: Closes a shared instance when the container is disposed (see ``dispose()``);
   ///     values that conform to ``Disposable`` need none.
+  ///   - fileID: The file of the registration, for error messages; leave the default.
+  ///   - line: The line of the registration, for error messages; leave the default.
+  ///   - factory: Makes the value; it receives a ``Resolver`` for its own dependencies.
   public func register<V>(
     _ key: KeyPath<Dependencies, Key<V>>, scope: Scope? = nil, validation: ValidationPolicy = .resolve,
     dispose: (@Sendable (V) async throws -> Void)? = nil,

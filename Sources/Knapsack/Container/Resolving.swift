@@ -70,7 +70,7 @@ extension Resolving {
     get throws { try resolve(key) }
   }
 
-  /// Resolves a type registered with ``Container/register(_:name:scope:validation:fileID:line:_:)-(T.Type,_,_,_,_,_,(Resolver)->T)``.
+  /// Resolves a type registered with `container.register(_:name:scope:...)`.
   ///
   /// ```swift
   /// let storage: any LocalStorage = try container.resolve()

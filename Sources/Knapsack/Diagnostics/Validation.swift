@@ -216,7 +216,7 @@ extension Container {
     guard binding.registration.kind == .sync, let maker = binding.registration.maker as? any AnySyncMaker else {
       return
     }
-    let frame = Frame(index: index, parent: nil)
+    let frame = Frame(index: index, parent: nil, in: self)
     defer { frame.finish() }
     let resolver = Resolver(container: self, frame: frame)
     let start = ContinuousClock.now

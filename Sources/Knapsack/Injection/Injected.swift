@@ -12,7 +12,7 @@
 ///
 /// A property wrapper cannot throw. `@Injected` and ``LazyInjected`` are Knapsack's only APIs
 /// that stop the program, with the full ``ResolutionError`` description, when resolution fails;
-/// use ``Container/validate()`` in a test to know beforehand, or resolve explicitly with `try`.
+/// use ``Container/validate(including:)`` in a test to know beforehand, or resolve explicitly with `try`.
 @propertyWrapper
 public struct Injected<Value: Sendable>: Sendable {
   /// The injected value.

@@ -97,7 +97,7 @@ extension Container {
   @inlinable
   func instance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
     switch binding.scope.kind {
-    case .unique: return try create(binding, Frame(index: binding.index, parent: frame))
+    case .unique: return try create(binding, Frame(index: binding.index, parent: frame, in: self))
     case .graph: return try graphInstance(of: binding, frame)
     case .weak, .cached, .singleton: return try scopedInstance(of: binding, frame)
     }
@@ -106,9 +106,11 @@ extension Container {
   /// Shared with everything else resolved during the same top-level resolution.
   @inlinable
   func graphInstance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
-    guard let root = frame?.root else { return try create(binding, Frame(index: binding.index, parent: frame)) }
+    guard let root = frame?.root else {
+      return try create(binding, Frame(index: binding.index, parent: frame, in: self))
+    }
     if let value = root.graphValue(for: binding, as: Value.self) { return value }
-    let value: Value = try create(binding, Frame(index: binding.index, parent: frame))
+    let value: Value = try create(binding, Frame(index: binding.index, parent: frame, in: self))
     root.storeGraphValue(value, for: binding)
     return value
   }
@@ -121,7 +123,7 @@ extension Container {
       return try instance(of: binding, frame)
     case .weak:
       if let value = binding.state.withLock({ $0.weakInstance }) as? Value { return value }
-      let value: Value = try create(binding, Frame(index: binding.index, parent: frame))
+      let value: Value = try create(binding, Frame(index: binding.index, parent: frame, in: self))
       return binding.state.withLock { state in
         if let raced = state.weakInstance as? Value { return raced }
         state.weakInstance = value as AnyObject
@@ -162,7 +164,7 @@ extension Container {
 
   /// A singleton or cached instance: made exactly once, however many threads ask at once.
   private func sharedInstance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
-    let creationFrame = Frame(index: binding.index, parent: frame)
+    let creationFrame = Frame(index: binding.index, parent: frame, in: self)
     let root = ObjectIdentifier(creationFrame.root)
     let thread = currentThreadID()
     while true {
@@ -181,9 +183,11 @@ extension Container {
         binding.creationLock.unlock()
         WaitGraph.shared.endWait(root: root)
       case .create:
+        beginCreating()
         defer {
           binding.state.withLock { $0.creator = nil }
           binding.creationLock.unlock()
+          endCreating()
         }
         let value: Value = try create(binding, creationFrame)
         binding.publish(value)
@@ -216,7 +220,9 @@ extension Container {
   /// or needs another kind of factory than `kind` producing `type`.
   @usableFromInline
   func checkCreation(_ binding: Binding, _ frame: Frame, of type: Any.Type, _ kind: MakerKind) throws {
-    if let parent = frame.parent, parent.contains(binding.index) { throw failure(.cycle, binding.index, frame) }
+    if let parent = frame.parent, parent.contains(binding.index, in: frame.container) {
+      throw failure(.cycle, binding.index, frame)
+    }
     if isValidationCopy, binding.registration.validation == .skip { throw ValidationSkipped(index: binding.index) }
     guard binding.registration.kind == kind, binding.registration.valueType == ObjectIdentifier(type) else {
       let expected =
@@ -245,7 +251,7 @@ extension Container {
     for decoration in binding.decorators {
       guard let decorated = try decoration.apply(resolver, value) as? Value else {
         throw mismatch(
-          binding, resolver.resolutionContext.frame ?? Frame(index: binding.index, parent: nil),
+          binding, resolver.resolutionContext.frame ?? Frame(index: binding.index, parent: nil, in: self),
           expected: "a decorator returning \(Value.self)")
       }
       value = decorated
@@ -281,16 +287,16 @@ extension Container {
     guard binding.registration.isAsync else { return try instance(of: binding, frame) }
     switch binding.scope.kind {
     case .unique:
-      return try await createAsync(binding, Frame(index: binding.index, parent: frame))
+      return try await createAsync(binding, Frame(index: binding.index, parent: frame, in: self))
     case .graph:
       let root = frame?.root
       if let root, let value = root.graphValue(for: binding, as: Value.self) { return value }
-      let value: Value = try await createAsync(binding, Frame(index: binding.index, parent: frame))
+      let value: Value = try await createAsync(binding, Frame(index: binding.index, parent: frame, in: self))
       root?.storeGraphValue(value, for: binding)
       return value
     case .weak:
       if let value = binding.state.withLock({ $0.weakInstance }) as? Value { return value }
-      let value: Value = try await createAsync(binding, Frame(index: binding.index, parent: frame))
+      let value: Value = try await createAsync(binding, Frame(index: binding.index, parent: frame, in: self))
       return binding.state.withLock { state in
         if let raced = state.weakInstance as? Value { return raced }
         state.weakInstance = value as AnyObject
@@ -302,7 +308,7 @@ extension Container {
   }
 
   private func sharedInstanceAsync<Value: Sendable>(of binding: Binding, _ frame: Frame?) async throws -> Value {
-    let creationFrame = Frame(index: binding.index, parent: frame)
+    let creationFrame = Frame(index: binding.index, parent: frame, in: self)
     let root = ObjectIdentifier(creationFrame.root)
     while true {
       if let value = binding.storedInstance(Value.self) { return value }
@@ -326,6 +332,8 @@ extension Container {
         }
         WaitGraph.shared.endWait(root: root)
       case .create:
+        beginCreating()
+        defer { endCreating() }
         let result: Result<Value, any Error>
         do {
           result = .success(try await createAsync(binding, creationFrame))
@@ -348,7 +356,9 @@ extension Container {
   }
 
   private func createAsync<Value: Sendable>(_ binding: Binding, _ frame: Frame) async throws -> Value {
-    if let parent = frame.parent, parent.contains(binding.index) { throw failure(.cycle, binding.index, frame) }
+    if let parent = frame.parent, parent.contains(binding.index, in: frame.container) {
+      throw failure(.cycle, binding.index, frame)
+    }
     if isValidationCopy, binding.registration.validation == .skip { throw ValidationSkipped(index: binding.index) }
     guard binding.registration.makes(Value.self, .async) else { return try create(binding, frame) }
     let maker = unsafeDowncast(binding.registration.maker, to: AsyncMaker<Value>.self)
@@ -391,7 +401,7 @@ extension Container {
 
   @MainActor
   private func mainActorInstance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
-    let creationFrame = Frame(index: binding.index, parent: frame)
+    let creationFrame = Frame(index: binding.index, parent: frame, in: self)
     guard binding.scope == .singleton else { return try createOnMainActor(binding, creationFrame) }
     if let value = binding.loadSingleton(Value.self) { return value }
     // The main actor runs one thing at a time, so an existing creator is this very resolution.
@@ -408,7 +418,9 @@ extension Container {
 
   @MainActor
   private func createOnMainActor<Value: Sendable>(_ binding: Binding, _ frame: Frame) throws -> Value {
-    if let parent = frame.parent, parent.contains(binding.index) { throw failure(.cycle, binding.index, frame) }
+    if let parent = frame.parent, parent.contains(binding.index, in: frame.container) {
+      throw failure(.cycle, binding.index, frame)
+    }
     guard binding.registration.makes(Value.self, .mainActor) else {
       throw mismatch(binding, frame, expected: "a main-actor factory of \(Value.self)")
     }
@@ -441,7 +453,8 @@ extension Container {
     slot.observer?.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
     let start = ContinuousClock.now
     do {
-      let value: Value = try container.makeWithArgument(binding, argument, Frame(index: index, parent: frame))
+      let value: Value = try container.makeWithArgument(
+        binding, argument, Frame(index: index, parent: frame, in: container))
       if let observer = slot.observer { container.report(binding, observer, frame, start: start, reused: false) }
       return value
     } catch {
@@ -457,7 +470,9 @@ extension Container {
   ) throws -> Value {
     let container = self
     let index = binding.index
-    if let parent = frame.parent, parent.contains(index) { throw container.failure(.cycle, index, frame) }
+    if let parent = frame.parent, parent.contains(index, in: frame.container) {
+      throw container.failure(.cycle, index, frame)
+    }
     guard binding.registration.makes(Value.self, .argument(ObjectIdentifier(Argument.self))) else {
       throw container.mismatch(binding, frame, expected: "a factory of \(Value.self) taking \(Argument.self)")
     }

@@ -13,10 +13,15 @@ final class Frame: Sendable {
   @usableFromInline let graphHead = Atomic<UInt>(0)
   @usableFromInline let finishedFlag = Atomic<Bool>(false)
 
+  /// The container making the dependency: the same key made by another container (a child
+  /// wrapping its parent's value) is not a cycle.
+  @usableFromInline let container: ObjectIdentifier
+
   @usableFromInline
-  init(index: Int, parent: Frame?) {
+  init(index: Int, parent: Frame?, in container: Container) {
     self.index = index
     self.parent = parent
+    self.container = ObjectIdentifier(container)
     self.depth = (parent?.depth ?? -1) + 1
   }
 
@@ -52,11 +57,12 @@ final class Frame: Sendable {
     return indices.reversed()
   }
 
+  /// Whether this frame or one above it makes `index` in the same container.
   @usableFromInline
-  func contains(_ index: Int) -> Bool {
+  func contains(_ index: Int, in container: ObjectIdentifier) -> Bool {
     var frame: Frame? = self
     while let current = frame {
-      if current.index == index { return true }
+      if current.index == index, current.container == container { return true }
       frame = current.parent
     }
     return false

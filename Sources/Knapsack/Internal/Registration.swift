@@ -94,7 +94,7 @@ final class Registration: Sendable {
   }
 }
 
-/// What ``Container/validate()`` does with a registration.
+/// What ``Container/validate(including:)`` does with a registration.
 public enum ValidationPolicy: Sendable, Hashable, Codable {
   /// Validation calls the factory in a throw-away copy of the container (the default).
   case resolve

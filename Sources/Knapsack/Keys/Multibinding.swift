@@ -1,7 +1,7 @@
 /// A collection key: several modules contribute elements, and resolving it returns all of them.
 ///
 /// Use it for plug-ins, analytics sinks, middleware: the module that consumes them declares the
-/// key, and any module contributes with ``Container/contribute(to:scope:fileID:line:_:)``.
+/// key, and any module contributes with ``Container/contribute(to:scope:validation:fileID:line:_:)``.
 ///
 /// ```swift
 /// extension Dependencies {
@@ -66,7 +66,7 @@ extension Container {
     let container = servingContainer(frame)
     let contributions = container.contributions(to: keyIndex)
     let parent = frame ?? ThreadFrame.current
-    let frame = Frame(index: keyIndex, parent: parent)
+    let frame = Frame(index: keyIndex, parent: parent, in: container)
     defer { frame.finish() }
     guard let observer = container.effectiveObserver else {
       return try contributions.map { try container.resolveValue($0, frame) }

@@ -1,7 +1,7 @@
 /// How long a resolved instance lives and who shares it.
 ///
 /// Attach a scope to a key's default with ``Key/scope(_:)`` or pass one to
-/// ``Container/register(_:scope:fileID:line:factory:)-7jnbx``.
+/// `container.register(_:scope:...)`.
 ///
 /// | Scope | Lifetime |
 /// | --- | --- |

@@ -14,7 +14,8 @@ extension Container {
   /// of creation.
   ///
   /// Each instance is disposed exactly once, even if several tasks call this at once; they all
-  /// wait for the same disposal. Every instance is disposed even if some fail; the failures are
+  /// wait for the same disposal. A shared instance whose factory is still running when disposal
+  /// begins is waited for and disposed too. Every instance is disposed even if some fail; the failures are
   /// thrown together as a ``DisposalError``. After disposal, resolving from this container (or its
   /// children) throws ``ResolutionError/Kind/containerDisposed``.
   public func dispose() async throws {
@@ -59,6 +60,11 @@ extension Container {
 
   private func disposeInstances() async -> [DisposalError.Failure] {
     var failures: [DisposalError.Failure] = []
+    // A shared instance whose factory was already running when disposal began is disposed too:
+    // wait for it (new resolutions fail from now on, so this ends when the factory returns).
+    while state.withLock({ $0.creating }) > 0 {
+      try? await Task.sleep(for: .milliseconds(1))
+    }
     let created = state.withLock { state in
       defer { state.created = [] }
       return state.created
