@@ -25,8 +25,7 @@ extension Container {
     add(
       Registration(
         index: index, scope: scope ?? defaultScope(index), maker: SyncMaker(factory),
-        location: CodeLocation(fileID, line),
-        isDefault: false, validation: validation, dispose: Self.eraseDispose(dispose)))
+        fileID: fileID, line: line, validation: validation, dispose: Self.eraseDispose(dispose)))
   }
 
   /// Registers a factory that needs no other dependency: `container.register(\.clock) { SystemClock() }`.
@@ -54,8 +53,7 @@ extension Container {
     add(
       Registration(
         index: index, scope: scope ?? defaultScope(index), maker: AsyncMaker(factory),
-        location: CodeLocation(fileID, line),
-        isDefault: false, validation: validation, dispose: Self.eraseDispose(dispose)))
+        fileID: fileID, line: line, validation: validation, dispose: Self.eraseDispose(dispose)))
   }
 
   /// Registers the factory of an ``ArgumentKey``.
@@ -66,8 +64,7 @@ extension Container {
     let index = KeyTable.shared.index(of: key)
     add(
       Registration(
-        index: index, scope: .unique, maker: ArgumentMaker(factory), location: CodeLocation(fileID, line),
-        isDefault: false,
+        index: index, scope: .unique, maker: ArgumentMaker(factory), fileID: fileID, line: line,
         validation: validation))
   }
 
@@ -81,8 +78,7 @@ extension Container {
     add(
       Registration(
         index: index, scope: scope ?? defaultScope(index), maker: MainActorMaker(factory),
-        location: CodeLocation(fileID, line),
-        isDefault: false, validation: validation))
+        fileID: fileID, line: line, validation: validation))
   }
 
   /// Registers a factory for a type, with an optional name, for dynamic and plugin cases and the
@@ -100,7 +96,7 @@ extension Container {
     let index = KeyTable.shared.index(of: type, name: name)
     add(
       Registration(
-        index: index, scope: scope, maker: SyncMaker(factory), location: CodeLocation(fileID, line), isDefault: false,
+        index: index, scope: scope, maker: SyncMaker(factory), fileID: fileID, line: line,
         validation: validation, dispose: Self.eraseDispose(dispose)))
   }
 

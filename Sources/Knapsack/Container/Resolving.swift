@@ -207,7 +207,9 @@ extension KeyTable {
 
   /// The type's name as Swift spells it, with `any` before an existential (`any LocalStorage`).
   static func typeName(_ type: Any.Type) -> String {
-    let name = String(describing: type)
+    // `_typeName` reads the runtime's name; `String(describing:)` would first look for protocol
+    // conformances of the metatype, which scans every conformance in the process.
+    let name = _typeName(type, qualified: false)
     // The first word of type metadata is its kind; 0x303 marks an existential.
     let kind = unsafeBitCast(type, to: UnsafePointer<UInt>.self).pointee
     return kind == 0x303 && name != "Any" && name != "AnyObject" ? "any \(name)" : name

@@ -60,9 +60,14 @@ extension Container {
   @inlinable
   func resolveUncached<Value: Sendable>(_ index: Int, _ frame: Frame?) throws -> Value {
     if frame == nil, openOverrideScopes.load(ordering: .relaxed) != 0, let overlay = overrideOverlay() {
-      return try overlay.resolveUncached(index, nil)
+      return try overlay.resolvePlanned(index, ThreadFrame.current)
     }
-    let frame = frame ?? ThreadFrame.current
+    return try resolvePlanned(index, frame ?? ThreadFrame.current)
+  }
+
+  /// Resolves `index` in this very container (override scopes already applied).
+  @inlinable
+  func resolvePlanned<Value: Sendable>(_ index: Int, _ frame: Frame?) throws -> Value {
     if let unmanaged = slots.load(index) {
       let current = planGeneration.load(ordering: .relaxed)
       if unmanaged._withUnsafeGuaranteedRef({ $0.generation == current }) {

@@ -65,21 +65,54 @@ final class Registration: Sendable {
   @usableFromInline let maker: any Maker
   let kind: MakerKind
   let valueType: ObjectIdentifier
-  let location: CodeLocation?
+  private let site: Site
   let isDefault: Bool
   let validation: ValidationPolicy
   let dispose: (@Sendable (any Sendable) async throws -> Void)?
 
-  init(
+  /// Where the registration was made: kept as the compiler's static string until an error or a
+  /// report needs it, so that registering allocates no string.
+  private enum Site: Sendable {
+    case known(CodeLocation?)
+    case source(StaticString, UInt)
+  }
+
+  /// Where the registration (or, for a default, the key) was made.
+  var location: CodeLocation? {
+    switch site {
+    case .known(let location): location
+    case .source(let fileID, let line): CodeLocation(fileID, line)
+    }
+  }
+
+  convenience init(
     index: Int, scope: Scope, maker: any Maker, location: CodeLocation?, isDefault: Bool,
     validation: ValidationPolicy = .resolve, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
+  ) {
+    self.init(
+      index: index, scope: scope, maker: maker, site: .known(location), isDefault: isDefault, validation: validation,
+      dispose: dispose)
+  }
+
+  convenience init(
+    index: Int, scope: Scope, maker: any Maker, fileID: StaticString, line: UInt,
+    validation: ValidationPolicy = .resolve, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
+  ) {
+    self.init(
+      index: index, scope: scope, maker: maker, site: .source(fileID, line), isDefault: false, validation: validation,
+      dispose: dispose)
+  }
+
+  private init(
+    index: Int, scope: Scope, maker: any Maker, site: Site, isDefault: Bool, validation: ValidationPolicy,
+    dispose: (@Sendable (any Sendable) async throws -> Void)?
   ) {
     self.index = index
     self.scope = scope
     self.maker = maker
     self.kind = maker.kind
     self.valueType = maker.valueType
-    self.location = location
+    self.site = site
     self.isDefault = isDefault
     self.validation = validation
     self.dispose = dispose

@@ -62,7 +62,22 @@ final class OverrideScope: Sendable {
 
   /// Override containers, innermost first.
   let overrides: [Container]
-  private let overlays = Locked<[ObjectIdentifier: Container]>([:])
+  /// Each container resolved from in this scope, with its overlay. Entries live as long as the
+  /// scope.
+  private let overlays = Locked<[ObjectIdentifier: Entry]>([:])
+  /// The entry used last, unretained (``overlays`` keeps it alive): most scopes resolve from one
+  /// container, and this spares them the lock.
+  private let last = Atomic<UInt>(0)
+
+  /// One container and its overlay.
+  private final class Entry: Sendable {
+    let base: ObjectIdentifier
+    let overlay: Container
+    init(base: ObjectIdentifier, overlay: Container) {
+      self.base = base
+      self.overlay = overlay
+    }
+  }
 
   init(_ configure: (Container) throws -> Void) rethrows {
     let own = Container()
@@ -72,7 +87,7 @@ final class OverrideScope: Sendable {
 
   func disposeOverlays() async {
     // Children first: deeper copies before their parents.
-    let byDepth = overlays.withLock { Array($0.values) }.sorted { $0.depth > $1.depth }
+    let byDepth = overlays.withLock { $0.values.map(\.overlay) }.sorted { $0.depth > $1.depth }
     for overlay in byDepth {
       _ = await overlay.disposeCreatedInstances()
     }
@@ -80,14 +95,26 @@ final class OverrideScope: Sendable {
 
   func overlay(for base: Container) -> Container {
     let id = ObjectIdentifier(base)
+    if let pointer = UnsafeRawPointer(bitPattern: last.load(ordering: .acquiring)) {
+      let hit = Unmanaged<Entry>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.base == id ? $0.overlay : nil }
+      if let hit { return hit }
+    }
+    let entry = self.entry(for: base)
+    last.store(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()), ordering: .releasing)
+    return entry.overlay
+  }
+
+  private func entry(for base: Container) -> Entry {
+    let id = ObjectIdentifier(base)
     if let existing = overlays.withLock({ $0[id] }) { return existing }
     let parent = base.parent.map { overlay(for: $0) }
     return overlays.withLock { overlays in
       if let raced = overlays[id] { return raced }
       let overlay = Container(
         overlayOf: base, parent: parent, overrides: overrides, scope: ObjectIdentifier(self), recorder: nil)
-      overlays[id] = overlay
-      return overlay
+      let entry = Entry(base: id, overlay: overlay)
+      overlays[id] = entry
+      return entry
     }
   }
 }
