@@ -18,8 +18,9 @@ public struct DependencyGraph: Sendable, Hashable, Codable {
       self.registeredAt = registeredAt
     }
 
-    /// The type name, unless the dependency is named after its type.
-    var typeLine: String? { dependency.typeName == dependency.name ? nil : dependency.typeName }
+    /// The type name, unless the dependency is named after its type (a type registration): what
+    /// the exports print under the name.
+    public var typeLine: String? { dependency.typeName == dependency.name ? nil : dependency.typeName }
 
     /// Orders nodes by name.
     public static func < (lhs: Node, rhs: Node) -> Bool { lhs.dependency.name < rhs.dependency.name }
