@@ -320,7 +320,7 @@ final class LcTypedService: Sendable {}
       creating.arriveAndWait()
       // Finish only once `dispose()` has returned. Bounded, in case disposal waits for this
       // creation (a valid fix): then the factory goes on after the deadline.
-      let deadline = ContinuousClock.now + .seconds(3)
+      let deadline = ContinuousClock.now + .seconds(1)
       while !disposeReturned.withLock({ $0 }), ContinuousClock.now < deadline { usleep(200) }
       return LcResource("made during disposal", log: log)
     }
