@@ -36,6 +36,13 @@ func knapsackBenchmarks() -> [Benchmark] {
   blackHole(resolved { try container.resolve(\.benchAppState) })  // S3 measures an existing singleton
   blackHole(resolved { try container.resolve(\.benchViewModel) })
   blackHole(resolved { try container.resolve(\.benchService) })
+  // The same keys on a container that had an observer installed and removed: tracing must cost
+  // nothing once it is off (compare S1/trace-off and S3/trace-off with S1 and S3).
+  let traced = Container()
+  traced.observe(StartupProfiler())
+  blackHole(resolved { try traced.resolve(\.benchAppState) })
+  traced.observe(nil)
+  blackHole(resolved { try traced.resolve(\.benchAppState) })
   var large: Container?  // built on first use, so other scenarios never pay for it
   let fake: any Service = FakeService()
 
@@ -46,6 +53,8 @@ func knapsackBenchmarks() -> [Benchmark] {
     run("S1") { n in timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchService) }) } },
     run("S2") { n in timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchViewModel) }) } },
     run("S3") { n in timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchAppState) }) } },
+    run("S1/trace-off") { n in timeLoop(n) { blackHoleRetained(resolved { try traced.resolve(\.benchService) }) } },
+    run("S3/trace-off") { n in timeLoop(n) { blackHoleRetained(resolved { try traced.resolve(\.benchAppState) }) } },
     run("S4/1000") { n in timeLoop(n) { blackHole(knapsackStartUp(count: 1000)) } },
     run("S4/10000") { n in timeLoop(n) { blackHole(knapsackStartUp(count: 10_000)) } },
     run("S5/1-thread") { n in

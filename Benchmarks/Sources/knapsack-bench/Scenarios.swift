@@ -5,6 +5,8 @@ let scenarioInfos = [
   ScenarioInfo(id: "S1", title: "transient: resolve a protocol-typed service, new instance each time"),
   ScenarioInfo(id: "S2", title: "graph: view model ← repository ← (network client, cache) ← logger"),
   ScenarioInfo(id: "S3", title: "singleton: resolve an already-created singleton"),
+  ScenarioInfo(id: "S1/trace-off", title: "S1 on a container whose observer was removed: tracing off costs nothing"),
+  ScenarioInfo(id: "S3/trace-off", title: "S3 on a container whose observer was removed: tracing off costs nothing"),
   ScenarioInfo(id: "S4/1000", title: "start-up: new container, 1,000 distinct registrations, one resolve"),
   ScenarioInfo(id: "S4/10000", title: "start-up: new container, 10,000 distinct registrations, one resolve"),
   ScenarioInfo(id: "S5/1-thread", title: "contended singleton, one thread (ns per resolve; ops/s)"),
