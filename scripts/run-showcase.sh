@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds and starts the TodoShowcase web app (release build). Arguments go to `serve`:
+# Builds and starts the TodoShowcase web app (a debug build: the same one its tests run, and the
+# quickest to build on a small machine). Arguments go to `serve`:
 #
 #   bash scripts/run-showcase.sh              # default port
 #   bash scripts/run-showcase.sh --help       # the server's options
@@ -15,4 +16,4 @@ if ! dpkg -s libsqlite3-dev >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&
   "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev
 fi
 
-exec swift run -c release --package-path Examples/TodoShowcase todo-showcase serve "$@"
+exec swift run --package-path Examples/TodoShowcase todo-showcase serve "$@"
