@@ -190,9 +190,17 @@ extension Container {
     }
     let events = recorder.recorded
     problems += captiveDependencies(in: events)
-    let unique = Array(Set(problems)).sorted {
+    let sorted = Array(Set(problems)).sorted {
       ($0.kind.order, $0.dependency.name, $0.path.map(\.name).joined(separator: " "))
         < ($1.kind.order, $1.dependency.name, $1.path.map(\.name).joined(separator: " "))
+    }
+    // One cycle is found once from each of its members: report it once, from its first member.
+    var seenLoops: Set<[String]> = []
+    let unique = sorted.filter { problem in
+      guard problem.kind == .cycle, let closing = problem.path.last,
+        let start = problem.path.firstIndex(where: { $0.name == closing.name })
+      else { return true }
+      return seenLoops.insert(problem.path[start...].map(\.name).dropLast().sorted()).inserted
     }
     let checked = Set(events.map(\.dependency.name)).union(roots.map { table.descriptor($0).displayName })
       .union(unique.flatMap(\.path).map(\.name)).count
