@@ -292,26 +292,60 @@ extension Container {
     return effectiveRegistration(index)?.0.location
   }
 
+  /// Whether `dependency` is made as a struct, enum, optional or tuple: a holder keeps a copy of
+  /// it, so what matters is what that copy holds in turn.
+  private func holdsValueType(_ dependency: DependencyReference) -> Bool {
+    guard let index = KeyTable.shared.index(named: dependency),
+      let registration = effectiveRegistration(index)?.0 ?? KeyTable.shared.descriptor(index).defaultRegistration,
+      let metadata = UnsafeRawPointer(bitPattern: UInt(bitPattern: registration.valueType))
+    else { return false }
+    // The first word of type metadata is its kind: 0x200 struct, 0x201 enum, 0x202 optional,
+    // 0x301 tuple. Classes and existentials (which may hold a class instance) are not values.
+    let kind = metadata.load(as: UInt.self)
+    return kind == 0x200 || kind == 0x201 || kind == 0x202 || kind == 0x301
+  }
+
+  /// Longer-lived instances that hold shorter-lived ones, looking through value types: a
+  /// singleton that keeps a unique struct keeps whatever shorter-lived instance the struct holds.
   private func captiveDependencies(in events: [ResolutionEvent]) -> [ValidationReport.Problem] {
-    var scopes: [String: (Scope, CodeLocation?, DependencyReference)] = [:]
-    for event in events where scopes[event.dependency.name] == nil {
-      scopes[event.dependency.name] = (event.scope, event.registeredAt, event.dependency)
+    var seen: [String: (scope: Scope, site: CodeLocation?, reference: DependencyReference)] = [:]
+    var children: [String: [DependencyReference]] = [:]
+    for event in events {
+      if seen[event.dependency.name] == nil {
+        seen[event.dependency.name] = (event.scope, event.registeredAt, event.dependency)
+      }
+      if let requester = event.requestedBy, !(children[requester.name] ?? []).contains(event.dependency) {
+        children[requester.name, default: []].append(event.dependency)
+      }
     }
     var problems: [ValidationReport.Problem] = []
-    for event in events {
-      guard let requester = event.requestedBy, let (holderScope, holderSite, holder) = scopes[requester.name] else {
-        continue
+    for (name, holder) in seen where holder.scope.isContainerOwned {
+      for child in children[name] ?? [] {
+        var pending: [[DependencyReference]] = [[holder.reference, child]]
+        var visited: Set<String> = []
+        while let path = pending.popLast() {
+          guard let held = path.last, visited.insert(held.name).inserted, let heldScope = seen[held.name]?.scope,
+            holder.scope.kind > heldScope.kind
+          else { continue }
+          if holdsValueType(held) {
+            pending += (children[held.name] ?? []).map { path + [$0] }
+            continue
+          }
+          let through = path.dropFirst().dropLast().map(\.name)
+          let via = through.isEmpty ? "" : " through \(through.joined(separator: ", "))"
+          let lifetime = heldScope == .weak ? "holder" : "use"
+          problems.append(
+            ValidationReport.Problem(
+              kind: .captiveDependency, dependency: holder.reference, registeredAt: holder.site, path: path,
+              message:
+                "\(holder.reference.name) (\(holder.scope)) holds \(held.name) (\(heldScope))\(via), which should not outlive one \(lifetime)"
+            ))
+        }
       }
-      guard holderScope.isContainerOwned, holderScope.kind > event.scope.kind else { continue }
-      problems.append(
-        ValidationReport.Problem(
-          kind: .captiveDependency, dependency: holder, registeredAt: holderSite, path: [holder, event.dependency],
-          message:
-            "\(holder.name) (\(holderScope)) holds \(event.dependency.name) (\(event.scope)), which should not outlive one \(event.scope == .weak ? "holder" : "use")"
-        ))
     }
     return problems
   }
+
 }
 
 extension ValidationReport.Problem.Kind {
