@@ -279,8 +279,10 @@ extension Container {
     if kind == .missingRequiredKey || kind == .missingRegistration, error.path.count > 1 {
       // Nothing registers the dependency, so point at what asks for it.
       let requester = error.path[error.path.count - 2]
-      if let site = registrationSite(of: requester) ?? requester.location {
+      if let site = registrationSite(of: requester) {
         message += "; \(requester.name) asks for it (registered at \(site))"
+      } else if let declaration = requester.location {
+        message += "; \(requester.name) asks for it (declared at \(declaration))"
       }
     }
     return ValidationReport.Problem(
