@@ -147,58 +147,22 @@ extension KeyTable {
 
   @usableFromInline
   func slowIndex<V>(of key: KeyPath<Dependencies, Key<V>>) -> Int {
-    index(of: key as AnyKeyPath) { index in
-      let value = Dependencies()[keyPath: key]
-      return Descriptor(
-        index: index, kind: .key, displayName: Self.name(key, value.declaration), typeName: Self.typeName(V.self),
-        declaration: value.declaration.location,
-        defaultRegistration: value.maker.map {
-          Registration(
-            index: index, scope: value.defaultScope, maker: $0, location: value.declaration.location, isDefault: true)
-        })
-    }
+    index(declared: key)
   }
 
-  func index<V>(of key: KeyPath<Dependencies, AsyncKey<V>>) -> Int {
-    index(of: key as AnyKeyPath) { index in
-      let value = Dependencies()[keyPath: key]
-      return Descriptor(
-        index: index, kind: .asyncKey, displayName: Self.name(key, value.declaration), typeName: Self.typeName(V.self),
-        declaration: value.declaration.location,
-        defaultRegistration: value.maker.map {
-          Registration(
-            index: index, scope: value.defaultScope, maker: $0, location: value.declaration.location, isDefault: true)
-        })
-    }
+  /// The index of any kind of key, registering it on first sight with its own description.
+  func index<K: DeclaredKey>(declared key: KeyPath<Dependencies, K>) -> Int {
+    index(of: key as AnyKeyPath) { Dependencies()[keyPath: key].descriptor(index: $0, keyPath: key) }
   }
 
-  func index<A, V>(of key: KeyPath<Dependencies, ArgumentKey<A, V>>) -> Int {
-    index(of: key as AnyKeyPath) { index in
-      let value = Dependencies()[keyPath: key]
-      return Descriptor(
-        index: index, kind: .argumentKey, displayName: Self.name(key, value.declaration),
-        typeName: Self.typeName(V.self),
-        declaration: value.declaration.location,
-        defaultRegistration: value.maker.map {
-          Registration(index: index, scope: .unique, maker: $0, location: value.declaration.location, isDefault: true)
-        })
-    }
-  }
+  func index<V>(of key: KeyPath<Dependencies, AsyncKey<V>>) -> Int { index(declared: key) }
+
+  func index<A, V>(of key: KeyPath<Dependencies, ArgumentKey<A, V>>) -> Int { index(declared: key) }
 
   @MainActor
-  func index<V>(of key: KeyPath<Dependencies, MainActorKey<V>>) -> Int {
-    index(of: key as AnyKeyPath) { index in
-      let value = Dependencies()[keyPath: key]
-      return Descriptor(
-        index: index, kind: .mainActorKey, displayName: Self.name(key, value.declaration),
-        typeName: Self.typeName(V.self),
-        declaration: value.declaration.location,
-        defaultRegistration: value.maker.map {
-          Registration(
-            index: index, scope: value.defaultScope, maker: $0, location: value.declaration.location, isDefault: true)
-        })
-    }
-  }
+  func index<V>(of key: KeyPath<Dependencies, MainActorKey<V>>) -> Int { index(declared: key) }
+
+  func index<E>(of key: KeyPath<Dependencies, Multibinding<E>>) -> Int { index(declared: key) }
 
   static func name(_ keyPath: AnyKeyPath, _ declaration: Declaration) -> String {
     if let name = declaration.name { return "\\.\(name)" }

@@ -361,34 +361,6 @@ protocol AnySyncMaker {
 extension SyncMaker: AnySyncMaker {}
 
 /// Keys that can describe themselves without their value type being known.
-protocol DeclaredKey {
-  func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor
-}
-
-extension Key: DeclaredKey {
-  func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor {
-    Descriptor(
-      index: index, kind: .key, displayName: KeyTable.name(keyPath, declaration),
-      typeName: KeyTable.typeName(Value.self),
-      declaration: declaration.location,
-      defaultRegistration: maker.map {
-        Registration(index: index, scope: defaultScope, maker: $0, location: declaration.location, isDefault: true)
-      })
-  }
-}
-
-extension AsyncKey: DeclaredKey {
-  func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor {
-    Descriptor(
-      index: index, kind: .asyncKey, displayName: KeyTable.name(keyPath, declaration),
-      typeName: KeyTable.typeName(Value.self),
-      declaration: declaration.location,
-      defaultRegistration: maker.map {
-        Registration(index: index, scope: defaultScope, maker: $0, location: declaration.location, isDefault: true)
-      })
-  }
-}
-
 extension KeyTable {
   /// The index of the dependency a reference names (a linear search: diagnostics only).
   func index(named reference: DependencyReference) -> Int? {

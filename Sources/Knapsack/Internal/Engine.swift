@@ -92,10 +92,8 @@ extension Container {
       guard let observer = slot.observer else { return try instance(of: binding, frame) }
       return try observe(binding, observer, frame) { try instance(of: binding, frame) }
     }
-    if let delegate = slot.delegate {
-      guard let observer = slot.observer else { return try delegate.resolveValue(index, frame) }
-      return try observeDelegation(index, observer, frame) { try delegate.resolveValue(index, frame) }
-    }
+    // The owning container reports a delegated resolution itself, if it is observed too.
+    if let delegate = slot.delegate { return try delegate.resolveValue(index, frame) }
     throw failure(slot.failure ?? .notRegistered, index, frame)
   }
 
@@ -222,9 +220,12 @@ extension Container {
   }
 
   /// Throws if making `binding` in `frame` would close a cycle, must be skipped by validation,
-  /// or needs another kind of factory than `kind` producing `type`.
+  /// or needs another kind of factory than `kind` producing `type` (from `argument`, for an
+  /// argument factory).
   @usableFromInline
-  func checkCreation(_ binding: Binding, _ frame: Frame, of type: Any.Type, _ kind: MakerKind) throws {
+  func checkCreation(
+    _ binding: Binding, _ frame: Frame, of type: Any.Type, _ kind: MakerKind, argument: Any.Type? = nil
+  ) throws {
     if let parent = frame.parent, parent.contains(binding.index, in: frame.container) {
       throw failure(.cycle, binding.index, frame)
     }
@@ -235,7 +236,7 @@ extension Container {
         case .sync: "a synchronous factory of \(type)"
         case .async: "an asynchronous factory of \(type)"
         case .mainActor: "a main-actor factory of \(type)"
-        case .argument: "a factory of \(type) taking an argument"
+        case .argument: "a factory of \(type) taking \(argument.map { "\($0)" } ?? "an argument")"
         }
       throw mismatch(binding, frame, expected: expected)
     }
@@ -361,11 +362,8 @@ extension Container {
   }
 
   private func createAsync<Value: Sendable>(_ binding: Binding, _ frame: Frame) async throws -> Value {
-    if let parent = frame.parent, parent.contains(binding.index, in: frame.container) {
-      throw failure(.cycle, binding.index, frame)
-    }
-    if isValidationCopy, binding.registration.validation == .skip { throw ValidationSkipped(index: binding.index) }
-    guard binding.registration.makes(Value.self, .async) else { return try create(binding, frame) }
+    guard binding.registration.kind == .async else { return try create(binding, frame) }
+    try checkCreation(binding, frame, of: Value.self, .async)
     let maker = unsafeDowncast(binding.registration.maker, to: AsyncMaker<Value>.self)
     defer { frame.finish() }
     let resolver = Resolver(container: self, frame: frame)
@@ -423,12 +421,7 @@ extension Container {
 
   @MainActor
   private func createOnMainActor<Value: Sendable>(_ binding: Binding, _ frame: Frame) throws -> Value {
-    if let parent = frame.parent, parent.contains(binding.index, in: frame.container) {
-      throw failure(.cycle, binding.index, frame)
-    }
-    guard binding.registration.makes(Value.self, .mainActor) else {
-      throw mismatch(binding, frame, expected: "a main-actor factory of \(Value.self)")
-    }
+    try checkCreation(binding, frame, of: Value.self, .mainActor)
     let maker = unsafeDowncast(binding.registration.maker, to: MainActorMaker<Value>.self)
     let previous = ThreadFrame.enter(frame)
     defer {
@@ -475,12 +468,8 @@ extension Container {
   ) throws -> Value {
     let container = self
     let index = binding.index
-    if let parent = frame.parent, parent.contains(index, in: frame.container) {
-      throw container.failure(.cycle, index, frame)
-    }
-    guard binding.registration.makes(Value.self, .argument(ObjectIdentifier(Argument.self))) else {
-      throw container.mismatch(binding, frame, expected: "a factory of \(Value.self) taking \(Argument.self)")
-    }
+    try checkCreation(
+      binding, frame, of: Value.self, .argument(ObjectIdentifier(Argument.self)), argument: Argument.self)
     let maker = unsafeDowncast(binding.registration.maker, to: ArgumentMaker<Argument, Value>.self)
     let previous = ThreadFrame.enter(frame)
     defer {
@@ -526,13 +515,6 @@ extension Container {
       report(binding, observer, frame, start: start, reused: reused, failed: true)
       throw error
     }
-  }
-
-  private func observeDelegation<Value>(
-    _ index: Int, _ observer: any ResolutionObserver, _ frame: Frame?, _ body: () throws -> Value
-  ) rethrows -> Value {
-    // The owning container reports the resolution itself if it is observed too.
-    try body()
   }
 
   func report(

@@ -71,15 +71,18 @@ final class Frame: Sendable {
   /// The graph-scoped instance of `binding` made in this resolution, if any.
   @inlinable
   func graphValue<Value: Sendable>(for binding: Binding, as _: Value.Type) -> Value? {
+    // A node for `binding` always holds a Box of the binding's value type.
+    graphNode(for: binding)?._withUnsafeGuaranteedRef { unsafeDowncast($0.box, to: Box<Value>.self).value }
+  }
+
+  /// The node of `binding` in this frame's graph-scope list, unretained (the list keeps it).
+  @inlinable
+  func graphNode(for binding: Binding) -> Unmanaged<GraphNode>? {
     let id = ObjectIdentifier(binding)
     var raw = graphHead.load(ordering: .acquiring)
     while let pointer = UnsafeRawPointer(bitPattern: raw) {
       let node = Unmanaged<GraphNode>.fromOpaque(pointer)
-      let found: Value? = node._withUnsafeGuaranteedRef { node in
-        // A node for `binding` always holds a Box of the binding's value type.
-        node.binding == id ? unsafeDowncast(node.box, to: Box<Value>.self).value : nil
-      }
-      if let found { return found }
+      if node._withUnsafeGuaranteedRef({ $0.binding == id }) { return node }
       raw = node._withUnsafeGuaranteedRef { $0.next }
     }
     return nil
@@ -102,14 +105,7 @@ final class Frame: Sendable {
 
   /// Whether this resolution has a graph-scoped instance of `binding`.
   func hasGraphValue(for binding: Binding) -> Bool {
-    let id = ObjectIdentifier(binding)
-    var raw = graphHead.load(ordering: .acquiring)
-    while let pointer = UnsafeRawPointer(bitPattern: raw) {
-      let node = Unmanaged<GraphNode>.fromOpaque(pointer)
-      if node._withUnsafeGuaranteedRef({ $0.binding == id }) { return true }
-      raw = node._withUnsafeGuaranteedRef { $0.next }
-    }
-    return false
+    graphNode(for: binding) != nil
   }
 }
 

@@ -32,9 +32,6 @@ final class KeyTable: Sendable {
   private let state = Locked(State())
   @usableFromInline let cache = AddressCache()
 
-  /// The number of descriptors so far.
-  var count: Int { state.withLock { $0.descriptors.count } }
-
   /// Every descriptor so far.
   var descriptors: [Descriptor] { state.withLock { $0.descriptors } }
 

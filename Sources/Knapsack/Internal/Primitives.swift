@@ -159,16 +159,6 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
     leaf[index & 0xFF].store(raw, ordering: .releasing)
   }
 
-  /// Forgets every entry (the objects stay alive until the table dies).
-  func clear() {
-    for offset in 0..<256 {
-      let raw = directory[offset].load(ordering: .acquiring)
-      if let leaf = UnsafeMutablePointer<Atomic<UInt>>(bitPattern: raw) {
-        for entry in 0..<256 { leaf[entry].store(0, ordering: .releasing) }
-      }
-    }
-  }
-
   private func leaf(for index: Int) -> UnsafeMutablePointer<Atomic<UInt>> {
     let entry = index >> 8
     while true {

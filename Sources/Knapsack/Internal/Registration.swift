@@ -119,12 +119,6 @@ final class Registration: Sendable {
   }
 
   var isAsync: Bool { kind == .async }
-
-  /// Whether the factory makes `Value` in the given way.
-  @inline(__always)
-  func makes<Value>(_: Value.Type, _ kind: MakerKind) -> Bool {
-    self.kind == kind && valueType == ObjectIdentifier(Value.self)
-  }
 }
 
 /// What ``Container/validate(including:)`` does with a registration.

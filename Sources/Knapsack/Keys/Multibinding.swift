@@ -104,14 +104,3 @@ extension Resolving {
     get throws { try resolve(key) }
   }
 }
-
-extension KeyTable {
-  func index<E>(of key: KeyPath<Dependencies, Multibinding<E>>) -> Int {
-    index(of: key as AnyKeyPath) { index in
-      let value = Dependencies()[keyPath: key]
-      return Descriptor(
-        index: index, kind: .multibinding, displayName: Self.name(key, value.declaration),
-        typeName: "[\(Self.typeName(E.self))]", declaration: value.declaration.location, defaultRegistration: nil)
-    }
-  }
-}
