@@ -9,13 +9,14 @@ let package = Package(
     .library(name: "KnapsackTesting", targets: ["KnapsackTesting"]),
   ],
   targets: [
-    .target(name: "Knapsack"),
+    .target(name: "CKnapsack"),
+    .target(name: "Knapsack", dependencies: ["CKnapsack"]),
     .target(name: "KnapsackTesting", dependencies: ["Knapsack"]),
     .testTarget(name: "KnapsackTests", dependencies: ["Knapsack", "KnapsackTesting"]),
   ]
 )
 
-for target in package.targets {
+for target in package.targets where target.name != "CKnapsack" {
   var settings = target.swiftSettings ?? []
   settings.append(.swiftLanguageMode(.v6))
   settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -6,7 +6,7 @@
 #   3. builds the Knapsack core with zero warnings allowed,
 #   4. swift test for the root package,
 #   5. swift test --sanitize=thread for the root package (scratch path .build-tsan),
-#   6. the documentation check (scripts/docs.sh),
+#   6. the documentation check (scripts/docs.sh) and the public API list (scripts/api.sh --check),
 #   7. Examples/TodoShowcase/scripts/test.sh and Benchmarks/scripts/ci.sh, if present.
 #
 # Every step runs even when an earlier one failed; a summary follows, and the exit code is
@@ -98,6 +98,7 @@ step "build core (no warnings)" build_without_warnings
 step "swift test" swift test
 step "swift test (thread sanitizer)" swift test --sanitize=thread --scratch-path .build-tsan
 step "docs" bash scripts/docs.sh
+step "public API list (api/*.txt)" bash scripts/api.sh --check
 
 if [[ -f Examples/TodoShowcase/scripts/test.sh ]]; then
   step "TodoShowcase" bash Examples/TodoShowcase/scripts/test.sh

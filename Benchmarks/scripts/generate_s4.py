@@ -105,10 +105,10 @@ def knapsack(count: int) -> str:
         "public func registerGeneratedServices(into container: Container, count: Int) {\n"
         "%s}\n" % (CHUNK, caller(count, "knapsackChunk", "container"))
     )
-    lines += resolver_switch(count, "Container", lambda n: f"try container.resolve({n}.self)", throws=True)
+    lines += resolver_switch(count, "Container", lambda n: f"try container.resolve(type: {n}.self)", throws=True)
     lines += chunked(
         count, "knapsackChunk", "_ container: Container",
-        lambda n: f"container.register({n}.self) {{ {n}() }}",
+        lambda n: f"container.register(type: {n}.self) {{ {n}() }}",
     )
     return "".join(lines)
 

@@ -2,12 +2,12 @@ public import Knapsack
 public import Testing
 
 /// Records one test issue per problem in `container`'s dependency graph; passes when
-/// `Container.validate(including:)` finds none. One line makes "my app's graph is
+/// `Container.validate(including:arguments:)` finds none. One line makes "my app's graph is
 /// valid" a test:
 ///
 /// ```swift
-/// @Test func appGraphIsValid() {
-///   expectValidGraph(AppComposition.makeContainer())
+/// @Test func appGraphIsValid() async {
+///   await expectValidGraph(AppComposition.makeContainer())
 /// }
 /// ```
 ///
@@ -16,9 +16,10 @@ public import Testing
 @discardableResult
 public func expectValidGraph(
   _ container: Container, including keys: [PartialKeyPath<Dependencies>] = [],
+  arguments: [PartialKeyPath<Dependencies>: any Sendable] = [:],
   sourceLocation: Testing.SourceLocation = #_sourceLocation
-) -> ValidationReport {
-  let report = container.validate(including: keys)
+) async -> ValidationReport {
+  let report = await container.validate(including: keys, arguments: arguments)
   for problem in report.problems {
     Issue.record(Comment(rawValue: problem.description), sourceLocation: sourceLocation)
   }

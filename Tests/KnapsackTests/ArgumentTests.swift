@@ -32,32 +32,32 @@ extension Dependencies {
 }
 
 @Suite struct ArgumentTests {
-  @Test func defaultFactoryReceivesTheArgument() throws {
+  @Test func defaultFactoryReceivesTheArgument() async throws {
     let container = Container()
     let model = try container.resolve(\.argumentProfile, argument: UserID(raw: 7))
     #expect(model.id == UserID(raw: 7))
     #expect(try container.resolve(\.argumentProfile, argument: UserID(raw: 8)).id.raw == 8)
   }
 
-  @Test func factoryResolvesItsOtherDependencies() throws {
+  @Test func factoryResolvesItsOtherDependencies() async throws {
     let container = Container()
     let storage = try container[\.storage]
     #expect(try container.resolve(\.argumentProfile, argument: UserID(raw: 1)).storage === storage)
   }
 
-  @Test func valuesAreMadeAnewEachTime() throws {
+  @Test func valuesAreMadeAnewEachTime() async throws {
     let container = Container()
     let first = try container.resolve(\.argumentProfile, argument: UserID(raw: 1))
     let second = try container.resolve(\.argumentProfile, argument: UserID(raw: 1))
     #expect(first !== second)
   }
 
-  @Test func severalValuesTravelAsATuple() throws {
+  @Test func severalValuesTravelAsATuple() async throws {
     let container = Container()
     #expect(try container.resolve(\.argumentGreeting, argument: (name: "Ada", times: 2)) == "hi Ada hi Ada")
   }
 
-  @Test func registrationReplacesTheDefault() throws {
+  @Test func registrationReplacesTheDefault() async throws {
     let container = Container()
     container.register(\.argumentProfile) { _, id in
       ProfileModel(id: UserID(raw: id.raw * 10), storage: InMemoryStorage(name: "registered"))
@@ -67,7 +67,7 @@ extension Dependencies {
     #expect(model.storage.name == "registered")
   }
 
-  @Test func requiredArgumentKeyThrowsUntilRegistered() throws {
+  @Test func requiredArgumentKeyThrowsUntilRegistered() async throws {
     let container = Container()
     let error = #expect(throws: ResolutionError.self) { try container.resolve(\.argumentRequired, argument: 1) }
     #expect(error?.kind == .requiredKeyNotProvided)
@@ -76,19 +76,19 @@ extension Dependencies {
     #expect(try container.resolve(\.argumentRequired, argument: 3) == "number 3")
   }
 
-  @Test func factoriesResolveArgumentKeysThroughTheirResolver() throws {
+  @Test func factoriesResolveArgumentKeysThroughTheirResolver() async throws {
     let container = Container()
     #expect(try container[\.argumentUser].id.raw == 99)
   }
 
-  @Test func errorsInsideAnArgumentFactoryShowThePath() throws {
+  @Test func errorsInsideAnArgumentFactoryShowThePath() async throws {
     let container = Container()
     let error = #expect(throws: ResolutionError.self) { try container.resolve(\.argumentMissingInside, argument: 1) }
     #expect(error?.kind == .requiredKeyNotProvided)
     #expect(error?.path.map(\.name) == ["\\.argumentMissingInside", "\\.clock"])
   }
 
-  @Test func childContainerRegistrationsApply() throws {
+  @Test func childContainerRegistrationsApply() async throws {
     let parent = Container()
     let child = parent.makeChild()
     child.register(\.storage) { InMemoryStorage(name: "child") }

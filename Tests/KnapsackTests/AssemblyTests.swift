@@ -19,7 +19,7 @@ struct AssemblyStorage: Assembly {
 struct AssemblyFeature: Assembly {
   func assemble(into container: Container) {
     container.register(\.repository) { r in Repository(storage: try r[\.storage]) }
-    container.register((any TypedService).self, name: "feature") { NamedService("feature") }
+    container.register(type: (any TypedService).self, name: "feature") { NamedService("feature") }
   }
 }
 
@@ -34,22 +34,22 @@ struct AssemblyAppending: Assembly {
 }
 
 @Suite struct AssemblyTests {
-  @Test func containerIsBuiltFromAssemblies() throws {
+  @Test func containerIsBuiltFromAssemblies() async throws {
     let container = Container(assemblies: [AssemblyStorage(name: "sqlite"), AssemblyFeature()])
     let repository = try container[\.repository]
     #expect(repository.storage.name == "sqlite")
     #expect(repository.storage === (try container[\.storage]))
-    #expect(try container.resolve((any TypedService).self, name: "feature").name == "feature")
+    #expect(try container.resolve(type: (any TypedService).self, name: "feature").name == "feature")
   }
 
-  @Test func assembliesRunInOrderAndLaterOnesWin() throws {
+  @Test func assembliesRunInOrderAndLaterOnesWin() async throws {
     let container = Container(assemblies: [AssemblyAppending(item: "first"), AssemblyAppending(item: "second")])
     #expect(try container[\.assemblyList] == ["second"])
     let reversed = Container(assemblies: [AssemblyAppending(item: "second"), AssemblyAppending(item: "first")])
     #expect(try reversed[\.assemblyList] == ["first"])
   }
 
-  @Test func installAddsAssembliesToAnExistingContainer() throws {
+  @Test func installAddsAssembliesToAnExistingContainer() async throws {
     let container = Container()
     #expect(throws: ResolutionError.self) { try container[\.assemblyStorageName] }
     container.install([AssemblyStorage(name: "installed")])
@@ -58,16 +58,16 @@ struct AssemblyAppending: Assembly {
     #expect(try container[\.assemblyStorageName] == "again")
   }
 
-  @Test func assemblyInstalledInAChildStaysInTheChild() throws {
+  @Test func assemblyInstalledInAChildStaysInTheChild() async throws {
     let parent = Container(assemblies: [AssemblyStorage(name: "app")])
     let session = parent.makeChild()
     session.install([AssemblyFeature()])
     #expect(try session[\.repository].storage.name == "app")
-    #expect(!parent.isRegistered((any TypedService).self, name: "feature"))
-    #expect(session.isRegistered((any TypedService).self, name: "feature"))
+    #expect(!parent.isRegistered(type: (any TypedService).self, name: "feature"))
+    #expect(session.isRegistered(type: (any TypedService).self, name: "feature"))
   }
 
-  @Test func emptyAssemblyListGivesAnEmptyContainer() throws {
+  @Test func emptyAssemblyListGivesAnEmptyContainer() async throws {
     let container = Container(assemblies: [])
     #expect(!container.isRegistered(\.assemblyStorageName))
     #expect(try container[\.storage].name == "memory")

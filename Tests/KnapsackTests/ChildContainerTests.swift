@@ -11,17 +11,17 @@ extension Dependencies {
 }
 
 @Suite struct ChildContainerTests {
-  @Test func childSeesItsParentsRegistrations() throws {
+  @Test func childSeesItsParentsRegistrations() async throws {
     let parent = Container()
     parent.register(\.childNumber) { 1 }
-    parent.register(NamedService.self, name: "parent") { NamedService("parent") }
+    parent.register(type: NamedService.self, name: "parent") { NamedService("parent") }
     let child = parent.makeChild()
     #expect(try child[\.childNumber] == 1)
-    #expect(try child.resolve(NamedService.self, name: "parent").name == "parent")
+    #expect(try child.resolve(type: NamedService.self, name: "parent").name == "parent")
     #expect(child.isRegistered(\.childNumber))
   }
 
-  @Test func childSeesRegistrationsTheParentMakesLater() throws {
+  @Test func childSeesRegistrationsTheParentMakesLater() async throws {
     let parent = Container()
     let child = parent.makeChild()
     #expect(try child[\.childNumber] == 0)
@@ -29,30 +29,30 @@ extension Dependencies {
     #expect(try child[\.childNumber] == 5)
   }
 
-  @Test func grandchildSeesEveryAncestor() throws {
+  @Test func grandchildSeesEveryAncestor() async throws {
     let root = Container()
     root.register(\.childNumber) { 1 }
     let grandchild = root.makeChild().makeChild()
     #expect(try grandchild[\.childNumber] == 1)
   }
 
-  @Test func childOverridesDoNotLeakToTheParent() throws {
+  @Test func childOverridesDoNotLeakToTheParent() async throws {
     let parent = Container()
     parent.register(\.childNumber) { 1 }
     let child = parent.makeChild()
     child.register(\.childNumber) { 2 }
     child.register(\.childSession) { Token("session") }
-    child.register(NamedService.self) { NamedService("child") }
+    child.register(type: NamedService.self) { NamedService("child") }
     #expect(try child[\.childNumber] == 2)
     #expect(try child[\.childSession].label == "session")
     #expect(try parent[\.childNumber] == 1)
     #expect(throws: ResolutionError.self) { try parent[\.childSession] }
-    #expect(throws: ResolutionError.self) { try parent.resolve(NamedService.self) }
+    #expect(throws: ResolutionError.self) { try parent.resolve(type: NamedService.self) }
     #expect(!parent.isRegistered(\.childSession))
-    #expect(!parent.isRegistered(NamedService.self))
+    #expect(!parent.isRegistered(type: NamedService.self))
   }
 
-  @Test func siblingsDoNotSeeEachOther() throws {
+  @Test func siblingsDoNotSeeEachOther() async throws {
     let parent = Container()
     let alice = parent.makeChild()
     let bob = parent.makeChild()
@@ -62,7 +62,7 @@ extension Dependencies {
     #expect(try bob[\.childSession].label == "bob")
   }
 
-  @Test func parentSingletonsAreSharedWithChildren() throws {
+  @Test func parentSingletonsAreSharedWithChildren() async throws {
     let parent = Container()
     let child = parent.makeChild()
     // A key's default singleton and a registered one both live in the container that owns them.
@@ -96,7 +96,7 @@ extension Dependencies {
     #expect(identities == [ObjectIdentifier(try parent[\.childShared])])
   }
 
-  @Test func childSingletonOverrideIsTheChildsOwn() throws {
+  @Test func childSingletonOverrideIsTheChildsOwn() async throws {
     let parent = Container()
     let child = parent.makeChild()
     child.register(\.childShared, scope: .singleton) { Token("child singleton") }
@@ -106,7 +106,7 @@ extension Dependencies {
     #expect(try parent[\.childShared].label == "root singleton")
   }
 
-  @Test func uniqueDependentsResolvedThroughTheChildSeeTheChildsRegistrations() throws {
+  @Test func uniqueDependentsResolvedThroughTheChildSeeTheChildsRegistrations() async throws {
     let parent = Container()
     parent.register(\.storage) { InMemoryStorage(name: "parent") }
     parent.register(\.childRepository) { r in Repository(storage: try r[\.storage]) }
@@ -116,7 +116,7 @@ extension Dependencies {
     #expect(try parent[\.childRepository].storage.name == "parent")
   }
 
-  @Test func sharedDependentsOfTheParentAreMadeInTheParent() throws {
+  @Test func sharedDependentsOfTheParentAreMadeInTheParent() async throws {
     // Documented: shared instances of a parent registration live in the parent, so they see the
     // parent's registrations, not the child's.
     let parent = Container()
@@ -129,7 +129,7 @@ extension Dependencies {
     #expect(try parent[\.childRepository] === repository)
   }
 
-  @Test func resettingTheParentResetsWhatChildrenSee() throws {
+  @Test func resettingTheParentResetsWhatChildrenSee() async throws {
     let parent = Container()
     let child = parent.makeChild()
     let first = try child[\.childCached]
@@ -138,7 +138,7 @@ extension Dependencies {
     #expect(try child[\.childCached] !== first)
   }
 
-  @Test func sessionSingletonIsReleasedWithItsChild() throws {
+  @Test func sessionSingletonIsReleasedWithItsChild() async throws {
     let parent = Container()
     weak var probe: Token?
     do {
@@ -181,7 +181,7 @@ extension Dependencies {
     #expect(error?.kind == .containerDisposed)
   }
 
-  @Test func childFactoryCanWrapItsParentsValueOfTheSameKey() throws {
+  @Test func childFactoryCanWrapItsParentsValueOfTheSameKey() async throws {
     // Not a cycle: the child's factory asks the *parent* container (captured) for the same key, to
     // decorate what the parent provides. Only the same key in the same container would loop.
     let parent = Container()
@@ -191,7 +191,7 @@ extension Dependencies {
     #expect(try child[\.childNumber] == 21)
   }
 
-  @Test func factoryCanResolveTheSameKeyFromAnotherContainer() throws {
+  @Test func factoryCanResolveTheSameKeyFromAnotherContainer() async throws {
     let inner = Container()
     inner.register(\.childNumber) { 5 }
     let outer = Container()

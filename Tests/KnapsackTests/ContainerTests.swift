@@ -41,7 +41,7 @@ final class RecordingObserver: ResolutionObserver {
 }
 
 @Suite struct ContainerTests {
-  @Test func containersAreIndependentValues() throws {
+  @Test func containersAreIndependentValues() async throws {
     let first = Container()
     let second = Container()
     first.register(\.containerNumber) { 1 }
@@ -50,12 +50,12 @@ final class RecordingObserver: ResolutionObserver {
     #expect(try first[\.containerToken] !== second[\.containerToken])
   }
 
-  @Test func sharedContainerIsOneInstance() {
+  @Test func sharedContainerIsOneInstance() async {
     // Only read here: tests never register into `Container.shared`.
     #expect(Container.shared === Container.shared)
   }
 
-  @Test func singletonSurvivesUnrelatedRegistrations() throws {
+  @Test func singletonSurvivesUnrelatedRegistrations() async throws {
     let container = Container()
     let first = try container[\.containerToken]
     container.register(\.containerNumber) { 3 }
@@ -64,7 +64,7 @@ final class RecordingObserver: ResolutionObserver {
     #expect(try container[\.containerNumber] == 3)
   }
 
-  @Test func droppingAContainerReleasesItsSingletons() throws {
+  @Test func droppingAContainerReleasesItsSingletons() async throws {
     weak var probe: Token?
     do {
       let container = Container()
@@ -75,7 +75,7 @@ final class RecordingObserver: ResolutionObserver {
     #expect(probe == nil, "a container's singleton outlived the container")
   }
 
-  @Test func reRegisteringASingletonReplacesItsInstance() throws {
+  @Test func reRegisteringASingletonReplacesItsInstance() async throws {
     let container = Container()
     let first = try container[\.containerToken]
     container.register(\.containerToken, scope: .singleton) { Token("new") }
@@ -84,7 +84,7 @@ final class RecordingObserver: ResolutionObserver {
     #expect(second.label == "new")
   }
 
-  @Test func resolverKeptAfterItsFactoryStartsAFreshResolution() throws {
+  @Test func resolverKeptAfterItsFactoryStartsAFreshResolution() async throws {
     let container = Container()
     let kept = Locked<Resolver?>(nil)
     container.register(\.containerUnique) { r in
@@ -166,7 +166,7 @@ final class RecordingObserver: ResolutionObserver {
 
   // MARK: Observation
 
-  @Test func observerSeesCreationsAndReuses() throws {
+  @Test func observerSeesCreationsAndReuses() async throws {
     let container = Container()
     let observer = RecordingObserver()
     container.observe(observer)
@@ -194,7 +194,7 @@ final class RecordingObserver: ResolutionObserver {
     #expect(observer.events.all.count == events.count)
   }
 
-  @Test func observerOfAParentSeesItsChildsResolutions() throws {
+  @Test func observerOfAParentSeesItsChildsResolutions() async throws {
     let parent = Container()
     let observer = RecordingObserver()
     parent.observe(observer)

@@ -24,9 +24,9 @@ final class CycleOwner: Sendable {
 }
 
 final class CycleHelper: Sendable {
-  let lazyOwner: Lazy<CycleOwner>?
-  let ownerProvider: Provider<CycleOwner>?
-  init(lazyOwner: Lazy<CycleOwner>? = nil, ownerProvider: Provider<CycleOwner>? = nil) {
+  let lazyOwner: Lazy<Key<CycleOwner>>?
+  let ownerProvider: Provider<Key<CycleOwner>>?
+  init(lazyOwner: Lazy<Key<CycleOwner>>? = nil, ownerProvider: Provider<Key<CycleOwner>>? = nil) {
     self.lazyOwner = lazyOwner
     self.ownerProvider = ownerProvider
   }
@@ -70,14 +70,14 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
 }
 
 @Suite struct CycleTests {
-  @Test func selfDependencyIsACycle() throws {
+  @Test func selfDependencyIsACycle() async throws {
     let container = Container()
     let error = #expect(throws: ResolutionError.self) { try container[\.cycleSelf] }
     #expect(error?.kind == .cycle)
     #expect(error?.pathDescription == "\\.cycleSelf → \\.cycleSelf")
   }
 
-  @Test func cycleErrorShowsTheWholeLoop() throws {
+  @Test func cycleErrorShowsTheWholeLoop() async throws {
     let container = Container()
     let error = #expect(throws: ResolutionError.self) { try container[\.cycleA] }
     #expect(error?.kind == .cycle)
@@ -88,28 +88,28 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     #expect(description.contains("fix: break the loop with `r.lazy(...)` or `r.provider(...)`"))
   }
 
-  @Test func cycleErrorPathStartsAtTheTopLevelRequest() throws {
+  @Test func cycleErrorPathStartsAtTheTopLevelRequest() async throws {
     let container = Container()
     let error = #expect(throws: ResolutionError.self) { try container[\.cycleEntry] }
     #expect(error?.kind == .cycle)
     #expect(error?.path.map(\.name) == ["\\.cycleEntry", "\\.cycleA", "\\.cycleB", "\\.cycleC", "\\.cycleA"])
   }
 
-  @Test func cycleThroughTypeRegistrationsShowsTheTypes() throws {
+  @Test func cycleThroughTypeRegistrationsShowsTheTypes() async throws {
     let container = Container()
-    container.register(CycleViewModel.self) { r in
-      _ = try r.resolve(CycleRepository.self)
+    container.register(type: CycleViewModel.self) { r in
+      _ = try r.resolve(type: CycleRepository.self)
       return CycleViewModel()
     }
-    container.register(CycleRepository.self) { r in
-      _ = try r.resolve(CycleCache.self)
+    container.register(type: CycleRepository.self) { r in
+      _ = try r.resolve(type: CycleCache.self)
       return CycleRepository()
     }
-    container.register(CycleCache.self) { r in
-      _ = try r.resolve(CycleViewModel.self)
+    container.register(type: CycleCache.self) { r in
+      _ = try r.resolve(type: CycleViewModel.self)
       return CycleCache()
     }
-    let error = #expect(throws: ResolutionError.self) { try container.resolve(CycleViewModel.self) }
+    let error = #expect(throws: ResolutionError.self) { try container.resolve(type: CycleViewModel.self) }
     #expect(error?.kind == .cycle)
     #expect(error?.pathDescription == "CycleViewModel → CycleRepository → CycleCache → CycleViewModel")
   }
@@ -155,31 +155,31 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     #expect(error?.path.map(\.name) == ["\\.cycleLeft", "\\.cycleRight", "\\.cycleLeft"])
   }
 
-  @Test func longCycleThroughNamedTypesPrintsEveryStep() throws {
+  @Test func longCycleThroughNamedTypesPrintsEveryStep() async throws {
     let container = Container()
     let length = 50
     for step in 0..<length {
       let next = "step \((step + 1) % length)"
-      container.register(Int.self, name: "step \(step)") { r in try r.resolve(Int.self, name: next) + 1 }
+      container.register(type: Int.self, name: "step \(step)") { r in try r.resolve(type: Int.self, name: next) + 1 }
     }
-    let error = try #require(throws: ResolutionError.self) { try container.resolve(Int.self, name: "step 0") }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: Int.self, name: "step 0") }
     #expect(error.kind == .cycle)
     let expected = (0...length).map { "Int (name: \"step \($0 % length)\")" }
     #expect(error.path.map(\.name) == expected)
   }
 
-  @Test func longChainWithoutACycleResolves() throws {
+  @Test func longChainWithoutACycleResolves() async throws {
     let container = Container()
     let length = 300
-    container.register(Int.self, name: "link \(length)") { 0 }
+    container.register(type: Int.self, name: "link \(length)") { 0 }
     for link in 0..<length {
       let next = "link \(link + 1)"
-      container.register(Int.self, name: "link \(link)") { r in try r.resolve(Int.self, name: next) + 1 }
+      container.register(type: Int.self, name: "link \(link)") { r in try r.resolve(type: Int.self, name: next) + 1 }
     }
-    #expect(try container.resolve(Int.self, name: "link 0") == length)
+    #expect(try container.resolve(type: Int.self, name: "link 0") == length)
   }
 
-  @Test func mixedScopeCycleIsDetected() throws {
+  @Test func mixedScopeCycleIsDetected() async throws {
     let container = Container()
     container.register(\.cycleLeft, scope: .singleton) { r in CycleNode("left", next: try r[\.cycleRight]) }
     container.register(\.cycleRight, scope: .unique) { r in CycleNode("right", next: try r[\.cycleLeft]) }
@@ -293,14 +293,14 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     #expect(error?.path.map(\.name) == ["\\.cycleAsyncLeft", "\\.cycleAsyncRight", "\\.cycleAsyncLeft"])
   }
 
-  @Test func cycleThroughAnArgumentKeyIsDetected() throws {
+  @Test func cycleThroughAnArgumentKeyIsDetected() async throws {
     let container = Container()
     let error = #expect(throws: ResolutionError.self) { try container.resolve(\.cycleArgument, argument: 1) }
     #expect(error?.kind == .cycle)
     #expect(error?.path.map(\.name) == ["\\.cycleArgument", "\\.cycleViaArgument", "\\.cycleArgument"])
   }
 
-  @MainActor @Test func mainActorSingletonCycleIsDetected() throws {
+  @MainActor @Test func mainActorSingletonCycleIsDetected() async throws {
     let container = Container()
     let error = #expect(throws: ResolutionError.self) { try container[\.cycleMain] }
     #expect(error?.kind == .cycle)
@@ -309,7 +309,7 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
 
   // MARK: Broken cycles
 
-  @Test func cycleBrokenWithLazyWorks() throws {
+  @Test func cycleBrokenWithLazyWorks() async throws {
     let container = Container()
     container.register(\.cycleOwner, scope: .singleton) { r in CycleOwner(helper: try r[\.cycleHelper]) }
     container.register(\.cycleHelper) { r in CycleHelper(lazyOwner: r.lazy(\.cycleOwner)) }
@@ -317,7 +317,7 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     #expect(try owner.helper.lazyOwner?.value === owner)
   }
 
-  @Test func cycleBrokenWithProviderWorks() throws {
+  @Test func cycleBrokenWithProviderWorks() async throws {
     let container = Container()
     container.register(\.cycleOwner, scope: .singleton) { r in CycleOwner(helper: try r[\.cycleHelper]) }
     container.register(\.cycleHelper, scope: .singleton) { r in CycleHelper(ownerProvider: r.provider(\.cycleOwner)) }
@@ -326,7 +326,7 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     #expect(try container[\.cycleHelper] === owner.helper)
   }
 
-  @Test func cycleBrokenWithLazyWorksFromTheOtherEnd() throws {
+  @Test func cycleBrokenWithLazyWorksFromTheOtherEnd() async throws {
     let container = Container()
     container.register(\.cycleOwner, scope: .singleton) { r in CycleOwner(helper: try r[\.cycleHelper]) }
     container.register(\.cycleHelper, scope: .singleton) { r in CycleHelper(lazyOwner: r.lazy(\.cycleOwner)) }

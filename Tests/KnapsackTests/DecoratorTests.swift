@@ -38,7 +38,7 @@ extension Dependencies {
 }
 
 @Suite struct DecoratorTests {
-  @Test func decoratorsApplyToTheKeysDefault() throws {
+  @Test func decoratorsApplyToTheKeysDefault() async throws {
     let container = Container()
     container.decorate(\.decStore) { _, store in DecWrappingStore("log", wrapping: store) }
     let store = try container[\.decStore]
@@ -47,7 +47,7 @@ extension Dependencies {
     #expect(wrapper.inner is DecBaseStore)
   }
 
-  @Test func decoratorsComposeFirstRegisteredInnermost() throws {
+  @Test func decoratorsComposeFirstRegisteredInnermost() async throws {
     let container = Container()
     container.decorate(\.decStore) { _, store in DecWrappingStore("first", wrapping: store) }
     container.decorate(\.decStore) { _, store in DecWrappingStore("second", wrapping: store) }
@@ -55,7 +55,7 @@ extension Dependencies {
     #expect(try container[\.decStore].description == "third(second(first(base)))")
   }
 
-  @Test func decoratorsApplyToARegistrationMadeBeforeOrAfterThem() throws {
+  @Test func decoratorsApplyToARegistrationMadeBeforeOrAfterThem() async throws {
     let before = Container()
     before.register(\.decText) { "registered" }
     before.decorate(\.decText) { _, text in text + "+a" }
@@ -67,11 +67,11 @@ extension Dependencies {
     #expect(try after[\.decText] == "registered+a")
   }
 
-  @Test func decoratorsApplyToOverrides() throws {
+  @Test func decoratorsApplyToOverrides() async throws {
     let container = Container()
     container.decorate(\.decText) { _, text in text + "+a" }
     container.decorate(\.decText) { _, text in text + "+b" }
-    let inside = try withOverrides {
+    let inside = try await withOverrides {
       $0.register(\.decText) { "override" }
     } operation: {
       try container[\.decText]
@@ -80,17 +80,17 @@ extension Dependencies {
     #expect(try container[\.decText] == "base+a+b")
   }
 
-  @Test func anOverridesOwnDecoratorsComeLast() throws {
+  @Test func anOverridesOwnDecoratorsComeLast() async throws {
     let container = Container()
     container.decorate(\.decText) { _, text in text + "+a" }
-    let overridden = try withOverrides {
+    let overridden = try await withOverrides {
       $0.register(\.decText) { "override" }
       $0.decorate(\.decText) { _, text in text + "+o" }
     } operation: {
       try container[\.decText]
     }
     #expect(overridden == "override+a+o")
-    let decoratedOnly = try withOverrides {
+    let decoratedOnly = try await withOverrides {
       $0.decorate(\.decText) { _, text in text + "+o" }
     } operation: {
       try container[\.decText]
@@ -114,13 +114,13 @@ extension Dependencies {
     #expect(inner == "base+a+outer+inner")
   }
 
-  @Test func decoratorsApplyWhenResolvedAsADependency() throws {
+  @Test func decoratorsApplyWhenResolvedAsADependency() async throws {
     let container = Container()
     container.decorate(\.decText) { _, text in text.uppercased() }
     #expect(try container[\.decUser] == "user of BASE")
   }
 
-  @Test func parentDecoratorsApplyBeforeTheChilds() throws {
+  @Test func parentDecoratorsApplyBeforeTheChilds() async throws {
     let parent = Container()
     parent.decorate(\.decText) { _, text in text + "+parent" }
     let child = parent.makeChild()
@@ -129,14 +129,14 @@ extension Dependencies {
     #expect(try parent[\.decText] == "base+parent")
   }
 
-  @Test func decoratorsCanResolveDependencies() throws {
+  @Test func decoratorsCanResolveDependencies() async throws {
     let container = Container()
     container.register(\.decSuffix) { "metrics" }
     container.decorate(\.decText) { r, text in "\(text)+\(try r[\.decSuffix])" }
     #expect(try container[\.decText] == "base+metrics")
   }
 
-  @Test func aSharedInstanceIsDecoratedOnce() throws {
+  @Test func aSharedInstanceIsDecoratedOnce() async throws {
     let decorations = Counter()
     let container = Container()
     container.decorate(\.decSharedStore) { _, store in
@@ -150,7 +150,7 @@ extension Dependencies {
     #expect(first.description == "cache(shared)")
   }
 
-  @Test func aDecoratorAddedLaterMakesTheSharedInstanceAnew() throws {
+  @Test func aDecoratorAddedLaterMakesTheSharedInstanceAnew() async throws {
     let container = Container()
     let before = try container[\.decSharedStore]
     container.decorate(\.decSharedStore) { _, store in DecWrappingStore("late", wrapping: store) }
@@ -160,13 +160,14 @@ extension Dependencies {
     #expect(try container[\.decSharedStore] as AnyObject === after as AnyObject)
   }
 
-  @Test func decoratorsApplyToTypeRegistrations() throws {
+  @Test func decoratorsApplyToTypeRegistrations() async throws {
     let container = Container()
-    container.register(DecService.self) { DecService("service") }
-    container.register(DecService.self, name: "other") { DecService("other") }
-    container.decorate(DecService.self) { _, service in DecService("logged " + service.label) }
-    #expect(try container.resolve(DecService.self).label == "logged service")
-    #expect(try container.resolve(DecService.self, name: "other").label == "other", "names are separate dependencies")
+    container.register(type: DecService.self) { DecService("service") }
+    container.register(type: DecService.self, name: "other") { DecService("other") }
+    container.decorate(type: DecService.self) { _, service in DecService("logged " + service.label) }
+    #expect(try container.resolve(type: DecService.self).label == "logged service")
+    #expect(
+      try container.resolve(type: DecService.self, name: "other").label == "other", "names are separate dependencies")
   }
 
   @Test func decoratorsApplyToAsyncKeys() async throws {
@@ -175,7 +176,7 @@ extension Dependencies {
     #expect(try await container.resolve(\.decAsync) == "async+decorated")
   }
 
-  @Test func aThrowingDecoratorFailsTheResolution() throws {
+  @Test func aThrowingDecoratorFailsTheResolution() async throws {
     let container = Container()
     container.decorate(\.decText) { _, _ throws -> String in throw PlannedFailure("decorator broke") }
     let error = #expect(throws: ResolutionError.self) { try container[\.decText] }
@@ -184,7 +185,7 @@ extension Dependencies {
     #expect(error?.underlying == "decorator broke")
   }
 
-  @Test func aDecoratorsMissingDependencyFailsTheResolution() throws {
+  @Test func aDecoratorsMissingDependencyFailsTheResolution() async throws {
     let container = Container()
     container.decorate(\.decText) { r, text in text + (try r[\.decMissing]) }
     let error = #expect(throws: ResolutionError.self) { try container[\.decText] }
@@ -192,14 +193,14 @@ extension Dependencies {
     #expect(error?.path.map(\.name) == ["\\.decText", "\\.decMissing"])
   }
 
-  @Test func validationRunsDecorators() throws {
+  @Test func validationRunsDecorators() async throws {
     let container = Container()
     container.register(\.decText) { "registered" }
     container.decorate(\.decText) { r, text in text + (try r[\.decMissing]) }
-    let report = container.validate()
+    let report = await container.validate()
     let missing = report.problems(.missingRequiredKey)
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].path.map(\.name) == ["\\.decText", "\\.decMissing"])
-    #expect(container.graph().edges.contains(.init(from: "\\.decText", to: "\\.decMissing")))
+    #expect(await container.graph().edges.contains(.init(from: "\\.decText", to: "\\.decMissing")))
   }
 }

@@ -126,8 +126,8 @@ final class Inbox: Sendable {
 }
 
 final class Notifier: Sendable {
-  let inbox: Lazy<Inbox>
-  init(inbox: Lazy<Inbox>) { self.inbox = inbox }
+  let inbox: Lazy<Key<Inbox>>
+  init(inbox: Lazy<Key<Inbox>>) { self.inbox = inbox }
 }
 
 final class TodoScreen {
@@ -393,7 +393,7 @@ struct NotConfigured: Error, CustomStringConvertible {
 // MARK: - Tests
 
 @Suite struct GettingStartedSamples {
-  @Test func quickStart() throws {
+  @Test func quickStart() async throws {
     let container = Container()
     container.register(\.dateSource) { SystemDateSource() }
 
@@ -402,7 +402,7 @@ struct NotConfigured: Error, CustomStringConvertible {
     #expect(repository.all().map(\.title) == ["Buy milk"])
   }
 
-  @Test func compositionRoot() throws {
+  @Test func compositionRoot() async throws {
     let container = Container()
     container.register(\.todoStore, scope: .singleton) { r in FileTodoStore(path: try r[\.todoFilePath]) }
     container.register(\.dateSource) { SystemDateSource() }
@@ -411,7 +411,7 @@ struct NotConfigured: Error, CustomStringConvertible {
     #expect((store as? FileTodoStore)?.path == "todos.json")
   }
 
-  @Test func requiredKeyError() throws {
+  @Test func requiredKeyError() async throws {
     let container = Container()
     do {
       _ = try container[\.todoRepository]
@@ -430,7 +430,7 @@ struct NotConfigured: Error, CustomStringConvertible {
 }
 
 @Suite struct KeysSamples {
-  @Test func keysResolve() throws {
+  @Test func keysResolve() async throws {
     let container = Container()
     container.register(\.dateSource) { SystemDateSource() }
     let store = try container.resolve(\.todoStore)
@@ -440,7 +440,7 @@ struct NotConfigured: Error, CustomStringConvertible {
     #expect(!container.isRegistered(\.todoStore))
   }
 
-  @Test func argumentKeys() throws {
+  @Test func argumentKeys() async throws {
     let container = Container()
     let store = try container[\.todoStore]
     let item = store.add("Call the plumber", at: .now)
@@ -452,31 +452,31 @@ struct NotConfigured: Error, CustomStringConvertible {
     #expect(try container.resolve(\.todoDetail, argument: 1).item?.title == "Water the plants")
   }
 
-  @Test func typeRegistrations() throws {
+  @Test func typeRegistrations() async throws {
     let container = Container()
-    container.register((any TodoStore).self, name: "archive", scope: .singleton) { InMemoryTodoStore() }
-    container.register(TodoRepository.self) { r in
-      TodoRepository(store: try r.resolve(name: "archive"), dates: SystemDateSource())
+    container.register(type: (any TodoStore).self, name: "archive", scope: .singleton) { InMemoryTodoStore() }
+    container.register(type: TodoRepository.self) { r in
+      TodoRepository(store: try r.resolve(type: (any TodoStore).self, name: "archive"), dates: SystemDateSource())
     }
 
-    let archive: any TodoStore = try container.resolve(name: "archive")
-    let repository = try container.resolve(TodoRepository.self)
+    let archive = try container.resolve(type: (any TodoStore).self, name: "archive")
+    let repository = try container.resolve(type: TodoRepository.self)
     #expect(repository.store as AnyObject === archive as AnyObject)
 
-    let error = #expect(throws: ResolutionError.self) { try container.resolve((any TodoStore).self) }
+    let error = #expect(throws: ResolutionError.self) { try container.resolve(type: (any TodoStore).self) }
     #expect(error?.kind == .notRegistered)
   }
 }
 
 @Suite struct ScopesSamples {
-  @Test func uniqueIsNewEachTime() throws {
+  @Test func uniqueIsNewEachTime() async throws {
     let container = Container()
     let first = try container[\.todoSaver]
     let second = try container[\.todoSaver]
     #expect(first.items.work !== second.items.work)
   }
 
-  @Test func graphIsSharedWithinOneResolution() throws {
+  @Test func graphIsSharedWithinOneResolution() async throws {
     let container = Container()
     let saver = try container[\.todoSaver]
     #expect(saver.items.work === saver.tags.work)
@@ -485,7 +485,7 @@ struct NotConfigured: Error, CustomStringConvertible {
     #expect(next.items.work !== saver.items.work)
   }
 
-  @Test func weakLivesWhileHeld() throws {
+  @Test func weakLivesWhileHeld() async throws {
     let container = Container()
     var cache: ImageCache? = try container[\.imageCache]
     #expect(try container[\.imageCache] === cache)
@@ -495,7 +495,7 @@ struct NotConfigured: Error, CustomStringConvertible {
     #expect(try container[\.imageCache].serial.number != number)
   }
 
-  @Test func cachedCanBeReset() throws {
+  @Test func cachedCanBeReset() async throws {
     let container = Container()
     let flags = try container[\.featureFlags]
     #expect(try container[\.featureFlags] === flags)
@@ -515,7 +515,7 @@ struct NotConfigured: Error, CustomStringConvertible {
     #expect(stores.count == 1)
   }
 
-  @Test func registrationChoosesItsScope() throws {
+  @Test func registrationChoosesItsScope() async throws {
     let container = Container()
     container.register(\.imageCache, scope: .singleton) { ImageCache() }
     let number = try container[\.imageCache].serial.number
@@ -524,7 +524,7 @@ struct NotConfigured: Error, CustomStringConvertible {
 }
 
 @Suite struct ContainersSamples {
-  @Test func assemblies() throws {
+  @Test func assemblies() async throws {
     let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
     #expect(try container[\.todoStore] is FileTodoStore)
   }
@@ -550,8 +550,8 @@ struct NotConfigured: Error, CustomStringConvertible {
 }
 
 @Suite struct InjectionSamples {
-  @Test func propertyWrappers() {
-    withOverrides {
+  @Test func propertyWrappers() async {
+    await withOverrides {
       $0.register(\.dateSource) { FixedDateSource(now: .distantPast) }
     } operation: {
       let screen = TodoScreen()
@@ -560,13 +560,13 @@ struct NotConfigured: Error, CustomStringConvertible {
     }
   }
 
-  @Test func lazyBreaksTheCycle() throws {
+  @Test func lazyBreaksTheCycle() async throws {
     let container = Container()
     let inbox = try container[\.inbox]
     #expect(try inbox.notifier.inbox.value === inbox)
   }
 
-  @Test func providersResolveEachTime() throws {
+  @Test func providersResolveEachTime() async throws {
     let container = Container()
     let saver = container.provider(\.todoSaver)
     #expect(try saver.get().items.work !== saver.get().items.work)
@@ -575,7 +575,7 @@ struct NotConfigured: Error, CustomStringConvertible {
     #expect(try flags.value === flags.value)
   }
 
-  @Test func cycleError() throws {
+  @Test func cycleError() async throws {
     let container = Container()
     container.register(\.notifier, scope: .singleton) { r in
       _ = try r[\.inbox]
@@ -590,9 +590,9 @@ struct NotConfigured: Error, CustomStringConvertible {
 }
 
 @Suite struct TestingSamples {
-  @Test func addsATodo() throws {
+  @Test func addsATodo() async throws {
     let container = Container()
-    try withOverrides {
+    try await withOverrides {
       $0.register(\.dateSource) { FixedDateSource(now: .distantPast) }
     } operation: {
       let repository = try container[\.todoRepository]
@@ -621,9 +621,9 @@ struct NotConfigured: Error, CustomStringConvertible {
     #expect(await database.isClosed)
   }
 
-  @Test func synchronousScope() throws {
+  @Test func synchronousScope() async throws {
     let container = Container()
-    let titles = try withOverrides {
+    let titles = try await withOverrides {
       $0.register(\.todoStore) { PrefilledTodoStore() }
     } operation: {
       try container[\.todoStore].all().map(\.title)
@@ -631,12 +631,12 @@ struct NotConfigured: Error, CustomStringConvertible {
     #expect(titles == ["Water the plants"])
   }
 
-  @Test func nestedScopes() throws {
+  @Test func nestedScopes() async throws {
     let container = Container()
-    try withOverrides {
+    try await withOverrides {
       $0.register(\.dateSource) { FixedDateSource(now: .distantPast) }
     } operation: {
-      try withOverrides {
+      try await withOverrides {
         $0.register(\.dateSource) { FixedDateSource(now: .distantFuture) }
       } operation: {
         let now = try container[\.dateSource].now
@@ -646,10 +646,10 @@ struct NotConfigured: Error, CustomStringConvertible {
     }
   }
 
-  @Test func singletonsStayInsideTheScope() throws {
+  @Test func singletonsStayInsideTheScope() async throws {
     let container = Container()
     let outside = try container[\.todoStore]
-    try withOverrides {
+    try await withOverrides {
       $0.register(\.dateSource) { FixedDateSource(now: .distantPast) }
     } operation: {
       let inside = try container[\.todoStore]
@@ -664,17 +664,17 @@ struct NotConfigured: Error, CustomStringConvertible {
 struct TodoRepositoryTests {
   let container = Container()
 
-  @Test func startsEmpty() throws {
+  @Test func startsEmpty() async throws {
     #expect(try container[\.todoRepository].all().isEmpty)
   }
 
-  @Test func stampsNewTodos() throws {
+  @Test func stampsNewTodos() async throws {
     let item = try container[\.todoRepository].add("Buy milk")
     #expect(item.created == .distantPast)
   }
 
   @Test(.overrides { $0.register(\.todoStore) { PrefilledTodoStore() } })
-  func readsTheStore() throws {
+  func readsTheStore() async throws {
     #expect(try container[\.todoRepository].all().map(\.title) == ["Water the plants"])
   }
 }
@@ -683,12 +683,12 @@ struct TodoRepositoryTests {
   let container = Container()
 
   @Test(.overrides { $0.register(\.dateSource) { FixedDateSource(now: .distantPast) } })
-  func inThePast() throws {
+  func inThePast() async throws {
     #expect(try container[\.dateSource].now == .distantPast)
   }
 
   @Test(.overrides { $0.register(\.dateSource) { FixedDateSource(now: .distantFuture) } })
-  func inTheFuture() throws {
+  func inTheFuture() async throws {
     #expect(try container[\.dateSource].now == .distantFuture)
   }
 }
@@ -739,7 +739,7 @@ struct TodoRepositoryTests {
     #expect(try await container.resolve(\.todoDatabase).path == "retry")
   }
 
-  @MainActor @Test func mainActorKeys() throws {
+  @MainActor @Test func mainActorKeys() async throws {
     let container = Container()
     container.register(\.dateSource) { SystemDateSource() }
     let model = try container[\.todoListModel]
@@ -814,7 +814,7 @@ struct TodoRepositoryTests {
 }
 
 @Suite struct DiagnosticsSamples {
-  @Test func observingResolutions() throws {
+  @Test func observingResolutions() async throws {
     let container = Container()
     container.register(\.dateSource) { SystemDateSource() }
     let recorder = ResolutionRecorder()
@@ -831,7 +831,7 @@ struct TodoRepositoryTests {
     container.observe(nil)
   }
 
-  @Test func failedResolutionsAreObserved() throws {
+  @Test func failedResolutionsAreObserved() async throws {
     let container = Container()
     let recorder = ResolutionRecorder()
     container.observe(recorder)
@@ -840,7 +840,7 @@ struct TodoRepositoryTests {
     #expect(repository?.outcome == .failed)
   }
 
-  @Test func tracerMarksFailures() throws {
+  @Test func tracerMarksFailures() async throws {
     let trees = Mutex<[String]>([])
     let container = Container()
     container.observe(ResolutionTracer { tree in trees.withLock { $0.append(tree) } })
@@ -850,23 +850,23 @@ struct TodoRepositoryTests {
 }
 
 @Suite struct ValidationSamples {
-  @Test func appGraphIsValid() {
+  @Test func appGraphIsValid() async {
     let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
-    #expect(container.validate(including: [\.todoRepository]).isValid)
+    #expect(await container.validate(including: [\.todoRepository]).isValid)
   }
 
-  @Test func appGraphIsValidWithTheHelper() {
+  @Test func appGraphIsValidWithTheHelper() async {
     let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
-    expectValidGraph(container, including: [\.todoRepository])
+    await expectValidGraph(container, including: [\.todoRepository])
   }
 
-  @Test func everyProblemIsReported() {
+  @Test func everyProblemIsReported() async {
     let container = Container()
     container.register(\.todoRepository, scope: .singleton) { r in
       TodoRepository(store: try r[\.todoStore], dates: try r[\.dateSource])
     }
-    container.register(TodoRepository.self) { r in
-      TodoRepository(store: try r.resolve(name: "archive"), dates: SystemDateSource())
+    container.register(type: TodoRepository.self) { r in
+      TodoRepository(store: try r.resolve(type: (any TodoStore).self, name: "archive"), dates: SystemDateSource())
     }
     container.register(\.notifier, scope: .singleton) { r in
       _ = try r[\.inbox]
@@ -877,7 +877,7 @@ struct TodoRepositoryTests {
     }
     container.register(\.todoFilePath) { throw NotConfigured() }
 
-    let report = container.validate(including: [\.todoRepository])
+    let report = await container.validate(including: [\.todoRepository])
     print(report)
     #expect(!report.isValid)
     #expect(
@@ -889,25 +889,25 @@ struct TodoRepositoryTests {
     #expect(report.description.hasPrefix("Knapsack validation: 6 problem(s) in 12 dependencies.\n"))
   }
 
-  @Test func reportsAreCodable() throws {
+  @Test func reportsAreCodable() async throws {
     let container = Container()
     container.register(\.todoFilePath) { throw NotConfigured() }
-    let report = container.validate()
+    let report = await container.validate()
     let decoded = try JSONDecoder().decode(ValidationReport.self, from: JSONEncoder().encode(report))
     #expect(decoded == report)
   }
 
-  @Test func skippedFactories() {
+  @Test func skippedFactories() async {
     let container = Container()
-    container.register(\.exportLog, scope: .singleton, validation: .skip) { ExportFile() }
-    let report = container.validate()
+    container.register(\.exportLog, scope: .singleton, hasSideEffects: true) { ExportFile() }
+    let report = await container.validate()
     #expect(report.isValid)
     #expect(report.skipped.map(\.name) == ["\\.exportLog"])
   }
 
-  @Test func graphExports() {
+  @Test func graphExports() async {
     let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
-    let graph = container.graph(including: [\.todoRepository])
+    let graph = await container.graph(including: [\.todoRepository])
     #expect(
       graph.dot == #"""
         digraph Knapsack {
@@ -938,7 +938,7 @@ struct TodoRepositoryTests {
     #expect(graph.edges.contains(DependencyGraph.Edge(from: "\\.todoStore", to: "\\.todoFilePath")))
   }
 
-  @Test func tracing() throws {
+  @Test func tracing() async throws {
     let trees = Mutex<[String]>([])
     let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
     container.observe(ResolutionTracer { tree in trees.withLock { $0.append(tree) } })
@@ -964,14 +964,14 @@ struct TodoRepositoryTests {
       ])
   }
 
-  @Test func printingTracer() throws {
+  @Test func printingTracer() async throws {
     let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
     container.observe(ResolutionTracer())
     _ = try container[\.todoRepository]
     container.observe(nil)
   }
 
-  @Test func profiling() throws {
+  @Test func profiling() async throws {
     let container = Container(assemblies: [StorageAssembly(), ClockAssembly()])
     let profiler = StartupProfiler()
     container.observe(profiler)
@@ -983,13 +983,13 @@ struct TodoRepositoryTests {
 }
 
 @Suite struct MultibindingAndDecoratorSamples {
-  @Test func contributionsFromTwoAssemblies() throws {
+  @Test func contributionsFromTwoAssemblies() async throws {
     let container = Container(assemblies: [CoreAnalyticsAssembly(), ServerAnalyticsAssembly()])
     let sinks = try container[\.analyticsSinks]
     #expect(sinks.map(\.name) == ["console", "file", "server"])
   }
 
-  @Test func childContributionsComeAfterTheParents() throws {
+  @Test func childContributionsComeAfterTheParents() async throws {
     let container = Container(assemblies: [CoreAnalyticsAssembly()])
     let session = container.makeChild()
     session.install([ServerAnalyticsAssembly()])
@@ -997,7 +997,7 @@ struct TodoRepositoryTests {
     #expect(try container[\.analyticsSinks].map(\.name) == ["console", "file"])
   }
 
-  @Test func decoratorsCompose() throws {
+  @Test func decoratorsCompose() async throws {
     let container = Container()
     container.decorate(\.todoStore) { r, store in LoggingTodoStore(wrapping: store) }
     container.decorate(\.todoStore) { r, store in CachingTodoStore(wrapping: store) }
@@ -1006,10 +1006,10 @@ struct TodoRepositoryTests {
     #expect((store as? CachingTodoStore)?.wrapped is LoggingTodoStore)
   }
 
-  @Test func decoratorsWrapOverrides() throws {
+  @Test func decoratorsWrapOverrides() async throws {
     let container = Container()
     container.decorate(\.todoStore) { r, store in LoggingTodoStore(wrapping: store) }
-    try withOverrides {
+    try await withOverrides {
       $0.register(\.todoStore) { PrefilledTodoStore() }
     } operation: {
       let store = try container[\.todoStore]

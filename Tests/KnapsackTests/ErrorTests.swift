@@ -26,13 +26,13 @@ extension Dependencies {
 private let errorClockLine = 18
 
 @Suite struct ErrorTests {
-  @Test func declarationLineConstantIsRight() throws {
+  @Test func declarationLineConstantIsRight() async throws {
     // Guards the constant above: if the key moves, this fails first and says why.
     let source = try String(contentsOfFile: #filePath, encoding: .utf8).components(separatedBy: "\n")
     #expect(source[errorClockLine - 1].contains("var errorClock: Key<any ErrorClock> { .required() }"))
   }
 
-  @Test func requiredKeyLeftUnprovidedGivesTheDocumentedError() throws {
+  @Test func requiredKeyLeftUnprovidedGivesTheDocumentedError() async throws {
     let container = Container()
     let error = try #require(throws: ResolutionError.self) { try container[\.errorScreen] }
     #expect(error.kind == .requiredKeyNotProvided)
@@ -56,7 +56,7 @@ private let errorClockLine = 18
     #expect(error.description.contains("`withOverrides { $0.register(\\.errorClock) { ... } } operation: { ... }`"))
   }
 
-  @Test func requiredKeyAtTheTopLevelHasAOneStepPath() throws {
+  @Test func requiredKeyAtTheTopLevelHasAOneStepPath() async throws {
     let container = Container()
     let error = try #require(throws: ResolutionError.self) { try container[\.errorClock] }
     #expect(error.kind == .requiredKeyNotProvided)
@@ -64,7 +64,7 @@ private let errorClockLine = 18
     #expect(!error.description.contains("path:"))
   }
 
-  @Test func existentialTypesAreSpelledWithAny() throws {
+  @Test func existentialTypesAreSpelledWithAny() async throws {
     // Documented: `DependencyReference.typeName` is "such as `any LocalStorage`", and the error
     // reads `required key \.clock (any AppClock) was never provided.`
     let container = Container()
@@ -73,17 +73,17 @@ private let errorClockLine = 18
     #expect(error.description.hasPrefix("Knapsack: required key \\.errorClock (any ErrorClock) was never provided."))
   }
 
-  @Test func notRegisteredFixTextIsValidSwiftForAnExistential() throws {
+  @Test func notRegisteredFixTextIsValidSwiftForAnExistential() async throws {
     let container = Container()
-    let error = try #require(throws: ResolutionError.self) { try container.resolve((any ErrorClock).self) }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: (any ErrorClock).self) }
     #expect(error.kind == .notRegistered)
-    #expect(error.description.contains("container.register((any ErrorClock).self)"), "\(error)")
+    #expect(error.description.contains("container.register(type: (any ErrorClock).self)"), "\(error)")
   }
 
-  @Test func notRegisteredNamesTheTypeAndItsName() throws {
+  @Test func notRegisteredNamesTheTypeAndItsName() async throws {
     let container = Container()
     let error = try #require(throws: ResolutionError.self) {
-      try container.resolve(ErrorRepository.self, name: "primary")
+      try container.resolve(type: ErrorRepository.self, name: "primary")
     }
     #expect(error.kind == .notRegistered)
     #expect(error.dependency.typeName == "ErrorRepository")
@@ -92,7 +92,7 @@ private let errorClockLine = 18
     #expect(error.description.contains("fix: register it"))
   }
 
-  @Test func factoryFailureNamesTheDependencyTheUnderlyingErrorAndTheRegistration() throws {
+  @Test func factoryFailureNamesTheDependencyTheUnderlyingErrorAndTheRegistration() async throws {
     let container = Container()
     let line = #line + 1
     container.register(\.errorRepository) { _ in throw PlannedFailure("no connection") }
@@ -107,12 +107,12 @@ private let errorClockLine = 18
     #expect(error.description.contains("path: \\.errorScreen → \\.errorRepository"))
   }
 
-  @Test func typeFactoryFailureNamesTheTypeAndWhereItWasRegistered() throws {
+  @Test func typeFactoryFailureNamesTheTypeAndWhereItWasRegistered() async throws {
     let container = Container()
     let line = #line + 1
-    container.register(ErrorRepository.self, name: "primary") { throw PlannedFailure("offline") }
+    container.register(type: ErrorRepository.self, name: "primary") { throw PlannedFailure("offline") }
     container.register(\.errorScreen) { r in
-      ErrorScreen(repository: try r.resolve(ErrorRepository.self, name: "primary"))
+      ErrorScreen(repository: try r.resolve(type: ErrorRepository.self, name: "primary"))
     }
     let error = try #require(throws: ResolutionError.self) { try container[\.errorScreen] }
     #expect(error.kind == .factoryFailed)
@@ -133,7 +133,7 @@ private let errorClockLine = 18
     #expect(error?.path.map(\.name) == ["\\.asyncNeedsRequired", "\\.asyncRequired"])
   }
 
-  @Test func defaultFactoryFailureIsReportedWithItsDeclaration() throws {
+  @Test func defaultFactoryFailureIsReportedWithItsDeclaration() async throws {
     let container = Container()
     let error = try #require(throws: ResolutionError.self) { try container[\.errorNeedsFailing] }
     #expect(error.kind == .factoryFailed)
@@ -143,7 +143,7 @@ private let errorClockLine = 18
     #expect(error.path.map(\.name) == ["\\.errorNeedsFailing", "\\.errorFailing"])
   }
 
-  @Test func registrationInAParentIsNamedInAChildsError() throws {
+  @Test func registrationInAParentIsNamedInAChildsError() async throws {
     let parent = Container()
     let line = #line + 1
     parent.register(\.errorClock) { throw PlannedFailure("clock broken") }
@@ -152,7 +152,7 @@ private let errorClockLine = 18
     #expect(error.registeredAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line))
   }
 
-  @Test func errorsAreValuesThatRoundTrip() throws {
+  @Test func errorsAreValuesThatRoundTrip() async throws {
     let container = Container()
     let error = try #require(throws: ResolutionError.self) { try container[\.errorScreen] }
     let decoded = try JSONDecoder().decode(ResolutionError.self, from: JSONEncoder().encode(error))
@@ -173,14 +173,14 @@ private let errorClockLine = 18
     #expect(error.description.contains("fix: resolve from a live container"))
   }
 
-  @Test func errorsNeverBecomeNilOrCrashes() throws {
+  @Test func errorsNeverBecomeNilOrCrashes() async throws {
     // Every failure path of every resolution API throws; nothing returns an optional to unwrap.
     let container = Container()
     #expect(throws: ResolutionError.self) { try container[\.errorClock] }
     #expect(throws: ResolutionError.self) { try container.resolve(\.errorScreen) }
-    #expect(throws: ResolutionError.self) { try container.resolve((any ErrorClock).self) }
+    #expect(throws: ResolutionError.self) { try container.resolve(type: (any ErrorClock).self) }
     #expect(throws: ResolutionError.self) { try container.lazy(\.errorClock).value }
     #expect(throws: ResolutionError.self) { try container.provider(\.errorClock).get() }
-    #expect(throws: ResolutionError.self) { try container.lazy((any ErrorClock).self).value }
+    #expect(throws: ResolutionError.self) { try container.lazy(type: (any ErrorClock).self).value }
   }
 }

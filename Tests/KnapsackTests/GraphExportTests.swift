@@ -36,7 +36,7 @@ extension Dependencies {
   var gxApp: Key<GxApp> { .required() }
   // The only dependency served by its key's default: the graph shows no registration site.
   var gxRepository: Key<GxRepository> {
-    Key { r in GxRepository(store: try r[\.gxStore], logger: try r.resolve(GxLogger.self)) }.scope(.singleton)
+    Key { r in GxRepository(store: try r[\.gxStore], logger: try r.resolve(type: GxLogger.self)) }.scope(.singleton)
   }
   var gxStore: Key<any GxStore> { .required() }
   var gxClock: Key<GxClock> { .required() }
@@ -74,7 +74,7 @@ private func knownGraph(reversed: Bool = false) -> KnownGraph {
     },
     {
       lines["GxLogger"] = #line + 1
-      container.register(GxLogger.self, scope: .singleton) { GxLogger() }
+      container.register(type: GxLogger.self, scope: .singleton) { GxLogger() }
     },
     {
       lines["\\.gxReporter"] = #line + 1
@@ -126,19 +126,19 @@ private let expectedMermaid = #"""
   """#
 
 @Suite struct GraphExportTests {
-  @Test func dotExportMatchesTheSnapshot() {
-    let dot = knownGraph().container.graph().dot
+  @Test func dotExportMatchesTheSnapshot() async {
+    let dot = await knownGraph().container.graph().dot
     #expect(dot == expectedDOT, "\n\(dot)")
   }
 
-  @Test func mermaidExportMatchesTheSnapshot() {
-    let mermaid = knownGraph().container.graph().mermaid
+  @Test func mermaidExportMatchesTheSnapshot() async {
+    let mermaid = await knownGraph().container.graph().mermaid
     #expect(mermaid == expectedMermaid, "\n\(mermaid)")
   }
 
-  @Test func nodesNameTheirScopeAndRegistrationSite() throws {
+  @Test func nodesNameTheirScopeAndRegistrationSite() async throws {
     let known = knownGraph()
-    let nodes = known.container.graph().nodes
+    let nodes = await known.container.graph().nodes
     #expect(
       nodes.map(\.dependency.name) == [
         "GxLogger", "\\.gxApp", "\\.gxClock", "\\.gxMissingSink", "\\.gxReporter", "\\.gxRepository", "\\.gxStore",
@@ -160,8 +160,8 @@ private let expectedMermaid = #"""
     #expect(nodes.first { $0.dependency.name == "\\.gxStore" }?.dependency.typeName == "any GxStore")
   }
 
-  @Test func edgesAreTheResolutionsTheDryRunMade() {
-    let edges = knownGraph().container.graph().edges
+  @Test func edgesAreTheResolutionsTheDryRunMade() async {
+    let edges = await knownGraph().container.graph().edges
     #expect(
       edges == [
         .init(from: "\\.gxApp", to: "\\.gxClock"),
@@ -172,64 +172,64 @@ private let expectedMermaid = #"""
       ])
   }
 
-  @Test func edgesFollowWhatFactoriesReallyResolve() {
+  @Test func edgesFollowWhatFactoriesReallyResolve() async {
     let container = Container()
     // A factory that asks for the label only on one branch: the dry run records what it did.
     container.register(\.gxClock) { GxClock() }
     container.register(\.gxApp) { r in
       GxApp(repository: GxRepository(store: GxMemoryStore(), logger: GxLogger()), clock: try r[\.gxClock])
     }
-    let graph = container.graph()
+    let graph = await container.graph()
     #expect(graph.edges == [.init(from: "\\.gxApp", to: "\\.gxClock")])
     #expect(!graph.nodes.contains { $0.dependency.name == "\\.gxRepository" })
   }
 
-  @Test func graphCarriesTheValidationReport() {
+  @Test func graphCarriesTheValidationReport() async {
     let container = knownGraph().container
-    let graph = container.graph()
-    #expect(graph.report == container.validate())
+    let graph = await container.graph()
+    #expect(await graph.report == container.validate())
     #expect(graph.report.problems.map(\.kind) == [.missingRequiredKey])
     #expect(graph.report.problems.first?.dependency.name == "\\.gxMissingSink")
   }
 
-  @Test func exportsAreDeterministic() {
+  @Test func exportsAreDeterministic() async {
     let container = knownGraph().container
-    let first = container.graph()
-    let second = container.graph()
+    let first = await container.graph()
+    let second = await container.graph()
     #expect(first == second)
     #expect(first.dot == second.dot)
     #expect(first.mermaid == second.mermaid)
   }
 
-  @Test func registrationOrderDoesNotChangeTheExports() {
-    let forward = knownGraph().container.graph()
-    let backward = knownGraph(reversed: true).container.graph()
+  @Test func registrationOrderDoesNotChangeTheExports() async {
+    let forward = await knownGraph().container.graph()
+    let backward = await knownGraph(reversed: true).container.graph()
     #expect(forward.dot == backward.dot)
     #expect(forward.mermaid == backward.mermaid)
     #expect(forward.edges == backward.edges)
     #expect(forward.nodes.map(\.dependency) == backward.nodes.map(\.dependency))
   }
 
-  @Test func graphRoundTripsThroughJSON() throws {
-    let graph = knownGraph().container.graph()
+  @Test func graphRoundTripsThroughJSON() async throws {
+    let graph = await knownGraph().container.graph()
     let decoded = try JSONDecoder().decode(DependencyGraph.self, from: JSONEncoder().encode(graph))
     #expect(decoded == graph)
     #expect(decoded.dot == graph.dot)
   }
 
-  @Test func anEmptyContainerHasAnEmptyGraph() {
-    let graph = Container().graph()
+  @Test func anEmptyContainerHasAnEmptyGraph() async {
+    let graph = await Container().graph()
     #expect(graph.nodes.isEmpty)
     #expect(graph.edges.isEmpty)
     #expect(graph.dot == "digraph Knapsack {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n}\n")
     #expect(graph.mermaid == "graph LR\n")
   }
 
-  @Test func namesAreEscapedInBothFormats() {
+  @Test func namesAreEscapedInBothFormats() async {
     let container = Container()
-    container.register(GxLogger.self, name: "say \"hi\"") { GxLogger() }
-    container.register(GxBox<Int>.self) { GxBox<Int>() }
-    let graph = container.graph()
+    container.register(type: GxLogger.self, name: "say \"hi\"") { GxLogger() }
+    container.register(type: GxBox<Int>.self) { GxBox<Int>() }
+    let graph = await container.graph()
     #expect(
       graph.dot.contains(
         #""GxLogger (name: \"say \"hi\"\")" [label="GxLogger (name: \"say \"hi\"\")\nGxLogger\nunique"];"#))
@@ -243,12 +243,12 @@ private let expectedMermaid = #"""
     }
   }
 
-  @Test func multibindingKeysAreNodesBetweenTheirUsersAndContributions() throws {
+  @Test func multibindingKeysAreNodesBetweenTheirUsersAndContributions() async throws {
     let container = Container()
     let line = #line + 1
     container.contribute(to: \.gxPlugins) { _ in 1 }
     container.register(\.gxPluginUser) { r in "\(try r[\.gxPlugins])" }
-    let graph = container.graph()
+    let graph = await container.graph()
     let contribution = "\\.gxPlugins contribution (\(file):\(line))"
     let names = graph.nodes.map(\.dependency.name)
     #expect(names.contains("\\.gxPlugins"), "\(names)")
@@ -262,13 +262,13 @@ private let expectedMermaid = #"""
     #expect(graph.mermaid.components(separatedBy: " --> ").count - 1 == graph.edges.count, "\n\(graph.mermaid)")
   }
 
-  @Test func childGraphIncludesTheParentsRegistrations() {
+  @Test func childGraphIncludesTheParentsRegistrations() async {
     let parent = Container()
     parent.register(\.gxClock, scope: .singleton) { GxClock() }
     let child = parent.makeChild()
     child.register(\.gxLabel) { "session" }
-    let names = child.graph().nodes.map(\.dependency.name)
+    let names = await child.graph().nodes.map(\.dependency.name)
     #expect(names == ["\\.gxClock", "\\.gxLabel"])
-    #expect(parent.graph().nodes.map(\.dependency.name) == ["\\.gxClock"])
+    #expect(await parent.graph().nodes.map(\.dependency.name) == ["\\.gxClock"])
   }
 }

@@ -10,14 +10,14 @@ extension Dependencies {
 
 /// Holds a dependency it reads later.
 final class Deferred: Sendable {
-  let token: Lazy<Token>
-  init(token: Lazy<Token>) { self.token = token }
+  let token: Lazy<Key<Token>>
+  init(token: Lazy<Key<Token>>) { self.token = token }
 }
 
 /// Makes a dependency whenever asked.
 final class Factory: Sendable {
-  let tokens: Provider<Token>
-  init(tokens: Provider<Token>) { self.tokens = tokens }
+  let tokens: Provider<Key<Token>>
+  init(tokens: Provider<Key<Token>>) { self.tokens = tokens }
 }
 
 /// A type that cannot take constructor injection, using the app's container (`Container.shared`).
@@ -44,21 +44,21 @@ struct LazyHolder {
 
   // MARK: @Injected
 
-  @Test func injectedResolvesFromAnExplicitContainer() throws {
+  @Test func injectedResolvesFromAnExplicitContainer() async throws {
     let container = Container()
     container.register(\.injectionGreeting) { "registered" }
     @Injected(\.injectionGreeting, container: container) var greeting: String
     #expect(greeting == "registered")
   }
 
-  @Test func injectedResolvesRegisteredTypes() throws {
+  @Test func injectedResolvesRegisteredTypes() async throws {
     let container = Container()
-    container.register((any TypedService).self, name: "secure") { NamedService("secure") }
+    container.register(type: (any TypedService).self, name: "secure") { NamedService("secure") }
     @Injected(name: "secure", container: container) var service: any TypedService
     #expect(service.name == "secure")
   }
 
-  @Test func injectedResolvesAtInitialization() throws {
+  @Test func injectedResolvesAtInitialization() async throws {
     let (container, counter) = counting()
     @Injected(\.injectionToken, container: container) var token: Token
     #expect(counter.count == 1)
@@ -91,7 +91,7 @@ struct LazyHolder {
 
   // MARK: @LazyInjected
 
-  @Test func lazyInjectedResolvesOnFirstAccessOnly() throws {
+  @Test func lazyInjectedResolvesOnFirstAccessOnly() async throws {
     let (container, counter) = counting()
     @LazyInjected(\.injectionToken, container: container) var token: Token
     #expect(counter.count == 0)
@@ -114,7 +114,7 @@ struct LazyHolder {
 
   // MARK: Lazy
 
-  @Test func lazyDefersConstructionAndKeepsTheValue() throws {
+  @Test func lazyDefersConstructionAndKeepsTheValue() async throws {
     let (container, counter) = counting()
     let deferred = try container[\.injectionDeferred]
     #expect(counter.count == 0)
@@ -124,7 +124,7 @@ struct LazyHolder {
     #expect(counter.count == 1)
   }
 
-  @Test func lazyReportsErrorsWhenRead() throws {
+  @Test func lazyReportsErrorsWhenRead() async throws {
     let container = Container()
     let deferred = try container[\.injectionDeferred]
     let error = #expect(throws: ResolutionError.self) { try deferred.token.value }
@@ -157,7 +157,7 @@ struct LazyHolder {
     #expect(counter.count == 1)
   }
 
-  @Test func lazyResolvesFromTheContainerThatMadeIt() throws {
+  @Test func lazyResolvesFromTheContainerThatMadeIt() async throws {
     let parent = Container()
     parent.register(\.injectionToken) { Token("parent") }
     let child = parent.makeChild()
@@ -194,7 +194,7 @@ struct LazyHolder {
 
   // MARK: Provider
 
-  @Test func providerResolvesEachTimeHonouringTheScope() throws {
+  @Test func providerResolvesEachTimeHonouringTheScope() async throws {
     let (unique, uniqueCounter) = counting(.unique)
     let factory = try unique[\.injectionFactory]
     #expect(uniqueCounter.count == 0)
@@ -208,7 +208,7 @@ struct LazyHolder {
     #expect(singletonCounter.count == 1)
   }
 
-  @Test func providerFromTheContainerItself() throws {
+  @Test func providerFromTheContainerItself() async throws {
     let (container, counter) = counting()
     let provider = container.provider(\.injectionToken)
     #expect(counter.count == 0)
@@ -216,7 +216,7 @@ struct LazyHolder {
     #expect(try provider.get().label == "made 2")
   }
 
-  @Test func providerSeesRegistrationsMadeAfterIt() throws {
+  @Test func providerSeesRegistrationsMadeAfterIt() async throws {
     let container = Container()
     let provider = container.provider(\.injectionToken)
     #expect(throws: ResolutionError.self) { try provider.get() }

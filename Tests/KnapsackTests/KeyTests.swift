@@ -13,37 +13,37 @@ extension Dependencies {
   var keySingletonToken: Key<Token> { Key { Token("default singleton") }.scope(.singleton) }
   var keyRequiredToken: Key<Token> { .required() }
   var keyDependent: Key<String> { Key { r in "number \(try r[\.keyNumber])" } }
-  var keyUnnamedRequired: Key<Int> { .required }
+  var keyUnnamedRequired: Key<Int> { .required() }
 }
 
 @Suite struct KeyTests {
-  @Test func defaultFactoryIsUsedUntilSomethingIsRegistered() throws {
+  @Test func defaultFactoryIsUsedUntilSomethingIsRegistered() async throws {
     let container = Container()
     #expect(try container[\.keyNumber] == 42)
     #expect(try container.resolve(\.keyNumber) == 42)
     #expect(try container[\.keyToken].label == "default")
   }
 
-  @Test func defaultScopeIsUniqueUnlessTheKeySaysOtherwise() throws {
+  @Test func defaultScopeIsUniqueUnlessTheKeySaysOtherwise() async throws {
     let container = Container()
     #expect(try container[\.keyToken] !== container[\.keyToken])
     #expect(try container[\.keySingletonToken] === container[\.keySingletonToken])
   }
 
-  @Test func defaultFactoryReceivesAResolverOfTheSameContainer() throws {
+  @Test func defaultFactoryReceivesAResolverOfTheSameContainer() async throws {
     let container = Container()
     #expect(try container[\.keyDependent] == "number 42")
     container.register(\.keyNumber) { 7 }
     #expect(try container[\.keyDependent] == "number 7")
   }
 
-  @Test func registrationReplacesTheDefault() throws {
+  @Test func registrationReplacesTheDefault() async throws {
     let container = Container()
     container.register(\.keyToken) { Token("registered") }
     #expect(try container[\.keyToken].label == "registered")
   }
 
-  @Test func laterRegistrationReplacesAnEarlierOne() throws {
+  @Test func laterRegistrationReplacesAnEarlierOne() async throws {
     let container = Container()
     container.register(\.keyNumber) { 1 }
     #expect(try container[\.keyNumber] == 1)
@@ -51,7 +51,7 @@ extension Dependencies {
     #expect(try container[\.keyNumber] == 2)
   }
 
-  @Test func registrationWithoutScopeKeepsTheKeysDefaultScope() throws {
+  @Test func registrationWithoutScopeKeepsTheKeysDefaultScope() async throws {
     let container = Container()
     let counter = Counter()
     container.register(\.keySingletonToken) { () -> Token in
@@ -64,7 +64,7 @@ extension Dependencies {
     #expect(counter.count == 1)
   }
 
-  @Test func registrationChoosesItsOwnScope() throws {
+  @Test func registrationChoosesItsOwnScope() async throws {
     let container = Container()
     container.register(\.keySingletonToken, scope: .unique) { Token("unique") }
     #expect(try container[\.keySingletonToken] !== container[\.keySingletonToken])
@@ -72,21 +72,21 @@ extension Dependencies {
     #expect(try container[\.keyToken] === container[\.keyToken])
   }
 
-  @Test func registeredFactoryReceivesAResolver() throws {
+  @Test func registeredFactoryReceivesAResolver() async throws {
     let container = Container()
     container.register(\.keyNumber) { 5 }
     container.register(\.keyToken) { r in Token("made with \(try r[\.keyNumber])") }
     #expect(try container[\.keyToken].label == "made with 5")
   }
 
-  @Test func requiredKeyResolvesOnceRegistered() throws {
+  @Test func requiredKeyResolvesOnceRegistered() async throws {
     let container = Container()
     #expect(throws: ResolutionError.self) { try container[\.keyRequiredToken] }
     container.register(\.keyRequiredToken) { Token("provided") }
     #expect(try container[\.keyRequiredToken].label == "provided")
   }
 
-  @Test func requiredKeyErrorNamesTheKeyAndItsType() throws {
+  @Test func requiredKeyErrorNamesTheKeyAndItsType() async throws {
     let container = Container()
     let error = #expect(throws: ResolutionError.self) { try container[\.keyRequiredToken] }
     #expect(error?.kind == .requiredKeyNotProvided)
@@ -95,17 +95,16 @@ extension Dependencies {
     #expect(error?.dependency.description == "\\.keyRequiredToken")
   }
 
-  @Test func requiredKeyWithoutLocationStillNamesItsType() throws {
-    // `.required` (no parentheses) records no name or place; the error still says what is missing.
+  @Test func everyRequiredKeyRecordsWhereItWasDeclared() async throws {
+    // The parameterless `.required` is gone: every required key records its name and site.
     let container = Container()
     let error = #expect(throws: ResolutionError.self) { try container[\.keyUnnamedRequired] }
     #expect(error?.kind == .requiredKeyNotProvided)
-    #expect(error?.dependency.location == nil)
-    #expect(error?.dependency.name.contains("Int") == true)
-    #expect(error?.description.contains("Int") == true)
+    #expect(error?.dependency.name == "\\.keyUnnamedRequired")
+    #expect(error?.dependency.location?.fileID == "KnapsackTests/KeyTests.swift")
   }
 
-  @Test func isRegisteredIgnoresDefaultsAndSeesRegistrations() {
+  @Test func isRegisteredIgnoresDefaultsAndSeesRegistrations() async {
     let container = Container()
     #expect(!container.isRegistered(\.keyNumber))
     #expect(!container.isRegistered(\.keyRequiredToken))
@@ -114,7 +113,7 @@ extension Dependencies {
     #expect(!Container().isRegistered(\.keyNumber))
   }
 
-  @Test func scopesDescribeThemselvesAndRoundTripThroughCodable() throws {
+  @Test func scopesDescribeThemselvesAndRoundTripThroughCodable() async throws {
     let scopes: [Scope] = [.unique, .graph, .weak, .cached, .singleton]
     #expect(scopes.map(\.description) == ["unique", "graph", "weak", "cached", "singleton"])
     #expect(Set(scopes).count == 5)
@@ -122,12 +121,12 @@ extension Dependencies {
     #expect(try JSONDecoder().decode([Scope].self, from: data) == scopes)
   }
 
-  @Test func sourceLocationDescribesItself() {
+  @Test func sourceLocationDescribesItself() async {
     let location = CodeLocation(fileID: "Module/File.swift", line: 12)
     #expect(location.description == "Module/File.swift:12")
   }
 
-  @Test func keyPathsBuiltAtRunTimeNameTheSameKey() throws {
+  @Test func keyPathsBuiltAtRunTimeNameTheSameKey() async throws {
     // A key path made with `appending` is a new object each time; it must still be the same key.
     let container = Container()
     container.register(\.keyNumber) { 9 }

@@ -141,11 +141,11 @@ final class LcTypedService: Sendable {}
     container.register(\.lcFile, scope: .singleton, dispose: { file in log.append("closed \(file.name)") }) {
       LcFileHandle("export.csv")
     }
-    container.register(LcTypedService.self, scope: .singleton, dispose: { _ in log.append("closed typed") }) {
+    container.register(type: LcTypedService.self, scope: .singleton, dispose: { _ in log.append("closed typed") }) {
       LcTypedService()
     }
     _ = try container[\.lcFile]
-    _ = try container.resolve(LcTypedService.self)
+    _ = try container.resolve(type: LcTypedService.self)
     try await container.dispose()
     #expect(log.all == ["closed typed", "closed export.csv"])
   }
@@ -485,7 +485,7 @@ final class LcTypedService: Sendable {}
   @Test func resolvingFromADisposedContainerIsAClearError() async throws {
     let container = Container()
     container.register(\.lcA, scope: .singleton) { LcResource("a", log: Collected()) }
-    container.register(LcTypedService.self) { LcTypedService() }
+    container.register(type: LcTypedService.self) { LcTypedService() }
     container.register(\.lcDatabase, scope: .singleton) { _ async throws in LcDatabase(log: Collected()) }
     _ = try container[\.lcA]
     _ = try container[\.lcA]
@@ -497,7 +497,7 @@ final class LcTypedService: Sendable {}
     #expect(singleton?.description.contains("the container was disposed") == true)
     let byDefault = #expect(throws: ResolutionError.self) { try container[\.lcNumber] }
     #expect(byDefault?.kind == .containerDisposed)
-    let typed = #expect(throws: ResolutionError.self) { try container.resolve(LcTypedService.self) }
+    let typed = #expect(throws: ResolutionError.self) { try container.resolve(type: LcTypedService.self) }
     #expect(typed?.kind == .containerDisposed)
     let async = await #expect(throws: ResolutionError.self) { try await container.resolve(\.lcDatabase) }
     #expect(async?.kind == .containerDisposed)
@@ -530,7 +530,7 @@ final class LcTypedService: Sendable {}
     #expect(!parent.isDisposedContainer)
   }
 
-  @Test func aLiveContainerIsNotDisposed() throws {
+  @Test func aLiveContainerIsNotDisposed() async throws {
     let container = Container()
     #expect(!container.isDisposedContainer)
     #expect(!container.makeChild().isDisposedContainer)

@@ -20,6 +20,20 @@ final class ScreenModel: Sendable {
 ///
 /// `Thread.isMainThread` cannot tell on Linux: there the main thread leaves its queue to a worker
 /// thread. `MainActor.assertIsolated()` would crash the test run instead of failing one test.
+/// Two main-actor values made in one resolution.
+final class MainPair: Sendable {
+  let first: ScreenModel
+  let second: ScreenModel
+  init(first: ScreenModel, second: ScreenModel) {
+    self.first = first
+    self.second = second
+  }
+}
+
+extension Dependencies {
+  var mainPair: MainActorKey<MainPair> { .required() }
+}
+
 enum MainQueueProbe {
   // The main queue gets the key once, before the first read.
   private static let key = DispatchSpecificKey<Bool>()
@@ -57,7 +71,7 @@ extension Dependencies {
 }
 
 @Suite struct MainActorTests {
-  @MainActor @Test func mainActorKeyResolvesOnTheMainActor() throws {
+  @MainActor @Test func mainActorKeyResolvesOnTheMainActor() async throws {
     let container = Container()
     #expect(MainQueueProbe.isOnMainQueue, "the probe itself must see the main actor")
     let model = try container[\.mainScreen]
@@ -77,13 +91,13 @@ extension Dependencies {
     #expect(onMain)
   }
 
-  @MainActor @Test func uniqueAndSingletonScopes() throws {
+  @MainActor @Test func uniqueAndSingletonScopes() async throws {
     let container = Container()
     #expect(try container[\.mainScreen] !== container[\.mainScreen])
     #expect(try container[\.mainSingletonScreen] === container[\.mainSingletonScreen])
   }
 
-  @MainActor @Test func registrationReplacesTheDefault() throws {
+  @MainActor @Test func registrationReplacesTheDefault() async throws {
     let container = Container()
     container.register(\.mainScreen) { _ in ScreenModel(title: "registered", storage: InMemoryStorage(name: "main")) }
     let model = try container[\.mainScreen]
@@ -92,7 +106,7 @@ extension Dependencies {
     #expect(model.madeOnMainThread)
   }
 
-  @MainActor @Test func requiredMainActorKeyThrowsUntilRegistered() throws {
+  @MainActor @Test func requiredMainActorKeyThrowsUntilRegistered() async throws {
     let container = Container()
     let error = #expect(throws: ResolutionError.self) { try container[\.mainRequired] }
     #expect(error?.kind == .requiredKeyNotProvided)
@@ -104,7 +118,7 @@ extension Dependencies {
     #expect(try container[\.mainRequired] === container[\.mainRequired])
   }
 
-  @MainActor @Test func missingDependencyOfAMainActorFactoryShowsThePath() throws {
+  @MainActor @Test func missingDependencyOfAMainActorFactoryShowsThePath() async throws {
     let container = Container()
     let error = #expect(throws: ResolutionError.self) { try container[\.mainNeedsClock] }
     #expect(error?.kind == .requiredKeyNotProvided)
@@ -136,12 +150,25 @@ extension Dependencies {
     #expect(try container[\.mainScreen].title == "default")
   }
 
-  @MainActor @Test(arguments: [Scope.cached, .weak, .graph])
-  func otherScopesBehaveLikeUniqueForMainActorKeys(scope: Scope) throws {
-    // Documented on `MainActorKey.scope(_:)`: only unique and singleton apply.
+  @MainActor @Test func mainActorKeysHonourEveryScope() async throws {
     let container = Container()
-    container.register(\.mainScreen, scope: scope) { _ in ScreenModel(title: "\(scope)", storage: InMemoryStorage()) }
-    let first = try container[\.mainScreen]
-    #expect(try container[\.mainScreen] !== first)
+    container.register(\.mainScreen, scope: .cached) { _ in ScreenModel(title: "cached", storage: InMemoryStorage()) }
+    let cached = try container[\.mainScreen]
+    #expect(try container[\.mainScreen] === cached)
+    container.resetCached()
+    #expect(try container[\.mainScreen] !== cached)
+
+    container.register(\.mainScreen, scope: .weak) { _ in ScreenModel(title: "weak", storage: InMemoryStorage()) }
+    var held: ScreenModel? = try container[\.mainScreen]
+    let heldID = held.map(ObjectIdentifier.init)
+    #expect(try ObjectIdentifier(container[\.mainScreen]) == heldID, "shared while someone holds it")
+    held = nil
+    _ = held
+
+    container.register(\.mainScreen, scope: .graph) { _ in ScreenModel(title: "graph", storage: InMemoryStorage()) }
+    container.register(\.mainPair) { r in MainPair(first: try r[\.mainScreen], second: try r[\.mainScreen]) }
+    let pair = try container[\.mainPair]
+    #expect(pair.first === pair.second, "one instance per resolution graph")
+    #expect(try container[\.mainPair].first !== pair.first)
   }
 }

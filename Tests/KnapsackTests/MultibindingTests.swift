@@ -35,20 +35,20 @@ struct MbCrashAssembly: Assembly {
 }
 
 @Suite struct MultibindingTests {
-  @Test func contributionsFromTwoAssembliesComeInAssemblyOrder() throws {
+  @Test func contributionsFromTwoAssembliesComeInAssemblyOrder() async throws {
     let container = Container(assemblies: [MbAnalyticsAssembly(), MbCrashAssembly()])
     #expect(try container[\.mbPlugins].map(\.name) == ["analytics", "logging", "plugin-crash"])
     let reversed = Container(assemblies: [MbCrashAssembly(), MbAnalyticsAssembly()])
     #expect(try reversed[\.mbPlugins].map(\.name) == ["plugin-crash", "analytics", "logging"])
   }
 
-  @Test func orderIsStableAcrossResolutions() throws {
+  @Test func orderIsStableAcrossResolutions() async throws {
     let container = Container(assemblies: [MbAnalyticsAssembly(), MbCrashAssembly()])
     let first = try container[\.mbPlugins].map(\.name)
     for _ in 0..<20 { #expect(try container.resolve(\.mbPlugins).map(\.name) == first) }
   }
 
-  @Test func eachContributionHasItsOwnScope() throws {
+  @Test func eachContributionHasItsOwnScope() async throws {
     let container = Container(assemblies: [MbAnalyticsAssembly(), MbCrashAssembly()])
     let first = try container[\.mbPlugins]
     let second = try container[\.mbPlugins]
@@ -58,7 +58,7 @@ struct MbCrashAssembly: Assembly {
     #expect(first[2] !== second[2])
   }
 
-  @Test func singletonContributionIsMadeOnce() throws {
+  @Test func singletonContributionIsMadeOnce() async throws {
     let made = Counter()
     let container = Container()
     container.contribute(to: \.mbNumbers, scope: .singleton) { _ in made.increment() }
@@ -68,7 +68,7 @@ struct MbCrashAssembly: Assembly {
     #expect(made.count == 1)
   }
 
-  @Test func cachedContributionIsRemadeAfterResetCached() throws {
+  @Test func cachedContributionIsRemadeAfterResetCached() async throws {
     let made = Counter()
     let container = Container()
     container.contribute(to: \.mbNumbers, scope: .cached) { _ in made.increment() }
@@ -79,13 +79,13 @@ struct MbCrashAssembly: Assembly {
     #expect(made.count == 2)
   }
 
-  @Test func contributionsWithinOneContainerKeepTheirOrder() throws {
+  @Test func contributionsWithinOneContainerKeepTheirOrder() async throws {
     let container = Container()
     for number in [5, 3, 9, 1, 7] { container.contribute(to: \.mbNumbers) { _ in number } }
     #expect(try container[\.mbNumbers] == [5, 3, 9, 1, 7])
   }
 
-  @Test func childContributionsComeAfterTheParents() throws {
+  @Test func childContributionsComeAfterTheParents() async throws {
     let parent = Container(assemblies: [MbAnalyticsAssembly()])
     let child = parent.makeChild()
     child.contribute(to: \.mbPlugins) { _ in MbNamedPlugin("session") }
@@ -95,7 +95,7 @@ struct MbCrashAssembly: Assembly {
     #expect(try parent[\.mbPlugins].map(\.name) == ["analytics", "logging", "plugin-crash"])
   }
 
-  @Test func grandchildSeesEveryAncestorInOrder() throws {
+  @Test func grandchildSeesEveryAncestorInOrder() async throws {
     let root = Container()
     root.contribute(to: \.mbNumbers) { _ in 1 }
     let child = root.makeChild()
@@ -107,7 +107,7 @@ struct MbCrashAssembly: Assembly {
     #expect(try root[\.mbNumbers] == [1])
   }
 
-  @Test func parentSingletonContributionIsSharedWithChildren() throws {
+  @Test func parentSingletonContributionIsSharedWithChildren() async throws {
     let parent = Container(assemblies: [MbAnalyticsAssembly()])
     let child = parent.makeChild()
     let throughChild = try child[\.mbPlugins]
@@ -115,7 +115,7 @@ struct MbCrashAssembly: Assembly {
     #expect(throughChild[0] === throughParent[0])
   }
 
-  @Test func contributionFactoriesSeeTheResolvingContainersRegistrations() throws {
+  @Test func contributionFactoriesSeeTheResolvingContainersRegistrations() async throws {
     let parent = Container(assemblies: [MbCrashAssembly()])
     let child = parent.makeChild()
     child.register(\.mbPrefix) { "session" }
@@ -123,7 +123,7 @@ struct MbCrashAssembly: Assembly {
     #expect(try parent[\.mbPlugins].map(\.name) == ["plugin-crash"])
   }
 
-  @Test func siblingsDoNotSeeEachOthersContributions() throws {
+  @Test func siblingsDoNotSeeEachOthersContributions() async throws {
     let parent = Container()
     let alice = parent.makeChild()
     let bob = parent.makeChild()
@@ -134,16 +134,16 @@ struct MbCrashAssembly: Assembly {
     #expect(try parent[\.mbNumbers] == [])
   }
 
-  @Test func nobodyContributingGivesAnEmptyCollection() throws {
+  @Test func nobodyContributingGivesAnEmptyCollection() async throws {
     #expect(try Container()[\.mbEmpty] == [])
   }
 
-  @Test func factoriesCanResolveTheCollection() throws {
+  @Test func factoriesCanResolveTheCollection() async throws {
     let container = Container(assemblies: [MbAnalyticsAssembly(), MbCrashAssembly()])
     #expect(try container[\.mbPluginCount] == 3)
   }
 
-  @Test func aThrowingContributionFailsTheResolution() throws {
+  @Test func aThrowingContributionFailsTheResolution() async throws {
     let container = Container()
     container.contribute(to: \.mbNumbers) { _ in 1 }
     container.contribute(to: \.mbNumbers) { _ throws -> Int in throw PlannedFailure("bad plugin") }
@@ -165,24 +165,24 @@ struct MbCrashAssembly: Assembly {
     #expect(try container[\.mbNumbers] == [1])
   }
 
-  @Test func validationChecksEveryContribution() throws {
+  @Test func validationChecksEveryContribution() async throws {
     let container = Container()
     let line = #line + 1
     container.contribute(to: \.mbNumbers) { _ throws -> Int in throw PlannedFailure("bad plugin") }
     container.contribute(to: \.mbNumbers) { _ in 1 }
-    let report = container.validate()
+    let report = await container.validate()
     let failures = report.problems(.factoryFailed)
     try #require(failures.count == 1, "\(report)")
     #expect(failures[0].registeredAt == CodeLocation(fileID: "KnapsackTests/MultibindingTests.swift", line: line))
     #expect(failures[0].message.contains("bad plugin"))
   }
 
-  @Test func validationNeverCallsASkippedContribution() throws {
+  @Test func validationNeverCallsASkippedContribution() async throws {
     let calls = Counter()
     let container = Container()
-    container.contribute(to: \.mbNumbers, validation: .skip) { _ in calls.increment() }
+    container.contribute(to: \.mbNumbers, hasSideEffects: true) { _ in calls.increment() }
     container.contribute(to: \.mbNumbers) { _ in 100 }
-    let report = container.validate()
+    let report = await container.validate()
     #expect(report.isValid, "\(report)")
     #expect(report.skipped.count == 1)
     #expect(calls.count == 0)

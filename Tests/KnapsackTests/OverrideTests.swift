@@ -22,9 +22,9 @@ extension Dependencies {
     #expect(!container.isRegistered(\.overrideValue))
   }
 
-  @Test func synchronousScopeWorksToo() throws {
+  @Test func synchronousScopeWorksToo() async throws {
     let container = Container()
-    let inside = try withOverrides {
+    let inside = try await withOverrides {
       $0.register(\.overrideValue) { "sync" }
     } operation: { () throws in
       try container[\.overrideValue]
@@ -273,15 +273,15 @@ extension Dependencies {
 
   @Test func typeRegistrationsCanBeOverridden() async throws {
     let container = Container()
-    container.register((any TypedService).self) { NamedService("real") }
+    container.register(type: (any TypedService).self) { NamedService("real") }
     try await withOverrides {
-      $0.register((any TypedService).self) { NamedService("fake") }
-      $0.register((any TypedService).self, name: "extra") { NamedService("extra") }
+      $0.register(type: (any TypedService).self) { NamedService("fake") }
+      $0.register(type: (any TypedService).self, name: "extra") { NamedService("extra") }
     } operation: { () async throws in
-      #expect(try container.resolve((any TypedService).self).name == "fake")
-      #expect(try container.resolve((any TypedService).self, name: "extra").name == "extra")
+      #expect(try container.resolve(type: (any TypedService).self).name == "fake")
+      #expect(try container.resolve(type: (any TypedService).self, name: "extra").name == "extra")
     }
-    #expect(try container.resolve((any TypedService).self).name == "real")
-    #expect(throws: ResolutionError.self) { try container.resolve((any TypedService).self, name: "extra") }
+    #expect(try container.resolve(type: (any TypedService).self).name == "real")
+    #expect(throws: ResolutionError.self) { try container.resolve(type: (any TypedService).self, name: "extra") }
   }
 }

@@ -24,11 +24,11 @@ final class Claim: Sendable {
 
 @Suite struct OverridesTraitOnATestTests {
   @Test(.overrides { $0.register(\.traitValue) { "from the test trait" } })
-  func traitOverridesForOneTest() throws {
+  func traitOverridesForOneTest() async throws {
     #expect(try Container()[\.traitValue] == "from the test trait")
   }
 
-  @Test func testWithoutTheTraitSeesTheDefault() throws {
+  @Test func testWithoutTheTraitSeesTheDefault() async throws {
     // Runs in parallel with the test above, which overrides the same key.
     #expect(try Container()[\.traitValue] == "default")
   }
@@ -46,7 +46,7 @@ final class Claim: Sendable {
   }
 
   @Test(.overrides { $0.register(\.traitClaim, scope: .singleton) { Claim() } }, arguments: [1, 2, 3, 4])
-  func eachTestCaseGetsItsOwnScope(claimant: Int) throws {
+  func eachTestCaseGetsItsOwnScope(claimant: Int) async throws {
     let container = Container()
     #expect(try container[\.traitClaim].claim(for: claimant), "a singleton leaked from another test case")
     #expect(try container[\.traitClaim] === container[\.traitClaim])
@@ -55,7 +55,7 @@ final class Claim: Sendable {
 
 @Suite(.overrides { $0.register(\.traitValue) { "from the suite trait" } })
 struct OverridesTraitOnASuiteTests {
-  @Test func firstTestSeesTheSuiteOverride() throws {
+  @Test func firstTestSeesTheSuiteOverride() async throws {
     #expect(try Container()[\.traitValue] == "from the suite trait")
   }
 
@@ -66,7 +66,7 @@ struct OverridesTraitOnASuiteTests {
   }
 
   @Test(.overrides { $0.register(\.traitOther) { "from the test trait" } })
-  func suiteAndTestTraitsCombine() throws {
+  func suiteAndTestTraitsCombine() async throws {
     let container = Container()
     #expect(try container[\.traitValue] == "from the suite trait")
     #expect(try container[\.traitOther] == "from the test trait")
@@ -77,10 +77,10 @@ struct OverridesTraitOnASuiteTests {
 struct OverridesTraitGivesEachTestOfASuiteAFreshScopeTests {
   // Each test claims the suite-registered singleton; if the suite shared one scope between its
   // tests, all but one would find it claimed.
-  @Test func first() throws { #expect(try Container()[\.traitClaim].claim(for: 1)) }
-  @Test func second() throws { #expect(try Container()[\.traitClaim].claim(for: 2)) }
-  @Test func third() throws { #expect(try Container()[\.traitClaim].claim(for: 3)) }
-  @Test(arguments: [4, 5, 6]) func cases(claimant: Int) throws {
+  @Test func first() async throws { #expect(try Container()[\.traitClaim].claim(for: 1)) }
+  @Test func second() async throws { #expect(try Container()[\.traitClaim].claim(for: 2)) }
+  @Test func third() async throws { #expect(try Container()[\.traitClaim].claim(for: 3)) }
+  @Test(arguments: [4, 5, 6]) func cases(claimant: Int) async throws {
     #expect(try Container()[\.traitClaim].claim(for: claimant))
   }
 }

@@ -48,7 +48,7 @@ final class GraphRoot: Sendable {
 
   // MARK: unique
 
-  @Test func uniqueMakesANewInstanceEachTime() throws {
+  @Test func uniqueMakesANewInstanceEachTime() async throws {
     let counter = Counter()
     let container = container(.unique, counter: counter)
     #expect(try container[\.scopeToken] !== container[\.scopeToken])
@@ -57,7 +57,7 @@ final class GraphRoot: Sendable {
 
   // MARK: singleton
 
-  @Test func singletonIsCreatedLazilyAndOnce() throws {
+  @Test func singletonIsCreatedLazilyAndOnce() async throws {
     let counter = Counter()
     let container = container(.singleton, counter: counter)
     #expect(counter.count == 0)
@@ -67,7 +67,7 @@ final class GraphRoot: Sendable {
     #expect(counter.count == 1)
   }
 
-  @Test func singletonIsOnePerContainer() throws {
+  @Test func singletonIsOnePerContainer() async throws {
     let counter = Counter()
     let first = container(.singleton, counter: counter)
     let second = container(.singleton, counter: counter)
@@ -114,7 +114,7 @@ final class GraphRoot: Sendable {
     #expect(Set(identities).count == 1)
   }
 
-  @Test func failedSingletonCreationIsNotCached() throws {
+  @Test func failedSingletonCreationIsNotCached() async throws {
     let container = Container()
     let attempts = Counter()
     container.register(\.scopeToken, scope: .singleton) { () -> Token in
@@ -131,7 +131,7 @@ final class GraphRoot: Sendable {
 
   // MARK: cached
 
-  @Test func cachedIsSharedUntilReset() throws {
+  @Test func cachedIsSharedUntilReset() async throws {
     let counter = Counter()
     let container = container(.cached, counter: counter)
     let first = try container[\.scopeToken]
@@ -143,7 +143,7 @@ final class GraphRoot: Sendable {
     #expect(counter.count == 2)
   }
 
-  @Test func resetCachedLeavesSingletonsAlone() throws {
+  @Test func resetCachedLeavesSingletonsAlone() async throws {
     let counter = Counter()
     let container = container(.singleton, counter: counter)
     let singleton = try container[\.scopeToken]
@@ -171,7 +171,7 @@ final class GraphRoot: Sendable {
 
   // MARK: weak
 
-  @Test func weakIsSharedWhileHeldAndReleasedAfterwards() throws {
+  @Test func weakIsSharedWhileHeldAndReleasedAfterwards() async throws {
     let counter = Counter()
     let container = container(.weak, counter: counter)
     weak var probe: Token?
@@ -205,7 +205,7 @@ final class GraphRoot: Sendable {
     #expect(try container[\.scopeToken] === tokens[0])
   }
 
-  @Test func weakScopeOnAValueTypeBehavesLikeUnique() throws {
+  @Test func weakScopeOnAValueTypeBehavesLikeUnique() async throws {
     let container = Container()
     let counter = Counter()
     container.register(\.scopeValue, scope: .weak) { TypedPlugin(id: counter.increment()) }
@@ -213,7 +213,7 @@ final class GraphRoot: Sendable {
     #expect(try container[\.scopeValue].id == 2)
   }
 
-  @Test func weakScopeWorksThroughAClassBoundExistential() throws {
+  @Test func weakScopeWorksThroughAClassBoundExistential() async throws {
     let container = Container()
     container.register(\.storage, scope: .weak) { InMemoryStorage(name: "weak") }
     weak var probe: (any LocalStorage)?
@@ -227,7 +227,7 @@ final class GraphRoot: Sendable {
 
   // MARK: graph
 
-  @Test func graphIsSharedWithinOneResolutionOnly() throws {
+  @Test func graphIsSharedWithinOneResolutionOnly() async throws {
     let container = Container()
     let counter = Counter()
     container.register(\.scopeLeaf, scope: .graph) { () -> Token in
@@ -248,7 +248,7 @@ final class GraphRoot: Sendable {
     #expect(try container[\.scopeLeaf] !== container[\.scopeLeaf])
   }
 
-  @Test func uniqueLeafIsNotSharedWithinOneResolution() throws {
+  @Test func uniqueLeafIsNotSharedWithinOneResolution() async throws {
     let container = Container()
     let root = try container[\.scopeRoot]
     #expect(root.left.leaf !== root.right.leaf)

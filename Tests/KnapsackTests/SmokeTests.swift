@@ -2,7 +2,7 @@ import Knapsack
 import Testing
 
 @Suite struct SmokeTests {
-  @Test func defaultsAndOverrides() throws {
+  @Test func defaultsAndOverrides() async throws {
     let container = Container()
     #expect(try container[\.greeting] == "hello")
     let first = try container.resolve(\.storage)
@@ -13,7 +13,7 @@ import Testing
     #expect(try container[\.repository].storage === first)
   }
 
-  @Test func requiredKeyThrows() throws {
+  @Test func requiredKeyThrows() async throws {
     let container = Container()
     let error = #expect(throws: ResolutionError.self) { try container.resolve(\.clock) }
     #expect(error?.kind == .requiredKeyNotProvided)

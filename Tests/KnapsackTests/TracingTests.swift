@@ -67,7 +67,7 @@ private func normalised(_ text: String) -> String {
 @Suite struct TracingTests {
   // MARK: ResolutionTracer
 
-  @Test func traceOfAKnownResolutionMatches() throws {
+  @Test func traceOfAKnownResolutionMatches() async throws {
     let (container, _) = knownContainer()
     let written = Collected<String>()
     container.observe(ResolutionTracer { written.append($0) })
@@ -89,7 +89,7 @@ private func normalised(_ text: String) -> String {
       ])
   }
 
-  @Test func tracerWritesMillisecondsWithThreeDecimals() throws {
+  @Test func tracerWritesMillisecondsWithThreeDecimals() async throws {
     let (container, _) = knownContainer()
     let written = Collected<String>()
     container.observe(ResolutionTracer { written.append($0) })
@@ -98,7 +98,7 @@ private func normalised(_ text: String) -> String {
     #expect(line.wholeMatch(of: /\\\.trClock \(unique\) created in \d+\.\d{3} ms/) != nil, "\(line)")
   }
 
-  @Test func eachTopLevelResolutionIsOneTree() throws {
+  @Test func eachTopLevelResolutionIsOneTree() async throws {
     let (container, _) = knownContainer()
     let written = Collected<String>()
     container.observe(ResolutionTracer { written.append($0) })
@@ -113,7 +113,7 @@ private func normalised(_ text: String) -> String {
       ])
   }
 
-  @Test func aFailedResolutionDoesNotBreakTheNextTrace() throws {
+  @Test func aFailedResolutionDoesNotBreakTheNextTrace() async throws {
     let (container, _) = knownContainer()
     container.register(\.trBroken) { r in TrNode("broken", [try r[\.trClock], try r[\.trMissing]]) }
     let written = Collected<String>()
@@ -129,7 +129,7 @@ private func normalised(_ text: String) -> String {
     #expect(lines.first?.contains(#"  \.trClock (unique) created in <t>"#) == true, "\(lines)")
   }
 
-  @Test func observerSeesFailedResolutions() throws {
+  @Test func observerSeesFailedResolutions() async throws {
     let (container, _) = knownContainer()
     container.register(\.trBroken) { r in TrNode("broken", [try r[\.trClock], try r[\.trMissing]]) }
     let recorder = TrRecorder()
@@ -142,7 +142,7 @@ private func normalised(_ text: String) -> String {
     #expect(recorder.starts.all.count == recorder.events.all.count, "\(recorder.starts.all) vs \(summary)")
   }
 
-  @Test func profilerCountsOnlyFactoryCallsThatSucceeded() throws {
+  @Test func profilerCountsOnlyFactoryCallsThatSucceeded() async throws {
     let (container, _) = knownContainer()
     container.register(\.trBroken) { r in TrNode("broken", [try r[\.trMissing]]) }
     let profiler = StartupProfiler()
@@ -154,7 +154,7 @@ private func normalised(_ text: String) -> String {
 
   // MARK: Observers
 
-  @Test func observerSeesEveryResolutionInnermostFirst() throws {
+  @Test func observerSeesEveryResolutionInnermostFirst() async throws {
     let (container, lines) = knownContainer()
     let recorder = TrRecorder()
     container.observe(recorder)
@@ -173,7 +173,7 @@ private func normalised(_ text: String) -> String {
     #expect(sites["\\.trStore"] == .some(nil), "a key's default has no registration site")
   }
 
-  @Test func observerSeesCacheHitsAsReused() throws {
+  @Test func observerSeesCacheHitsAsReused() async throws {
     let (container, _) = knownContainer()
     _ = try container[\.trApp]
     let recorder = TrRecorder()
@@ -189,7 +189,7 @@ private func normalised(_ text: String) -> String {
       ])
   }
 
-  @Test func aParentDurationIncludesItsDependencies() throws {
+  @Test func aParentDurationIncludesItsDependencies() async throws {
     let (container, _) = knownContainer()
     let recorder = TrRecorder()
     container.observe(recorder)
@@ -202,13 +202,13 @@ private func normalised(_ text: String) -> String {
     #expect(repository >= store)
   }
 
-  @Test func typeRegistrationsAreObservedToo() throws {
+  @Test func typeRegistrationsAreObservedToo() async throws {
     let container = Container()
-    container.register(TrTyped.self, scope: .singleton) { TrTyped() }
+    container.register(type: TrTyped.self, scope: .singleton) { TrTyped() }
     let recorder = TrRecorder()
     container.observe(recorder)
-    _ = try container.resolve(TrTyped.self)
-    _ = try container.resolve(TrTyped.self)
+    _ = try container.resolve(type: TrTyped.self)
+    _ = try container.resolve(type: TrTyped.self)
     #expect(recorder.summary == ["0 TrTyped (singleton) created", "0 TrTyped (singleton) reused"])
   }
 
@@ -228,7 +228,7 @@ private func normalised(_ text: String) -> String {
       ])
   }
 
-  @Test func parentObserverSeesChildResolutions() throws {
+  @Test func parentObserverSeesChildResolutions() async throws {
     let (parent, _) = knownContainer()
     let recorder = TrRecorder()
     parent.observe(recorder)
@@ -238,7 +238,7 @@ private func normalised(_ text: String) -> String {
     #expect(recorder.summary == ["0 \\.trClock (unique) created"])
   }
 
-  @Test func childObserverDoesNotSeeTheParentsOwnResolutions() throws {
+  @Test func childObserverDoesNotSeeTheParentsOwnResolutions() async throws {
     let (parent, _) = knownContainer()
     let child = parent.makeChild()
     let recorder = TrRecorder()
@@ -249,7 +249,7 @@ private func normalised(_ text: String) -> String {
     #expect(recorder.summary == ["0 \\.trClock (unique) created"])
   }
 
-  @Test func removingTheObserverStopsEvents() throws {
+  @Test func removingTheObserverStopsEvents() async throws {
     let (container, _) = knownContainer()
     let recorder = TrRecorder()
     container.observe(recorder)
@@ -260,7 +260,7 @@ private func normalised(_ text: String) -> String {
     #expect(recorder.events.all.count == 1)
   }
 
-  @Test func installingAnotherObserverReplacesTheFirst() throws {
+  @Test func installingAnotherObserverReplacesTheFirst() async throws {
     let (container, _) = knownContainer()
     let first = TrRecorder()
     let second = TrRecorder()
@@ -272,7 +272,7 @@ private func normalised(_ text: String) -> String {
     #expect(second.events.all.count == 1)
   }
 
-  @Test func anObservedSingletonIsStillOneInstance() throws {
+  @Test func anObservedSingletonIsStillOneInstance() async throws {
     let (container, _) = knownContainer()
     let before = try container[\.trRepository]
     container.observe(TrRecorder())
@@ -295,7 +295,7 @@ private func normalised(_ text: String) -> String {
     return container
   }
 
-  @Test func profilerListsTheSlowestFactoryFirst() throws {
+  @Test func profilerListsTheSlowestFactoryFirst() async throws {
     let container = profiledContainer()
     let profiler = StartupProfiler()
     container.observe(profiler)
@@ -312,7 +312,7 @@ private func normalised(_ text: String) -> String {
     #expect(entries.first?.scope == .singleton)
   }
 
-  @Test func profilerSeparatesSelfTimeFromTotalTime() throws {
+  @Test func profilerSeparatesSelfTimeFromTotalTime() async throws {
     let container = profiledContainer()
     let profiler = StartupProfiler()
     container.observe(profiler)
@@ -325,7 +325,7 @@ private func normalised(_ text: String) -> String {
     #expect(parent.totalDuration >= slow.totalDuration)
   }
 
-  @Test func profilerReportIsATableSlowestFirst() throws {
+  @Test func profilerReportIsATableSlowestFirst() async throws {
     let container = profiledContainer()
     let profiler = StartupProfiler()
     container.observe(profiler)
@@ -341,7 +341,7 @@ private func normalised(_ text: String) -> String {
     #expect(full.dropFirst().allSatisfy { normalised($0).hasPrefix("  <t> self, <t> total  \\.tr") })
   }
 
-  @Test func emptyProfilerReportsNoCalls() {
+  @Test func emptyProfilerReportsNoCalls() async {
     let profiler = StartupProfiler()
     #expect(profiler.slowestFactories.isEmpty)
     #expect(profiler.report() == "Knapsack start-up: 0 factory call(s), slowest first")

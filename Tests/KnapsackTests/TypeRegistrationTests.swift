@@ -21,27 +21,27 @@ struct TypedPlugin: Sendable, Equatable {
 }
 
 @Suite struct TypeRegistrationTests {
-  @Test func resolvesARegisteredTypeWithTheTypeInferred() throws {
+  @Test func resolvesARegisteredTypeWithTheTypeInferred() async throws {
     let container = Container()
-    container.register((any TypedService).self) { NamedService("plain") }
+    container.register(type: (any TypedService).self) { NamedService("plain") }
     let service: any TypedService = try container.resolve()
     #expect(service.name == "plain")
-    #expect(try container.resolve((any TypedService).self).name == "plain")
+    #expect(try container.resolve(type: (any TypedService).self).name == "plain")
   }
 
-  @Test func namedRegistrationsAreSeparateFromEachOtherAndFromTheUnnamedOne() throws {
+  @Test func namedRegistrationsAreSeparateFromEachOtherAndFromTheUnnamedOne() async throws {
     let container = Container()
-    container.register((any TypedService).self) { NamedService("plain") }
-    container.register((any TypedService).self, name: "secure") { NamedService("secure") }
-    container.register((any TypedService).self, name: "fast") { NamedService("fast") }
-    #expect(try container.resolve((any TypedService).self).name == "plain")
-    #expect(try container.resolve((any TypedService).self, name: "secure").name == "secure")
-    #expect(try container.resolve((any TypedService).self, name: "fast").name == "fast")
+    container.register(type: (any TypedService).self) { NamedService("plain") }
+    container.register(type: (any TypedService).self, name: "secure") { NamedService("secure") }
+    container.register(type: (any TypedService).self, name: "fast") { NamedService("fast") }
+    #expect(try container.resolve(type: (any TypedService).self).name == "plain")
+    #expect(try container.resolve(type: (any TypedService).self, name: "secure").name == "secure")
+    #expect(try container.resolve(type: (any TypedService).self, name: "fast").name == "fast")
   }
 
-  @Test func missingTypeThrowsNotRegistered() throws {
+  @Test func missingTypeThrowsNotRegistered() async throws {
     let container = Container()
-    let error = #expect(throws: ResolutionError.self) { try container.resolve((any TypedService).self) }
+    let error = #expect(throws: ResolutionError.self) { try container.resolve(type: (any TypedService).self) }
     #expect(error?.kind == .notRegistered)
     // The exact spelling of an existential (`any TypedService`) is checked in ErrorTests.
     #expect(error?.dependency.typeName.hasSuffix("TypedService") == true)
@@ -50,29 +50,29 @@ struct TypedPlugin: Sendable, Equatable {
     #expect(error?.description.contains("TypedService") == true)
   }
 
-  @Test func missingNameThrowsEvenWhenTheUnnamedOneExists() throws {
+  @Test func missingNameThrowsEvenWhenTheUnnamedOneExists() async throws {
     let container = Container()
-    container.register((any TypedService).self) { NamedService("plain") }
+    container.register(type: (any TypedService).self) { NamedService("plain") }
     let error = #expect(throws: ResolutionError.self) {
-      try container.resolve((any TypedService).self, name: "secure")
+      try container.resolve(type: (any TypedService).self, name: "secure")
     }
     #expect(error?.kind == .notRegistered)
     #expect(error?.dependency.name.contains("secure") == true)
   }
 
-  @Test func factoriesResolveOtherTypes() throws {
+  @Test func factoriesResolveOtherTypes() async throws {
     let container = Container()
-    container.register((any TypedService).self, name: "secure") { NamedService("secure") }
-    container.register(TypedConsumer.self) { r in
-      TypedConsumer(service: try r.resolve((any TypedService).self, name: "secure"))
+    container.register(type: (any TypedService).self, name: "secure") { NamedService("secure") }
+    container.register(type: TypedConsumer.self) { r in
+      TypedConsumer(service: try r.resolve(type: (any TypedService).self, name: "secure"))
     }
-    #expect(try container.resolve(TypedConsumer.self).service.name == "secure")
+    #expect(try container.resolve(type: TypedConsumer.self).service.name == "secure")
   }
 
-  @Test func missingDependencyOfATypeShowsThePath() throws {
+  @Test func missingDependencyOfATypeShowsThePath() async throws {
     let container = Container()
-    container.register(TypedConsumer.self) { r in TypedConsumer(service: try r.resolve()) }
-    let error = #expect(throws: ResolutionError.self) { try container.resolve(TypedConsumer.self) }
+    container.register(type: TypedConsumer.self) { r in TypedConsumer(service: try r.resolve()) }
+    let error = #expect(throws: ResolutionError.self) { try container.resolve(type: TypedConsumer.self) }
     #expect(error?.kind == .notRegistered)
     #expect(error?.dependency.typeName.hasSuffix("TypedService") == true)
     #expect(error?.path.count == 2)
@@ -81,46 +81,47 @@ struct TypedPlugin: Sendable, Equatable {
     #expect(error?.description.contains("path: TypedConsumer → ") == true)
   }
 
-  @Test func typeRegistrationsHonourScopes() throws {
+  @Test func typeRegistrationsHonourScopes() async throws {
     let container = Container()
-    container.register(NamedService.self, scope: .singleton) { NamedService("one") }
-    container.register(NamedService.self, name: "each", scope: .unique) { NamedService("each") }
-    #expect(try container.resolve(NamedService.self) === container.resolve(NamedService.self))
+    container.register(type: NamedService.self, scope: .singleton) { NamedService("one") }
+    container.register(type: NamedService.self, name: "each", scope: .unique) { NamedService("each") }
+    #expect(try container.resolve(type: NamedService.self) === container.resolve(type: NamedService.self))
     #expect(
-      try container.resolve(NamedService.self, name: "each") !== container.resolve(NamedService.self, name: "each"))
+      try container.resolve(type: NamedService.self, name: "each")
+        !== container.resolve(type: NamedService.self, name: "each"))
   }
 
-  @Test func valueTypesCanBeRegistered() throws {
+  @Test func valueTypesCanBeRegistered() async throws {
     let container = Container()
-    container.register(TypedPlugin.self) { TypedPlugin(id: 3) }
+    container.register(type: TypedPlugin.self) { TypedPlugin(id: 3) }
     #expect(try container.resolve() == TypedPlugin(id: 3))
   }
 
-  @Test func typesAndKeysMix() throws {
+  @Test func typesAndKeysMix() async throws {
     let container = Container()
-    container.register((any TypedService).self) { r in NamedService("number \(try r[\.keyNumber])") }
-    container.register(\.keyToken) { r in Token(try r.resolve((any TypedService).self).name) }
+    container.register(type: (any TypedService).self) { r in NamedService("number \(try r[\.keyNumber])") }
+    container.register(\.keyToken) { r in Token(try r.resolve(type: (any TypedService).self).name) }
     #expect(try container[\.keyToken].label == "number 42")
   }
 
-  @Test func isRegisteredForTypes() {
+  @Test func isRegisteredForTypes() async {
     let container = Container()
-    #expect(!container.isRegistered((any TypedService).self))
-    container.register((any TypedService).self, name: "secure") { NamedService("secure") }
-    #expect(!container.isRegistered((any TypedService).self))
-    #expect(container.isRegistered((any TypedService).self, name: "secure"))
-    #expect(container.makeChild().isRegistered((any TypedService).self, name: "secure"))
+    #expect(!container.isRegistered(type: (any TypedService).self))
+    container.register(type: (any TypedService).self, name: "secure") { NamedService("secure") }
+    #expect(!container.isRegistered(type: (any TypedService).self))
+    #expect(container.isRegistered(type: (any TypedService).self, name: "secure"))
+    #expect(container.makeChild().isRegistered(type: (any TypedService).self, name: "secure"))
   }
 
-  @Test func lazyAndProviderWorkForTypes() throws {
+  @Test func lazyAndProviderWorkForTypes() async throws {
     let container = Container()
     let counter = Counter()
-    container.register(NamedService.self) {
+    container.register(type: NamedService.self) {
       counter.increment()
       return NamedService("counted")
     }
-    let lazy = container.lazy(NamedService.self)
-    let provider = container.provider(NamedService.self)
+    let lazy = container.lazy(type: NamedService.self)
+    let provider = container.provider(type: NamedService.self)
     #expect(counter.count == 0)
     #expect(try lazy.value === lazy.value)
     #expect(counter.count == 1)

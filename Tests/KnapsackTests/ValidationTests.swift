@@ -86,7 +86,7 @@ private func declaration(of key: String) throws -> CodeLocation {
     // A registered factory that asks for a type nobody registered.
     let usesTypeLine = #line + 1
     parent.register(\.valUsesType) { r in
-      _ = try r.resolve(ValUnregistered.self)
+      _ = try r.resolve(type: ValUnregistered.self)
       return ValThing("uses type")
     }
     // A cycle of two keys.
@@ -113,9 +113,9 @@ private func declaration(of key: String) throws -> CodeLocation {
       parentSharedLine: parentSharedLine, throwsLine: throwsLine)
   }
 
-  @Test func oneReportListsEveryKindOfProblem() throws {
+  @Test func oneReportListsEveryKindOfProblem() async throws {
     let graph = brokenGraph()
-    let report = graph.child.validate()
+    let report = await graph.child.validate()
     #expect(!report.isValid)
     let kinds = Set(report.problems.map(\.kind))
     #expect(
@@ -129,9 +129,9 @@ private func declaration(of key: String) throws -> CodeLocation {
       ]), "\(report)")
   }
 
-  @Test func missingRequiredKeyNamesTheKeyItsDeclarationAndThePath() throws {
+  @Test func missingRequiredKeyNamesTheKeyItsDeclarationAndThePath() async throws {
     let graph = brokenGraph()
-    let problems = graph.child.validate().problems(.missingRequiredKey)
+    let problems = await graph.child.validate().problems(.missingRequiredKey)
     try #require(problems.count == 1, "\(problems)")
     let problem = problems[0]
     #expect(problem.dependency.name == "\\.valMissing")
@@ -144,9 +144,9 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(problem.description.contains("\(file):\(graph.usesMissingLine)"), "\(problem)")
   }
 
-  @Test func missingTypeRegistrationNamesTheTypeAndThePath() throws {
+  @Test func missingTypeRegistrationNamesTheTypeAndThePath() async throws {
     let graph = brokenGraph()
-    let problems = graph.child.validate().problems(.missingRegistration)
+    let problems = await graph.child.validate().problems(.missingRegistration)
     try #require(problems.count == 1, "\(problems)")
     let problem = problems[0]
     #expect(problem.dependency.name == "ValUnregistered")
@@ -157,9 +157,9 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(problem.description.contains("\(file):\(graph.usesTypeLine)"), "\(problem)")
   }
 
-  @Test func cycleNamesItsPathAndRegistrationSite() throws {
+  @Test func cycleNamesItsPathAndRegistrationSite() async throws {
     let graph = brokenGraph()
-    let cycles = graph.child.validate().problems(.cycle)
+    let cycles = await graph.child.validate().problems(.cycle)
     try #require(!cycles.isEmpty)
     let left = try #require(cycles.first { $0.dependency.name == "\\.valCycleLeft" }, "\(cycles)")
     #expect(left.path.map(\.name) == ["\\.valCycleLeft", "\\.valCycleRight", "\\.valCycleLeft"])
@@ -176,9 +176,9 @@ private func declaration(of key: String) throws -> CodeLocation {
     }
   }
 
-  @Test func singletonHoldingAUniqueIsACaptiveDependency() throws {
+  @Test func singletonHoldingAUniqueIsACaptiveDependency() async throws {
     let graph = brokenGraph()
-    let captives = graph.child.validate().problems(.captiveDependency)
+    let captives = await graph.child.validate().problems(.captiveDependency)
     let holder = try #require(captives.first { $0.dependency.name == "\\.valLongHolder" }, "\(captives)")
     #expect(holder.path.map(\.name) == ["\\.valLongHolder", "\\.valShort"])
     #expect(holder.registeredAt == CodeLocation(fileID: file, line: graph.longHolderLine))
@@ -187,30 +187,32 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(holder.message.contains("unique"))
   }
 
-  @Test func parentSingletonNeedingWhatOnlyTheChildProvidesIsACaptiveDependency() throws {
+  @Test func parentSingletonNeedingWhatOnlyTheChildProvidesIsACaptiveDependency() async throws {
     let graph = brokenGraph()
-    let captives = graph.child.validate().problems(.captiveDependency)
+    let captives = await graph.child.validate().problems(.captiveDependency)
     let shared = try #require(captives.first { $0.dependency.name == "\\.valParentShared" }, "\(captives)")
     #expect(shared.path.map(\.name) == ["\\.valParentShared", "\\.valSessionOnly"])
     #expect(shared.registeredAt == CodeLocation(fileID: file, line: graph.parentSharedLine))
     #expect(shared.message.contains("\\.valSessionOnly"))
     // The child provides the key, so it is not also reported as missing.
-    let missing = graph.child.validate().problems(.missingRequiredKey)
+    let missing = await graph.child.validate().problems(.missingRequiredKey)
     #expect(!missing.contains { $0.dependency.name == "\\.valSessionOnly" })
   }
 
-  @Test func theParentAloneReportsTheSessionKeyAsMissing() throws {
+  @Test func theParentAloneReportsTheSessionKeyAsMissing() async throws {
     let graph = brokenGraph()
-    let missing = graph.parent.validate().problems(.missingRequiredKey)
+    let missing = await graph.parent.validate().problems(.missingRequiredKey)
     let session = try #require(missing.first { $0.dependency.name == "\\.valSessionOnly" }, "\(missing)")
     #expect(session.path.map(\.name) == ["\\.valParentShared", "\\.valSessionOnly"])
     #expect(
-      !graph.parent.validate().problems(.captiveDependency).contains { $0.dependency.name == "\\.valParentShared" })
+      await !graph.parent.validate().problems(.captiveDependency).contains {
+        $0.dependency.name == "\\.valParentShared"
+      })
   }
 
-  @Test func throwingFactoryNamesItsErrorAndRegistrationSite() throws {
+  @Test func throwingFactoryNamesItsErrorAndRegistrationSite() async throws {
     let graph = brokenGraph()
-    let failures = graph.child.validate().problems(.factoryFailed)
+    let failures = await graph.child.validate().problems(.factoryFailed)
     try #require(failures.count == 1, "\(failures)")
     let failure = failures[0]
     #expect(failure.dependency.name == "\\.valThrows")
@@ -220,9 +222,9 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(failure.description.contains("registered at \(file):\(graph.throwsLine)"))
   }
 
-  @Test func otherRegistrationSitesAreTheRegisteringLines() throws {
+  @Test func otherRegistrationSitesAreTheRegisteringLines() async throws {
     let graph = brokenGraph()
-    let report = graph.child.validate()
+    let report = await graph.child.validate()
     // Every problem about a registered dependency points at the line that registered it.
     let expected: [String: Int] = [
       "\\.valCycleLeft": graph.cycleLeftLine, "\\.valCycleRight": graph.cycleRightLine,
@@ -234,7 +236,7 @@ private func declaration(of key: String) throws -> CodeLocation {
       #expect(problem.registeredAt == CodeLocation(fileID: file, line: line), "\(problem)")
     }
     // The factories that asked for missing things start the path; the graph gives their sites.
-    let nodes = graph.child.graph().nodes
+    let nodes = await graph.child.graph().nodes
     #expect(
       nodes.first { $0.dependency.name == "\\.valUsesMissing" }?.registeredAt
         == CodeLocation(fileID: file, line: graph.usesMissingLine))
@@ -243,8 +245,8 @@ private func declaration(of key: String) throws -> CodeLocation {
         == CodeLocation(fileID: file, line: graph.usesTypeLine))
   }
 
-  @Test func problemsAreSortedByKindThenDependency() throws {
-    let report = brokenGraph().child.validate()
+  @Test func problemsAreSortedByKindThenDependency() async throws {
+    let report = await brokenGraph().child.validate()
     let order = ValidationReport.Problem.Kind.allCases
     let positions = report.problems.map { order.firstIndex(of: $0.kind) ?? -1 }
     #expect(positions == positions.sorted())
@@ -256,8 +258,8 @@ private func declaration(of key: String) throws -> CodeLocation {
 
   // MARK: The report as a value
 
-  @Test func reportRoundTripsThroughJSON() throws {
-    let report = brokenGraph().child.validate()
+  @Test func reportRoundTripsThroughJSON() async throws {
+    let report = await brokenGraph().child.validate()
     let data = try JSONEncoder().encode(report)
     let decoded = try JSONDecoder().decode(ValidationReport.self, from: data)
     #expect(decoded == report)
@@ -265,26 +267,26 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(decoded.description == report.description)
   }
 
-  @Test func reportsOfTheSameGraphAreEqual() throws {
-    let first = brokenGraph().child.validate()
-    let second = brokenGraph().child.validate()
+  @Test func reportsOfTheSameGraphAreEqual() async throws {
+    let first = await brokenGraph().child.validate()
+    let second = await brokenGraph().child.validate()
     // Two separately built graphs differ only in their registration lines... which are the
     // same, because the same helper built them.
     #expect(first == second)
     let graph = brokenGraph()
-    #expect(graph.child.validate() == graph.child.validate())
+    #expect(await graph.child.validate() == graph.child.validate())
   }
 
-  @Test func reportsOfDifferentGraphsDiffer() throws {
-    let broken = brokenGraph().child.validate()
-    let fine = Container().validate()
+  @Test func reportsOfDifferentGraphsDiffer() async throws {
+    let broken = await brokenGraph().child.validate()
+    let fine = await Container().validate()
     #expect(broken != fine)
-    #expect(fine == Container().validate())
+    #expect(await fine == Container().validate())
   }
 
-  @Test func reportPrintsASummaryAndEachProblem() throws {
+  @Test func reportPrintsASummaryAndEachProblem() async throws {
     let graph = brokenGraph()
-    let report = graph.child.validate()
+    let report = await graph.child.validate()
     let text = report.description
     let lines = text.components(separatedBy: "\n")
     #expect(
@@ -298,11 +300,11 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(text.contains("path: \\.valLongHolder → \\.valShort"))
   }
 
-  @Test func smallReportPrintsExactly() throws {
+  @Test func smallReportPrintsExactly() async throws {
     let container = Container()
     let line = #line + 1
     container.register(\.valThrows) { () throws -> ValThing in throw PlannedFailure("no disk") }
-    let text = container.validate().description
+    let text = await container.validate().description
     #expect(
       text == """
         Knapsack validation: 1 problem(s) in 1 dependencies.
@@ -312,19 +314,19 @@ private func declaration(of key: String) throws -> CodeLocation {
         """)
   }
 
-  @Test func validGraphPrintsNoProblems() throws {
+  @Test func validGraphPrintsNoProblems() async throws {
     let container = Container()
     container.register(\.valPlain) { ValThing("plain") }
     container.register(\.valPlainUser) { r in ValThing("user", [try r[\.valPlain]]) }
-    let report = container.validate()
+    let report = await container.validate()
     #expect(report.isValid)
     #expect(report.problems.isEmpty)
     #expect(report.checkedCount == 2)
     #expect(report.description == "Knapsack validation: no problems in 2 dependencies.")
   }
 
-  @Test func emptyContainerIsValid() {
-    let report = Container().validate()
+  @Test func emptyContainerIsValid() async {
+    let report = await Container().validate()
     #expect(report.isValid)
     #expect(report.checkedCount == 0)
     #expect(report.skipped.isEmpty)
@@ -332,15 +334,15 @@ private func declaration(of key: String) throws -> CodeLocation {
 
   // MARK: Which factories run
 
-  @Test func skippedFactoriesAreNeverCalled() throws {
+  @Test func skippedFactoriesAreNeverCalled() async throws {
     let calls = Counter()
     let container = Container()
-    container.register(\.valSideEffect, scope: .singleton, validation: .skip) { r in
+    container.register(\.valSideEffect, scope: .singleton, hasSideEffects: true) { r in
       calls.increment()
       return ValThing("side effect", [try r[\.valMissing]])
     }
     container.register(\.valUsesSideEffect) { r in ValThing("uses", [try r[\.valSideEffect]]) }
-    let report = container.validate()
+    let report = await container.validate()
     #expect(calls.count == 0)
     #expect(report.skipped.map(\.name).contains("\\.valSideEffect"))
     // Its dependencies are not followed, so its missing dependency is not reported.
@@ -351,49 +353,49 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(calls.count == 1)
   }
 
-  @Test func skippedFactoryReachedThroughADependencyIsNotCalledEither() throws {
+  @Test func skippedFactoryReachedThroughADependencyIsNotCalledEither() async throws {
     let calls = Counter()
     let container = Container()
-    container.register(\.valSideEffect, validation: .skip) { () -> ValThing in
+    container.register(\.valSideEffect, hasSideEffects: true) { () -> ValThing in
       calls.increment()
       return ValThing("side effect")
     }
     container.register(\.valUsesSideEffect, scope: .singleton) { r in ValThing("uses", [try r[\.valSideEffect]]) }
-    _ = container.validate()
-    _ = container.graph()
-    _ = container.validate(including: [\.valSideEffect, \.valUsesSideEffect])
+    _ = await container.validate()
+    _ = await container.graph()
+    _ = await container.validate(including: [\.valSideEffect, \.valUsesSideEffect])
     #expect(calls.count == 0)
   }
 
-  @Test func skippedTypeAndAsyncRegistrationsAreNeverCalled() throws {
+  @Test func skippedTypeAndAsyncRegistrationsAreNeverCalled() async throws {
     let calls = Counter()
     let container = Container()
-    container.register(ValRegistered.self, scope: .singleton, validation: .skip) { () -> ValRegistered in
+    container.register(type: ValRegistered.self, scope: .singleton, hasSideEffects: true) { () -> ValRegistered in
       calls.increment()
       return ValRegistered()
     }
-    container.register(\.valAsync, validation: .skip) { _ async throws -> ValThing in
+    container.register(\.valAsync, hasSideEffects: true) { _ async throws -> ValThing in
       calls.increment()
       return ValThing("async")
     }
     container.register(\.valPlain) { r in
-      _ = try r.resolve(ValRegistered.self)
+      _ = try r.resolve(type: ValRegistered.self)
       return ValThing("plain")
     }
-    let report = container.validate()
+    let report = await container.validate()
     #expect(calls.count == 0)
     #expect(report.isValid, "\(report)")
     #expect(Set(report.skipped.map(\.name)).isSuperset(of: ["ValRegistered", "\\.valAsync"]), "\(report.skipped)")
   }
 
-  @Test func validationKeepsNoInstance() throws {
+  @Test func validationKeepsNoInstance() async throws {
     let made = Counter()
     let container = Container()
     container.register(\.valSingleton, scope: .singleton) { () -> ValThing in
       made.increment()
       return ValThing("singleton \(made.count)")
     }
-    let report = container.validate()
+    let report = await container.validate()
     #expect(report.isValid)
     #expect(made.count == 1, "the dry run calls the factory")
     // The container's own singleton is made afresh, once.
@@ -403,12 +405,12 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(first === second)
     #expect(made.count == 2)
     // Validating again neither reuses the container's instance nor replaces it.
-    _ = container.validate()
+    _ = await container.validate()
     #expect(made.count == 3)
     #expect(try container[\.valSingleton] === first)
   }
 
-  @Test func validationAfterResolutionDoesNotReuseTheContainersSingleton() throws {
+  @Test func validationAfterResolutionDoesNotReuseTheContainersSingleton() async throws {
     let made = Counter()
     let container = Container()
     container.register(\.valSingleton, scope: .singleton) { () -> ValThing in
@@ -416,7 +418,7 @@ private func declaration(of key: String) throws -> CodeLocation {
       return ValThing("singleton")
     }
     let mine = try container[\.valSingleton]
-    _ = container.validate()
+    _ = await container.validate()
     #expect(made.count == 2, "the dry run makes its own throw-away instance")
     #expect(try container[\.valSingleton] === mine)
   }
@@ -429,93 +431,93 @@ private func declaration(of key: String) throws -> CodeLocation {
       made.increment()
       return ValClosable(disposals: disposals)
     }
-    _ = container.validate()
+    _ = await container.validate()
     #expect(made.count == 1)
     try await container.dispose()
     #expect(disposals.count == 0)
   }
 
-  @Test func asynchronousFactoriesAreListedAsNotRun() throws {
+  @Test func asynchronousFactoriesAreRunByTheDryRun() async throws {
     let calls = Counter()
     let container = Container()
     container.register(\.valAsync) { _ async throws -> ValThing in
       calls.increment()
       return ValThing("async")
     }
-    let report = container.validate()
+    let report = await container.validate()
     #expect(report.isValid)
-    #expect(report.skipped.map(\.name) == ["\\.valAsync"])
-    #expect(calls.count == 0)
-    #expect(report.description.contains("not run: \\.valAsync"))
+    #expect(report.skipped.isEmpty)
+    #expect(calls.count == 1)
+    #expect(!report.description.contains("not run"))
   }
 
   // MARK: What is checked
 
-  @Test func keysPassedWithIncludingAreCheckedWithTheirDefaults() throws {
+  @Test func keysPassedWithIncludingAreCheckedWithTheirDefaults() async throws {
     let container = Container()
-    #expect(container.validate().isValid)
-    let report = container.validate(including: [\.valRootWithDefault])
+    #expect(await container.validate().isValid)
+    let report = await container.validate(including: [\.valRootWithDefault])
     let missing = report.problems(.missingRequiredKey)
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].dependency.name == "\\.valMissingBehindDefault")
     #expect(missing[0].path.map(\.name) == ["\\.valRootWithDefault", "\\.valMissingBehindDefault"])
   }
 
-  @Test func anIncludedRequiredKeyNobodyProvidesIsReported() throws {
-    let report = Container().validate(including: [\.valMissing])
+  @Test func anIncludedRequiredKeyNobodyProvidesIsReported() async throws {
+    let report = await Container().validate(including: [\.valMissing])
     let missing = report.problems(.missingRequiredKey)
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].dependency.name == "\\.valMissing")
     #expect(missing[0].path.map(\.name) == ["\\.valMissing"])
   }
 
-  @Test func typeRegistrationsAreValidatedToo() throws {
+  @Test func typeRegistrationsAreValidatedToo() async throws {
     let container = Container()
     let line = #line + 1
-    container.register(ValRegistered.self) { r in
-      _ = try r.resolve(ValUnregistered.self)
+    container.register(type: ValRegistered.self) { r in
+      _ = try r.resolve(type: ValUnregistered.self)
       return ValRegistered()
     }
-    let report = container.validate()
+    let report = await container.validate()
     let missing = report.problems(.missingRegistration)
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].path.map(\.name) == ["ValRegistered", "ValUnregistered"])
     // The registration that asks is a node of the graph, with its site.
-    let node = container.graph().nodes.first { $0.dependency.name == "ValRegistered" }
+    let node = await container.graph().nodes.first { $0.dependency.name == "ValRegistered" }
     #expect(node?.registeredAt == CodeLocation(fileID: file, line: line))
   }
 
-  @Test func aSingletonHoldingASingletonOrAUniqueHoldingAnythingIsFine() throws {
+  @Test func aSingletonHoldingASingletonOrAUniqueHoldingAnythingIsFine() async throws {
     let container = Container()
     container.register(\.valShort, scope: .singleton) { ValThing("short") }
     container.register(\.valLongHolder, scope: .singleton) { r in ValThing("holder", [try r[\.valShort]]) }
     container.register(\.valPlain, scope: .unique) { ValThing("plain") }
     container.register(\.valPlainUser, scope: .unique) { r in ValThing("user", [try r[\.valPlain], try r[\.valShort]]) }
-    let report = container.validate()
+    let report = await container.validate()
     #expect(report.isValid, "\(report)")
   }
 
   @Test(arguments: [(Scope.singleton, Scope.unique), (.singleton, .graph), (.singleton, .weak), (.cached, .unique)])
-  func aLongerLivedScopeHoldingAShorterLivedOneIsCaptive(_ holder: Scope, _ scope: Scope) throws {
+  func aLongerLivedScopeHoldingAShorterLivedOneIsCaptive(_ holder: Scope, _ scope: Scope) async throws {
     let container = Container()
     container.register(\.valShort, scope: scope) { ValThing("short") }
     container.register(\.valLongHolder, scope: holder) { r in ValThing("holder", [try r[\.valShort]]) }
-    let captives = container.validate().problems(.captiveDependency)
+    let captives = await container.validate().problems(.captiveDependency)
     try #require(captives.count == 1, "\(captives)")
     #expect(captives[0].dependency.name == "\\.valLongHolder")
     #expect(captives[0].message.contains("\(scope)"))
   }
 
-  @Test func theChildValidatesItsParentsRegistrationsToo() throws {
+  @Test func theChildValidatesItsParentsRegistrationsToo() async throws {
     let parent = Container()
     parent.register(\.valThrows) { () throws -> ValThing in throw PlannedFailure("parent's") }
     let child = parent.makeChild()
     child.register(\.valPlain) { ValThing("plain") }
-    let report = child.validate()
+    let report = await child.validate()
     #expect(report.problems(.factoryFailed).map(\.dependency.name) == ["\\.valThrows"])
-    #expect(parent.validate().problems(.factoryFailed).count == 1)
+    #expect(await parent.validate().problems(.factoryFailed).count == 1)
     // The parent does not see the child's registrations.
-    #expect(parent.validate().checkedCount == 1)
+    #expect(await parent.validate().checkedCount == 1)
   }
 
   @Test func validationWhileOtherThreadsResolveLeavesTheirSingletonAlone() async throws {
@@ -526,28 +528,31 @@ private func declaration(of key: String) throws -> CodeLocation {
       return ValThing("singleton")
     }
     let seen = Collected<ObjectIdentifier>()
-    let threads = ThreadGroup(count: 8) { index in
-      if index % 2 == 0 {
-        _ = container.validate()
-      } else if let value = try? container[\.valSingleton] {
-        seen.append(ObjectIdentifier(value))
+    await withTaskGroup(of: Void.self) { group in
+      for index in 0..<8 {
+        group.addTask {
+          if index % 2 == 0 {
+            _ = await container.validate()
+          } else if let value = try? container[\.valSingleton] {
+            seen.append(ObjectIdentifier(value))
+          }
+        }
       }
     }
-    #expect(await threads.join())
     #expect(Set(seen.all).count == 1, "the container made exactly one singleton of its own")
     #expect(seen.all.count == 4)
     #expect(made.count == 5, "one for the container, one per dry run")
   }
 
-  @Test func validationInsideAnOverrideScopeSeesTheOverrides() throws {
+  @Test func validationInsideAnOverrideScopeSeesTheOverrides() async throws {
     let container = Container()
     container.register(\.valUsesMissing) { r in ValThing("uses missing", [try r[\.valMissing]]) }
-    #expect(!container.validate().isValid)
+    #expect(await !container.validate().isValid)
     // "While `operation` runs, every resolution in this task, from any container, sees them."
-    let report = withOverrides {
+    let report = await withOverrides {
       $0.register(\.valMissing) { ValThing("test double") }
     } operation: {
-      container.validate()
+      await container.validate()
     }
     #expect(report.isValid, "\(report)")
   }
@@ -556,29 +561,29 @@ private func declaration(of key: String) throws -> CodeLocation {
     let container = Container()
     container.register(\.valPlain) { ValThing("plain") }
     try await container.dispose()
-    let report = container.validate()
+    let report = await container.validate()
     #expect(!report.isValid)
     #expect(report.problems.allSatisfy { $0.kind == .containerDisposed }, "\(report)")
   }
 
   // MARK: The test-suite helper
 
-  @Test func expectValidGraphPassesForAValidGraph() throws {
+  @Test func expectValidGraphPassesForAValidGraph() async throws {
     let container = Container()
     container.register(\.valPlain) { ValThing("plain") }
     container.register(\.valPlainUser) { r in ValThing("user", [try r[\.valPlain]]) }
-    let report = expectValidGraph(container)
+    let report = await expectValidGraph(container)
     #expect(report.isValid)
     #expect(report.checkedCount == 2)
   }
 
-  @Test func expectValidGraphRecordsAnIssuePerProblem() throws {
+  @Test func expectValidGraphRecordsAnIssuePerProblem() async throws {
     let graph = brokenGraph()
-    let expected = graph.child.validate()
+    let expected = await graph.child.validate()
     let recorded = Collected<String>()
     var returned: ValidationReport?
-    withKnownIssue {
-      returned = expectValidGraph(graph.child)
+    await withKnownIssue {
+      returned = await expectValidGraph(graph.child)
     } matching: { issue in
       recorded.append(issue.comments.map(\.rawValue).joined())
       return true
@@ -588,10 +593,10 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(Set(recorded.all) == Set(expected.problems.map(\.description)))
   }
 
-  @Test func expectValidGraphChecksIncludedKeys() throws {
+  @Test func expectValidGraphChecksIncludedKeys() async throws {
     let recorded = Collected<String>()
-    withKnownIssue {
-      expectValidGraph(Container(), including: [\.valRootWithDefault])
+    await withKnownIssue {
+      await expectValidGraph(Container(), including: [\.valRootWithDefault])
     } matching: { issue in
       recorded.append(issue.comments.map(\.rawValue).joined())
       return true

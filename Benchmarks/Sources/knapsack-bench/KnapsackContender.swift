@@ -4,7 +4,7 @@ import S4Knapsack
 
 // Knapsack as its documentation shows it: keys declared on `Dependencies` with a default factory
 // and a scope, resolved with `try container.resolve(\.key)`, overridden with `withOverrides`.
-// S4 uses type-based registration (`register(T.self) { … }`), the API meant for registering
+// S4 uses type-based registration (`register(type: T.self) { … }`), the API meant for registering
 // many services at run time.
 
 extension Dependencies {

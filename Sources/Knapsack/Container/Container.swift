@@ -19,6 +19,13 @@ public final class Container: Sendable {
   /// from it unless told otherwise. Every API also works with a container you create.
   public static let shared = Container()
 
+  @TaskLocal static var taskContainer: Container?
+
+  /// The container of the current task: the one set by ``withContainer(_:operation:)-(_,()->R)``
+  /// (or the testing trait) around this code, else ``shared``. ``Injected`` and
+  /// ``LazyInjected`` resolve from it unless told otherwise.
+  public static var current: Container { taskContainer ?? shared }
+
   struct Overlay: Sendable {
     let base: Container
     /// Override registrations, innermost scope first.
@@ -45,13 +52,20 @@ public final class Container: Sendable {
     var disposal: Task<[DisposalError.Failure], Never>?
     var observer: (any ResolutionObserver)?
     var children: [WeakContainer] = []
+    /// Containers whose plans depend on this one's registrations: children, and the copies
+    /// override scopes and validation make.
+    var dependents: [WeakContainer] = []
   }
 
   let parent: Container?
   let overlay: Overlay?
-  /// Whether this is a throw-away copy made by ``validate(including:)``.
+  /// Whether this is a throw-away copy made by ``validate(including:arguments:)``.
   let isValidationCopy: Bool
-  @usableFromInline let slots = SlotTable<Slot>()
+  /// Cached plans, one per dependency index, valid while ``generation`` is unchanged.
+  let slots = SlotTable<Slot>()
+  /// Bumped when this container's registrations, decorators, observer or disposal state change,
+  /// or those of a container it depends on; a cached plan of another generation is planned again.
+  let generation = Atomic<UInt64>(1)
   let state = Locked(State())
 
   /// Creates an empty container: every key resolves to its default until you register another
@@ -84,6 +98,10 @@ public final class Container: Sendable {
     self.parent = parent
     overlay = Overlay(base: base, overrides: overrides, scope: scope, recorder: recorder)
     isValidationCopy = recorder != nil
+    if !isValidationCopy {
+      base.addDependent(self)
+      for container in overrides { container.addDependent(self) }
+    }
   }
 
   /// Lets each assembly register into this container, in order.
@@ -100,7 +118,10 @@ public final class Container: Sendable {
   /// it) when the session ends; disposing the parent disposes its live children first.
   public func makeChild() -> Container {
     let child = Container(parent: self)
-    state.withLock { $0.children.append(WeakContainer(child)) }
+    state.withLock {
+      $0.children.append(WeakContainer(child))
+      $0.dependents.append(WeakContainer(child))
+    }
     return child
   }
 
@@ -109,7 +130,7 @@ public final class Container: Sendable {
   public func resetCached() {
     state.withLock { state in
       for binding in state.bindings.values where binding.scope == .cached {
-        binding.state.withLock { $0.cached = nil }
+        for cell in binding.allCells { cell.state.withLock { $0.cached = nil } }
       }
     }
   }
@@ -131,8 +152,19 @@ public final class Container: Sendable {
     invalidatePlans()
   }
 
+  /// Makes this container and every container that depends on it plan again.
   func invalidatePlans() {
-    planGeneration.add(1, ordering: .releasing)
+    generation.add(1, ordering: .releasing)
+    let dependents = state.withLock { state in
+      state.dependents.removeAll { $0.container == nil }
+      return state.dependents.compactMap(\.container)
+    }
+    for dependent in dependents { dependent.invalidatePlans() }
+  }
+
+  /// Makes `dependent` plan again whenever this container changes.
+  func addDependent(_ dependent: Container) {
+    state.withLock { $0.dependents.append(WeakContainer(dependent)) }
   }
 
   func ownRegistration(_ index: Int) -> Registration? {
@@ -202,9 +234,8 @@ public final class Container: Sendable {
   }
 
   /// Plans how to resolve `index` here, caches the plan, and returns it.
-  @usableFromInline
   func plan(_ index: Int) -> Slot {
-    let generation = planGeneration.load(ordering: .acquiring)
+    let generation = generation.load(ordering: .acquiring)
     let slot = computeSlot(index, generation: generation)
     if !isValidationCopy { slots.store(slot, at: index) }
     return slot

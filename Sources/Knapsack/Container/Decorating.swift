@@ -1,5 +1,5 @@
 extension Container {
-  /// Wraps what a key resolves to, for logging, caching or metrics.
+  /// Wraps what a key of any kind resolves to, for logging, caching or metrics.
   ///
   /// ```swift
   /// container.decorate(\.storage) { r, storage in LoggingStorage(wrapping: storage, log: try r[\.log]) }
@@ -11,16 +11,8 @@ extension Container {
   /// with ``withOverrides(_:isolation:operation:)`` (whose own decorators come last). A shared
   /// instance is decorated once, when it is made. Add decorators before the first resolution:
   /// adding one later makes shared instances anew.
-  public func decorate<V>(
-    _ key: KeyPath<Dependencies, Key<V>>, fileID: StaticString = #fileID, line: UInt = #line,
-    _ decorator: @escaping @Sendable (Resolver, V) throws -> V
-  ) {
-    addDecoration(Self.decoration(decorator, CodeLocation(fileID, line)), to: KeyTable.shared.index(of: key))
-  }
-
-  /// Wraps what an ``AsyncKey`` resolves to.
-  public func decorate<V>(
-    _ key: KeyPath<Dependencies, AsyncKey<V>>, fileID: StaticString = #fileID, line: UInt = #line,
+  public func decorate<K, A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, fileID: StaticString = #fileID, line: UInt = #line,
     _ decorator: @escaping @Sendable (Resolver, V) throws -> V
   ) {
     addDecoration(Self.decoration(decorator, CodeLocation(fileID, line)), to: KeyTable.shared.index(of: key))
@@ -28,7 +20,7 @@ extension Container {
 
   /// Wraps what a registered type (and name) resolves to.
   public func decorate<T: Sendable>(
-    _ type: T.Type, name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    type: T.Type, name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,
     _ decorator: @escaping @Sendable (Resolver, T) throws -> T
   ) {
     addDecoration(

@@ -1,50 +1,81 @@
 /// Where a resolution happens: a container, and the resolution step that asks (if any).
-/// Opaque; it lets ``Container`` and ``Resolver`` share one resolution API.
-public struct ResolutionContext: Sendable {
-  @usableFromInline let container: Container
-  @usableFromInline let frame: Frame?
+///
+/// Engine plumbing shared by ``Container`` and ``Resolver``; not part of the public API.
+@_spi(KnapsackEngine)
+public struct ResolutionContext: @unchecked Sendable {
+  // Safe: `frame` is dereferenced only after checking that it is the calling thread's current
+  // frame (so it is alive and owned by this thread); the other fields are immutable references
+  // to Sendable objects.
+  let container: Container
+  let frame: UnsafeMutablePointer<Frame>?
+  let serial: UInt
+  let asyncFrame: AsyncFrame?
 
-  @inlinable
-  init(container: Container, frame: Frame?) {
+  init(container: Container, frame: UnsafeMutablePointer<Frame>? = nil, asyncFrame: AsyncFrame? = nil) {
     self.container = container
     self.frame = frame
+    self.serial = frame?.pointee.serial ?? 0
+    self.asyncFrame = asyncFrame
+  }
+
+  /// Whether this is a factory's resolver whose factory is still running: its resolutions
+  /// continue that factory's path, in its container, with no override scope applied again.
+  var isLiveStep: Bool {
+    if let asyncFrame { return !asyncFrame.isFinished }
+    guard let frame else { return false }
+    return ThreadFrame.current == frame && frame.pointee.serial == serial
+  }
+
+  /// The frame a synchronous resolution from here continues.
+  var parentFrame: UnsafeMutablePointer<Frame>? {
+    isLiveStep ? asyncFrame?.pointer ?? frame : ThreadFrame.current
+  }
+
+  /// Resolves `index` synchronously from here.
+  func resolve<Argument: Sendable, Value: Sendable>(_ index: Int, _ argument: Argument) throws -> Value {
+    if isLiveStep {
+      return try container.resolveSync(index, argument, parent: asyncFrame?.pointer ?? frame)
+    }
+    // A container, or a resolver kept beyond its factory: a top-level resolution, which
+    // continues the factory running on this thread, if any (a captured container).
+    return try container.servingContainer().resolveSync(index, argument, parent: ThreadFrame.current)
+  }
+
+  /// Resolves `index` from asynchronous code.
+  func resolveAsync<Argument: Sendable, Value: Sendable>(_ index: Int, _ argument: Argument) async throws -> Value {
+    if let asyncFrame, !asyncFrame.isFinished {
+      return try await container.resolveAsync(index, argument, parent: asyncFrame)
+    }
+    return try await container.servingContainer().resolveAsync(index, argument, parent: nil)
   }
 }
 
 /// Something that resolves dependencies: a ``Container``, or the ``Resolver`` a factory receives.
 ///
-/// Every method throws ``ResolutionError`` rather than returning nil or trapping.
+/// Every method throws ``ResolutionError`` rather than returning nil or trapping. Only
+/// Knapsack's own types conform.
 public protocol Resolving: Sendable {
   /// Where resolutions made through this value happen.
-  var resolutionContext: ResolutionContext { get }
+  @_spi(KnapsackEngine) var resolutionContext: ResolutionContext { get }
 }
 
 extension Resolving {
-  /// Resolves a key.
-  ///
-  /// ```swift
-  /// let storage = try container.resolve(\.storage)
-  /// ```
-  @inlinable
+  /// Where resolutions happen; a type outside Knapsack that conforms resolves from
+  /// ``Container/current``.
+  @_spi(KnapsackEngine) public var resolutionContext: ResolutionContext {
+    ResolutionContext(container: .current)
+  }
+}
+
+extension Resolving {
+  /// Resolves a key: `try container.resolve(\.storage)`.
   public func resolve<V>(_ key: KeyPath<Dependencies, Key<V>>) throws -> V {
-    let context = resolutionContext
-    return try context.container.resolveValue(KeyTable.shared.index(of: key), context.liveFrame)
+    try resolutionContext.resolve(KeyTable.shared.index(of: key), ())
   }
 
   /// Resolves a key: `try container[\.storage]`.
-  @inlinable
   public subscript<V>(_ key: KeyPath<Dependencies, Key<V>>) -> V {
     get throws { try resolve(key) }
-  }
-
-  /// Resolves a key whose factory is asynchronous.
-  ///
-  /// ```swift
-  /// let database = try await container.resolve(\.database)
-  /// ```
-  public func resolve<V>(_ key: KeyPath<Dependencies, AsyncKey<V>>) async throws -> V {
-    let context = resolutionContext
-    return try await context.container.resolveValueAsync(KeyTable.shared.index(of: key), context.liveFrame)
   }
 
   /// Resolves a key that takes a runtime argument.
@@ -53,15 +84,42 @@ extension Resolving {
   /// let model = try container.resolve(\.profile, argument: userID)
   /// ```
   public func resolve<A, V>(_ key: KeyPath<Dependencies, ArgumentKey<A, V>>, argument: A) throws -> V {
-    let context = resolutionContext
-    return try context.container.resolveValue(KeyTable.shared.index(of: key), argument: argument, context.liveFrame)
+    try resolutionContext.resolve(KeyTable.shared.index(of: key), argument)
   }
 
-  /// Resolves a main-actor key; only main-actor code can call this.
+  /// Resolves a key whose factory is asynchronous.
+  ///
+  /// ```swift
+  /// let database = try await container.resolve(\.database)
+  /// ```
+  public func resolve<A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<AsyncKind, A, V>>, argument: A
+  )
+    async throws -> V
+  {
+    try await resolutionContext.resolveAsync(KeyTable.shared.index(of: key), argument)
+  }
+
+  /// Resolves an ``AsyncKey``: `try await container.resolve(\.database)`.
+  public func resolve<V>(_ key: KeyPath<Dependencies, AsyncKey<V>>) async throws -> V {
+    try await resolutionContext.resolveAsync(KeyTable.shared.index(of: key), ())
+  }
+
+  /// Resolves a main-actor key from main-actor code.
   @MainActor
   public func resolve<V>(_ key: KeyPath<Dependencies, MainActorKey<V>>) throws -> V {
-    let context = resolutionContext
-    return try context.container.resolveOnMainActor(KeyTable.shared.index(of: key), context.liveFrame)
+    try resolutionContext.resolve(KeyTable.shared.index(of: key), ())
+  }
+
+  /// Resolves a main-actor key from any asynchronous code: hops to the main actor to run it.
+  public func resolve<V>(_ key: KeyPath<Dependencies, MainActorKey<V>>) async throws -> V {
+    try await resolutionContext.resolveAsync(KeyTable.shared.index(of: key), ())
+  }
+
+  /// Resolves a main-actor key that takes an argument, from main-actor code.
+  @MainActor
+  public func resolve<A, V>(_ key: KeyPath<Dependencies, DependencyKey<MainActorKind, A, V>>, argument: A) throws -> V {
+    try resolutionContext.resolve(KeyTable.shared.index(of: key), argument)
   }
 
   /// Resolves a main-actor key: `try container[\.todoScreen]`.
@@ -70,52 +128,48 @@ extension Resolving {
     get throws { try resolve(key) }
   }
 
-  /// Resolves a type registered with `container.register(_:name:scope:...)`.
+  /// Resolves a type registered with `register(type:name:scope:...)`.
   ///
   /// ```swift
-  /// let storage: any LocalStorage = try container.resolve()
-  /// let secure = try container.resolve((any LocalStorage).self, name: "secure")
+  /// let secure = try container.resolve(type: (any LocalStorage).self, name: "secure")
   /// ```
-  @inlinable
-  public func resolve<T: Sendable>(_ type: T.Type = T.self, name: String? = nil) throws -> T {
+  public func resolve<T: Sendable>(type: T.Type, name: String? = nil) throws -> T {
+    try resolutionContext.resolve(KeyTable.shared.index(of: type, name: name), ())
+  }
+
+  /// Resolves the type the caller expects, registered without a name: the shape of a
+  /// hand-written `DependencyProvider`.
+  ///
+  /// ```swift
+  /// protocol DependencyProvider { func resolve<T>() throws -> T }
+  /// extension Container: DependencyProvider {}
+  /// let storage: any LocalStorage = try container.resolve()
+  /// ```
+  public func resolve<T>() throws -> T {
     let context = resolutionContext
-    return try context.container.resolveValue(KeyTable.shared.index(of: type, name: name), context.liveFrame)
-  }
-
-  /// A ``Lazy`` that resolves the key on first use and then keeps the value.
-  public func lazy<V>(_ key: KeyPath<Dependencies, Key<V>>) -> Lazy<V> {
-    Lazy(index: KeyTable.shared.index(of: key), context: resolutionContext)
-  }
-
-  /// A ``Provider`` that resolves the key each time it is asked, honouring the key's scope.
-  public func provider<V>(_ key: KeyPath<Dependencies, Key<V>>) -> Provider<V> {
-    Provider(index: KeyTable.shared.index(of: key), context: resolutionContext)
-  }
-
-  /// A ``Lazy`` for a registered type.
-  public func lazy<T: Sendable>(_ type: T.Type = T.self, name: String? = nil) -> Lazy<T> {
-    Lazy(index: KeyTable.shared.index(of: type, name: name), context: resolutionContext)
-  }
-
-  /// A ``Provider`` for a registered type.
-  public func provider<T: Sendable>(_ type: T.Type = T.self, name: String? = nil) -> Provider<T> {
-    Provider(index: KeyTable.shared.index(of: type, name: name), context: resolutionContext)
+    let index = KeyTable.shared.index(of: T.self, name: nil)
+    let value = try context.container.resolveErased(index, context)
+    guard let typed = value as? T else {
+      throw context.container.failure(.factoryMismatch, index, nil)
+    }
+    return typed
   }
 }
 
-extension ResolutionContext {
-  /// The frame to continue from; a resolver kept beyond its factory call starts afresh.
-  @inlinable
-  var liveFrame: Frame? {
-    guard let frame, !frame.isFinished else { return nil }
-    return frame
+extension Container {
+  /// Resolves a type-registered `index` whose static type the caller cannot name as `Sendable`.
+  func resolveErased(_ index: Int, _ context: ResolutionContext) throws -> any Sendable {
+    let serving = context.isLiveStep ? context.container : context.container.servingContainer()
+    guard let registration = serving.effectiveRegistration(index)?.0 else {
+      throw serving.failure(.notRegistered, index, context.parentFrame)
+    }
+    return try registration.factory.resolveErased(index, context)
   }
 }
 
 extension Container: Resolving {
   /// Resolutions through the container itself start at the top level.
-  @inlinable
-  public var resolutionContext: ResolutionContext { ResolutionContext(container: self, frame: nil) }
+  @_spi(KnapsackEngine) public var resolutionContext: ResolutionContext { ResolutionContext(container: self) }
 }
 
 /// What a factory receives to resolve its own dependencies.
@@ -129,44 +183,31 @@ extension Container: Resolving {
 /// ```
 public struct Resolver: Resolving {
   /// The resolution this resolver continues.
-  public let resolutionContext: ResolutionContext
+  @_spi(KnapsackEngine) public let resolutionContext: ResolutionContext
 
-  @inlinable
-  init(container: Container, frame: Frame) {
+  init(container: Container, frame: UnsafeMutablePointer<Frame>) {
     resolutionContext = ResolutionContext(container: container, frame: frame)
+  }
+
+  init(container: Container, asyncFrame: AsyncFrame) {
+    resolutionContext = ResolutionContext(container: container, asyncFrame: asyncFrame)
   }
 
   var container: Container { resolutionContext.container }
 }
 
 extension KeyTable {
-  @inlinable
-  func index<V>(of key: KeyPath<Dependencies, Key<V>>) -> Int {
-    cache.lookup(ObjectIdentifier(key)) ?? slowIndex(of: key)
-  }
-
-  @usableFromInline
-  func slowIndex<V>(of key: KeyPath<Dependencies, Key<V>>) -> Int {
-    index(declared: key)
-  }
-
-  /// The index of any kind of key, registering it on first sight with its own description.
-  func index<K: DeclaredKey>(declared key: KeyPath<Dependencies, K>) -> Int {
+  /// The index of a key of any kind, registering it on first sight with its own description.
+  func index<K: KeyKind, A: Sendable, V: Sendable>(of key: KeyPath<Dependencies, DependencyKey<K, A, V>>) -> Int {
     index(of: key as AnyKeyPath) { Dependencies()[keyPath: key].descriptor(index: $0, keyPath: key) }
   }
 
-  func index<V>(of key: KeyPath<Dependencies, AsyncKey<V>>) -> Int { index(declared: key) }
-
-  func index<A, V>(of key: KeyPath<Dependencies, ArgumentKey<A, V>>) -> Int { index(declared: key) }
-
-  @MainActor
-  func index<V>(of key: KeyPath<Dependencies, MainActorKey<V>>) -> Int { index(declared: key) }
-
-  func index<E>(of key: KeyPath<Dependencies, Multibinding<E>>) -> Int { index(declared: key) }
+  func index<E>(of key: KeyPath<Dependencies, Multibinding<E>>) -> Int {
+    index(of: key as AnyKeyPath) { Dependencies()[keyPath: key].descriptor(index: $0, keyPath: key) }
+  }
 
   static func name(_ keyPath: AnyKeyPath, _ declaration: Declaration) -> String {
-    if let name = declaration.name { return "\\.\(name)" }
-    return "\\Dependencies key of type \(typeName(type(of: keyPath).valueType))"
+    "\\.\(declaration.name)"
   }
 
   /// The type's name as Swift spells it, with `any` before an existential (`any LocalStorage`).

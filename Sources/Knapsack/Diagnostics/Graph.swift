@@ -1,4 +1,4 @@
-/// The dependency graph of a container, as a dry run saw it: see ``Container/graph(including:)``.
+/// The dependency graph of a container, as a dry run saw it: see ``Container/graph(including:arguments:)``.
 ///
 /// Nodes and edges are sorted, so the exports are deterministic and can be snapshot-tested.
 public struct DependencyGraph: Sendable, Hashable, Codable {
@@ -47,7 +47,7 @@ public struct DependencyGraph: Sendable, Hashable, Codable {
   public let nodes: [Node]
   /// Every edge, sorted.
   public let edges: [Edge]
-  /// The problems the dry run found (the same as ``Container/validate(including:)`` reports).
+  /// The problems the dry run found (the same as ``Container/validate(including:arguments:)`` reports).
   public let report: ValidationReport
 
   /// Creates a graph.

@@ -1,13 +1,13 @@
 import Synchronization
 
-/// The result of ``Container/validate(including:)``: every problem found in a dry run of the
+/// The result of ``Container/validate(including:arguments:)``: every problem found in a dry run of the
 /// container's graph.
 ///
 /// It prints well, and it is `Equatable` and `Codable`, so a test can assert on it:
 ///
 /// ```swift
-/// @Test func appGraphIsValid() {
-///   let report = AppContainer.make().validate()
+/// @Test func appGraphIsValid() async {
+///   let report = await AppContainer.make().validate()
 ///   #expect(report.isValid, "\(report)")
 /// }
 /// ```
@@ -31,6 +31,8 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       case factoryMismatch
       /// The container was disposed.
       case containerDisposed
+      /// A chain of dependencies too deep for the thread's stack.
+      case resolutionTooDeep
     }
 
     /// What is wrong.
@@ -70,15 +72,22 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
   public let problems: [Problem]
   /// How many dependencies the dry run resolved or looked at.
   public let checkedCount: Int
-  /// Registrations the dry run did not call: marked ``ValidationPolicy/skip``, asynchronous,
-  /// main-actor or argument factories (their presence is checked, their dependencies are not).
+  /// Registrations the dry run did not call because they were registered with
+  /// `hasSideEffects: true` (their presence is checked, their dependencies are not).
   public let skipped: [DependencyReference]
+  /// Argument keys the dry run could not call because no sample argument was given for them
+  /// (pass one in `validate(arguments:)`); their presence is checked, their dependencies are not.
+  public let needsSampleArgument: [DependencyReference]
 
   /// Creates a report.
-  public init(problems: [Problem], checkedCount: Int, skipped: [DependencyReference]) {
+  public init(
+    problems: [Problem], checkedCount: Int, skipped: [DependencyReference],
+    needsSampleArgument: [DependencyReference] = []
+  ) {
     self.problems = problems
     self.checkedCount = checkedCount
     self.skipped = skipped
+    self.needsSampleArgument = needsSampleArgument
   }
 
   /// Whether the dry run found no problem.
@@ -94,7 +103,13 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       ? "Knapsack validation: no problems in \(checkedCount) dependencies."
       : "Knapsack validation: \(problems.count) problem(s) in \(checkedCount) dependencies."
     var lines = [summary] + problems.map { "  " + $0.description.replacingOccurrences("\n", with: "\n  ") }
-    if !skipped.isEmpty { lines.append("  not run: \(skipped.map(\.name).joined(separator: ", "))") }
+    if !skipped.isEmpty {
+      lines.append("  not run (side effects): \(skipped.map(\.name).joined(separator: ", "))")
+    }
+    if !needsSampleArgument.isEmpty {
+      lines.append(
+        "  not run (no sample argument): \(needsSampleArgument.map(\.name).joined(separator: ", "))")
+    }
     return lines.joined(separator: "\n")
   }
 }
@@ -105,7 +120,7 @@ extension String {
   }
 }
 
-/// Thrown inside a validation copy instead of calling a factory marked ``ValidationPolicy/skip``.
+/// Thrown inside a validation copy instead of calling a factory registered with side effects.
 struct ValidationSkipped: Error {
   let index: Int
 }
@@ -121,23 +136,36 @@ extension Container {
   /// Resolves every registration visible from this container, and every key in `keys`, in a
   /// throw-away copy of the container, and reports every problem found.
   ///
-  /// The copy keeps no instance and runs no factory marked ``ValidationPolicy/skip``. Each
-  /// registration is resolved as its own root, so a problem in one does not hide the others;
-  /// within one factory, resolution stops at its first failing dependency.
+  /// Every kind of key is run through the same resolution routine as the app uses: synchronous
+  /// factories here, asynchronous ones awaited, main-actor ones on the main actor, argument keys
+  /// with the sample argument given for them in `arguments`. An argument key without a sample is
+  /// listed in ``ValidationReport/needsSampleArgument``, and a registration made with
+  /// `hasSideEffects: true` in ``ValidationReport/skipped``: never silently passed.
   ///
-  /// - Parameter keys: Keys to check besides the registrations, such as the keys your app
-  ///   resolves at the top level (their defaults and dependencies are checked too).
+  /// The copy keeps no instance. Each registration is resolved as its own root, so a problem in
+  /// one does not hide the others; within one factory, resolution stops at its first failing
+  /// dependency.
+  ///
+  /// - Parameters:
+  ///   - keys: Keys to check besides the registrations, such as the keys your app resolves at
+  ///     the top level (their defaults and dependencies are checked too).
+  ///   - arguments: A sample argument for each argument key to run, such as
+  ///     `[\.profile: UserID("sample")]`.
   ///
   /// Inside a ``withOverrides(_:isolation:operation:)`` scope it validates the container as the
   /// scope sees it, overrides included.
-  public func validate(including keys: [PartialKeyPath<Dependencies>] = []) -> ValidationReport {
-    servingContainer(nil).dryRun(including: keys).report
+  public func validate(
+    including keys: [PartialKeyPath<Dependencies>] = [], arguments: [PartialKeyPath<Dependencies>: any Sendable] = [:]
+  ) async -> ValidationReport {
+    await servingContainer().dryRun(including: keys, arguments: arguments).report
   }
 
-  /// The dependency graph seen by a dry run (see ``validate(including:)``): every dependency
-  /// resolved, with its scope and registration site, and who resolves whom.
-  public func graph(including keys: [PartialKeyPath<Dependencies>] = []) -> DependencyGraph {
-    servingContainer(nil).dryRun(including: keys).graph
+  /// The dependency graph seen by a dry run (see ``validate(including:arguments:)``): every
+  /// dependency resolved, with its scope and registration site, and who resolves whom.
+  public func graph(
+    including keys: [PartialKeyPath<Dependencies>] = [], arguments: [PartialKeyPath<Dependencies>: any Sendable] = [:]
+  ) async -> DependencyGraph {
+    await servingContainer().dryRun(including: keys, arguments: arguments).graph
   }
 
   private func validationCopy(_ recorder: ValidationRecorder) -> Container {
@@ -158,15 +186,24 @@ extension Container {
     return indices
   }
 
-  func dryRun(including keys: [PartialKeyPath<Dependencies>]) -> (report: ValidationReport, graph: DependencyGraph) {
+  func dryRun(
+    including keys: [PartialKeyPath<Dependencies>], arguments: [PartialKeyPath<Dependencies>: any Sendable]
+  ) async -> (report: ValidationReport, graph: DependencyGraph) {
     let table = KeyTable.shared
     let recorder = ValidationRecorder()
     let copy = validationCopy(recorder)
     var roots = registeredIndices
     for key in keys { if let index = table.index(ofDeclared: key) { roots.insert(index) } }
+    var samples: [Int: any Sendable] = [:]
+    for (key, sample) in arguments {
+      guard let index = table.index(ofDeclared: key) else { continue }
+      samples[index] = sample
+      roots.insert(index)
+    }
 
     var problems: [ValidationReport.Problem] = []
     var skipped: [DependencyReference] = []
+    var needsSample: [DependencyReference] = []
     for index in roots.sorted(by: { table.descriptor($0).displayName < table.descriptor($1).displayName }) {
       let descriptor = table.descriptor(index)
       guard let registration = copy.effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration else {
@@ -174,12 +211,11 @@ extension Container {
           problem(from: copy.failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)))
         continue
       }
-      guard registration.validation == .resolve, registration.kind == .sync else {
-        skipped.append(descriptor.reference)
-        continue
-      }
       do {
-        try copy.resolveRootForValidation(index)
+        // The same resolution routine as the app's, with the registration's own types.
+        if try await !registration.factory.dryRun(copy, index, argument: samples[index]) {
+          needsSample.append(descriptor.reference)
+        }
       } catch let error as ResolutionError {
         problems.append(problem(from: error))
       } catch let skip as ValidationSkipped {
@@ -205,7 +241,8 @@ extension Container {
     let checked = Set(events.map(\.dependency.name)).union(roots.map { table.descriptor($0).displayName })
       .union(unique.flatMap(\.path).map(\.name)).count
     let report = ValidationReport(
-      problems: unique, checkedCount: checked, skipped: Array(Set(skipped)).sorted { $0.name < $1.name })
+      problems: unique, checkedCount: checked, skipped: Array(Set(skipped)).sorted { $0.name < $1.name },
+      needsSampleArgument: Array(Set(needsSample)).sorted { $0.name < $1.name })
     let pathIndices = unique.flatMap(\.path).compactMap { table.index(named: $0) }
     let nodes = roots.union(pathIndices).map { index in
       (
@@ -214,31 +251,6 @@ extension Container {
       )
     }
     return (report, DependencyGraph(events: events, report: report, roots: nodes))
-  }
-
-  /// Resolves `index` without knowing its type: the factory runs, nothing is stored.
-  private func resolveRootForValidation(_ index: Int) throws {
-    let slot = plan(index)
-    if let delegate = slot.delegate { return try delegate.resolveRootForValidation(index) }
-    guard let binding = slot.binding else { throw failure(slot.failure ?? .notRegistered, index, nil) }
-    guard binding.registration.kind == .sync, let maker = binding.registration.maker as? any AnySyncMaker else {
-      return
-    }
-    let frame = Frame(index: index, parent: nil, in: self)
-    defer { frame.finish() }
-    let resolver = Resolver(container: self, frame: frame)
-    let start = ContinuousClock.now
-    do {
-      var value = try maker.makeAny(resolver)
-      for decoration in binding.decorators { value = try decoration.apply(resolver, value) }
-    } catch let error as ResolutionError {
-      throw error
-    } catch let skip as ValidationSkipped {
-      throw skip
-    } catch {
-      throw failure(.factoryFailed, index, frame, underlying: error)
-    }
-    if let observer = slot.observer { report(binding, observer, nil, start: start, reused: false) }
   }
 
   private func problem(from error: ResolutionError) -> ValidationReport.Problem {
@@ -263,6 +275,9 @@ extension Container {
     case .containerDisposed:
       kind = .containerDisposed
       message = "the container was disposed"
+    case .resolutionTooDeep:
+      kind = .resolutionTooDeep
+      message = "resolving \(error.dependency.name) went \(error.path.count) levels deep, too deep for the stack"
     }
     // A dependency this container provides, missing where it was resolved: an ancestor's shared
     // instance asked for something only this (child) scope has.
@@ -299,7 +314,7 @@ extension Container {
   private func holdsValueType(_ dependency: DependencyReference) -> Bool {
     guard let index = KeyTable.shared.index(named: dependency),
       let registration = effectiveRegistration(index)?.0 ?? KeyTable.shared.descriptor(index).defaultRegistration,
-      let metadata = UnsafeRawPointer(bitPattern: UInt(bitPattern: registration.valueType))
+      let metadata = UnsafeRawPointer(bitPattern: UInt(bitPattern: registration.factory.valueType))
     else { return false }
     // The first word of type metadata is its kind: 0x200 struct, 0x201 enum, 0x202 optional,
     // 0x301 tuple. Classes and existentials (which may hold a class instance) are not values.
@@ -353,12 +368,6 @@ extension Container {
 extension ValidationReport.Problem.Kind {
   var order: Int { Self.allCases.firstIndex(of: self) ?? 0 }
 }
-
-/// A sync maker whose value type is not known to the caller.
-protocol AnySyncMaker {
-  func makeAny(_ resolver: Resolver) throws -> any Sendable
-}
-extension SyncMaker: AnySyncMaker {}
 
 /// Keys that can describe themselves without their value type being known.
 extension KeyTable {

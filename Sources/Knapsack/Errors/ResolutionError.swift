@@ -44,6 +44,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     /// The factory registered for the dependency does not produce the requested type or needs
     /// a different resolution call (an asynchronous factory resolved synchronously).
     case factoryMismatch
+    /// The resolution went so deep that the thread would run out of stack; nothing was
+    /// created past that point. ``ResolutionError/path`` shows how it got there.
+    case resolutionTooDeep
   }
 
   /// The kind of failure.
@@ -92,10 +95,18 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       lines.append("Knapsack: cannot resolve \(subject): the container was disposed.")
     case .factoryMismatch:
       lines.append("Knapsack: the factory for \(subject) cannot be used here: \(underlying ?? "type mismatch").")
+    case .resolutionTooDeep:
+      lines.append(
+        "Knapsack: resolving \(subject) went \(path.count) levels deep, too deep for this thread's stack.")
     }
     if let location = dependency.location { lines.append("  declared at \(location)") }
     if let registeredAt { lines.append("  registered at \(registeredAt)") }
-    if kind != .cycle, path.count > 1 { lines.append("  path: \(pathDescription)") }
+    if kind == .resolutionTooDeep {
+      let shown = path.count > 8 ? path.prefix(4).map(\.name) + ["…"] + path.suffix(4).map(\.name) : path.map(\.name)
+      lines.append("  path: \(shown.joined(separator: " → "))")
+    } else if kind != .cycle, path.count > 1 {
+      lines.append("  path: \(pathDescription)")
+    }
     switch kind {
     case .requiredKeyNotProvided:
       lines.append(
@@ -103,12 +114,16 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
           + " or in a test, `withOverrides { $0.register(\(dependency.name)) { ... } } operation: { ... }`.")
     case .notRegistered:
       lines.append(
-        "  fix: register it, `container.register(\(typeExpression).self) { r in ... }`,"
+        "  fix: register it, `container.register(type: \(typeExpression).self) { r in ... }`,"
           + " in the container or one of its parents.")
     case .cycle:
       lines.append("  fix: break the loop with `r.lazy(...)` or `r.provider(...)` on one of its edges.")
     case .containerDisposed:
       lines.append("  fix: resolve from a live container; a disposed one stays disposed.")
+    case .resolutionTooDeep:
+      lines.append(
+        "  fix: resolve it on a thread with a larger stack, or shorten the chain (a `Provider` or `Lazy` edge"
+          + " resolves later, from a fresh stack depth).")
     case .factoryFailed, .factoryMismatch:
       break
     }

@@ -1,8 +1,9 @@
 /// Injects a dependency into a property of a type that cannot take it through its initializer.
 ///
-/// The value is resolved when the enclosing instance is initialized: from the innermost
-/// ``withOverrides(_:isolation:operation:)`` scope if one is open in the current task, else from
-/// ``Container/shared`` (or the container you pass).
+/// The value is resolved when the enclosing instance is initialized, from the container you pass
+/// or else ``Container/current`` (the task's container set by ``withContainer(_:operation:)-(_,()->R)``
+/// or the testing trait, else ``Container/shared``), in the override scope open in the current
+/// task, if any.
 ///
 /// ```swift
 /// final class TodoScreen {
@@ -11,49 +12,101 @@
 /// ```
 ///
 /// A property wrapper cannot throw. `@Injected` and ``LazyInjected`` are Knapsack's only APIs
-/// that stop the program, with the full ``ResolutionError`` description, when resolution fails;
-/// use ``Container/validate(including:)`` in a test to know beforehand, or resolve explicitly with `try`.
+/// that stop the program when resolution fails, naming the property's file and line and the
+/// full ``ResolutionError``; use ``Container/validate(including:arguments:)`` in a test to know
+/// beforehand, or resolve explicitly with `try`.
 @propertyWrapper
 public struct Injected<Value: Sendable>: Sendable {
   /// The injected value.
   public let wrappedValue: Value
 
-  /// Resolves `key` now, from `container` (``Container/shared`` by default) or the open
-  /// override scope.
-  public init(_ key: KeyPath<Dependencies, Key<Value>>, container: Container = .shared) {
-    wrappedValue = resolveOrStop { try container.resolve(key) }
+  /// Resolves `key` now.
+  public init(
+    _ key: KeyPath<Dependencies, Key<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) {
+    wrappedValue = resolveOrStop("@Injected", fileID, line) { try (container ?? .current).resolve(key) }
+  }
+
+  /// Resolves a main-actor key now, on the main actor.
+  @MainActor
+  public init(
+    _ key: KeyPath<Dependencies, MainActorKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) {
+    wrappedValue = resolveOrStop("@Injected", fileID, line) { try (container ?? .current).resolve(key) }
   }
 
   /// Resolves a registered type now.
-  public init(_ type: Value.Type = Value.self, name: String? = nil, container: Container = .shared) {
-    wrappedValue = resolveOrStop { try container.resolve(type, name: name) }
+  public init(
+    type: Value.Type = Value.self, name: String? = nil, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) {
+    wrappedValue = resolveOrStop("@Injected", fileID, line) {
+      try (container ?? .current).resolve(type: type, name: name)
+    }
   }
 }
 
 /// Like ``Injected``, but resolves on first access instead of at initialization.
 ///
-/// The override scope open at initialization is remembered and used at first access.
+/// The container and the override scope current at initialization are remembered and used at
+/// first access.
 @propertyWrapper
 public struct LazyInjected<Value: Sendable>: Sendable {
-  private let provider: Provider<Value>
+  private let provider: Provider<Key<Value>>
   private let storage = LazyStorage<Value>()
+  private let fileID: StaticString
+  private let line: UInt
 
   /// Remembers `key`, the container and the open override scope; resolves on first access.
-  public init(_ key: KeyPath<Dependencies, Key<Value>>, container: Container = .shared) {
-    provider = container.provider(key)
+  public init(
+    _ key: KeyPath<Dependencies, Key<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) {
+    provider = (container ?? .current).provider(key)
+    self.fileID = fileID
+    self.line = line
+  }
+
+  /// Remembers a registered type; resolves it on first access.
+  public init(
+    type: Value.Type = Value.self, name: String? = nil, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) {
+    provider = (container ?? .current).provider(type: type, name: name)
+    self.fileID = fileID
+    self.line = line
   }
 
   /// The injected value, resolved on first access.
   public var wrappedValue: Value {
-    resolveOrStop { try storage.value { try provider.get() } }
+    resolveOrStop("@LazyInjected", fileID, line) { try storage.value { try provider.get() } }
   }
 }
 
 /// The one place where Knapsack stops the program: a property wrapper that cannot resolve.
-private func resolveOrStop<Value>(_ resolve: () throws -> Value) -> Value {
+private func resolveOrStop<Value>(
+  _ wrapper: String, _ fileID: StaticString, _ line: UInt, _ resolve: () throws -> Value
+) -> Value {
   do {
     return try resolve()
   } catch {
-    fatalError("@Injected could not resolve its dependency.\n\(error)")
+    fatalError("\(wrapper) at \(fileID):\(line) could not resolve its dependency.\n\(error)", file: fileID, line: line)
   }
+}
+
+/// Runs `operation` with `container` as the task's ``Container/current``: ``Injected`` and
+/// ``LazyInjected`` properties initialized in it (and in its child tasks) resolve from that
+/// container. Parallel tests each set their own, with no shared global.
+public func withContainer<R>(
+  _ container: Container, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> R
+) async rethrows -> R {
+  try await Container.$taskContainer.withValue(container, operation: operation)
+}
+
+/// Runs a synchronous `operation` with `container` as the task's ``Container/current``.
+@_disfavoredOverload
+public func withContainer<R>(_ container: Container, operation: () throws -> R) rethrows -> R {
+  try Container.$taskContainer.withValue(container, operation: operation)
 }

@@ -1,51 +1,120 @@
 import Synchronization
 
-/// A dependency resolved on first use and kept after that.
-///
-/// Get one from a resolver, `r.lazy(\.cache)`, to defer an expensive dependency or to break a
-/// cycle: the value is resolved from the same container (and override scope) when first read,
-/// not while the factory that asked for it runs.
-public struct Lazy<Value: Sendable>: Sendable {
-  private let provider: Provider<Value>
-  private let storage = LazyStorage<Value>()
-
-  init(index: Int, context: ResolutionContext) {
-    provider = Provider(index: index, context: context)
-  }
-
-  /// The value, resolved on first access. Concurrent first reads resolve once.
-  public var value: Value {
-    get throws { try storage.value { try provider.get() } }
-  }
+/// A key type, whatever its kind, argument and value: what ``Provider`` and ``Lazy`` are generic
+/// over, so that their type names the key they resolve (`Provider<Key<Session>>`,
+/// `Lazy<AsyncKey<Database>>`).
+public protocol DependencyKeyType: Sendable {
+  /// How the key's factory runs.
+  associatedtype Kind: KeyKind
+  /// What the factory takes (`Void` for a key without an argument).
+  associatedtype Argument: Sendable
+  /// What the key resolves to.
+  associatedtype Value: Sendable
 }
+
+extension DependencyKey: DependencyKeyType {}
 
 /// A way to resolve a dependency later, as often as needed.
 ///
-/// Each ``get()`` resolves again, so the key's scope decides whether it is the same instance.
-/// Get one from a resolver, `r.provider(\.session)`; it also breaks cycles.
-public struct Provider<Value: Sendable>: Sendable {
+/// Each `get` resolves again, so the key's scope decides whether it is the same instance. Get one
+/// from a container or a resolver, `r.provider(\.session)`; it also breaks cycles. It works for
+/// every kind of key: `get()` throws for a key, is `async` for an ``AsyncKey``, needs the main
+/// actor for a ``MainActorKey`` (or `await`s it from elsewhere), and takes the argument of an
+/// ``ArgumentKey``.
+///
+/// It resolves in the override scope it was made in (or in none, if it was made outside any),
+/// whatever scope is open where it is called.
+public struct Provider<Key: DependencyKeyType>: Sendable {
   let index: Int
   let container: Container
   let scope: OverrideScope?
 
-  init(index: Int, context: ResolutionContext) {
+  init(index: Int, container: Container) {
     self.index = index
-    self.container = context.container
+    self.container = container
     self.scope = OverrideScope.current
   }
 
+  func resolve(_ argument: Key.Argument) throws -> Key.Value {
+    let context = ResolutionContext(container: container)
+    if OverrideScope.current === scope { return try context.resolve(index, argument) }
+    return try OverrideScope.$current.withValue(scope) { try context.resolve(index, argument) }
+  }
+
+  func resolveAsync(_ argument: Key.Argument) async throws -> Key.Value {
+    let context = ResolutionContext(container: container)
+    if OverrideScope.current === scope { return try await context.resolveAsync(index, argument) }
+    return try await OverrideScope.$current.withValue(scope) { try await context.resolveAsync(index, argument) }
+  }
+}
+
+extension Provider where Key.Kind == SyncKind, Key.Argument == Void {
   /// Resolves the dependency now.
-  ///
-  /// It resolves in the override scope it was made in (or in none, if it was made outside any),
-  /// whatever scope is open where it is called.
-  public func get() throws -> Value {
-    let open = openOverrideScopes.load(ordering: .relaxed) == 0 ? nil : OverrideScope.current
-    if open === scope { return try container.resolveValue(index, nil) }
-    return try OverrideScope.$current.withValue(scope) {
-      openOverrideScopes.add(1, ordering: .relaxed)
-      defer { openOverrideScopes.subtract(1, ordering: .relaxed) }
-      return try container.resolveValue(index, nil)
-    }
+  public func get() throws -> Key.Value { try resolve(()) }
+}
+
+extension Provider where Key.Kind == SyncKind {
+  /// Resolves the dependency now, for `argument`.
+  public func get(_ argument: Key.Argument) throws -> Key.Value { try resolve(argument) }
+}
+
+extension Provider where Key.Kind == AsyncKind, Key.Argument == Void {
+  /// Resolves the dependency now.
+  public func get() async throws -> Key.Value { try await resolveAsync(()) }
+}
+
+extension Provider where Key.Kind == AsyncKind {
+  /// Resolves the dependency now, for `argument`.
+  public func get(_ argument: Key.Argument) async throws -> Key.Value { try await resolveAsync(argument) }
+}
+
+extension Provider where Key.Kind == MainActorKind, Key.Argument == Void {
+  /// Resolves the dependency now, on the main actor.
+  @MainActor public func get() throws -> Key.Value { try resolve(()) }
+
+  /// Resolves the dependency now from any asynchronous code, hopping to the main actor.
+  public func get() async throws -> Key.Value { try await resolveAsync(()) }
+}
+
+extension Provider where Key.Kind == MainActorKind {
+  /// Resolves the dependency now, for `argument`, on the main actor.
+  @MainActor public func get(_ argument: Key.Argument) throws -> Key.Value { try resolve(argument) }
+}
+
+/// A dependency resolved on first use and kept after that.
+///
+/// Get one from a container or a resolver, `r.lazy(\.cache)`, to defer an expensive dependency
+/// or to break a cycle: the value is resolved from the same container (and override scope) when
+/// first read, not while the factory that asked for it runs. Concurrent first reads resolve
+/// once. `value` throws for a key, is `async` for an ``AsyncKey`` and needs the main actor for a
+/// ``MainActorKey``.
+public struct Lazy<Key: DependencyKeyType>: Sendable where Key.Argument == Void {
+  let provider: Provider<Key>
+  let storage = LazyStorage<Key.Value>()
+
+  init(index: Int, container: Container) {
+    provider = Provider(index: index, container: container)
+  }
+}
+
+extension Lazy where Key.Kind == SyncKind {
+  /// The value, resolved on first access.
+  public var value: Key.Value {
+    get throws { try storage.value { try provider.resolve(()) } }
+  }
+}
+
+extension Lazy where Key.Kind == MainActorKind {
+  /// The value, resolved on first access, on the main actor.
+  @MainActor public var value: Key.Value {
+    get throws { try storage.value { try provider.resolve(()) } }
+  }
+}
+
+extension Lazy where Key.Kind == AsyncKind {
+  /// The value, resolved on first access.
+  public var value: Key.Value {
+    get async throws { try await storage.value { try await provider.resolveAsync(()) } }
   }
 }
 
@@ -53,6 +122,7 @@ public struct Provider<Value: Sendable>: Sendable {
 final class LazyStorage<Value: Sendable>: Sendable {
   private let stored = Locked<Value?>(nil)
   private let creation = Locked<Void>(())
+  private let pending = Locked<Task<Value, any Error>?>(nil)
 
   func value(_ make: () throws -> Value) throws -> Value {
     if let value = stored.withLock({ $0 }) { return value }
@@ -63,5 +133,51 @@ final class LazyStorage<Value: Sendable>: Sendable {
       stored.withLock { $0 = value }
       return value
     }
+  }
+
+  /// The value, made once by the first caller's `make`; concurrent callers await that one. A
+  /// failure is not kept: the next read tries again.
+  func value(_ make: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    if let value = stored.withLock({ $0 }) { return value }
+    let task = pending.withLock { pending in
+      if let running = pending { return running }
+      let fresh = Task { try await make() }
+      pending = fresh
+      return fresh
+    }
+    do {
+      let value = try await task.value
+      stored.withLock { $0 = value }
+      return value
+    } catch {
+      pending.withLock { if $0 == task { $0 = nil } }
+      throw error
+    }
+  }
+}
+
+extension Resolving {
+  /// A ``Provider`` that resolves the key each time it is asked, honouring the key's scope.
+  public func provider<K, A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>
+  )
+    -> Provider<DependencyKey<K, A, V>>
+  {
+    Provider(index: KeyTable.shared.index(of: key), container: resolutionContext.container)
+  }
+
+  /// A ``Lazy`` that resolves the key on first use and then keeps the value.
+  public func lazy<K, V>(_ key: KeyPath<Dependencies, DependencyKey<K, Void, V>>) -> Lazy<DependencyKey<K, Void, V>> {
+    Lazy(index: KeyTable.shared.index(of: key), container: resolutionContext.container)
+  }
+
+  /// A ``Provider`` for a registered type.
+  public func provider<T: Sendable>(type: T.Type, name: String? = nil) -> Provider<Key<T>> {
+    Provider(index: KeyTable.shared.index(of: type, name: name), container: resolutionContext.container)
+  }
+
+  /// A ``Lazy`` for a registered type.
+  public func lazy<T: Sendable>(type: T.Type, name: String? = nil) -> Lazy<Key<T>> {
+    Lazy(index: KeyTable.shared.index(of: type, name: name), container: resolutionContext.container)
   }
 }

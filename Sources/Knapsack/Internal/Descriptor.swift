@@ -9,6 +9,7 @@ struct Descriptor: Sendable {
   /// `\.storage` for keys, `LocalStorage` or `LocalStorage (name: "secure")` for types.
   let displayName: String
   let typeName: String
+  /// Where the key was declared (nil for a type).
   let declaration: CodeLocation?
   /// The key's default, or nil for required keys and types.
   let defaultRegistration: Registration?
@@ -21,14 +22,14 @@ struct Descriptor: Sendable {
 extension Descriptor {
   /// A key's descriptor: its name and declaration, and its default factory if it has one.
   init(
-    _ kind: Kind, index: Int, keyPath: AnyKeyPath, declaration: Declaration, typeName: String, maker: (any Maker)?,
-    scope: Scope
+    _ kind: Kind, index: Int, keyPath: AnyKeyPath, declaration: Declaration, typeName: String,
+    factory: AnyFactory?, scope: Scope
   ) {
     self.init(
       index: index, kind: kind, displayName: KeyTable.name(keyPath, declaration), typeName: typeName,
       declaration: declaration.location,
-      defaultRegistration: maker.map {
-        Registration(index: index, scope: scope, maker: $0, location: declaration.location, isDefault: true)
+      defaultRegistration: factory.map {
+        Registration(index: index, scope: scope, factory: $0, location: declaration.location, isDefault: true)
       })
   }
 }
@@ -38,35 +39,21 @@ protocol DeclaredKey {
   func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor
 }
 
-extension Key: DeclaredKey {
+extension DependencyKey: DeclaredKey {
   func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor {
-    Descriptor(
-      .key, index: index, keyPath: keyPath, declaration: declaration, typeName: KeyTable.typeName(Value.self),
-      maker: maker, scope: defaultScope)
-  }
-}
-
-extension AsyncKey: DeclaredKey {
-  func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor {
-    Descriptor(
-      .asyncKey, index: index, keyPath: keyPath, declaration: declaration, typeName: KeyTable.typeName(Value.self),
-      maker: maker, scope: defaultScope)
-  }
-}
-
-extension ArgumentKey: DeclaredKey {
-  func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor {
-    Descriptor(
-      .argumentKey, index: index, keyPath: keyPath, declaration: declaration,
-      typeName: KeyTable.typeName(Value.self), maker: maker, scope: .unique)
-  }
-}
-
-extension MainActorKey: DeclaredKey {
-  func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor {
-    Descriptor(
-      .mainActorKey, index: index, keyPath: keyPath, declaration: declaration,
-      typeName: KeyTable.typeName(Value.self), maker: maker, scope: defaultScope)
+    let kind: Descriptor.Kind =
+      if Argument.self != Void.self {
+        .argumentKey
+      } else if Kind.self == AsyncKind.self {
+        .asyncKey
+      } else if Kind.self == MainActorKind.self {
+        .mainActorKey
+      } else {
+        .key
+      }
+    return Descriptor(
+      kind, index: index, keyPath: keyPath, declaration: declaration, typeName: KeyTable.typeName(Value.self),
+      factory: factory, scope: defaultScope)
   }
 }
 
@@ -74,6 +61,6 @@ extension Multibinding: DeclaredKey {
   func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor {
     Descriptor(
       .multibinding, index: index, keyPath: keyPath, declaration: declaration,
-      typeName: "[\(KeyTable.typeName(Element.self))]", maker: nil, scope: .unique)
+      typeName: "[\(KeyTable.typeName(Element.self))]", factory: nil, scope: .unique)
   }
 }

@@ -1,543 +1,377 @@
-public import Synchronization
+import CKnapsack
+import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The resolution engine: one routine for every kind of key.
+///
+/// A resolution plans its route (``Slot``), then ``produce(_:_:_:)`` (synchronous and main-actor
+/// factories) or ``produceAsync(_:_:_:)`` (asynchronous factories) makes or finds the instance.
+/// Both drivers share every step that is not about waiting: ``enter(_:_:value:argument:)``
+/// (cycle, depth and type checks), ``claim(_:_:root:thread:frame:)`` (the scope's storage and
+/// exactly-once creation), ``settle(_:_:_:synchronous:)`` (storing by scope, disposal, waking
+/// waiters), ``decorate(_:_:_:_:)`` and ``Observation``. Validation's dry run goes through the
+/// same drivers.
 extension Container {
   // MARK: Entry
 
-  /// The container that should serve a top-level resolution: an override scope's overlay of
-  /// this container if a ``withOverrides(_:operation:)-(_,()->R)`` scope is open in this task.
-  @usableFromInline
-  func servingContainer(_ frame: Frame?) -> Container {
-    guard frame == nil, openOverrideScopes.load(ordering: .relaxed) != 0 else { return self }
-    return overrideOverlay() ?? self
-  }
-
-  @usableFromInline
-  func overrideOverlay() -> Container? {
-    guard let scope = OverrideScope.current else { return nil }
-    if let overlay, overlay.scope == ObjectIdentifier(scope) { return nil }
+  /// The container that serves a top-level resolution: this one, or its copy in the override
+  /// scope open in this task.
+  func servingContainer() -> Container {
+    guard !isValidationCopy, let scope = OverrideScope.current else { return self }
+    if let overlay, overlay.scope == ObjectIdentifier(scope) { return self }
     return scope.overlay(for: self)
   }
 
-  /// The cached plan for `index`, or a fresh one.
+  /// The route to `index` in this container, planned now if the cached plan is stale.
   @inline(__always)
-  func withSlot<R>(_ index: Int, _ body: (Slot) throws -> R) rethrows -> R {
-    if let unmanaged = slots.load(index) {
-      let current = planGeneration.load(ordering: .relaxed)
-      let hit = unmanaged._withUnsafeGuaranteedRef { $0.generation == current }
-      if hit { return try unmanaged._withUnsafeGuaranteedRef(body) }
+  func slot(_ index: Int) -> Slot {
+    if let cached = slots.load(index), cached.generation == generation.load(ordering: .acquiring) {
+      return cached
     }
-    return try body(plan(index))
+    return plan(index)
   }
 
-  // MARK: Synchronous
+  // MARK: Synchronous driver
 
-  /// Resolves `index` as `Value`. Inlined into the caller so that a singleton that already
-  /// exists costs two atomic loads and no generic dispatch.
-  @inlinable
-  func resolveValue<Value: Sendable>(_ index: Int, _ frame: Frame?) throws -> Value {
-    if let box = existingSingleton(index, frame) {
-      return Unmanaged<Box<Value>>.fromOpaque(box)._withUnsafeGuaranteedRef { $0.value }
-    }
-    return try resolveUncached(index, frame)
-  }
-
-  /// The box of an already-made singleton for `index`, if the cached plan is current, nothing
-  /// observes it and no override scope could apply.
-  @usableFromInline
-  func existingSingleton(_ index: Int, _ frame: Frame?) -> UnsafeRawPointer? {
-    if frame == nil, openOverrideScopes.load(ordering: .relaxed) != 0 { return nil }
-    guard let unmanaged = slots.load(index) else { return nil }
-    let current = planGeneration.load(ordering: .relaxed)
-    return unmanaged._withUnsafeGuaranteedRef { slot in
-      guard slot.generation == current, !slot.isObserved, let binding = slot.binding else { return nil }
-      return UnsafeRawPointer(bitPattern: binding.singleton.load(ordering: .acquiring))
-    }
-  }
-
-  /// Everything but an existing singleton. Inlinable so that the client specializes it: the
-  /// factory's and the value's types are then known statically, with no generic metadata
-  /// look-ups at run time.
-  @inlinable
-  func resolveUncached<Value: Sendable>(_ index: Int, _ frame: Frame?) throws -> Value {
-    if frame == nil, openOverrideScopes.load(ordering: .relaxed) != 0, let overlay = overrideOverlay() {
-      return try overlay.resolvePlanned(index, ThreadFrame.current)
-    }
-    return try resolvePlanned(index, frame ?? ThreadFrame.current)
-  }
-
-  /// Resolves `index` in this very container (override scopes already applied).
-  @inlinable
-  func resolvePlanned<Value: Sendable>(_ index: Int, _ frame: Frame?) throws -> Value {
-    if let unmanaged = slots.load(index) {
-      let current = planGeneration.load(ordering: .relaxed)
-      if unmanaged._withUnsafeGuaranteedRef({ $0.generation == current }) {
-        return try unmanaged._withUnsafeGuaranteedRef { try resolve(through: $0, index, frame) }
-      }
-    }
-    return try resolve(through: plan(index), index, frame)
-  }
-
-  @inlinable
-  func resolve<Value: Sendable>(through slot: Slot, _ index: Int, _ frame: Frame?) throws -> Value {
-    if let binding = slot.binding, !slot.isObserved {
-      if let value = binding.loadSingleton(Value.self) { return value }
-      return try instance(of: binding, frame)
-    }
-    return try resolveSlowly(slot, index, frame)
-  }
-
-  @usableFromInline
-  func resolveSlowly<Value: Sendable>(_ slot: Slot, _ index: Int, _ frame: Frame?) throws -> Value {
+  /// Resolves `index` in this container from synchronous code (or main-actor code, on the main
+  /// thread). `parent` is the frame that asks, if any.
+  func resolveSync<Argument: Sendable, Value: Sendable>(
+    _ index: Int, _ argument: Argument, parent: UnsafeMutablePointer<Frame>?
+  ) throws -> Value {
+    let slot = self.slot(index)
     if let binding = slot.binding {
-      guard let observer = slot.observer else { return try instance(of: binding, frame) }
-      return try observe(binding, observer, frame) { try instance(of: binding, frame) }
-    }
-    // The owning container reports a delegated resolution itself, if it is observed too.
-    if let delegate = slot.delegate { return try delegate.resolveValue(index, frame) }
-    throw failure(slot.failure ?? .notRegistered, index, frame)
-  }
-
-  @inlinable
-  func instance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
-    switch binding.scope.kind {
-    case .unique: return try create(binding, Frame(index: binding.index, parent: frame, in: self))
-    case .graph: return try graphInstance(of: binding, frame)
-    case .weak, .cached, .singleton: return try scopedInstance(of: binding, frame)
-    }
-  }
-
-  /// Shared with everything else resolved during the same top-level resolution.
-  @inlinable
-  func graphInstance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
-    guard let root = frame?.root else {
-      return try create(binding, Frame(index: binding.index, parent: frame, in: self))
-    }
-    if let value = root.graphValue(for: binding, as: Value.self) { return value }
-    let value: Value = try create(binding, Frame(index: binding.index, parent: frame, in: self))
-    root.storeGraphValue(value, for: binding)
-    return value
-  }
-
-  /// Weak, cached and singleton instances.
-  @usableFromInline
-  func scopedInstance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
-    switch binding.scope.kind {
-    case .unique, .graph:
-      return try instance(of: binding, frame)
-    case .weak:
-      if let value = binding.state.withLock({ $0.weakInstance }) as? Value { return value }
-      let value: Value = try create(binding, Frame(index: binding.index, parent: frame, in: self))
-      return binding.state.withLock { state in
-        if let raced = state.weakInstance as? Value { return raced }
-        state.weakInstance = value as AnyObject
-        return value
-      }
-    case .cached, .singleton:
-      return try sharedInstance(of: binding, frame)
-    }
-  }
-
-  private enum CreationDecision {
-    case retry
-    case create
-    case wait
-    case cycle([Int])
-  }
-
-  /// Decides what a resolution that wants `binding`'s shared instance does: use the one that
-  /// appeared meanwhile, create it (becoming the creator), wait for the creator, or report the
-  /// cycle it would close. A synchronous creator (`thread` given) also takes the creation lock
-  /// that waiting threads block on.
-  private func claimCreation(
-    of binding: Binding, root: ObjectIdentifier, thread: UInt?, path: [Int]
-  ) -> CreationDecision {
-    binding.state.withLock { state in
-      if binding.scope == .cached ? state.cached != nil : binding.singleton.load(ordering: .acquiring) != 0 {
-        return .retry
-      }
-      if let creator = state.creator {
-        if creator.root == root || (thread != nil && creator.thread == thread) { return .cycle(creator.path) }
-        return .wait
-      }
-      state.creator = (root, thread, path)
-      if thread != nil { binding.creationLock.lock() }
-      return .create
-    }
-  }
-
-  /// A singleton or cached instance: made exactly once, however many threads ask at once.
-  private func sharedInstance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
-    let creationFrame = Frame(index: binding.index, parent: frame, in: self)
-    let root = ObjectIdentifier(creationFrame.root)
-    let thread = currentThreadID()
-    while true {
-      if let value = binding.storedInstance(Value.self) { return value }
-      let decision = claimCreation(of: binding, root: root, thread: thread, path: creationFrame.path)
-      switch decision {
-      case .retry:
-        continue
-      case .cycle(let creatorPath):
-        throw cycle(creatorPath, creationFrame)
-      case .wait:
-        if let loop = WaitGraph.shared.beginWait(root: root, for: binding) {
-          throw crossResolutionCycle(loop, binding, frame)
+      guard let observer = slot.observer else {
+        if Argument.self == Void.self, binding.scope.kind == .singleton,
+          let value = binding.cell.loadSingleton(Value.self)
+        {
+          return value
         }
-        binding.creationLock.lock()
-        binding.creationLock.unlock()
-        WaitGraph.shared.endWait(root: root)
-      case .create:
-        beginCreating()
-        defer {
-          binding.state.withLock { $0.creator = nil }
-          binding.creationLock.unlock()
-          endCreating()
-        }
-        let value: Value = try create(binding, creationFrame)
-        binding.publish(value)
-        recordCreated(value, by: binding)
+        return try produce(binding, argument, parent)
+      }
+      let observation = Observation(self, binding, argument, observer, parent: parent)
+      do {
+        let value: Value = try produce(binding, argument, parent)
+        observation.end()
         return value
+      } catch {
+        observation.end(failed: true)
+        throw error
+      }
+    }
+    if let delegate = slot.delegate { return try delegate.resolveSync(index, argument, parent: parent) }
+    throw failure(slot.failure ?? .notRegistered, index, parent)
+  }
+
+  /// Finds or makes the instance of `binding` for `argument`, synchronously.
+  func produce<Argument: Sendable, Value: Sendable>(
+    _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
+  ) throws -> Value {
+    var frame = Frame(index: binding.index, container: self, parent: parent)
+    return try withUnsafeMutablePointer(to: &frame) { frame in
+      try enter(binding, frame, value: Value.self, argument: Argument.self)
+      switch binding.scope.kind {
+      case .unique:
+        return try make(binding, argument, frame)
+      case .graph:
+        guard parent != nil else { return try make(binding, argument, frame) }
+        let key = InstanceKey(binding, argument: argument)
+        let store = frame.graphStore
+        if let value = store.value(for: key, as: Value.self) { return value }
+        let value: Value = try make(binding, argument, frame)
+        store.store(value, for: key)
+        return value
+      case .weak, .cached, .singleton:
+        let cell = binding.cell(for: argument)
+        let root = UInt(bitPattern: frame.root)
+        while true {
+          switch claim(cell, binding, root: root, thread: currentThreadID(), frame: frame) as Claim<Value> {
+          case .found(let value):
+            return value
+          case .cycle(let creatorPath):
+            throw cycle(creatorPath, frame)
+          case .wait(let creatorIsAsync):
+            if let loop = WaitGraph.shared.beginWait(root: root, for: cell, index: binding.index) {
+              throw crossResolutionCycle(loop, binding, parent)
+            }
+            if creatorIsAsync {
+              // An asynchronous creator holds no lock to block on: poll until it is done.
+              usleep(50)
+            } else {
+              cell.creationLock.lock()
+              cell.creationLock.unlock()
+            }
+            WaitGraph.shared.endWait(root: root)
+          case .create:
+            let result = Result { () throws -> Value in try make(binding, argument, frame) }
+            settle(cell, binding, result, synchronous: true)
+            return try result.get()
+          }
+        }
       }
     }
   }
 
-  /// Runs the factory (and decorators) of `binding` in `frame`.
-  @inlinable
-  func create<Value: Sendable>(_ binding: Binding, _ frame: Frame) throws -> Value {
-    try checkCreation(binding, frame, of: Value.self, .sync)
-    let maker = unsafeDowncast(binding.registration.maker, to: SyncMaker<Value>.self)
-    let previous = ThreadFrame.enter(frame)
-    defer {
-      ThreadFrame.restore(previous)
-      frame.finish()
-    }
+  /// Runs the synchronous or main-actor factory of `binding`, then its decorators.
+  private func make<Argument: Sendable, Value: Sendable>(
+    _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
+  ) throws -> Value {
+    // `enter` checked the factory's types.
+    let factory = unsafeDowncast(binding.registration.factory, to: Factory<Argument, Value>.self)
+    let previous = ThreadFrame.current
+    ThreadFrame.set(frame)
+    defer { ThreadFrame.set(previous) }
     let resolver = Resolver(container: self, frame: frame)
     do {
-      let value = try maker.make(resolver)
-      return binding.decorators.isEmpty ? value : try decorate(value, binding, resolver)
+      let value: Value
+      switch factory.body {
+      case .sync(let body):
+        value = try body(resolver, argument)
+      case .mainActor(let body):
+        guard isOnMainThread else {
+          throw mismatch(
+            binding, frame,
+            text: "its factory runs on the main actor: resolve it from @MainActor code, or with `try await`")
+        }
+        value = try MainActor.assumeIsolated { try body(resolver, argument) }
+      case .async:
+        throw mismatch(binding, frame, text: "its factory is asynchronous: resolve it with `try await`")
+      }
+      return try decorate(value, binding, resolver, frame)
     } catch {
       throw factoryError(error, binding, frame)
     }
   }
 
-  /// Throws if making `binding` in `frame` would close a cycle, must be skipped by validation,
-  /// or needs another kind of factory than `kind` producing `type` (from `argument`, for an
-  /// argument factory).
-  @usableFromInline
-  func checkCreation(
-    _ binding: Binding, _ frame: Frame, of type: Any.Type, _ kind: MakerKind, argument: Any.Type? = nil
-  ) throws {
-    if let parent = frame.parent, parent.contains(binding.index, in: frame.container) {
-      throw failure(.cycle, binding.index, frame)
+  // MARK: Asynchronous driver
+
+  /// Resolves `index` from asynchronous code: an asynchronous factory is awaited, a main-actor
+  /// one runs on the main actor, a synchronous one runs here. `parent` is the asynchronous
+  /// factory that asks, if any.
+  func resolveAsync<Argument: Sendable, Value: Sendable>(
+    _ index: Int, _ argument: Argument, parent: AsyncFrame?
+  ) async throws -> Value {
+    let slot = self.slot(index)
+    guard let binding = slot.binding else {
+      if let delegate = slot.delegate { return try await delegate.resolveAsync(index, argument, parent: parent) }
+      throw failure(slot.failure ?? .notRegistered, index, parent?.pointer)
     }
-    if isValidationCopy, binding.registration.validation == .skip { throw ValidationSkipped(index: binding.index) }
-    guard binding.registration.kind == kind, binding.registration.valueType == ObjectIdentifier(type) else {
-      let expected =
-        switch kind {
-        case .sync: "a synchronous factory of \(type)"
-        case .async: "an asynchronous factory of \(type)"
-        case .mainActor: "a main-actor factory of \(type)"
-        case .argument: "a factory of \(type) taking \(argument.map { "\($0)" } ?? "an argument")"
+    switch binding.registration.kind {
+    case .sync:
+      return try resolveSync(index, argument, parent: parent?.pointer)
+    case .mainActor:
+      return try await MainActor.run { try self.resolveSync(index, argument, parent: parent?.pointer) }
+    case .async:
+      guard let observer = slot.observer else { return try await produceAsync(binding, argument, parent) }
+      let observation = Observation(self, binding, argument, observer, parent: parent?.pointer)
+      do {
+        let value: Value = try await produceAsync(binding, argument, parent)
+        observation.end()
+        return value
+      } catch {
+        observation.end(failed: true)
+        throw error
+      }
+    }
+  }
+
+  /// Finds or makes the instance of `binding` for `argument` with its asynchronous factory.
+  private func produceAsync<Argument: Sendable, Value: Sendable>(
+    _ binding: Binding, _ argument: Argument, _ parent: AsyncFrame?
+  ) async throws -> Value {
+    let frame = AsyncFrame(index: binding.index, container: self, parent: parent)
+    defer { frame.finish() }
+    try enter(binding, frame.pointer, value: Value.self, argument: Argument.self)
+    switch binding.scope.kind {
+    case .unique:
+      return try await makeAsync(binding, argument, frame)
+    case .graph:
+      let key = InstanceKey(binding, argument: argument)
+      let store = frame.pointer.graphStore
+      if let value = store.value(for: key, as: Value.self) { return value }
+      let value: Value = try await makeAsync(binding, argument, frame)
+      store.store(value, for: key)
+      return value
+    case .weak, .cached, .singleton:
+      let cell = binding.cell(for: argument)
+      let root = UInt(bitPattern: frame.pointer.root)
+      while true {
+        switch claim(cell, binding, root: root, thread: nil, frame: frame.pointer) as Claim<Value> {
+        case .found(let value):
+          return value
+        case .cycle(let creatorPath):
+          throw cycle(creatorPath, frame.pointer)
+        case .wait:
+          if let loop = WaitGraph.shared.beginWait(root: root, for: cell, index: binding.index) {
+            throw crossResolutionCycle(loop, binding, parent?.pointer)
+          }
+          await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = cell.state.withLock { state in
+              if state.creator == nil { return true }
+              state.asyncWaiters.append(continuation)
+              return false
+            }
+            if resumeNow { continuation.resume() }
+          }
+          WaitGraph.shared.endWait(root: root)
+        case .create:
+          let result: Result<Value, any Error>
+          do {
+            result = .success(try await makeAsync(binding, argument, frame))
+          } catch {
+            result = .failure(error)
+          }
+          settle(cell, binding, result, synchronous: false)
+          return try result.get()
         }
-      throw mismatch(binding, frame, expected: expected)
+      }
     }
   }
 
-  /// What a factory's error becomes: resolution errors pass through, others are wrapped with
-  /// the dependency and path.
-  @usableFromInline
-  func factoryError(_ error: any Error, _ binding: Binding, _ frame: Frame) -> any Error {
-    if error is ResolutionError || error is ValidationSkipped { return error }
-    return failure(.factoryFailed, binding.index, frame, underlying: error)
+  /// Runs the asynchronous factory of `binding`, then its decorators.
+  private func makeAsync<Argument: Sendable, Value: Sendable>(
+    _ binding: Binding, _ argument: Argument, _ frame: AsyncFrame
+  ) async throws -> Value {
+    let factory = unsafeDowncast(binding.registration.factory, to: Factory<Argument, Value>.self)
+    let resolver = Resolver(container: self, asyncFrame: frame)
+    do {
+      guard case .async(let body) = factory.body else {
+        throw mismatch(binding, frame.pointer, text: "expected an asynchronous factory")
+      }
+      return try decorate(try await body(resolver, argument), binding, resolver, frame.pointer)
+    } catch {
+      throw factoryError(error, binding, frame.pointer)
+    }
   }
 
-  @usableFromInline
-  func decorate<Value: Sendable>(_ value: Value, _ binding: Binding, _ resolver: Resolver) throws -> Value {
-    if binding.decorators.isEmpty { return value }
+  // MARK: Steps shared by both drivers
+
+  /// Checks that making `binding` in `frame` closes no cycle, fits on the stack, may run (in a
+  /// validation copy) and has the types the caller expects.
+  private func enter(
+    _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, value: Any.Type, argument: Any.Type
+  ) throws {
+    let depth = frame.pointee.depth
+    if let parent = frame.pointee.parent {
+      // Below 64 levels every step looks for a loop; deeper, every 64th does: a loop repeats
+      // its members, so it is still found, and a long chain costs linear time.
+      if depth < 64 || depth & 63 == 0, parent.contains(binding.index, in: frame.pointee.container) {
+        throw failure(.cycle, binding.index, frame)
+      }
+      if depth & (StackGuard.interval - 1) == 0, StackGuard.isExhausted(frame) {
+        throw failure(.resolutionTooDeep, binding.index, frame)
+      }
+    }
+    let registration = binding.registration
+    if isValidationCopy, registration.hasSideEffects { throw ValidationSkipped(index: binding.index) }
+    let factory = registration.factory
+    guard factory.valueType == ObjectIdentifier(value), factory.argumentType == ObjectIdentifier(argument) else {
+      let argumentText = argument == Void.self ? "" : " taking \(KeyTable.typeName(argument))"
+      throw mismatch(
+        binding, frame,
+        text: "expected a factory of \(KeyTable.typeName(value))\(argumentText), found \(factory.summary)")
+    }
+  }
+
+  enum Claim<Value> {
+    /// The instance exists.
+    case found(Value)
+    /// The caller must make it, then ``settle(_:_:_:synchronous:)``.
+    case create
+    /// Another resolution is making it; wait and ask again.
+    case wait(creatorIsAsync: Bool)
+    /// This very resolution is making it: a cycle, with the creator's path.
+    case cycle([Int])
+  }
+
+  /// Looks up the shared instance of `cell`, or claims its creation exactly once.
+  func claim<Value: Sendable>(
+    _ cell: SharedCell, _ binding: Binding, root: UInt, thread: UInt?, frame: UnsafeMutablePointer<Frame>
+  ) -> Claim<Value> {
+    let scope = binding.scope.kind
+    if let value = cell.stored(scope, as: Value.self) { return .found(value) }
+    let claim: Claim<Value> = cell.state.withLock { state in
+      switch scope {
+      case .singleton: if let value = cell.loadSingleton(Value.self) { return .found(value) }
+      case .cached: if let value = state.cached as? Value { return .found(value) }
+      case .weak: if let value = state.weakInstance as? Value { return .found(value) }
+      case .unique, .graph: break
+      }
+      if let creator = state.creator {
+        if creator.root == root || (thread != nil && creator.thread == thread) { return .cycle(creator.path) }
+        return .wait(creatorIsAsync: creator.thread == nil)
+      }
+      state.creator = SharedCell.Creator(root: root, thread: thread, path: frame.path)
+      if thread != nil { cell.creationLock.lock() }
+      return .create
+    }
+    if case .create = claim { beginCreating() }
+    return claim
+  }
+
+  /// Ends a creation claimed with ``claim(_:_:root:thread:frame:)``: stores a made instance by
+  /// its scope and records it for disposal (a failure is not cached), then lets waiters go.
+  func settle<Value: Sendable>(
+    _ cell: SharedCell, _ binding: Binding, _ result: Result<Value, any Error>, synchronous: Bool
+  ) {
+    if case .success(let value) = result {
+      cell.publish(value, binding.scope.kind)
+      // The container owns singletons and cached instances; a weak one belongs to its holders.
+      if binding.scope.kind != .weak { recordCreated(value, by: binding) }
+    }
+    let waiters = cell.state.withLock { state in
+      state.creator = nil
+      defer { state.asyncWaiters = [] }
+      return state.asyncWaiters
+    }
+    if synchronous { cell.creationLock.unlock() }
+    endCreating()
+    for waiter in waiters { waiter.resume() }
+  }
+
+  /// Applies `binding`'s decorators, in order, to what its factory made.
+  private func decorate<Value: Sendable>(
+    _ value: Value, _ binding: Binding, _ resolver: Resolver, _ frame: UnsafeMutablePointer<Frame>
+  ) throws -> Value {
     var value = value
     for decoration in binding.decorators {
       guard let decorated = try decoration.apply(resolver, value) as? Value else {
         throw mismatch(
-          binding, resolver.resolutionContext.frame ?? Frame(index: binding.index, parent: nil, in: self),
-          expected: "a decorator returning \(Value.self)")
+          binding, frame,
+          text: "the decorator at \(decoration.location) did not return \(KeyTable.typeName(Value.self))")
       }
       value = decorated
     }
     return value
   }
 
-  // MARK: Asynchronous
-
-  func resolveValueAsync<Value: Sendable>(_ index: Int, _ frame: Frame?) async throws -> Value {
-    let container = servingContainer(frame)
-    let slot = container.withSlot(index) { $0 }
-    if let binding = slot.binding {
-      if slot.observer == nil, let value = binding.loadSingleton(Value.self) { return value }
-      guard let observer = slot.observer else { return try await container.instanceAsync(of: binding, frame) }
-      observer.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
-      let start = ContinuousClock.now
-      let reused = container.hasInstance(binding, frame)
-      do {
-        let value: Value = try await container.instanceAsync(of: binding, frame)
-        container.report(binding, observer, frame, start: start, reused: reused)
-        return value
-      } catch {
-        container.report(binding, observer, frame, start: start, reused: reused, failed: true)
-        throw error
-      }
-    }
-    if let delegate = slot.delegate { return try await delegate.resolveValueAsync(index, frame) }
-    throw container.failure(slot.failure ?? .notRegistered, index, frame)
-  }
-
-  private func instanceAsync<Value: Sendable>(of binding: Binding, _ frame: Frame?) async throws -> Value {
-    guard binding.registration.isAsync else { return try instance(of: binding, frame) }
-    switch binding.scope.kind {
-    case .unique:
-      return try await createAsync(binding, Frame(index: binding.index, parent: frame, in: self))
-    case .graph:
-      let root = frame?.root
-      if let root, let value = root.graphValue(for: binding, as: Value.self) { return value }
-      let value: Value = try await createAsync(binding, Frame(index: binding.index, parent: frame, in: self))
-      root?.storeGraphValue(value, for: binding)
-      return value
-    case .weak:
-      if let value = binding.state.withLock({ $0.weakInstance }) as? Value { return value }
-      let value: Value = try await createAsync(binding, Frame(index: binding.index, parent: frame, in: self))
-      return binding.state.withLock { state in
-        if let raced = state.weakInstance as? Value { return raced }
-        state.weakInstance = value as AnyObject
-        return value
-      }
-    case .cached, .singleton:
-      return try await sharedInstanceAsync(of: binding, frame)
-    }
-  }
-
-  private func sharedInstanceAsync<Value: Sendable>(of binding: Binding, _ frame: Frame?) async throws -> Value {
-    let creationFrame = Frame(index: binding.index, parent: frame, in: self)
-    let root = ObjectIdentifier(creationFrame.root)
-    while true {
-      if let value = binding.storedInstance(Value.self) { return value }
-      let decision = claimCreation(of: binding, root: root, thread: nil, path: creationFrame.path)
-      switch decision {
-      case .retry:
-        continue
-      case .cycle(let creatorPath):
-        throw cycle(creatorPath, creationFrame)
-      case .wait:
-        if let loop = WaitGraph.shared.beginWait(root: root, for: binding) {
-          throw crossResolutionCycle(loop, binding, frame)
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-          let resumeNow = binding.state.withLock { state in
-            if state.creator == nil { return true }
-            state.asyncWaiters.append(continuation)
-            return false
-          }
-          if resumeNow { continuation.resume() }
-        }
-        WaitGraph.shared.endWait(root: root)
-      case .create:
-        beginCreating()
-        defer { endCreating() }
-        let result: Result<Value, any Error>
-        do {
-          result = .success(try await createAsync(binding, creationFrame))
-        } catch {
-          result = .failure(error)
-        }
-        if case .success(let value) = result {
-          binding.publish(value)
-          recordCreated(value, by: binding)
-        }
-        let waiters = binding.state.withLock { state in
-          state.creator = nil
-          defer { state.asyncWaiters = [] }
-          return state.asyncWaiters
-        }
-        for waiter in waiters { waiter.resume() }
-        return try result.get()
-      }
-    }
-  }
-
-  private func createAsync<Value: Sendable>(_ binding: Binding, _ frame: Frame) async throws -> Value {
-    guard binding.registration.kind == .async else { return try create(binding, frame) }
-    try checkCreation(binding, frame, of: Value.self, .async)
-    let maker = unsafeDowncast(binding.registration.maker, to: AsyncMaker<Value>.self)
-    defer { frame.finish() }
-    let resolver = Resolver(container: self, frame: frame)
-    do {
-      return try decorate(try await maker.make(resolver), binding, resolver)
-    } catch let error as ResolutionError {
-      throw error
-    } catch let skipped as ValidationSkipped {
-      throw skipped
-    } catch {
-      throw failure(.factoryFailed, binding.index, frame, underlying: error)
-    }
-  }
-
-  // MARK: Main actor
-
-  @MainActor
-  func resolveOnMainActor<Value: Sendable>(_ index: Int, _ frame: Frame?) throws -> Value {
-    let container = servingContainer(frame)
-    let frame = frame ?? ThreadFrame.current
-    let slot = container.withSlot(index) { $0 }
-    if let delegate = slot.delegate { return try delegate.resolveOnMainActor(index, frame) }
-    guard let binding = slot.binding else { throw container.failure(slot.failure ?? .notRegistered, index, frame) }
-    slot.observer?.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
-    let start = ContinuousClock.now
-    let reused = binding.loadSingleton(Value.self) != nil
-    do {
-      let value: Value = try container.mainActorInstance(of: binding, frame)
-      if let observer = slot.observer { container.report(binding, observer, frame, start: start, reused: reused) }
-      return value
-    } catch {
-      if let observer = slot.observer {
-        container.report(binding, observer, frame, start: start, reused: reused, failed: true)
-      }
-      throw error
-    }
-  }
-
-  @MainActor
-  private func mainActorInstance<Value: Sendable>(of binding: Binding, _ frame: Frame?) throws -> Value {
-    let creationFrame = Frame(index: binding.index, parent: frame, in: self)
-    guard binding.scope == .singleton else { return try createOnMainActor(binding, creationFrame) }
-    if let value = binding.loadSingleton(Value.self) { return value }
-    // The main actor runs one thing at a time, so an existing creator is this very resolution.
-    if let creator = binding.state.withLock({ $0.creator }) { throw cycle(creator.path, creationFrame) }
-    binding.state.withLock {
-      $0.creator = (ObjectIdentifier(creationFrame.root), currentThreadID(), creationFrame.path)
-    }
-    defer { binding.state.withLock { $0.creator = nil } }
-    let value: Value = try createOnMainActor(binding, creationFrame)
-    binding.publish(value)
-    recordCreated(value, by: binding)
-    return value
-  }
-
-  @MainActor
-  private func createOnMainActor<Value: Sendable>(_ binding: Binding, _ frame: Frame) throws -> Value {
-    try checkCreation(binding, frame, of: Value.self, .mainActor)
-    let maker = unsafeDowncast(binding.registration.maker, to: MainActorMaker<Value>.self)
-    let previous = ThreadFrame.enter(frame)
-    defer {
-      ThreadFrame.restore(previous)
-      frame.finish()
-    }
-    let resolver = Resolver(container: self, frame: frame)
-    do {
-      return try decorate(try maker.make(resolver), binding, resolver)
-    } catch let error as ResolutionError {
-      throw error
-    } catch let skipped as ValidationSkipped {
-      throw skipped
-    } catch {
-      throw failure(.factoryFailed, binding.index, frame, underlying: error)
-    }
-  }
-
-  // MARK: Arguments
-
-  func resolveValue<Argument, Value: Sendable>(_ index: Int, argument: Argument, _ frame: Frame?) throws -> Value {
-    let container = servingContainer(frame)
-    let frame = frame ?? ThreadFrame.current
-    let slot = container.withSlot(index) { $0 }
-    if let delegate = slot.delegate { return try delegate.resolveValue(index, argument: argument, frame) }
-    guard let binding = slot.binding else { throw container.failure(slot.failure ?? .notRegistered, index, frame) }
-    slot.observer?.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
-    let start = ContinuousClock.now
-    do {
-      let value: Value = try container.makeWithArgument(
-        binding, argument, Frame(index: index, parent: frame, in: container))
-      if let observer = slot.observer { container.report(binding, observer, frame, start: start, reused: false) }
-      return value
-    } catch {
-      if let observer = slot.observer {
-        container.report(binding, observer, frame, start: start, reused: false, failed: true)
-      }
-      throw error
-    }
-  }
-
-  private func makeWithArgument<Argument, Value: Sendable>(
-    _ binding: Binding, _ argument: Argument, _ frame: Frame
-  ) throws -> Value {
-    let container = self
-    let index = binding.index
-    try checkCreation(
-      binding, frame, of: Value.self, .argument(ObjectIdentifier(Argument.self)), argument: Argument.self)
-    let maker = unsafeDowncast(binding.registration.maker, to: ArgumentMaker<Argument, Value>.self)
-    let previous = ThreadFrame.enter(frame)
-    defer {
-      ThreadFrame.restore(previous)
-      frame.finish()
-    }
-    let resolver = Resolver(container: container, frame: frame)
-    let value: Value
-    do {
-      value = try container.decorate(try maker.make(resolver, argument), binding, resolver)
-    } catch let error as ResolutionError {
-      throw error
-    } catch let skipped as ValidationSkipped {
-      throw skipped
-    } catch {
-      throw container.failure(.factoryFailed, index, frame, underlying: error)
-    }
-    return value
-  }
-
-  // MARK: Observation
-
-  func hasInstance(_ binding: Binding, _ frame: Frame?) -> Bool {
+  /// Whether `binding` already has the instance a resolution for `argument` would return.
+  func hasInstance(_ binding: Binding, _ argument: some Sendable, _ parent: UnsafeMutablePointer<Frame>?) -> Bool {
     switch binding.scope.kind {
     case .unique: false
-    case .graph: frame?.root.hasGraphValue(for: binding) ?? false
-    case .weak: binding.state.withLock { $0.weakInstance != nil }
-    case .cached, .singleton: binding.hasSharedInstance
+    case .graph: parent?.graphStore.contains(InstanceKey(binding, argument: argument)) ?? false
+    case .weak, .cached, .singleton: binding.cell(for: argument).isOccupied
     }
-  }
-
-  private func observe<Value>(
-    _ binding: Binding, _ observer: any ResolutionObserver, _ frame: Frame?, _ body: () throws -> Value
-  ) rethrows -> Value {
-    let start = ContinuousClock.now
-    let reused = hasInstance(binding, frame)
-    observer.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: (frame?.depth ?? -1) + 1)
-    do {
-      let value = try body()
-      report(binding, observer, frame, start: start, reused: reused)
-      return value
-    } catch {
-      report(binding, observer, frame, start: start, reused: reused, failed: true)
-      throw error
-    }
-  }
-
-  func report(
-    _ binding: Binding, _ observer: any ResolutionObserver, _ frame: Frame?, start: ContinuousClock.Instant,
-    reused: Bool,
-    failed: Bool = false
-  ) {
-    let table = KeyTable.shared
-    observer.didResolve(
-      ResolutionEvent(
-        dependency: table.descriptor(binding.index).reference,
-        requestedBy: frame.map { table.descriptor($0.index).reference },
-        scope: binding.scope,
-        registeredAt: binding.registration.isDefault ? nil : binding.registration.location,
-        depth: (frame?.depth ?? -1) + 1,
-        duration: ContinuousClock.now - start,
-        outcome: failed ? .failed : reused ? .reused : .created))
   }
 
   // MARK: Errors
 
+  /// What a factory's error becomes: resolution errors pass through, others are wrapped with
+  /// the dependency and path.
+  func factoryError(_ error: any Error, _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>) -> any Error {
+    if error is ResolutionError || error is ValidationSkipped { return error }
+    return failure(.factoryFailed, binding.index, frame, underlying: error)
+  }
+
   func failure(
-    _ kind: ResolutionError.Kind, _ index: Int, _ frame: Frame?, path: [Int]? = nil, underlying: (any Error)? = nil
+    _ kind: ResolutionError.Kind, _ index: Int, _ frame: UnsafeMutablePointer<Frame>?, path: [Int]? = nil,
+    underlying: (any Error)? = nil
   ) -> ResolutionError {
     let table = KeyTable.shared
     let descriptor = table.descriptor(index)
@@ -547,39 +381,84 @@ extension Container {
     return ResolutionError(
       kind: kind,
       dependency: descriptor.reference,
-      registeredAt: registration?.location,
+      registeredAt: registration.flatMap { $0.isDefault ? nil : $0.location },
       path: indices.map { table.descriptor($0).reference },
       underlying: underlying.map { String(describing: $0) })
   }
 
-  /// A cycle across concurrent resolutions: this one (`frame`) waits for `binding`, whose
-  /// creator waits for … a dependency this one is creating. The path is the simple loop.
-  func crossResolutionCycle(_ loop: [Int], _ binding: Binding, _ frame: Frame?) -> ResolutionError {
-    var path = (frame?.path ?? []) + loop
+  /// A cycle across concurrent resolutions: this one waits for `binding`, whose creator waits
+  /// for … a dependency this one is creating. The path is the simple loop.
+  func crossResolutionCycle(
+    _ loop: [Int], _ binding: Binding, _ parent: UnsafeMutablePointer<Frame>?
+  )
+    -> ResolutionError
+  {
+    var path = (parent?.path ?? []) + loop
     if let last = path.last, let start = path.firstIndex(of: last), start < path.count - 1 {
       path = Array(path[start...])
     }
-    return failure(.cycle, binding.index, frame, path: path)
+    return failure(.cycle, binding.index, parent, path: path)
   }
 
   /// A cycle found through a shared instance being created: the creator's path leads to the
   /// dependency, and this resolution's path leads back to it.
-  func cycle(_ creatorPath: [Int], _ frame: Frame) -> ResolutionError {
+  func cycle(_ creatorPath: [Int], _ frame: UnsafeMutablePointer<Frame>) -> ResolutionError {
     let mine = frame.path
-    return failure(.cycle, frame.index, frame, path: mine.starts(with: creatorPath) ? mine : creatorPath + mine)
+    return failure(
+      .cycle, frame.pointee.index, frame, path: mine.starts(with: creatorPath) ? mine : creatorPath + mine)
   }
 
-  func mismatch(_ binding: Binding, _ frame: Frame, expected: String) -> ResolutionError {
-    let registered =
-      binding.registration.isAsync
-      ? "an asynchronous factory: resolve it with `try await`" : "a factory of another kind"
-    return failure(
-      .factoryMismatch, binding.index, frame,
-      underlying: MismatchDescription(text: "expected \(expected), found \(registered)"))
+  func mismatch(_ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, text: String) -> ResolutionError {
+    failure(.factoryMismatch, binding.index, frame, underlying: MismatchDescription(text: text))
+  }
+}
+
+/// The observer call around one resolution: written once, used by both drivers.
+struct Observation {
+  let observer: any ResolutionObserver
+  let binding: Binding
+  let requester: Int?
+  let depth: Int
+  let reused: Bool
+  let start: ContinuousClock.Instant
+
+  init<Argument: Sendable>(
+    _ container: Container, _ binding: Binding, _ argument: Argument, _ observer: any ResolutionObserver,
+    parent: UnsafeMutablePointer<Frame>?
+  ) {
+    self.observer = observer
+    self.binding = binding
+    requester = parent?.pointee.index
+    depth = (parent?.pointee.depth ?? -1) + 1
+    reused = container.hasInstance(binding, argument, parent)
+    observer.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: depth)
+    start = ContinuousClock.now
+  }
+
+  func end(failed: Bool = false) {
+    let table = KeyTable.shared
+    observer.didResolve(
+      ResolutionEvent(
+        dependency: table.descriptor(binding.index).reference,
+        requestedBy: requester.map { table.descriptor($0).reference },
+        scope: binding.scope,
+        registeredAt: binding.registration.isDefault ? nil : binding.registration.location,
+        depth: depth,
+        duration: ContinuousClock.now - start,
+        outcome: failed ? .failed : reused ? .reused : .created))
   }
 }
 
 private struct MismatchDescription: Error, CustomStringConvertible {
   let text: String
   var description: String { text }
+}
+
+/// An identifier of the calling thread.
+func currentThreadID() -> UInt {
+  #if canImport(Darwin)
+  UInt(bitPattern: pthread_self())
+  #else
+  UInt(pthread_self())
+  #endif
 }

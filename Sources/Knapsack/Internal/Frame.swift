@@ -1,218 +1,179 @@
-public import Synchronization
+import CKnapsack
+import Dispatch
+import Synchronization
 
-/// One step of a resolution in progress: the dependency being made and the step that asked for
-/// it. Frames form the resolution path used for cycle detection, error messages, graph-scoped
-/// instances and the dependency graph.
-@usableFromInline
-final class Frame: Sendable {
-  @usableFromInline let index: Int
-  @usableFromInline let parent: Frame?
-  let depth: Int
-  /// Graph-scoped instances of the top-level resolution (root frames only): a lock-free list of
-  /// retained `GraphNode`s, newest first.
-  @usableFromInline let graphHead = Atomic<UInt>(0)
-  @usableFromInline let finishedFlag = Atomic<Bool>(false)
-
+/// One step of a resolution in progress: the dependency being made, the container making it and
+/// the step that asked for it. Frames form the resolution path used for cycle detection, error
+/// messages, graph-scoped instances and the stack-depth check.
+///
+/// A synchronous step keeps its frame on the resolving thread's stack, so resolving allocates
+/// nothing; an asynchronous factory's frame lives in an ``AsyncFrame`` object, because the
+/// factory may resume on another thread.
+struct Frame {
+  let index: Int
   /// The container making the dependency: the same key made by another container (a child
   /// wrapping its parent's value) is not a cycle.
-  @usableFromInline let container: ObjectIdentifier
+  let container: ObjectIdentifier
+  let parent: UnsafeMutablePointer<Frame>?
+  let depth: Int
+  /// Tells this frame apart from an earlier one at the same address (see ``Resolver``).
+  let serial: UInt
+  /// The stack address where this run of synchronous frames began (0 for a heap frame), and
+  /// its depth there: what the stack check measures from.
+  let stackBase: UInt
+  let stackBaseDepth: Int
+  /// Graph-scoped instances of the whole resolution, on the root frame: made on first use on
+  /// the stack, up front in an ``AsyncFrame`` (whose children may run concurrently).
+  var graph: GraphStore?
 
-  @usableFromInline
-  init(index: Int, parent: Frame?, in container: Container) {
+  init(index: Int, container: Container, parent: UnsafeMutablePointer<Frame>?, onHeap: Bool = false) {
     self.index = index
-    self.parent = parent
     self.container = ObjectIdentifier(container)
-    self.depth = (parent?.depth ?? -1) + 1
-  }
-
-  deinit {
-    var raw = graphHead.load(ordering: .acquiring)
-    while let pointer = UnsafeRawPointer(bitPattern: raw) {
-      let node = Unmanaged<GraphNode>.fromOpaque(pointer)
-      raw = node._withUnsafeGuaranteedRef { $0.next }
-      node.release()
+    self.parent = parent
+    let depth = (parent?.pointee.depth ?? -1) + 1
+    self.depth = depth
+    serial = knapsack_next_serial()
+    if onHeap {
+      stackBase = 0
+      stackBaseDepth = depth
+    } else if let parent, parent.pointee.stackBase != 0 {
+      stackBase = parent.pointee.stackBase
+      stackBaseDepth = parent.pointee.stackBaseDepth
+    } else {
+      stackBase = knapsack_stack_pointer()
+      stackBaseDepth = depth
     }
+    graph = onHeap && parent == nil ? GraphStore() : nil
   }
+}
 
-  @usableFromInline
-  var root: Frame {
+extension UnsafeMutablePointer where Pointee == Frame {
+  /// The frame of the top-level resolution.
+  var root: UnsafeMutablePointer<Frame> {
     var frame = self
-    while let parent = frame.parent { frame = parent }
+    while let parent = frame.pointee.parent { frame = parent }
     return frame
   }
-
-  /// Marks the factory call as returned: a resolver kept beyond it starts fresh resolutions.
-  @inlinable
-  func finish() { finishedFlag.store(true, ordering: .releasing) }
-  @usableFromInline var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
 
   /// The indices from the root to this frame.
   var path: [Int] {
     var indices: [Int] = []
-    var frame: Frame? = self
+    var frame: UnsafeMutablePointer<Frame>? = self
     while let current = frame {
-      indices.append(current.index)
-      frame = current.parent
+      indices.append(current.pointee.index)
+      frame = current.pointee.parent
     }
     return indices.reversed()
   }
 
-  /// Whether this frame or one above it makes `index` in the same container.
-  @usableFromInline
+  /// Whether this frame or one above it makes `index` in `container`.
   func contains(_ index: Int, in container: ObjectIdentifier) -> Bool {
-    var frame: Frame? = self
+    var frame: UnsafeMutablePointer<Frame>? = self
     while let current = frame {
-      if current.index == index, current.container == container { return true }
-      frame = current.parent
+      if current.pointee.index == index, current.pointee.container == container { return true }
+      frame = current.pointee.parent
     }
     return false
   }
 
-  /// The graph-scoped instance of `binding` made in this resolution, if any.
-  @inlinable
-  func graphValue<Value: Sendable>(for binding: Binding, as _: Value.Type) -> Value? {
-    // A node for `binding` always holds a Box of the binding's value type.
-    graphNode(for: binding)?._withUnsafeGuaranteedRef { unsafeDowncast($0.box, to: Box<Value>.self).value }
-  }
-
-  /// The node of `binding` in this frame's graph-scope list, unretained (the list keeps it).
-  @inlinable
-  func graphNode(for binding: Binding) -> Unmanaged<GraphNode>? {
-    let id = ObjectIdentifier(binding)
-    var raw = graphHead.load(ordering: .acquiring)
-    while let pointer = UnsafeRawPointer(bitPattern: raw) {
-      let node = Unmanaged<GraphNode>.fromOpaque(pointer)
-      if node._withUnsafeGuaranteedRef({ $0.binding == id }) { return node }
-      raw = node._withUnsafeGuaranteedRef { $0.next }
-    }
-    return nil
-  }
-
-  /// Records the graph-scoped instance of `binding` for the rest of this resolution.
-  @inlinable
-  func storeGraphValue<Value: Sendable>(_ value: Value, for binding: Binding) {
-    let box = Box(value)
-    var head = graphHead.load(ordering: .acquiring)
-    while true {
-      let node = Unmanaged.passRetained(GraphNode(binding: ObjectIdentifier(binding), box: box, next: head))
-      let (exchanged, current) = graphHead.compareExchange(
-        expected: head, desired: UInt(bitPattern: node.toOpaque()), ordering: .acquiringAndReleasing)
-      if exchanged { return }
-      node.release()
-      head = current
-    }
-  }
-
-  /// Whether this resolution has a graph-scoped instance of `binding`.
-  func hasGraphValue(for binding: Binding) -> Bool {
-    graphNode(for: binding) != nil
+  /// The graph-scope store of this resolution, made on first use.
+  var graphStore: GraphStore {
+    let root = self.root
+    if let store = root.pointee.graph { return store }
+    let store = GraphStore()
+    root.pointee.graph = store
+    return store
   }
 }
 
-/// One graph-scoped instance in a root frame's list.
-@usableFromInline
-final class GraphNode: Sendable {
-  @usableFromInline let binding: ObjectIdentifier
-  @usableFromInline let box: any AnyObject & Sendable
-  @usableFromInline let next: UInt
+/// The frame of an asynchronous factory call, kept alive by the ``Resolver`` that factory
+/// received and by the frames below it.
+final class AsyncFrame: @unchecked Sendable {
+  // Safe: `pointer` is set once in init and freed in deinit; the frame it points to is never
+  // mutated after init (a heap root gets its graph store up front); `finished` is atomic.
+  let pointer: UnsafeMutablePointer<Frame>
+  private let parentFrame: AsyncFrame?
+  private let finished = Atomic<Bool>(false)
 
-  @usableFromInline
-  init(binding: ObjectIdentifier, box: any AnyObject & Sendable, next: UInt) {
-    self.binding = binding
-    self.box = box
-    self.next = next
-  }
-}
-
-/// A registration bound into one container, with that container's instance storage.
-@usableFromInline
-final class Binding: Sendable {
-  struct State {
-    /// The root frame and thread of the resolution creating the shared instance, if any.
-    var creator: (root: ObjectIdentifier, thread: UInt?, path: [Int])?
-    var asyncWaiters: [CheckedContinuation<Void, Never>] = []
-    var cached: (any Sendable)?
-    weak var weakInstance: AnyObject?
-  }
-
-  @usableFromInline let registration: Registration
-  @usableFromInline let decorators: [Decoration]
-  /// The singleton, published once as a retained `Box` pointer so that reads need no lock.
-  @usableFromInline let singleton = Atomic<UInt>(0)
-  let state = Locked(State())
-  let creationLock = BlockingLock()
-
-  init(registration: Registration, decorators: [Decoration]) {
-    self.registration = registration
-    self.decorators = decorators
+  init(index: Int, container: Container, parent: AsyncFrame?) {
+    pointer = .allocate(capacity: 1)
+    pointer.initialize(to: Frame(index: index, container: container, parent: parent?.pointer, onHeap: true))
+    parentFrame = parent
   }
 
   deinit {
-    let raw = singleton.load(ordering: .acquiring)
-    if let pointer = UnsafeRawPointer(bitPattern: raw) {
-      Unmanaged<AnyObject>.fromOpaque(pointer).release()
-    }
+    pointer.deinitialize(count: 1)
+    pointer.deallocate()
   }
 
-  @inlinable var index: Int { registration.index }
-  @inlinable var scope: Scope { registration.scope }
+  /// Marks the factory call as returned: a resolver kept beyond it starts fresh resolutions.
+  func finish() { finished.store(true, ordering: .releasing) }
+  var isFinished: Bool { finished.load(ordering: .acquiring) }
+}
 
-  @inlinable
-  func loadSingleton<Value: Sendable>(_: Value.Type) -> Value? {
-    let raw = singleton.load(ordering: .acquiring)
-    guard let pointer = UnsafeRawPointer(bitPattern: raw) else { return nil }
-    return Unmanaged<Box<Value>>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.value }
+/// Graph-scoped instances of one top-level resolution.
+final class GraphStore: Sendable {
+  private let values = Locked<[InstanceKey: any Sendable]>([:])
+
+  func value<Value>(for key: InstanceKey, as _: Value.Type) -> Value? {
+    values.withLock { $0[key] } as? Value
   }
 
-  /// The stored shared instance (singleton or cached), if there is one.
-  func storedInstance<Value: Sendable>(_: Value.Type) -> Value? {
-    if scope == .singleton { return loadSingleton(Value.self) }
-    return state.withLock { $0.cached as? Value }
+  func store(_ value: some Sendable, for key: InstanceKey) {
+    values.withLock { $0[key] = value }
   }
 
-  /// Stores a shared instance; the caller holds the creator role, so there is no race.
-  func publish<Value: Sendable>(_ value: Value) {
-    if scope == .singleton {
-      let box = Unmanaged.passRetained(Box(value) as AnyObject)
-      singleton.store(UInt(bitPattern: box.toOpaque()), ordering: .releasing)
-    } else {
-      state.withLock { $0.cached = value }
-    }
-  }
-
-  var hasSharedInstance: Bool {
-    if scope == .singleton { return singleton.load(ordering: .acquiring) != 0 }
-    return state.withLock { $0.cached != nil }
+  func contains(_ key: InstanceKey) -> Bool {
+    values.withLock { $0[key] != nil }
   }
 }
 
-/// The process-wide record of resolutions that are waiting for another resolution's shared
-/// instance. Before it blocks, a resolution follows the chain of waits; if the chain leads back
-/// to itself, the wait would deadlock and it throws a cycle error instead.
-final class WaitGraph: Sendable {
-  static let shared = WaitGraph()
-  private let waits = Locked<[ObjectIdentifier: Binding]>([:])
-
-  /// Registers `root` as waiting for `binding`; returns the dependencies of the cycle instead if
-  /// the wait would close one: `binding`, then each dependency the chain of waiting resolutions
-  /// waits for, ending with one that `root` itself is creating.
-  func beginWait(root: ObjectIdentifier, for binding: Binding) -> [Int]? {
-    waits.withLock { waits in
-      var current = binding
-      var path: [Int] = [binding.index]
-      var seen: Set<ObjectIdentifier> = []
-      while let creator = current.state.withLock({ $0.creator }) {
-        if creator.root == root { return path }
-        guard seen.insert(creator.root).inserted, let next = waits[creator.root] else { break }
-        path.append(next.index)
-        current = next
-      }
-      waits[root] = binding
-      return nil
-    }
+/// The innermost synchronous frame running on this thread, kept in a C thread-local word.
+///
+/// A factory that resolves through a captured container (or a `Lazy` or `Provider`) instead of
+/// its resolver starts a new top-level resolution on the same thread; continuing from this frame
+/// keeps its resolution path, so a cycle through such calls is reported instead of overflowing
+/// the stack.
+enum ThreadFrame {
+  static var current: UnsafeMutablePointer<Frame>? {
+    UnsafeMutablePointer(bitPattern: knapsack_current_frame())
   }
 
-  func endWait(root: ObjectIdentifier) {
-    _ = waits.withLock { $0.removeValue(forKey: root) }
+  static func set(_ frame: UnsafeMutablePointer<Frame>?) {
+    knapsack_set_current_frame(UInt(bitPattern: frame))
   }
 }
+
+/// Checks, every few levels of a resolution, that the thread has stack left for the next ones.
+enum StackGuard {
+  /// Levels between two checks.
+  static let interval = 4
+  /// Stack kept free besides the room for more levels: what the user's own code and the error
+  /// path need.
+  static let reserve: UInt = 64 * 1024
+
+  /// Whether the resolution at `frame` has too little stack left to go `interval` levels deeper
+  /// safely.
+  static func isExhausted(_ frame: UnsafeMutablePointer<Frame>) -> Bool {
+    let limit = knapsack_stack_limit()
+    let here = knapsack_stack_pointer()
+    guard limit != 0, here > limit else { return false }
+    let base = frame.pointee.stackBase
+    let levels = UInt(max(frame.pointee.depth - frame.pointee.stackBaseDepth, 1))
+    let perLevel = base > here ? (base - here) / levels : 0
+    return here - limit < reserve + perLevel * UInt(interval * 2)
+  }
+}
+
+/// Marks the main dispatch queue, which runs the main actor, so that the engine can tell whether
+/// it runs there without trapping (`MainActor.assumeIsolated` would).
+// Safe: the key is immutable after its lazy, thread-safe initialization, and only passed to
+// Dispatch's thread-safe specific-value functions.
+private let mainQueueKey: DispatchSpecificKey<Bool> = {
+  let key = DispatchSpecificKey<Bool>()
+  DispatchQueue.main.setSpecific(key: key, value: true)
+  return key
+}()
+
+/// Whether the calling code runs on the main actor's queue.
+var isOnMainThread: Bool { DispatchQueue.getSpecific(key: mainQueueKey) == true }

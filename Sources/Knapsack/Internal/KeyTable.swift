@@ -1,4 +1,4 @@
-public import Synchronization
+import Synchronization
 
 /// The process-wide table that gives every key and every (type, name) pair a dense index.
 ///
@@ -6,9 +6,8 @@ public import Synchronization
 /// Looking a key path up goes through a direct-mapped cache of atomic words, keyed by the key
 /// path object's address (key path literals are uniqued per use site and the table keeps every
 /// cached object alive, so an address is never reused for another key path).
-@usableFromInline
 final class KeyTable: Sendable {
-  @usableFromInline static let shared = KeyTable()
+  static let shared = KeyTable()
 
   private struct TypeKey: Hashable {
     let type: ObjectIdentifier
@@ -26,11 +25,13 @@ final class KeyTable: Sendable {
     var byKeyPath: [KeyPathID: Int] = [:]
     var byType: [TypeKey: Int] = [:]
     var descriptors: [Descriptor] = []
-    var keepAlive: [KeyPathID] = []
+    /// Every key path object whose address the cache maps, kept alive so that the address is
+    /// never reused for another object.
+    var keptAlive: [ObjectIdentifier: KeyPathID] = [:]
   }
 
   private let state = Locked(State())
-  @usableFromInline let cache = AddressCache()
+  let cache = AddressCache()
 
   /// Every descriptor so far.
   var descriptors: [Descriptor] { state.withLock { $0.descriptors } }
@@ -68,16 +69,13 @@ final class KeyTable: Sendable {
 
   private func remember(_ keyPath: AnyKeyPath, index: Int) {
     let id = KeyPathID(keyPath: keyPath)
-    let stored = state.withLock { state -> Bool in
-      guard state.keepAlive.count < AddressCache.keepAliveLimit else { return false }
-      state.keepAlive.append(id)
-      return true
+    state.withLock { state in
+      if state.keptAlive[ObjectIdentifier(keyPath)] == nil { state.keptAlive[ObjectIdentifier(keyPath)] = id }
     }
-    if stored { cache.store(ObjectIdentifier(keyPath), index: index) }
+    cache.store(ObjectIdentifier(keyPath), index: index)
   }
 
   /// The index of a type registration, registering it on first sight.
-  @usableFromInline
   func index<T>(of type: T.Type, name: String?) -> Int {
     let metatype = ObjectIdentifier(type)
     if name == nil, let hit = cache.lookup(metatype) { return hit }
@@ -112,14 +110,9 @@ final class KeyTable: Sendable {
 extension Descriptor {
   func renumbered(_ index: Int) -> Descriptor {
     guard index != self.index else { return self }
-    let registration = defaultRegistration.map {
-      Registration(
-        index: index, scope: $0.scope, maker: $0.maker, location: $0.location, isDefault: true,
-        validation: $0.validation, dispose: $0.dispose)
-    }
     return Descriptor(
       index: index, kind: kind, displayName: displayName, typeName: typeName, declaration: declaration,
-      defaultRegistration: registration)
+      defaultRegistration: defaultRegistration?.renumbered(index))
   }
 }
 
@@ -129,17 +122,26 @@ extension String {
   }
 }
 
-/// A lock-free, direct-mapped cache from an object's address to a small index.
+/// A lock-free, direct-mapped cache from an object's address to an index.
 ///
-/// Each entry is one atomic word holding `address << 16 | (index + 1)`, so a reader sees either
-/// a whole entry or none; a collision only costs a trip to the locked table.
-@usableFromInline
+/// Each entry is one atomic word pointing to an immutable ``Entry``; the cache keeps every entry
+/// it ever stored alive, so a reader may use what it loaded without retaining it. A collision
+/// only costs a trip to the locked table.
 final class AddressCache: @unchecked Sendable {
-  // Safe: `entries` is allocated once, never freed while the cache lives, and every word is
-  // read and written only through `Atomic`.
-  static let keepAliveLimit = 1 << 16
-  @usableFromInline static let size = 1 << 12
-  @usableFromInline let entries: UnsafeMutablePointer<Atomic<UInt>>
+  // Safe: `entries` is allocated once and freed in deinit, every word is read and written only
+  // through `Atomic`, and `kept` (guarded by its lock) keeps every published entry alive.
+  static let size = 1 << 12
+  let entries: UnsafeMutablePointer<Atomic<UInt>>
+  private let kept = Locked<[UInt: Entry]>([:])
+
+  final class Entry: Sendable {
+    let address: UInt
+    let index: Int
+    init(address: UInt, index: Int) {
+      self.address = address
+      self.index = index
+    }
+  }
 
   init() {
     entries = .allocate(capacity: Self.size)
@@ -151,20 +153,29 @@ final class AddressCache: @unchecked Sendable {
     entries.deallocate()
   }
 
-  @inlinable
+  @inline(__always)
   static func slot(_ address: UInt) -> Int { Int(truncatingIfNeeded: (address >> 4) ^ (address >> 16)) & (size - 1) }
 
-  @inlinable
+  @inline(__always)
   func lookup(_ id: ObjectIdentifier) -> Int? {
     let address = UInt(bitPattern: id)
-    let entry = entries[Self.slot(address)].load(ordering: .acquiring)
-    guard entry >> 16 == address, entry & 0xFFFF != 0 else { return nil }
-    return Int(entry & 0xFFFF) - 1
+    guard let pointer = UnsafeRawPointer(bitPattern: entries[Self.slot(address)].load(ordering: .acquiring)) else {
+      return nil
+    }
+    return Unmanaged<Entry>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.address == address ? $0.index : nil }
   }
 
   func store(_ id: ObjectIdentifier, index: Int) {
     let address = UInt(bitPattern: id)
-    guard address >> 48 == 0, index < 0xFFFF else { return }
-    entries[Self.slot(address)].store(address << 16 | UInt(index + 1), ordering: .releasing)
+    // One entry per address, reused when two addresses that share a slot take turns.
+    let entry = kept.withLock { kept -> Entry? in
+      if let existing = kept[address] { return existing.index == index ? existing : nil }
+      let fresh = Entry(address: address, index: index)
+      kept[address] = fresh
+      return fresh
+    }
+    guard let entry else { return }
+    entries[Self.slot(address)].store(
+      UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()), ordering: .releasing)
   }
 }

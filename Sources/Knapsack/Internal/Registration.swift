@@ -1,53 +1,97 @@
-/// What kind of factory a registration holds, and for which argument type.
-@usableFromInline
-enum MakerKind: Sendable, Equatable {
+/// How a factory runs; the same three kinds as ``KeyKind``.
+enum FactoryKind: Sendable, Equatable {
   case sync, async, mainActor
-  case argument(ObjectIdentifier)
+
+  var name: String {
+    switch self {
+    case .sync: "a synchronous factory"
+    case .async: "an asynchronous factory"
+    case .mainActor: "a main-actor factory"
+    }
+  }
 }
 
-/// A type-erased box around a user's factory closure.
-///
-/// The engine checks ``kind`` and ``valueType`` against the type it expects, then casts the box
-/// back with `unsafeDowncast`, which costs nothing; a mismatch is reported as an error.
-@usableFromInline
-protocol Maker: AnyObject, Sendable {
-  var kind: MakerKind { get }
-  var valueType: ObjectIdentifier { get }
+/// A user's factory closure with its kind and types erased, so that registrations of every key
+/// kind are stored and handled alike. The engine casts it back to ``Factory`` after checking
+/// ``valueType`` and ``argumentType``.
+class AnyFactory: @unchecked Sendable {
+  // Safe: immutable after init; subclasses hold only `let` Sendable closures.
+  let kind: FactoryKind
+  let valueType: ObjectIdentifier
+  let argumentType: ObjectIdentifier
+
+  init(kind: FactoryKind, valueType: ObjectIdentifier, argumentType: ObjectIdentifier) {
+    self.kind = kind
+    self.valueType = valueType
+    self.argumentType = argumentType
+  }
+
+  /// Resolves `index` once in `container` with this factory's own types: validation's dry run
+  /// goes through the same resolution routine as the app. `argument` is the sample argument, if
+  /// any; returns false if an argument was needed and none of its type was given.
+  func dryRun(_ container: Container, _ index: Int, argument: (any Sendable)?) async throws -> Bool {
+    false
+  }
+
+  /// Resolves `index`, a type registration with this factory, through `context`, returning
+  /// the value with its type erased: for callers that cannot name the type as `Sendable`.
+  func resolveErased(_ index: Int, _ context: ResolutionContext) throws -> any Sendable {
+    throw context.container.failure(.factoryMismatch, index, nil)
+  }
+
+  /// A description of this factory as the error for a mismatch names it.
+  var summary: String { kind.name }
 }
 
-@usableFromInline
-final class SyncMaker<Value: Sendable>: Maker {
-  @usableFromInline let make: @Sendable (Resolver) throws -> Value
-  init(_ make: @escaping @Sendable (Resolver) throws -> Value) { self.make = make }
-  /// Makes a value without the caller knowing its type; used by validation.
-  func makeAny(_ resolver: Resolver) throws -> any Sendable { try make(resolver) }
-  @usableFromInline var kind: MakerKind { .sync }
-  @usableFromInline var valueType: ObjectIdentifier { ObjectIdentifier(Value.self) }
-}
+/// A typed factory: one closure of one of the three kinds.
+final class Factory<Argument: Sendable, Value: Sendable>: AnyFactory, @unchecked Sendable {
+  // Safe: `body` is immutable and holds only @Sendable closures.
+  enum Body: Sendable {
+    case sync(@Sendable (Resolver, Argument) throws -> Value)
+    case async(@Sendable (Resolver, Argument) async throws -> Value)
+    case mainActor(@MainActor @Sendable (Resolver, Argument) throws -> Value)
+  }
 
-final class AsyncMaker<Value: Sendable>: Maker {
-  let make: @Sendable (Resolver) async throws -> Value
-  init(_ make: @escaping @Sendable (Resolver) async throws -> Value) { self.make = make }
-  var kind: MakerKind { .async }
-  var valueType: ObjectIdentifier { ObjectIdentifier(Value.self) }
-}
+  let body: Body
 
-final class ArgumentMaker<Argument, Value: Sendable>: Maker {
-  let make: @Sendable (Resolver, Argument) throws -> Value
-  init(_ make: @escaping @Sendable (Resolver, Argument) throws -> Value) { self.make = make }
-  var kind: MakerKind { .argument(ObjectIdentifier(Argument.self)) }
-  var valueType: ObjectIdentifier { ObjectIdentifier(Value.self) }
-}
+  init(_ body: Body) {
+    self.body = body
+    let kind: FactoryKind =
+      switch body {
+      case .sync: .sync
+      case .async: .async
+      case .mainActor: .mainActor
+      }
+    super.init(kind: kind, valueType: ObjectIdentifier(Value.self), argumentType: ObjectIdentifier(Argument.self))
+  }
 
-final class MainActorMaker<Value: Sendable>: Maker {
-  let make: @MainActor @Sendable (Resolver) throws -> Value
-  init(_ make: @escaping @MainActor @Sendable (Resolver) throws -> Value) { self.make = make }
-  var kind: MakerKind { .mainActor }
-  var valueType: ObjectIdentifier { ObjectIdentifier(Value.self) }
+  override func dryRun(_ container: Container, _ index: Int, argument sample: (any Sendable)?) async throws -> Bool {
+    let argument: Argument
+    if let void = () as? Argument {
+      argument = void
+    } else if let sample = sample as? Argument {
+      argument = sample
+    } else {
+      return false
+    }
+    let _: Value = try await container.resolveAsync(index, argument, parent: nil)
+    return true
+  }
+
+  override func resolveErased(_ index: Int, _ context: ResolutionContext) throws -> any Sendable {
+    guard let void = () as? Argument else { throw context.container.failure(.factoryMismatch, index, nil) }
+    let value: Value = try context.resolve(index, void)
+    return value
+  }
+
+  override var summary: String {
+    Argument.self == Void.self
+      ? "\(kind.name) of \(KeyTable.typeName(Value.self))"
+      : "\(kind.name) of \(KeyTable.typeName(Value.self)) taking \(KeyTable.typeName(Argument.self))"
+  }
 }
 
 /// A decorator: wraps what a dependency resolves to.
-@usableFromInline
 final class Decoration: Sendable {
   let apply: @Sendable (Resolver, any Sendable) throws -> any Sendable
   let location: CodeLocation
@@ -58,74 +102,63 @@ final class Decoration: Sendable {
 }
 
 /// How one dependency is made: an immutable record of a key default or a `register` call.
-@usableFromInline
 final class Registration: Sendable {
-  @usableFromInline let index: Int
-  @usableFromInline let scope: Scope
-  @usableFromInline let maker: any Maker
-  let kind: MakerKind
-  let valueType: ObjectIdentifier
+  let index: Int
+  let scope: Scope
+  let factory: AnyFactory
   private let site: Site
   let isDefault: Bool
-  let validation: ValidationPolicy
+  /// Whether validation must not call the factory (it opens a connection, writes a file...).
+  let hasSideEffects: Bool
   let dispose: (@Sendable (any Sendable) async throws -> Void)?
 
   /// Where the registration was made: kept as the compiler's static string until an error or a
   /// report needs it, so that registering allocates no string.
   private enum Site: Sendable {
-    case known(CodeLocation?)
+    case known(CodeLocation)
     case source(StaticString, UInt)
   }
 
   /// Where the registration (or, for a default, the key) was made.
-  var location: CodeLocation? {
+  var location: CodeLocation {
     switch site {
     case .known(let location): location
     case .source(let fileID, let line): CodeLocation(fileID, line)
     }
   }
 
-  convenience init(
-    index: Int, scope: Scope, maker: any Maker, location: CodeLocation?, isDefault: Bool,
-    validation: ValidationPolicy = .resolve, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
-  ) {
-    self.init(
-      index: index, scope: scope, maker: maker, site: .known(location), isDefault: isDefault, validation: validation,
-      dispose: dispose)
-  }
+  var kind: FactoryKind { factory.kind }
 
-  convenience init(
-    index: Int, scope: Scope, maker: any Maker, fileID: StaticString, line: UInt,
-    validation: ValidationPolicy = .resolve, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
-  ) {
-    self.init(
-      index: index, scope: scope, maker: maker, site: .source(fileID, line), isDefault: false, validation: validation,
-      dispose: dispose)
-  }
-
-  private init(
-    index: Int, scope: Scope, maker: any Maker, site: Site, isDefault: Bool, validation: ValidationPolicy,
-    dispose: (@Sendable (any Sendable) async throws -> Void)?
+  init(
+    index: Int, scope: Scope, factory: AnyFactory, location: CodeLocation, isDefault: Bool,
+    hasSideEffects: Bool = false, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
   ) {
     self.index = index
     self.scope = scope
-    self.maker = maker
-    self.kind = maker.kind
-    self.valueType = maker.valueType
-    self.site = site
+    self.factory = factory
+    self.site = .known(location)
     self.isDefault = isDefault
-    self.validation = validation
+    self.hasSideEffects = hasSideEffects
     self.dispose = dispose
   }
 
-  var isAsync: Bool { kind == .async }
-}
+  init(
+    index: Int, scope: Scope, factory: AnyFactory, fileID: StaticString, line: UInt,
+    hasSideEffects: Bool = false, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
+  ) {
+    self.index = index
+    self.scope = scope
+    self.factory = factory
+    self.site = .source(fileID, line)
+    self.isDefault = false
+    self.hasSideEffects = hasSideEffects
+    self.dispose = dispose
+  }
 
-/// What ``Container/validate(including:)`` does with a registration.
-public enum ValidationPolicy: Sendable, Hashable, Codable {
-  /// Validation calls the factory in a throw-away copy of the container (the default).
-  case resolve
-  /// Validation never calls the factory, because it has side effects (opens a connection,
-  /// writes a file). The registration counts as provided; its own dependencies are not followed.
-  case skip
+  /// The same registration under another index (a key described before its index was known).
+  func renumbered(_ index: Int) -> Registration {
+    Registration(
+      index: index, scope: scope, factory: factory, location: location, isDefault: isDefault,
+      hasSideEffects: hasSideEffects, dispose: dispose)
+  }
 }

@@ -1,10 +1,9 @@
 /// The planned route to one dependency in one container, cached in the container's slot table
 /// until the plan generation changes.
-@usableFromInline
 final class Slot: Sendable {
-  @usableFromInline let generation: UInt64
+  let generation: UInt64
   /// Make the dependency here, with this binding's storage.
-  @usableFromInline let binding: Binding?
+  let binding: Binding?
   /// Ask this container instead (an ancestor that owns a shared instance).
   let delegate: Container?
   /// Why neither is possible.
@@ -12,7 +11,7 @@ final class Slot: Sendable {
   /// Told about every resolution through this slot; nil on the fast path.
   let observer: (any ResolutionObserver)?
   /// Whether ``observer`` is set, readable without copying the existential.
-  @usableFromInline let isObserved: Bool
+  let isObserved: Bool
 
   init(
     generation: UInt64, binding: Binding? = nil, delegate: Container? = nil, failure: ResolutionError.Kind? = nil,

@@ -16,7 +16,25 @@ public struct Dependencies: Sendable {
   init() {}
 }
 
-/// A typed dependency key with a synchronous factory.
+/// How a key's factory runs: ``SyncKind``, ``AsyncKind`` or ``MainActorKind``.
+///
+/// The kind is part of a key's type, so the compiler knows how the key must be resolved: with
+/// `try`, with `try await`, or from `@MainActor` code.
+public protocol KeyKind: Sendable {}
+
+/// A key resolved synchronously, from any thread: ``Key`` and ``ArgumentKey``.
+public enum SyncKind: KeyKind {}
+
+/// A key whose factory is asynchronous, resolved with `try await`: ``AsyncKey``.
+public enum AsyncKind: KeyKind {}
+
+/// A key whose factory runs on the main actor: ``MainActorKey``. Main-actor code resolves it
+/// synchronously; other asynchronous code resolves it with `try await`, which hops to the main
+/// actor.
+public enum MainActorKind: KeyKind {}
+
+/// A typed dependency key: what ``Key``, ``AsyncKey``, ``MainActorKey`` and ``ArgumentKey``
+/// name.
 ///
 /// Declare keys as computed properties on ``Dependencies``. The closure is the default: the
 /// container uses it until someone registers another factory for the key. The declaration site
@@ -29,39 +47,16 @@ public struct Dependencies: Sendable {
 ///   }
 /// }
 /// ```
-public struct Key<Value: Sendable>: Sendable {
-  let maker: SyncMaker<Value>?
+///
+/// Every kind supports every scope, `dispose:`, decorators, overrides, tracing, validation,
+/// ``Lazy`` and ``Provider`` handles; the kind only decides how a value is made and resolved.
+public struct DependencyKey<Kind: KeyKind, Argument: Sendable, Value: Sendable>: Sendable {
+  let factory: Factory<Argument, Value>?
   let defaultScope: Scope
   let declaration: Declaration
 
-  /// Creates a key whose default factory receives a ``Resolver`` for its own dependencies.
-  public init(
-    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
-    _ factory: @escaping @Sendable (Resolver) throws -> Value
-  ) {
-    maker = SyncMaker(factory)
-    defaultScope = .unique
-    declaration = Declaration(name, fileID, line)
-  }
-
-  /// Creates a key whose default factory needs no other dependency.
-  public init(
-    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
-    _ factory: @escaping @Sendable () throws -> Value
-  ) {
-    maker = SyncMaker { _ in try factory() }
-    defaultScope = .unique
-    declaration = Declaration(name, fileID, line)
-  }
-
-  private init(required declaration: Declaration) {
-    maker = nil
-    defaultScope = .unique
-    self.declaration = declaration
-  }
-
-  private init(maker: SyncMaker<Value>?, scope: Scope, declaration: Declaration) {
-    self.maker = maker
+  init(factory: Factory<Argument, Value>?, scope: Scope, declaration: Declaration) {
+    self.factory = factory
     self.defaultScope = scope
     self.declaration = declaration
   }
@@ -72,71 +67,54 @@ public struct Key<Value: Sendable>: Sendable {
   /// ``ResolutionError/Kind/requiredKeyNotProvided``, naming the key and where it was declared.
   public static func required(
     _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line
-  ) -> Key {
-    Key(required: Declaration(name, fileID, line))
+  ) -> Self {
+    Self(factory: nil, scope: .unique, declaration: Declaration(name, fileID, line))
   }
-
-  /// A key with no default. Prefer ``required(_:fileID:line:)``, which also records where the key
-  /// was declared, so that errors can point there.
-  public static var required: Key { Key(required: Declaration(nil, nil, nil)) }
 
   /// Returns the key with a different default scope.
   ///
   /// The scope applies to the default factory; a registration chooses its own scope.
-  public func scope(_ scope: Scope) -> Key {
-    Key(maker: maker, scope: scope, declaration: declaration)
+  public func scope(_ scope: Scope) -> Self {
+    Self(factory: factory, scope: scope, declaration: declaration)
   }
 }
 
-/// A typed dependency key whose value needs asynchronous set-up, such as opening a database.
+/// A key with a synchronous factory, resolved with `try container.resolve(\.key)` or
+/// `try container[\.key]`.
+public typealias Key<Value: Sendable> = DependencyKey<SyncKind, Void, Value>
+
+/// A key whose value needs asynchronous set-up, such as opening a database.
 ///
-/// Only `try await container.resolve(\.key)` resolves it, so forgetting `await` is a compile error.
-/// Under concurrent first use, a shared instance is created exactly once; a failed creation is
-/// not cached and the next resolution tries again.
+/// Only `try await container.resolve(\.key)` resolves it, so forgetting `await` is a compile
+/// error. Under concurrent first use, a shared instance is created exactly once; a failed
+/// creation is not cached and the next resolution tries again.
 ///
 /// ```swift
 /// extension Dependencies {
 ///   var database: AsyncKey<Database> { AsyncKey { r in try await Database.open(r[\.databaseURL]) }.scope(.singleton) }
 /// }
 /// ```
-public struct AsyncKey<Value: Sendable>: Sendable {
-  let maker: AsyncMaker<Value>?
-  let defaultScope: Scope
-  let declaration: Declaration
+public typealias AsyncKey<Value: Sendable> = DependencyKey<AsyncKind, Void, Value>
 
-  /// Creates a key whose default factory is asynchronous.
-  public init(
-    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
-    _ factory: @escaping @Sendable (Resolver) async throws -> Value
-  ) {
-    maker = AsyncMaker(factory)
-    defaultScope = .unique
-    declaration = Declaration(name, fileID, line)
-  }
-
-  private init(maker: AsyncMaker<Value>?, scope: Scope, declaration: Declaration) {
-    self.maker = maker
-    self.defaultScope = scope
-    self.declaration = declaration
-  }
-
-  /// An asynchronous key with no default: the app or a test must register a factory.
-  public static func required(
-    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line
-  ) -> AsyncKey {
-    AsyncKey(maker: nil, scope: .unique, declaration: Declaration(name, fileID, line))
-  }
-
-  /// Returns the key with a different default scope.
-  public func scope(_ scope: Scope) -> AsyncKey {
-    AsyncKey(maker: maker, scope: scope, declaration: declaration)
-  }
-}
+/// A key whose value must be made on the main actor, such as a view model.
+///
+/// Its factory runs on the main actor. `@MainActor` code resolves it synchronously; resolving it
+/// synchronously from anywhere else is a compile error, and `try await container.resolve(\.key)`
+/// hops to the main actor.
+///
+/// ```swift
+/// extension Dependencies {
+///   var todoScreen: MainActorKey<TodoScreenModel> {
+///     MainActorKey { r in TodoScreenModel(repository: try r[\.repository]) }
+///   }
+/// }
+/// ```
+public typealias MainActorKey<Value: Sendable> = DependencyKey<MainActorKind, Void, Value>
 
 /// A key whose factory takes a runtime argument, such as a view model for a given user id.
 ///
 /// The argument's type is part of the key, so passing the wrong type is a compile error. Use a
-/// tuple or a small struct for several values. Values are made anew on each resolution.
+/// tuple or a small struct for several values.
 ///
 /// ```swift
 /// extension Dependencies {
@@ -146,90 +124,92 @@ public struct AsyncKey<Value: Sendable>: Sendable {
 /// }
 /// let model = try container.resolve(\.profile, argument: userID)
 /// ```
-public struct ArgumentKey<Argument, Value: Sendable>: Sendable {
-  let maker: ArgumentMaker<Argument, Value>?
-  let declaration: Declaration
+///
+/// A shared scope keeps one instance per argument value when the argument is `Hashable`, and
+/// one instance per container otherwise.
+public typealias ArgumentKey<Argument: Sendable, Value: Sendable> = DependencyKey<SyncKind, Argument, Value>
 
-  /// Creates a key with a default factory that receives the argument.
+extension DependencyKey where Kind == SyncKind, Argument == Void {
+  /// Creates a key whose default factory receives a ``Resolver`` for its own dependencies.
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable (Resolver) throws -> Value
+  ) {
+    self.init(
+      factory: Factory(.sync { r, _ in try factory(r) }), scope: .unique, declaration: Declaration(name, fileID, line))
+  }
+
+  /// Creates a key whose default factory needs no other dependency.
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable () throws -> Value
+  ) {
+    self.init(
+      factory: Factory(.sync { _, _ in try factory() }), scope: .unique, declaration: Declaration(name, fileID, line))
+  }
+}
+
+extension DependencyKey where Kind == SyncKind {
+  /// Creates a key whose default factory receives a ``Resolver`` and the argument.
   public init(
     _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
     _ factory: @escaping @Sendable (Resolver, Argument) throws -> Value
   ) {
-    maker = ArgumentMaker(factory)
-    declaration = Declaration(name, fileID, line)
-  }
-
-  private init(declaration: Declaration) {
-    maker = nil
-    self.declaration = declaration
-  }
-
-  /// An argument key with no default: the app or a test must register a factory.
-  public static func required(
-    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line
-  ) -> ArgumentKey {
-    ArgumentKey(declaration: Declaration(name, fileID, line))
+    self.init(factory: Factory(.sync(factory)), scope: .unique, declaration: Declaration(name, fileID, line))
   }
 }
 
-/// A key whose value must be made on the main actor, such as a view model.
-///
-/// Its factory runs on the main actor and only `@MainActor` code can resolve it: resolving it
-/// from anywhere else is a compile error, not a run-time trap.
-///
-/// ```swift
-/// extension Dependencies {
-///   @MainActor var todoScreen: MainActorKey<TodoScreenModel> {
-///     MainActorKey { r in TodoScreenModel(repository: try r[\.repository]) }
-///   }
-/// }
-/// ```
-public struct MainActorKey<Value: Sendable>: Sendable {
-  let maker: MainActorMaker<Value>?
-  let defaultScope: Scope
-  let declaration: Declaration
+extension DependencyKey where Kind == AsyncKind, Argument == Void {
+  /// Creates a key whose default factory is asynchronous.
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable (Resolver) async throws -> Value
+  ) {
+    self.init(
+      factory: Factory(.async { r, _ in try await factory(r) }), scope: .unique,
+      declaration: Declaration(name, fileID, line))
+  }
+}
 
+extension DependencyKey where Kind == AsyncKind {
+  /// Creates a key whose default asynchronous factory takes an argument.
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable (Resolver, Argument) async throws -> Value
+  ) {
+    self.init(factory: Factory(.async(factory)), scope: .unique, declaration: Declaration(name, fileID, line))
+  }
+}
+
+extension DependencyKey where Kind == MainActorKind, Argument == Void {
   /// Creates a key whose default factory runs on the main actor.
   public init(
     _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
     _ factory: @escaping @MainActor @Sendable (Resolver) throws -> Value
   ) {
-    maker = MainActorMaker(factory)
-    defaultScope = .unique
-    declaration = Declaration(name, fileID, line)
+    self.init(
+      factory: Factory(.mainActor { r, _ in try factory(r) }), scope: .unique,
+      declaration: Declaration(name, fileID, line))
   }
+}
 
-  private init(maker: MainActorMaker<Value>?, scope: Scope, declaration: Declaration) {
-    self.maker = maker
-    self.defaultScope = scope
-    self.declaration = declaration
-  }
-
-  /// A main-actor key with no default: the app or a test must register a factory.
-  public static func required(
-    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line
-  ) -> MainActorKey {
-    MainActorKey(maker: nil, scope: .unique, declaration: Declaration(name, fileID, line))
-  }
-
-  /// Returns the key with a different default scope: ``Scope/unique`` or ``Scope/singleton``
-  /// (other scopes behave like ``Scope/unique`` for main-actor keys).
-  public func scope(_ scope: Scope) -> MainActorKey {
-    MainActorKey(maker: maker, scope: scope, declaration: declaration)
+extension DependencyKey where Kind == MainActorKind {
+  /// Creates a key whose default main-actor factory takes an argument.
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @MainActor @Sendable (Resolver, Argument) throws -> Value
+  ) {
+    self.init(factory: Factory(.mainActor(factory)), scope: .unique, declaration: Declaration(name, fileID, line))
   }
 }
 
 /// Where and how a key was declared.
 struct Declaration: Sendable {
-  let name: String?
-  let location: CodeLocation?
+  let name: String
+  let location: CodeLocation
 
-  init(_ name: StaticString?, _ fileID: StaticString?, _ line: UInt?) {
-    self.name = name.map { "\($0)" }
-    if let fileID, let line {
-      location = CodeLocation(fileID, line)
-    } else {
-      location = nil
-    }
+  init(_ name: StaticString, _ fileID: StaticString, _ line: UInt) {
+    self.name = "\(name)"
+    location = CodeLocation(fileID, line)
   }
 }

@@ -1,7 +1,7 @@
 /// A collection key: several modules contribute elements, and resolving it returns all of them.
 ///
 /// Use it for plug-ins, analytics sinks, middleware: the module that consumes them declares the
-/// key, and any module contributes with ``Container/contribute(to:scope:validation:fileID:line:_:)``.
+/// key, and any module contributes with ``Container/contribute(to:scope:hasSideEffects:fileID:line:_:)``.
 ///
 /// ```swift
 /// extension Dependencies {
@@ -27,7 +27,7 @@ public struct Multibinding<Element: Sendable>: Sendable {
 extension Container {
   /// Adds an element to a ``Multibinding``; its factory runs with `scope` (unique by default).
   public func contribute<E>(
-    to key: KeyPath<Dependencies, Multibinding<E>>, scope: Scope = .unique, validation: ValidationPolicy = .resolve,
+    to key: KeyPath<Dependencies, Multibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) throws -> E
   ) {
     let keyIndex = KeyTable.shared.index(of: key)
@@ -39,8 +39,8 @@ extension Container {
         typeName: KeyTable.typeName(E.self), declaration: location, defaultRegistration: nil)
     }
     let registration = Registration(
-      index: index, scope: scope, maker: SyncMaker(factory), location: location, isDefault: false,
-      validation: validation)
+      index: index, scope: scope, factory: Factory<Void, E>(.sync { r, _ in try factory(r) }), location: location,
+      isDefault: false, hasSideEffects: hasSideEffects)
     state.withLock {
       $0.registrations[index] = registration
       $0.contributions[keyIndex, default: []].append(registration)
@@ -62,41 +62,48 @@ extension Container {
     return result + state.withLock { $0.contributions[keyIndex] ?? [] }.map(\.index)
   }
 
-  func resolveElements<E: Sendable>(_ keyIndex: Int, _ frame: Frame?) throws -> [E] {
-    let container = servingContainer(frame)
-    let contributions = container.contributions(to: keyIndex)
-    let parent = frame ?? ThreadFrame.current
-    let frame = Frame(index: keyIndex, parent: parent, in: container)
-    defer { frame.finish() }
-    guard let observer = container.effectiveObserver else {
-      return try contributions.map { try container.resolveValue($0, frame) }
+  /// Resolves every contribution to `keyIndex`, as one step of the resolution path.
+  func resolveElements<E: Sendable>(_ keyIndex: Int, parent: UnsafeMutablePointer<Frame>?) throws -> [E] {
+    let contributions = contributions(to: keyIndex)
+    var frame = Frame(index: keyIndex, container: self, parent: parent)
+    return try withUnsafeMutablePointer(to: &frame) { frame in
+      guard let observer = effectiveObserver else {
+        return try contributions.map { try resolveSync($0, (), parent: frame) }
+      }
+      // Observed: the key itself is a node between its users and its contributions.
+      let table = KeyTable.shared
+      let reference = table.descriptor(keyIndex).reference
+      observer.willResolve(reference, depth: frame.pointee.depth)
+      let start = ContinuousClock.now
+      var outcome = ResolutionEvent.Outcome.created
+      defer {
+        observer.didResolve(
+          ResolutionEvent(
+            dependency: reference, requestedBy: parent.map { table.descriptor($0.pointee.index).reference },
+            scope: .unique, registeredAt: nil, depth: frame.pointee.depth, duration: ContinuousClock.now - start,
+            outcome: outcome))
+      }
+      do {
+        return try contributions.map { try resolveSync($0, (), parent: frame) }
+      } catch {
+        outcome = .failed
+        throw error
+      }
     }
-    // Observed: the key itself is a node between its users and its contributions.
-    let table = KeyTable.shared
-    let reference = table.descriptor(keyIndex).reference
-    observer.willResolve(reference, depth: frame.depth)
-    let start = ContinuousClock.now
-    var outcome = ResolutionEvent.Outcome.created
-    defer {
-      observer.didResolve(
-        ResolutionEvent(
-          dependency: reference, requestedBy: parent.map { table.descriptor($0.index).reference }, scope: .unique,
-          registeredAt: nil, depth: frame.depth, duration: ContinuousClock.now - start, outcome: outcome))
-    }
-    do {
-      return try contributions.map { try container.resolveValue($0, frame) }
-    } catch {
-      outcome = .failed
-      throw error
-    }
+  }
+}
+
+extension ResolutionContext {
+  func resolveElements<E: Sendable>(_ keyIndex: Int) throws -> [E] {
+    if isLiveStep { return try container.resolveElements(keyIndex, parent: asyncFrame?.pointer ?? frame) }
+    return try container.servingContainer().resolveElements(keyIndex, parent: ThreadFrame.current)
   }
 }
 
 extension Resolving {
   /// Resolves every element contributed to a ``Multibinding``, in their stable order.
   public func resolve<E>(_ key: KeyPath<Dependencies, Multibinding<E>>) throws -> [E] {
-    let context = resolutionContext
-    return try context.container.resolveElements(KeyTable.shared.index(of: key), context.liveFrame)
+    try resolutionContext.resolveElements(KeyTable.shared.index(of: key))
   }
 
   /// Resolves every element contributed to a ``Multibinding``: `try container[\.plugins]`.

@@ -1,6 +1,6 @@
 /// How long a resolved instance lives and who shares it.
 ///
-/// Attach a scope to a key's default with ``Key/scope(_:)`` or pass one to
+/// Attach a scope to a key's default with ``DependencyKey/scope(_:)`` or pass one to
 /// `container.register(_:scope:...)`.
 ///
 /// | Scope | Lifetime |
@@ -13,13 +13,13 @@
 ///
 /// Custom lifetimes, such as a user session, are child containers: see ``Container/makeChild()``.
 public struct Scope: Sendable, Hashable, Codable, CustomStringConvertible {
-  @usableFromInline
+
   enum Kind: Int, Sendable, Codable, Comparable {
     case unique, graph, weak, cached, singleton
-    @usableFromInline static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
+    static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
   }
 
-  @usableFromInline let kind: Kind
+  let kind: Kind
 
   /// A new instance on every resolution.
   public static let unique = Scope(kind: .unique)

@@ -25,8 +25,6 @@ public func withOverrides<R>(
   operation: () async throws -> R
 ) async rethrows -> R {
   let scope = try OverrideScope(configure)
-  openOverrideScopes.add(1, ordering: .relaxed)
-  defer { openOverrideScopes.subtract(1, ordering: .relaxed) }
   // Nothing made inside the scope outlives it: close what its copies created, even on failure.
   do {
     let result = try await OverrideScope.$current.withValue(scope, operation: operation)
@@ -50,8 +48,6 @@ public func withOverrides<R>(
   operation: () throws -> R
 ) rethrows -> R {
   let scope = try OverrideScope(configure)
-  openOverrideScopes.add(1, ordering: .relaxed)
-  defer { openOverrideScopes.subtract(1, ordering: .relaxed) }
   return try OverrideScope.$current.withValue(scope, operation: operation)
 }
 

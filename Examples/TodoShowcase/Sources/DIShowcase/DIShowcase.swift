@@ -53,13 +53,13 @@ public struct Showcase: Sendable {
   public static var rootKeys: [PartialKeyPath<Dependencies>] { [\Dependencies.todoListScreen] }
 
   /// The app container's dependency graph, from a dry run that keeps no instance.
-  public func dependencyGraph() -> DependencyGraph {
-    container.graph(including: Self.rootKeys)
+  public func dependencyGraph() async -> DependencyGraph {
+    await container.graph(including: Self.rootKeys)
   }
 
   /// What `validate()` reports for a container that forgot ``TodoListAssembly``: the problem
   /// an app would otherwise meet on its first request.
-  public static func validationWithoutAssembly() -> ValidationReport {
-    Container().validate(including: rootKeys)
+  public static func validationWithoutAssembly() async -> ValidationReport {
+    await Container().validate(including: rootKeys)
   }
 }

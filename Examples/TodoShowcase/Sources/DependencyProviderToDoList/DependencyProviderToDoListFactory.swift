@@ -27,14 +27,14 @@ public enum DependencyProviderToDoListFactory {
   /// The composition root's side: registrations by type.
   static func makeProvider(storage: any LocalStorage) -> any DependencyProvider {
     let container = Container()
-    container.register((any LocalStorage).self, scope: .singleton) { storage }
-    container.register((@Sendable () -> Date).self) { { Date() } }
-    container.register((any TodoListViewModel).self) { resolver in
+    container.register(type: (any LocalStorage).self, scope: .singleton) { storage }
+    container.register(type: (@Sendable () -> Date).self) { { Date() } }
+    container.register(type: (any TodoListViewModel).self) { resolver in
       LiveTodoListViewModel(
         storage: try resolver.resolve(),
         now: try resolver.resolve()
       )
     }
-    return KnapsackDependencyProvider(container: container)
+    return container
   }
 }

@@ -1,13 +1,7 @@
 import Knapsack
 
-/// A ``DependencyProvider`` backed by a Knapsack `Container` with type-based registrations.
-///
-/// The screen code only sees ``DependencyProvider``; Knapsack supplies the lookup, the scopes
-/// and an error that names the missing type instead of a `nil` to force-unwrap.
-struct KnapsackDependencyProvider: DependencyProvider {
-  let container: Container
-
-  func resolve<T: Sendable>() throws -> T {
-    try container.resolve(T.self)
-  }
-}
+// The whole adapter: a Knapsack `Container` already has the provider's shape,
+// `func resolve<T>() throws -> T`, so declaring the conformance is enough. The screen code only
+// sees ``DependencyProvider``; Knapsack supplies the lookup, the scopes and an error that names
+// the missing type instead of a `nil` to force-unwrap.
+extension Container: DependencyProvider {}

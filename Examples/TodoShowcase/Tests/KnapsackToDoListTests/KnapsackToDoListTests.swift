@@ -30,12 +30,12 @@ struct KnapsackToDoListTests {
   }
 
   @Test("The feature's graph validates with the assembly and names the missing storage without it")
-  func validation() {
+  func validation() async {
     let keys: [PartialKeyPath<Dependencies>] = [\Dependencies.todoListScreen]
-    let valid = Container(assemblies: [TodoListAssembly(storage: FakeStorage())]).validate(including: keys)
+    let valid = await Container(assemblies: [TodoListAssembly(storage: FakeStorage())]).validate(including: keys)
     #expect(valid.isValid, "\(valid)")
 
-    let invalid = Container().validate(including: keys)
+    let invalid = await Container().validate(including: keys)
     #expect(invalid.problems.map(\.dependency.name) == ["\\.todoStorage"])
   }
 

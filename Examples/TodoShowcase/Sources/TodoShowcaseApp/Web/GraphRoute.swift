@@ -8,25 +8,26 @@ struct GraphRoute {
 
   func add(to router: Router<BasicRequestContext>) {
     router.get("/graph") { _, _ in
-      htmlResponse(
+      let body = await body()
+      return htmlResponse(
         Layout.page(
           title: "Dependency graph",
           section: .graph,
           storageLabel: server.storageLabel,
-          body: body()
+          body: body
         )
       )
     }
   }
 
-  private func body() -> String {
-    let graph = server.showcase.dependencyGraph()
-    let withoutAssembly = Showcase.validationWithoutAssembly()
+  private func body() async -> String {
+    let graph = await server.showcase.dependencyGraph()
+    let withoutAssembly = await Showcase.validationWithoutAssembly()
     return """
       <section class="panel" id="graph">
         <h2>Dependency graph</h2>
         <p class="summary">The app's Knapsack container (<code>Container(assemblies: [TodoListAssembly(storage:)])</code>), \
-      from <code>container.graph(including: [\\.todoListScreen])</code>: a dry run that makes no instance.</p>
+      from <code>await container.graph(including: [\\.todoListScreen])</code>: a dry run that makes no instance.</p>
         <div class="graph-frame">
       \(GraphSVG(graph: graph).svg)  </div>
         <details><summary>Mermaid</summary><pre id="graph-mermaid">\(HTML.escape(graph.mermaid))</pre></details>
@@ -39,7 +40,7 @@ struct GraphRoute {
       </section>
       <section class="panel" id="validation-missing">
         <h2>The same keys without the assembly</h2>
-        <p class="summary">What <code>Container().validate(including: [\\.todoListScreen])</code> reports \
+        <p class="summary">What <code>await Container().validate(including: [\\.todoListScreen])</code> reports \
       when an app forgets to install <code>TodoListAssembly</code>: found before the first request.</p>
         <pre id="validation-missing-report">\(HTML.escape(withoutAssembly.description))</pre>
       </section>

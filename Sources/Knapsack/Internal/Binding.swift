@@ -1,0 +1,139 @@
+import Synchronization
+
+/// Identifies one instance of a binding: the binding, and the argument for an argument key
+/// whose argument is `Hashable`.
+struct InstanceKey: Hashable, @unchecked Sendable {
+  // Safe: `argument` is only ever made from a `Sendable` argument value, and is immutable.
+  let binding: ObjectIdentifier
+  let argument: AnyHashable?
+
+  init(_ binding: Binding, argument: some Sendable) {
+    self.binding = ObjectIdentifier(binding)
+    self.argument = argument is Void ? nil : (argument as? any Hashable).map { AnyHashable($0) }
+  }
+}
+
+/// Where one shared instance (singleton, cached or weak) lives, and who is making it.
+final class SharedCell: Sendable {
+  struct Creator {
+    /// The root frame of the resolution making the instance (its address; unique among live
+    /// frames), and the thread of a synchronous one.
+    let root: UInt
+    let thread: UInt?
+    let path: [Int]
+  }
+
+  struct State {
+    var creator: Creator?
+    var asyncWaiters: [CheckedContinuation<Void, Never>] = []
+    var cached: (any Sendable)?
+    weak var weakInstance: AnyObject?
+  }
+
+  /// The singleton, published once as a retained `Box` pointer so that reads need no lock.
+  let singleton = Atomic<UInt>(0)
+  let state = Locked(State())
+  /// Held by a synchronous creator while its factory runs; waiting threads block on it.
+  let creationLock = BlockingLock()
+
+  deinit {
+    if let pointer = UnsafeRawPointer(bitPattern: singleton.load(ordering: .acquiring)) {
+      Unmanaged<AnyObject>.fromOpaque(pointer).release()
+    }
+  }
+
+  func loadSingleton<Value: Sendable>(_: Value.Type) -> Value? {
+    guard let pointer = UnsafeRawPointer(bitPattern: singleton.load(ordering: .acquiring)) else { return nil }
+    return Unmanaged<Box<Value>>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.value }
+  }
+
+  /// The stored instance of `scope`, if there is one.
+  func stored<Value: Sendable>(_ scope: Scope.Kind, as _: Value.Type) -> Value? {
+    switch scope {
+    case .singleton: loadSingleton(Value.self)
+    case .cached: state.withLock { $0.cached } as? Value
+    case .weak: state.withLock { $0.weakInstance } as? Value
+    case .unique, .graph: nil
+    }
+  }
+
+  var isOccupied: Bool {
+    singleton.load(ordering: .acquiring) != 0 || state.withLock { $0.cached != nil || $0.weakInstance != nil }
+  }
+
+  /// Stores an instance; the caller holds the creator role, so there is no race.
+  func publish<Value: Sendable>(_ value: Value, _ scope: Scope.Kind) {
+    switch scope {
+    case .singleton:
+      let box = Unmanaged.passRetained(Box(value) as AnyObject)
+      singleton.store(UInt(bitPattern: box.toOpaque()), ordering: .releasing)
+    case .cached: state.withLock { $0.cached = value }
+    case .weak: state.withLock { $0.weakInstance = value as AnyObject }
+    case .unique, .graph: break
+    }
+  }
+}
+
+/// A registration bound into one container, with that container's instance storage.
+final class Binding: Sendable {
+  let registration: Registration
+  let decorators: [Decoration]
+  /// The shared instance (for an argument key, the one of a non-`Hashable` argument).
+  let cell = SharedCell()
+  /// An argument key's shared instances, one per `Hashable` argument value.
+  private let argumentCells = Locked<[AnyHashable: SharedCell]>([:])
+
+  init(registration: Registration, decorators: [Decoration]) {
+    self.registration = registration
+    self.decorators = decorators
+  }
+
+  var index: Int { registration.index }
+  var scope: Scope { registration.scope }
+
+  /// The cell that stores the shared instance for `argument`.
+  func cell(for argument: some Sendable) -> SharedCell {
+    guard !(argument is Void), let hashable = argument as? any Hashable else { return cell }
+    let key = AnyHashable(hashable)
+    return argumentCells.withLock { cells in
+      if let existing = cells[key] { return existing }
+      let fresh = SharedCell()
+      cells[key] = fresh
+      return fresh
+    }
+  }
+
+  /// Every cell, for clearing cached instances.
+  var allCells: [SharedCell] { [cell] + argumentCells.withLock { Array($0.values) } }
+}
+
+/// The process-wide record of resolutions that are waiting for another resolution's shared
+/// instance. Before it blocks, a resolution follows the chain of waits; if the chain leads back
+/// to itself, the wait would deadlock and it throws a cycle error instead. Only contended
+/// creations touch it.
+final class WaitGraph: Sendable {
+  static let shared = WaitGraph()
+  private let waits = Locked<[UInt: (cell: SharedCell, index: Int)]>([:])
+
+  /// Registers `root` as waiting for `cell` (of dependency `index`); returns the dependencies of
+  /// the cycle instead if the wait would close one.
+  func beginWait(root: UInt, for cell: SharedCell, index: Int) -> [Int]? {
+    waits.withLock { waits in
+      var current = cell
+      var path: [Int] = [index]
+      var seen: Set<UInt> = []
+      while let creator = current.state.withLock({ $0.creator }) {
+        if creator.root == root { return path }
+        guard seen.insert(creator.root).inserted, let next = waits[creator.root] else { break }
+        path.append(next.index)
+        current = next.cell
+      }
+      waits[root] = (cell, index)
+      return nil
+    }
+  }
+
+  func endWait(root: UInt) {
+    _ = waits.withLock { $0.removeValue(forKey: root) }
+  }
+}

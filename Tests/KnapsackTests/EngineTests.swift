@@ -1,0 +1,188 @@
+import Foundation
+import Knapsack
+import KnapsackTesting
+import Testing
+
+extension Dependencies {
+  var engineProfile: ArgumentKey<String, Token> { ArgumentKey { r, id in Token(id + (try r[\.engineName])) } }
+  var engineName: Key<String> { .required() }
+  var engineShared: Key<Token> { Key { Token("shared default") }.scope(.singleton) }
+}
+
+/// Runs `body` on a new thread with a stack of `stackSize` bytes and returns what it returned.
+func onThread<R: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> R) async -> R {
+  await withCheckedContinuation { continuation in
+    let thread = Thread { continuation.resume(returning: body()) }
+    thread.stackSize = stackSize
+    thread.start()
+  }
+}
+
+@Suite struct EngineTests {
+  // MARK: Validation of argument keys
+
+  @Test func anArgumentKeyWithoutASampleIsListedByName() async {
+    let container = Container()
+    container.register(\.engineProfile) { r, id in Token(id + (try r[\.engineName])) }
+    let report = await container.validate()
+    #expect(report.needsSampleArgument.map(\.name) == ["\\.engineProfile"])
+    #expect(report.description.contains("not run (no sample argument): \\.engineProfile"))
+  }
+
+  @Test func anArgumentKeyWithASampleIsRunAndItsProblemsFound() async {
+    let container = Container()
+    container.register(\.engineProfile) { r, id in Token(id + (try r[\.engineName])) }
+    let report = await container.validate(arguments: [\Dependencies.engineProfile: "sample"])
+    #expect(report.needsSampleArgument.isEmpty)
+    #expect(report.problems.map(\.kind) == [.missingRequiredKey])
+    #expect(report.problems.first?.path.map(\.name) == ["\\.engineProfile", "\\.engineName"])
+  }
+
+  @Test func aSampleOfTheWrongTypeCountsAsNoSample() async {
+    let container = Container()
+    let report = await container.validate(arguments: [\Dependencies.engineProfile: 42])
+    #expect(report.needsSampleArgument.map(\.name) == ["\\.engineProfile"])
+  }
+
+  @Test func argumentKeysKeepOneSharedInstancePerArgument() throws {
+    let container = Container()
+    container.register(\.engineName) { "" }
+    container.register(\.engineProfile, scope: .singleton) { _, id in Token(id) }
+    let alice = try container.resolve(\.engineProfile, argument: "alice")
+    #expect(try container.resolve(\.engineProfile, argument: "alice") === alice)
+    #expect(try container.resolve(\.engineProfile, argument: "bob") !== alice)
+  }
+
+  // MARK: Deep graphs
+
+  /// Registers a chain of `length` named `Int` registrations, each resolving the next.
+  static func chain(_ length: Int) -> Container {
+    let container = Container()
+    for step in 0..<length {
+      let next = "step \(step + 1)"
+      if step == length - 1 {
+        container.register(type: Int.self, name: "step \(step)") { 0 }
+      } else {
+        container.register(type: Int.self, name: "step \(step)") { r in try r.resolve(type: Int.self, name: next) + 1 }
+      }
+    }
+    return container
+  }
+
+  @Test func aTenThousandDeepChainOnASmallStackThrowsInsteadOfCrashing() async {
+    let container = Self.chain(10_000)
+    let outcome = await onThread(stackSize: 512 * 1024) { () -> Result<Int, ResolutionError> in
+      do {
+        return .success(try container.resolve(type: Int.self, name: "step 0"))
+      } catch let error as ResolutionError {
+        return .failure(error)
+      } catch {
+        return .failure(
+          ResolutionError(kind: .factoryFailed, dependency: .init(name: "?", typeName: "?", location: nil), path: []))
+      }
+    }
+    switch outcome {
+    case .success(let depth):
+      #expect(depth == 9_999)
+    case .failure(let error):
+      #expect(error.kind == .resolutionTooDeep, "\(error)")
+      #expect(error.path.first?.name == "Int (name: \"step 0\")")
+      #expect(error.path.count > 20)
+      #expect(error.description.contains("too deep for this thread's stack"))
+    }
+  }
+
+  @Test func aLongChainOnAMainSizedStackSucceeds() async throws {
+    let container = Self.chain(300)
+    #expect(try container.resolve(type: Int.self, name: "step 0") == 299)
+  }
+
+  @Test func aLongCycleIsStillReportedAsACycle() throws {
+    let container = Container()
+    for step in 0..<200 {
+      let next = "loop \((step + 1) % 200)"
+      container.register(type: Int.self, name: "loop \(step)") { r in try r.resolve(type: Int.self, name: next) }
+    }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: Int.self, name: "loop 0") }
+    #expect(error.kind == .cycle || error.kind == .resolutionTooDeep)
+  }
+
+  // MARK: Many keys
+
+  @Test func moreThanSixtyFiveThousandKeysAllResolve() throws {
+    let container = Container()
+    let count = 70_000
+    for index in stride(from: 0, to: count, by: 1) {
+      container.register(type: Int.self, name: "many \(index)") { index }
+    }
+    for index in [0, 65_535, 65_536, 69_999] {
+      #expect(try container.resolve(type: Int.self, name: "many \(index)") == index)
+      #expect(try container.resolve(type: Int.self, name: "many \(index)") == index, "again, from the cached plan")
+    }
+  }
+
+  // MARK: The task's container
+
+  @Test func withContainerSetsTheContainerInjectedUses() async {
+    let first = Container()
+    first.register(\.engineShared) { Token("first") }
+    let second = Container()
+    second.register(\.engineShared) { Token("second") }
+    struct Holder { @Injected(\.engineShared) var token: Token }
+    let labels = await withTaskGroup(of: String.self) { group in
+      for container in [first, second] {
+        group.addTask { await withContainer(container) { Holder().token.label } }
+      }
+      return await group.reduce(into: [String]()) { $0.append($1) }.sorted()
+    }
+    #expect(labels == ["first", "second"])
+    #expect(Container.current === Container.shared, "nothing leaks out of the call")
+  }
+
+  @Test(.container { container in container.register(\.engineShared) { Token("from the trait") } })
+  func theContainerTraitGivesEachTestItsOwnContainer() {
+    struct Holder { @Injected(\.engineShared) var token: Token }
+    #expect(Holder().token.label == "from the trait")
+    #expect(Container.current !== Container.shared)
+  }
+
+  @Test func parallelOverrideScopesNeverShareASingletonEvenThroughInjected() async {
+    struct Holder { @Injected(\.engineShared) var token: Token }
+    let results = await withTaskGroup(of: (String, ObjectIdentifier, ObjectIdentifier).self) { group in
+      for label in ["left", "right"] {
+        group.addTask {
+          await withOverrides {
+            $0.register(\.engineShared, scope: .singleton) { Token(label) }
+          } operation: {
+            let injected = Holder().token
+            let resolved = (try? Container.shared[\.engineShared]) ?? Token("failed")
+            return (injected.label, ObjectIdentifier(injected), ObjectIdentifier(resolved))
+          }
+        }
+      }
+      return await group.reduce(into: [(String, ObjectIdentifier, ObjectIdentifier)]()) { $0.append($1) }
+    }
+    #expect(Set(results.map(\.0)) == ["left", "right"])
+    for (_, injected, resolved) in results { #expect(injected == resolved, "one singleton per scope") }
+    #expect(results[0].1 != results[1].1)
+  }
+
+  // MARK: The seeds' provider shape
+
+  @Test func aContainerIsADependencyProviderWithNoAdapter() throws {
+    let container = Container()
+    container.register(type: (any LocalStorage).self, scope: .singleton) { InMemoryStorage() }
+    let provider: any SeedDependencyProvider = container
+    let first: any LocalStorage = try provider.resolve()
+    let second: any LocalStorage = try provider.resolve()
+    #expect(first === second)
+    #expect(throws: ResolutionError.self) { let _: Repository = try provider.resolve() }
+  }
+}
+
+/// The seeds' hand-written provider protocol, exactly as apps write it.
+protocol SeedDependencyProvider {
+  func resolve<T>() throws -> T
+}
+
+extension Container: SeedDependencyProvider {}
