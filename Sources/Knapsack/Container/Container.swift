@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// A set of registrations and the instances made from them.
 ///
@@ -62,10 +62,10 @@ public final class Container: Sendable {
   /// Whether this is a throw-away copy made by ``validate(including:arguments:)``.
   let isValidationCopy: Bool
   /// Cached plans, one per dependency index, valid while ``generation`` is unchanged.
-  let slots = SlotTable<Slot>()
+  @usableFromInline let slots = SlotTable<Slot>()
   /// Bumped when this container's registrations, decorators, observer or disposal state change,
   /// or those of a container it depends on; a cached plan of another generation is planned again.
-  let generation = Atomic<UInt64>(1)
+  @usableFromInline let generation = Atomic<UInt64>(1)
   let state = Locked(State())
 
   /// Creates an empty container: every key resolves to its default until you register another
@@ -234,6 +234,7 @@ public final class Container: Sendable {
   }
 
   /// Plans how to resolve `index` here, caches the plan, and returns it.
+  @usableFromInline
   func plan(_ index: Int) -> Slot {
     let generation = generation.load(ordering: .acquiring)
     let slot = computeSlot(index, generation: generation)

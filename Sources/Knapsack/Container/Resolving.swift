@@ -1,16 +1,16 @@
 /// Where a resolution happens: a container, and the resolution step that asks (if any).
-///
-/// Engine plumbing shared by ``Container`` and ``Resolver``; not part of the public API.
-@_spi(KnapsackEngine)
-public struct ResolutionContext: @unchecked Sendable {
+/// Engine plumbing shared by ``Container`` and ``Resolver``.
+@usableFromInline
+struct ResolutionContext: @unchecked Sendable {
   // Safe: `frame` is dereferenced only after checking that it is the calling thread's current
   // frame (so it is alive and owned by this thread); the other fields are immutable references
   // to Sendable objects.
-  let container: Container
-  let frame: UnsafeMutablePointer<Frame>?
-  let serial: UInt
-  let asyncFrame: AsyncFrame?
+  @usableFromInline let container: Container
+  @usableFromInline let frame: UnsafeMutablePointer<Frame>?
+  @usableFromInline let serial: UInt
+  @usableFromInline let asyncFrame: AsyncFrame?
 
+  @inlinable
   init(container: Container, frame: UnsafeMutablePointer<Frame>? = nil, asyncFrame: AsyncFrame? = nil) {
     self.container = container
     self.frame = frame
@@ -20,6 +20,7 @@ public struct ResolutionContext: @unchecked Sendable {
 
   /// Whether this is a factory's resolver whose factory is still running: its resolutions
   /// continue that factory's path, in its container, with no override scope applied again.
+  @inlinable
   var isLiveStep: Bool {
     if let asyncFrame { return !asyncFrame.isFinished }
     guard let frame else { return false }
@@ -32,13 +33,18 @@ public struct ResolutionContext: @unchecked Sendable {
   }
 
   /// Resolves `index` synchronously from here.
+  @inlinable
   func resolve<Argument: Sendable, Value: Sendable>(_ index: Int, _ argument: Argument) throws -> Value {
     if isLiveStep {
       return try container.resolveSync(index, argument, parent: asyncFrame?.pointer ?? frame)
     }
     // A container, or a resolver kept beyond its factory: a top-level resolution, which
-    // continues the factory running on this thread, if any (a captured container).
-    return try container.servingContainer().resolveSync(index, argument, parent: ThreadFrame.current)
+    // continues the factory running on this thread, if any (a captured container), in the
+    // override scope open in this task, if any.
+    if let scope = OverrideScope.current, let overlay = container.overlay(in: scope) {
+      return try overlay.resolveSync(index, argument, parent: ThreadFrame.current)
+    }
+    return try container.resolveSync(index, argument, parent: ThreadFrame.current)
   }
 
   /// Resolves `index` from asynchronous code.
@@ -52,28 +58,29 @@ public struct ResolutionContext: @unchecked Sendable {
 
 /// Something that resolves dependencies: a ``Container``, or the ``Resolver`` a factory receives.
 ///
-/// Every method throws ``ResolutionError`` rather than returning nil or trapping. Only
-/// Knapsack's own types conform.
-public protocol Resolving: Sendable {
-  /// Where resolutions made through this value happen.
-  @_spi(KnapsackEngine) var resolutionContext: ResolutionContext { get }
-}
+/// Every method throws ``ResolutionError`` rather than returning nil or trapping. A type outside
+/// Knapsack that conforms resolves from ``Container/current``.
+public protocol Resolving: Sendable {}
 
 extension Resolving {
-  /// Where resolutions happen; a type outside Knapsack that conforms resolves from
-  /// ``Container/current``.
-  @_spi(KnapsackEngine) public var resolutionContext: ResolutionContext {
-    ResolutionContext(container: .current)
+  /// Where resolutions made through this value happen.
+  @inlinable
+  var resolutionContext: ResolutionContext {
+    if let container = self as? Container { return ResolutionContext(container: container) }
+    if let resolver = self as? Resolver { return resolver.context }
+    return ResolutionContext(container: .current)
   }
 }
 
 extension Resolving {
   /// Resolves a key: `try container.resolve(\.storage)`.
+  @inlinable
   public func resolve<V>(_ key: KeyPath<Dependencies, Key<V>>) throws -> V {
     try resolutionContext.resolve(KeyTable.shared.index(of: key), ())
   }
 
   /// Resolves a key: `try container[\.storage]`.
+  @inlinable
   public subscript<V>(_ key: KeyPath<Dependencies, Key<V>>) -> V {
     get throws { try resolve(key) }
   }
@@ -83,6 +90,7 @@ extension Resolving {
   /// ```swift
   /// let model = try container.resolve(\.profile, argument: userID)
   /// ```
+  @inlinable
   public func resolve<A, V>(_ key: KeyPath<Dependencies, ArgumentKey<A, V>>, argument: A) throws -> V {
     try resolutionContext.resolve(KeyTable.shared.index(of: key), argument)
   }
@@ -133,6 +141,7 @@ extension Resolving {
   /// ```swift
   /// let secure = try container.resolve(type: (any LocalStorage).self, name: "secure")
   /// ```
+  @inlinable
   public func resolve<T: Sendable>(type: T.Type, name: String? = nil) throws -> T {
     try resolutionContext.resolve(KeyTable.shared.index(of: type, name: name), ())
   }
@@ -167,10 +176,7 @@ extension Container {
   }
 }
 
-extension Container: Resolving {
-  /// Resolutions through the container itself start at the top level.
-  @_spi(KnapsackEngine) public var resolutionContext: ResolutionContext { ResolutionContext(container: self) }
-}
+extension Container: Resolving {}
 
 /// What a factory receives to resolve its own dependencies.
 ///
@@ -183,22 +189,29 @@ extension Container: Resolving {
 /// ```
 public struct Resolver: Resolving {
   /// The resolution this resolver continues.
-  @_spi(KnapsackEngine) public let resolutionContext: ResolutionContext
+  @usableFromInline let context: ResolutionContext
 
+  @inlinable
   init(container: Container, frame: UnsafeMutablePointer<Frame>) {
-    resolutionContext = ResolutionContext(container: container, frame: frame)
+    context = ResolutionContext(container: container, frame: frame)
   }
 
   init(container: Container, asyncFrame: AsyncFrame) {
-    resolutionContext = ResolutionContext(container: container, asyncFrame: asyncFrame)
+    context = ResolutionContext(container: container, asyncFrame: asyncFrame)
   }
 
-  var container: Container { resolutionContext.container }
+  var container: Container { context.container }
 }
 
 extension KeyTable {
   /// The index of a key of any kind, registering it on first sight with its own description.
+  @inlinable
   func index<K: KeyKind, A: Sendable, V: Sendable>(of key: KeyPath<Dependencies, DependencyKey<K, A, V>>) -> Int {
+    cache.lookup(ObjectIdentifier(key)) ?? slowIndex(of: key)
+  }
+
+  @usableFromInline
+  func slowIndex<K: KeyKind, A: Sendable, V: Sendable>(of key: KeyPath<Dependencies, DependencyKey<K, A, V>>) -> Int {
     index(of: key as AnyKeyPath) { Dependencies()[keyPath: key].descriptor(index: $0, keyPath: key) }
   }
 

@@ -1,19 +1,28 @@
-import Synchronization
+public import Synchronization
 
 /// Identifies one instance of a binding: the binding, and the argument for an argument key
 /// whose argument is `Hashable`.
+@usableFromInline
 struct InstanceKey: Hashable, @unchecked Sendable {
   // Safe: `argument` is only ever made from a `Sendable` argument value, and is immutable.
-  let binding: ObjectIdentifier
-  let argument: AnyHashable?
+  @usableFromInline let binding: ObjectIdentifier
+  @usableFromInline let argument: AnyHashable?
 
-  init(_ binding: Binding, argument: some Sendable) {
+  /// The key of `binding`'s instance for `argument` (a `Hashable` argument's value, else none).
+  @inlinable
+  init<Argument: Sendable>(_ binding: Binding, argument: Argument) {
     self.binding = ObjectIdentifier(binding)
-    self.argument = argument is Void ? nil : (argument as? any Hashable).map { AnyHashable($0) }
+    self.argument = Argument.self == Void.self ? nil : Self.hashable(argument)
+  }
+
+  @usableFromInline
+  static func hashable(_ argument: some Sendable) -> AnyHashable? {
+    (argument as? any Hashable).map { AnyHashable($0) }
   }
 }
 
 /// Where one shared instance (singleton, cached or weak) lives, and who is making it.
+@usableFromInline
 final class SharedCell: Sendable {
   struct Creator {
     /// The root frame of the resolution making the instance (its address; unique among live
@@ -31,7 +40,7 @@ final class SharedCell: Sendable {
   }
 
   /// The singleton, published once as a retained `Box` pointer so that reads need no lock.
-  let singleton = Atomic<UInt>(0)
+  @usableFromInline let singleton = Atomic<UInt>(0)
   let state = Locked(State())
   /// Held by a synchronous creator while its factory runs; waiting threads block on it.
   let creationLock = BlockingLock()
@@ -42,6 +51,7 @@ final class SharedCell: Sendable {
     }
   }
 
+  @inlinable
   func loadSingleton<Value: Sendable>(_: Value.Type) -> Value? {
     guard let pointer = UnsafeRawPointer(bitPattern: singleton.load(ordering: .acquiring)) else { return nil }
     return Unmanaged<Box<Value>>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.value }
@@ -75,11 +85,12 @@ final class SharedCell: Sendable {
 }
 
 /// A registration bound into one container, with that container's instance storage.
+@usableFromInline
 final class Binding: Sendable {
-  let registration: Registration
-  let decorators: [Decoration]
+  @usableFromInline let registration: Registration
+  @usableFromInline let decorators: [Decoration]
   /// The shared instance (for an argument key, the one of a non-`Hashable` argument).
-  let cell = SharedCell()
+  @usableFromInline let cell = SharedCell()
   /// An argument key's shared instances, one per `Hashable` argument value.
   private let argumentCells = Locked<[AnyHashable: SharedCell]>([:])
 
@@ -88,8 +99,8 @@ final class Binding: Sendable {
     self.decorators = decorators
   }
 
-  var index: Int { registration.index }
-  var scope: Scope { registration.scope }
+  @inlinable var index: Int { registration.index }
+  @inlinable var scope: Scope { registration.scope }
 
   /// The cell that stores the shared instance for `argument`.
   func cell(for argument: some Sendable) -> SharedCell {

@@ -1,5 +1,5 @@
 import CKnapsack
-import Synchronization
+public import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -23,14 +23,23 @@ extension Container {
 
   /// The container that serves a top-level resolution: this one, or its copy in the override
   /// scope open in this task.
+  @usableFromInline
   func servingContainer() -> Container {
-    guard !isValidationCopy, let scope = OverrideScope.current else { return self }
-    if let overlay, overlay.scope == ObjectIdentifier(scope) { return self }
+    guard let scope = OverrideScope.current else { return self }
+    return overlay(in: scope) ?? self
+  }
+
+  /// This container's copy in the override scope `scope`, or nil if this container serves it
+  /// itself (it is that copy, or a validation copy).
+  @usableFromInline
+  func overlay(in scope: OverrideScope) -> Container? {
+    guard !isValidationCopy else { return nil }
+    if let overlay, overlay.scope == ObjectIdentifier(scope) { return nil }
     return scope.overlay(for: self)
   }
 
   /// The route to `index` in this container, planned now if the cached plan is stale.
-  @inline(__always)
+  @inlinable
   func slot(_ index: Int) -> Slot {
     if let cached = slots.load(index), cached.generation == generation.load(ordering: .acquiring) {
       return cached
@@ -42,20 +51,26 @@ extension Container {
 
   /// Resolves `index` in this container from synchronous code (or main-actor code, on the main
   /// thread). `parent` is the frame that asks, if any.
+  @inlinable
   func resolveSync<Argument: Sendable, Value: Sendable>(
     _ index: Int, _ argument: Argument, parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
+    // An existing singleton: read under a borrowed reference to the cached plan, with no retain.
+    if Argument.self == Void.self, let cached = slots.unmanaged(index) {
+      let current = generation.load(ordering: .acquiring)
+      let box = cached._withUnsafeGuaranteedRef { slot -> UInt in
+        guard slot.generation == current, let cell = slot.singletonCell else { return 0 }
+        return cell.singleton.load(ordering: .acquiring)
+      }
+      if let pointer = UnsafeRawPointer(bitPattern: box) {
+        // The cell keeps its published box for as long as the container lives.
+        return Unmanaged<Box<Value>>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.value }
+      }
+    }
     let slot = self.slot(index)
     if let binding = slot.binding {
-      guard let observer = slot.observer else {
-        if Argument.self == Void.self, binding.scope.kind == .singleton,
-          let value = binding.cell.loadSingleton(Value.self)
-        {
-          return value
-        }
-        return try produce(binding, argument, parent)
-      }
-      let observation = Observation(self, binding, argument, observer, parent: parent)
+      if !slot.isObserved { return try produce(binding, argument, parent) }
+      let observation = Observation(self, binding, argument, slot.observer, parent: parent)
       do {
         let value: Value = try produce(binding, argument, parent)
         observation.end()
@@ -69,24 +84,42 @@ extension Container {
     throw failure(slot.failure ?? .notRegistered, index, parent)
   }
 
-  /// Finds or makes the instance of `binding` for `argument`, synchronously.
+  /// Finds or makes the instance of `binding` for `argument`, synchronously. The common case,
+  /// a new instance, is inlined into the caller; the other scopes share ``produceScoped``.
+  @inlinable
   func produce<Argument: Sendable, Value: Sendable>(
+    _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
+  ) throws -> Value {
+    let scope = binding.scope.kind
+    guard scope == .unique || scope == .graph else { return try produceScoped(binding, argument, parent) }
+    var frame = Frame(index: binding.index, container: self, parent: parent)
+    return try withUnsafeMutablePointer(to: &frame) { frame in
+      defer { if parent == nil { frame.pointee.releaseGraph() } }
+      try enter(binding, frame, value: Value.self, argument: Argument.self)
+      // Unique, or graph at the top level (where the resolution is this one instance).
+      guard scope == .graph, parent != nil else { return try make(binding, argument, frame) }
+      let key = InstanceKey(binding, argument: argument)
+      let store = frame.graphStore
+      if let box = store.box(for: key) { return unsafeDowncast(box, to: Box<Value>.self).value }
+      let value: Value = try make(binding, argument, frame)
+      store.store(Box(value), for: key)
+      return value
+    }
+  }
+
+  /// Finds or makes the instance of `binding` for `argument` in a scope that keeps instances.
+  @usableFromInline
+  func produceScoped<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
     var frame = Frame(index: binding.index, container: self, parent: parent)
     return try withUnsafeMutablePointer(to: &frame) { frame in
+      defer { if parent == nil { frame.pointee.releaseGraph() } }
       try enter(binding, frame, value: Value.self, argument: Argument.self)
       switch binding.scope.kind {
-      case .unique:
+      case .unique, .graph:
+        // `produce` handles these.
         return try make(binding, argument, frame)
-      case .graph:
-        guard parent != nil else { return try make(binding, argument, frame) }
-        let key = InstanceKey(binding, argument: argument)
-        let store = frame.graphStore
-        if let value = store.value(for: key, as: Value.self) { return value }
-        let value: Value = try make(binding, argument, frame)
-        store.store(value, for: key)
-        return value
       case .weak, .cached, .singleton:
         let cell = binding.cell(for: argument)
         let root = UInt(bitPattern: frame.root)
@@ -119,7 +152,8 @@ extension Container {
   }
 
   /// Runs the synchronous or main-actor factory of `binding`, then its decorators.
-  private func make<Argument: Sendable, Value: Sendable>(
+  @inlinable
+  func make<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
     // `enter` checked the factory's types.
@@ -143,7 +177,7 @@ extension Container {
       case .async:
         throw mismatch(binding, frame, text: "its factory is asynchronous: resolve it with `try await`")
       }
-      return try decorate(value, binding, resolver, frame)
+      return binding.decorators.isEmpty ? value : try decorate(value, binding, resolver, frame)
     } catch {
       throw factoryError(error, binding, frame)
     }
@@ -194,9 +228,9 @@ extension Container {
     case .graph:
       let key = InstanceKey(binding, argument: argument)
       let store = frame.pointer.graphStore
-      if let value = store.value(for: key, as: Value.self) { return value }
+      if let box = store.box(for: key) { return unsafeDowncast(box, to: Box<Value>.self).value }
       let value: Value = try await makeAsync(binding, argument, frame)
-      store.store(value, for: key)
+      store.store(Box(value), for: key)
       return value
     case .weak, .cached, .singleton:
       let cell = binding.cell(for: argument)
@@ -254,7 +288,8 @@ extension Container {
 
   /// Checks that making `binding` in `frame` closes no cycle, fits on the stack, may run (in a
   /// validation copy) and has the types the caller expects.
-  private func enter(
+  @usableFromInline
+  func enter(
     _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, value: Any.Type, argument: Any.Type
   ) throws {
     let depth = frame.pointee.depth
@@ -336,7 +371,8 @@ extension Container {
   }
 
   /// Applies `binding`'s decorators, in order, to what its factory made.
-  private func decorate<Value: Sendable>(
+  @usableFromInline
+  func decorate<Value: Sendable>(
     _ value: Value, _ binding: Binding, _ resolver: Resolver, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
     var value = value
@@ -364,11 +400,13 @@ extension Container {
 
   /// What a factory's error becomes: resolution errors pass through, others are wrapped with
   /// the dependency and path.
+  @usableFromInline
   func factoryError(_ error: any Error, _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>) -> any Error {
     if error is ResolutionError || error is ValidationSkipped { return error }
     return failure(.factoryFailed, binding.index, frame, underlying: error)
   }
 
+  @usableFromInline
   func failure(
     _ kind: ResolutionError.Kind, _ index: Int, _ frame: UnsafeMutablePointer<Frame>?, path: [Int]? = nil,
     underlying: (any Error)? = nil
@@ -408,12 +446,14 @@ extension Container {
       .cycle, frame.pointee.index, frame, path: mine.starts(with: creatorPath) ? mine : creatorPath + mine)
   }
 
+  @usableFromInline
   func mismatch(_ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, text: String) -> ResolutionError {
     failure(.factoryMismatch, binding.index, frame, underlying: MismatchDescription(text: text))
   }
 }
 
 /// The observer call around one resolution: written once, used by both drivers.
+@usableFromInline
 struct Observation {
   let observer: any ResolutionObserver
   let binding: Binding
@@ -422,19 +462,21 @@ struct Observation {
   let reused: Bool
   let start: ContinuousClock.Instant
 
+  @usableFromInline
   init<Argument: Sendable>(
-    _ container: Container, _ binding: Binding, _ argument: Argument, _ observer: any ResolutionObserver,
+    _ container: Container, _ binding: Binding, _ argument: Argument, _ observer: (any ResolutionObserver)?,
     parent: UnsafeMutablePointer<Frame>?
   ) {
-    self.observer = observer
+    self.observer = observer ?? SilentObserver()
     self.binding = binding
     requester = parent?.pointee.index
     depth = (parent?.pointee.depth ?? -1) + 1
     reused = container.hasInstance(binding, argument, parent)
-    observer.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: depth)
+    self.observer.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: depth)
     start = ContinuousClock.now
   }
 
+  @usableFromInline
   func end(failed: Bool = false) {
     let table = KeyTable.shared
     observer.didResolve(
@@ -447,6 +489,11 @@ struct Observation {
         duration: ContinuousClock.now - start,
         outcome: failed ? .failed : reused ? .reused : .created))
   }
+}
+
+/// Stands in for an observer that went away between planning and observing.
+private struct SilentObserver: ResolutionObserver {
+  func didResolve(_ event: ResolutionEvent) {}
 }
 
 private struct MismatchDescription: Error, CustomStringConvertible {

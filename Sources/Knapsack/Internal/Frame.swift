@@ -9,30 +9,34 @@ import Synchronization
 /// A synchronous step keeps its frame on the resolving thread's stack, so resolving allocates
 /// nothing; an asynchronous factory's frame lives in an ``AsyncFrame`` object, because the
 /// factory may resume on another thread.
+@usableFromInline
 struct Frame {
-  let index: Int
+  @usableFromInline let index: Int
   /// The container making the dependency: the same key made by another container (a child
   /// wrapping its parent's value) is not a cycle.
-  let container: ObjectIdentifier
-  let parent: UnsafeMutablePointer<Frame>?
-  let depth: Int
+  @usableFromInline let container: ObjectIdentifier
+  @usableFromInline let parent: UnsafeMutablePointer<Frame>?
+  @usableFromInline let depth: Int
   /// Tells this frame apart from an earlier one at the same address (see ``Resolver``).
-  let serial: UInt
+  @usableFromInline let serial: UInt
   /// The stack address where this run of synchronous frames began (0 for a heap frame), and
   /// its depth there: what the stack check measures from.
-  let stackBase: UInt
-  let stackBaseDepth: Int
-  /// Graph-scoped instances of the whole resolution, on the root frame: made on first use on
-  /// the stack, up front in an ``AsyncFrame`` (whose children may run concurrently).
-  var graph: GraphStore?
+  @usableFromInline let stackBase: UInt
+  @usableFromInline let stackBaseDepth: Int
+  /// Graph-scoped instances of the whole resolution, on the root frame: a retained
+  /// ``GraphStore`` pointer (0 until first use on the stack; made up front in an ``AsyncFrame``,
+  /// whose children may run concurrently). A plain word keeps `Frame` trivial to copy; the
+  /// root's owner releases it with ``releaseGraph()``.
+  @usableFromInline var graph: UInt
 
+  @inlinable
   init(index: Int, container: Container, parent: UnsafeMutablePointer<Frame>?, onHeap: Bool = false) {
     self.index = index
     self.container = ObjectIdentifier(container)
     self.parent = parent
     let depth = (parent?.pointee.depth ?? -1) + 1
     self.depth = depth
-    serial = knapsack_next_serial()
+    serial = ThreadFrame.nextSerial()
     if onHeap {
       stackBase = 0
       stackBaseDepth = depth
@@ -40,10 +44,23 @@ struct Frame {
       stackBase = parent.pointee.stackBase
       stackBaseDepth = parent.pointee.stackBaseDepth
     } else {
-      stackBase = knapsack_stack_pointer()
+      stackBase = ThreadFrame.stackPointer()
       stackBaseDepth = depth
     }
-    graph = onHeap && parent == nil ? GraphStore() : nil
+    graph = onHeap && parent == nil ? UInt(bitPattern: Unmanaged.passRetained(GraphStore()).toOpaque()) : 0
+  }
+
+  /// Releases the graph-scope store of a root frame, if one was made.
+  @inlinable
+  mutating func releaseGraph() {
+    guard graph != 0 else { return }
+    Frame.release(graph)
+    graph = 0
+  }
+
+  @usableFromInline
+  static func release(_ graph: UInt) {
+    if let pointer = UnsafeRawPointer(bitPattern: graph) { Unmanaged<GraphStore>.fromOpaque(pointer).release() }
   }
 }
 
@@ -77,21 +94,25 @@ extension UnsafeMutablePointer where Pointee == Frame {
   }
 
   /// The graph-scope store of this resolution, made on first use.
+  @usableFromInline
   var graphStore: GraphStore {
     let root = self.root
-    if let store = root.pointee.graph { return store }
+    if let pointer = UnsafeRawPointer(bitPattern: root.pointee.graph) {
+      return Unmanaged<GraphStore>.fromOpaque(pointer).takeUnretainedValue()
+    }
     let store = GraphStore()
-    root.pointee.graph = store
+    root.pointee.graph = UInt(bitPattern: Unmanaged.passRetained(store).toOpaque())
     return store
   }
 }
 
 /// The frame of an asynchronous factory call, kept alive by the ``Resolver`` that factory
 /// received and by the frames below it.
+@usableFromInline
 final class AsyncFrame: @unchecked Sendable {
   // Safe: `pointer` is set once in init and freed in deinit; the frame it points to is never
   // mutated after init (a heap root gets its graph store up front); `finished` is atomic.
-  let pointer: UnsafeMutablePointer<Frame>
+  @usableFromInline let pointer: UnsafeMutablePointer<Frame>
   private let parentFrame: AsyncFrame?
   private let finished = Atomic<Bool>(false)
 
@@ -102,30 +123,44 @@ final class AsyncFrame: @unchecked Sendable {
   }
 
   deinit {
+    pointer.pointee.releaseGraph()
     pointer.deinitialize(count: 1)
     pointer.deallocate()
   }
 
   /// Marks the factory call as returned: a resolver kept beyond it starts fresh resolutions.
   func finish() { finished.store(true, ordering: .releasing) }
-  var isFinished: Bool { finished.load(ordering: .acquiring) }
+  @usableFromInline var isFinished: Bool { finished.load(ordering: .acquiring) }
 }
 
-/// Graph-scoped instances of one top-level resolution.
+/// Graph-scoped instances of one top-level resolution: a short list, searched linearly (a
+/// resolution graph holds few of them), of boxed values keyed by binding and argument.
+@usableFromInline
 final class GraphStore: Sendable {
-  private let values = Locked<[InstanceKey: any Sendable]>([:])
-
-  func value<Value>(for key: InstanceKey, as _: Value.Type) -> Value? {
-    values.withLock { $0[key] } as? Value
+  struct Entry: @unchecked Sendable {
+    // Safe: immutable; `argument` is made only from a `Sendable` argument value.
+    let key: InstanceKey
+    let box: any AnyObject & Sendable
   }
 
-  func store(_ value: some Sendable, for key: InstanceKey) {
-    values.withLock { $0[key] = value }
+  // A `Mutex` sits inside the object: one allocation for the store. Contention is rare (only
+  // the child tasks of one asynchronous factory share a store).
+  private let entries = Mutex<[Entry]>([])
+
+  @usableFromInline init() {}
+
+  /// The boxed instance stored for `key`, if any.
+  @usableFromInline
+  func box(for key: InstanceKey) -> (any AnyObject & Sendable)? {
+    entries.withLock { entries in entries.first { $0.key == key }?.box }
   }
 
-  func contains(_ key: InstanceKey) -> Bool {
-    values.withLock { $0[key] != nil }
+  @usableFromInline
+  func store(_ box: any AnyObject & Sendable, for key: InstanceKey) {
+    entries.withLock { $0.append(Entry(key: key, box: box)) }
   }
+
+  func contains(_ key: InstanceKey) -> Bool { box(for: key) != nil }
 }
 
 /// The innermost synchronous frame running on this thread, kept in a C thread-local word.
@@ -134,14 +169,21 @@ final class GraphStore: Sendable {
 /// its resolver starts a new top-level resolution on the same thread; continuing from this frame
 /// keeps its resolution path, so a cycle through such calls is reported instead of overflowing
 /// the stack.
+@usableFromInline
 enum ThreadFrame {
-  static var current: UnsafeMutablePointer<Frame>? {
+  @usableFromInline static var current: UnsafeMutablePointer<Frame>? {
     UnsafeMutablePointer(bitPattern: knapsack_current_frame())
   }
 
-  static func set(_ frame: UnsafeMutablePointer<Frame>?) {
+  @usableFromInline static func set(_ frame: UnsafeMutablePointer<Frame>?) {
     knapsack_set_current_frame(UInt(bitPattern: frame))
   }
+
+  /// A number never returned before on this thread.
+  @usableFromInline static func nextSerial() -> UInt { knapsack_next_serial() }
+
+  /// The stack address of the caller, roughly.
+  @usableFromInline static func stackPointer() -> UInt { knapsack_stack_pointer() }
 }
 
 /// Checks, every few levels of a resolution, that the thread has stack left for the next ones.
@@ -176,4 +218,4 @@ private let mainQueueKey: DispatchSpecificKey<Bool> = {
 }()
 
 /// Whether the calling code runs on the main actor's queue.
-var isOnMainThread: Bool { DispatchQueue.getSpecific(key: mainQueueKey) == true }
+@usableFromInline var isOnMainThread: Bool { DispatchQueue.getSpecific(key: mainQueueKey) == true }

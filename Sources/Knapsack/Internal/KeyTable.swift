@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// The process-wide table that gives every key and every (type, name) pair a dense index.
 ///
@@ -6,8 +6,9 @@ import Synchronization
 /// Looking a key path up goes through a direct-mapped cache of atomic words, keyed by the key
 /// path object's address (key path literals are uniqued per use site and the table keeps every
 /// cached object alive, so an address is never reused for another key path).
+@usableFromInline
 final class KeyTable: Sendable {
-  static let shared = KeyTable()
+  @usableFromInline static let shared = KeyTable()
 
   private struct TypeKey: Hashable {
     let type: ObjectIdentifier
@@ -31,7 +32,7 @@ final class KeyTable: Sendable {
   }
 
   private let state = Locked(State())
-  let cache = AddressCache()
+  @usableFromInline let cache = AddressCache()
 
   /// Every descriptor so far.
   var descriptors: [Descriptor] { state.withLock { $0.descriptors } }
@@ -76,9 +77,15 @@ final class KeyTable: Sendable {
   }
 
   /// The index of a type registration, registering it on first sight.
+  @inlinable
   func index<T>(of type: T.Type, name: String?) -> Int {
+    if name == nil, let hit = cache.lookup(ObjectIdentifier(type)) { return hit }
+    return slowIndex(of: type, name: name)
+  }
+
+  @usableFromInline
+  func slowIndex<T>(of type: T.Type, name: String?) -> Int {
     let metatype = ObjectIdentifier(type)
-    if name == nil, let hit = cache.lookup(metatype) { return hit }
     let key = TypeKey(type: metatype, name: name)
     let index: Int = state.withLock { state in
       if let known = state.byType[key] { return known }
@@ -127,16 +134,18 @@ extension String {
 /// Each entry is one atomic word pointing to an immutable ``Entry``; the cache keeps every entry
 /// it ever stored alive, so a reader may use what it loaded without retaining it. A collision
 /// only costs a trip to the locked table.
+@usableFromInline
 final class AddressCache: @unchecked Sendable {
   // Safe: `entries` is allocated once and freed in deinit, every word is read and written only
   // through `Atomic`, and `kept` (guarded by its lock) keeps every published entry alive.
-  static let size = 1 << 12
-  let entries: UnsafeMutablePointer<Atomic<UInt>>
+  @usableFromInline static var size: Int { 1 << 12 }
+  @usableFromInline let entries: UnsafeMutablePointer<Atomic<UInt>>
   private let kept = Locked<[UInt: Entry]>([:])
 
+  @usableFromInline
   final class Entry: Sendable {
-    let address: UInt
-    let index: Int
+    @usableFromInline let address: UInt
+    @usableFromInline let index: Int
     init(address: UInt, index: Int) {
       self.address = address
       self.index = index
@@ -153,10 +162,10 @@ final class AddressCache: @unchecked Sendable {
     entries.deallocate()
   }
 
-  @inline(__always)
+  @inlinable
   static func slot(_ address: UInt) -> Int { Int(truncatingIfNeeded: (address >> 4) ^ (address >> 16)) & (size - 1) }
 
-  @inline(__always)
+  @inlinable
   func lookup(_ id: ObjectIdentifier) -> Int? {
     let address = UInt(bitPattern: id)
     guard let pointer = UnsafeRawPointer(bitPattern: entries[Self.slot(address)].load(ordering: .acquiring)) else {

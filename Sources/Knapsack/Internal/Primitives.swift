@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -14,16 +14,26 @@ import Darwin
 /// standard library, so ThreadSanitizer cannot see the ordering it provides and reports false
 /// races; pthread calls are intercepted by ThreadSanitizer and checked for real.
 final class Locked<State>: @unchecked Sendable {
-  // Safe: `state` is only read or written inside `withLock`, while `lock` is held.
-  private var state: State
+  // Safe: `state` is only read or written inside `withLock`, while `lock` is held. It lives
+  // behind a pointer rather than in a stored `var`, so each access skips the dynamic
+  // exclusivity check the lock already makes unnecessary.
+  private let state: UnsafeMutablePointer<State>
   private let lock = BlockingLock()
 
-  init(_ state: State) { self.state = state }
+  init(_ state: State) {
+    self.state = .allocate(capacity: 1)
+    self.state.initialize(to: state)
+  }
+
+  deinit {
+    state.deinitialize(count: 1)
+    state.deallocate()
+  }
 
   func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
     lock.lock()
     defer { lock.unlock() }
-    return try body(&state)
+    return try body(&state.pointee)
   }
 }
 
@@ -56,12 +66,13 @@ final class BlockingLock: @unchecked Sendable {
 /// entries); larger ones in a locked dictionary, so every key can be cached. Every stored
 /// object is retained until the table dies, so a reader may use what it loaded without
 /// retaining it, even if a writer has since replaced the entry.
+@usableFromInline
 final class SlotTable<Element: AnyObject>: @unchecked Sendable {
   // Safe: the directory and its leaves are only read and written through `Atomic`, leaves are
   // installed with compare-and-exchange and freed only in deinit; `retained` and `overflow` are
   // guarded by their locks.
-  static var directCapacity: Int { 1 << 16 }
-  let directory: UnsafeMutablePointer<Atomic<UInt>>
+  @inlinable static var directCapacity: Int { 1 << 16 }
+  @usableFromInline let directory: UnsafeMutablePointer<Atomic<UInt>>
   private let retained = Locked<[Element]>([])
   private let overflow = Locked<[Int: Element]>([:])
 
@@ -83,14 +94,29 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
   }
 
   /// The element at `index`.
-  @inline(__always)
+  @inlinable
   func load(_ index: Int) -> Element? {
-    guard index < Self.directCapacity else { return overflow.withLock { $0[index] } }
+    guard index < Self.directCapacity else { return overflowElement(index) }
     let leafRaw = directory[index >> 8].load(ordering: .acquiring)
     guard let leaf = UnsafeMutablePointer<Atomic<UInt>>(bitPattern: leafRaw) else { return nil }
     let raw = leaf[index & 0xFF].load(ordering: .acquiring)
     guard let pointer = UnsafeRawPointer(bitPattern: raw) else { return nil }
     return Unmanaged<Element>.fromOpaque(pointer).takeUnretainedValue()
+  }
+
+  @usableFromInline
+  func overflowElement(_ index: Int) -> Element? { overflow.withLock { $0[index] } }
+
+  /// The element at `index`, unretained: valid while the table lives, which the caller ensures
+  /// by holding the table's owner.
+  @inlinable
+  func unmanaged(_ index: Int) -> Unmanaged<Element>? {
+    guard index < Self.directCapacity else { return overflowElement(index).map { Unmanaged.passUnretained($0) } }
+    let leafRaw = directory[index >> 8].load(ordering: .acquiring)
+    guard let leaf = UnsafeMutablePointer<Atomic<UInt>>(bitPattern: leafRaw) else { return nil }
+    let raw = leaf[index & 0xFF].load(ordering: .acquiring)
+    guard let pointer = UnsafeRawPointer(bitPattern: raw) else { return nil }
+    return Unmanaged<Element>.fromOpaque(pointer)
   }
 
   /// Stores `element` at `index` (replacing any earlier one, which stays alive).
@@ -122,7 +148,8 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
 }
 
 /// An immutable box that lets a value of any type be stored behind an object reference.
+@usableFromInline
 final class Box<Value: Sendable>: Sendable {
-  let value: Value
-  init(_ value: Value) { self.value = value }
+  @usableFromInline let value: Value
+  @usableFromInline init(_ value: Value) { self.value = value }
 }

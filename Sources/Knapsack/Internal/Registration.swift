@@ -1,4 +1,5 @@
 /// How a factory runs; the same three kinds as ``KeyKind``.
+@usableFromInline
 enum FactoryKind: Sendable, Equatable {
   case sync, async, mainActor
 
@@ -14,11 +15,12 @@ enum FactoryKind: Sendable, Equatable {
 /// A user's factory closure with its kind and types erased, so that registrations of every key
 /// kind are stored and handled alike. The engine casts it back to ``Factory`` after checking
 /// ``valueType`` and ``argumentType``.
+@usableFromInline
 class AnyFactory: @unchecked Sendable {
   // Safe: immutable after init; subclasses hold only `let` Sendable closures.
-  let kind: FactoryKind
-  let valueType: ObjectIdentifier
-  let argumentType: ObjectIdentifier
+  @usableFromInline let kind: FactoryKind
+  @usableFromInline let valueType: ObjectIdentifier
+  @usableFromInline let argumentType: ObjectIdentifier
 
   init(kind: FactoryKind, valueType: ObjectIdentifier, argumentType: ObjectIdentifier) {
     self.kind = kind
@@ -44,15 +46,17 @@ class AnyFactory: @unchecked Sendable {
 }
 
 /// A typed factory: one closure of one of the three kinds.
+@usableFromInline
 final class Factory<Argument: Sendable, Value: Sendable>: AnyFactory, @unchecked Sendable {
   // Safe: `body` is immutable and holds only @Sendable closures.
+  @usableFromInline
   enum Body: Sendable {
     case sync(@Sendable (Resolver, Argument) throws -> Value)
     case async(@Sendable (Resolver, Argument) async throws -> Value)
     case mainActor(@MainActor @Sendable (Resolver, Argument) throws -> Value)
   }
 
-  let body: Body
+  @usableFromInline let body: Body
 
   init(_ body: Body) {
     self.body = body
@@ -92,6 +96,7 @@ final class Factory<Argument: Sendable, Value: Sendable>: AnyFactory, @unchecked
 }
 
 /// A decorator: wraps what a dependency resolves to.
+@usableFromInline
 final class Decoration: Sendable {
   let apply: @Sendable (Resolver, any Sendable) throws -> any Sendable
   let location: CodeLocation
@@ -102,10 +107,11 @@ final class Decoration: Sendable {
 }
 
 /// How one dependency is made: an immutable record of a key default or a `register` call.
+@usableFromInline
 final class Registration: Sendable {
-  let index: Int
-  let scope: Scope
-  let factory: AnyFactory
+  @usableFromInline let index: Int
+  @usableFromInline let scope: Scope
+  @usableFromInline let factory: AnyFactory
   private let site: Site
   let isDefault: Bool
   /// Whether validation must not call the factory (it opens a connection, writes a file...).

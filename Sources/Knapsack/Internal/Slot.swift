@@ -1,17 +1,21 @@
 /// The planned route to one dependency in one container, cached in the container's slot table
 /// until the plan generation changes.
+@usableFromInline
 final class Slot: Sendable {
-  let generation: UInt64
+  @usableFromInline let generation: UInt64
   /// Make the dependency here, with this binding's storage.
-  let binding: Binding?
+  @usableFromInline let binding: Binding?
   /// Ask this container instead (an ancestor that owns a shared instance).
-  let delegate: Container?
+  @usableFromInline let delegate: Container?
   /// Why neither is possible.
-  let failure: ResolutionError.Kind?
+  @usableFromInline let failure: ResolutionError.Kind?
   /// Told about every resolution through this slot; nil on the fast path.
-  let observer: (any ResolutionObserver)?
+  @usableFromInline let observer: (any ResolutionObserver)?
   /// Whether ``observer`` is set, readable without copying the existential.
-  let isObserved: Bool
+  @usableFromInline let isObserved: Bool
+  /// The cell of ``binding``'s singleton when nothing observes it: what the fast path reads.
+  /// Unretained, because ``binding`` keeps it alive.
+  @usableFromInline unowned(unsafe) let singletonCell: SharedCell?
 
   init(
     generation: UInt64, binding: Binding? = nil, delegate: Container? = nil, failure: ResolutionError.Kind? = nil,
@@ -23,5 +27,6 @@ final class Slot: Sendable {
     self.failure = failure
     self.observer = observer
     self.isObserved = observer != nil
+    self.singletonCell = observer == nil && binding?.scope.kind == .singleton ? binding?.cell : nil
   }
 }

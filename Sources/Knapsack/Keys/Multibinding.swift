@@ -67,6 +67,7 @@ extension Container {
     let contributions = contributions(to: keyIndex)
     var frame = Frame(index: keyIndex, container: self, parent: parent)
     return try withUnsafeMutablePointer(to: &frame) { frame in
+      defer { if parent == nil { frame.pointee.releaseGraph() } }
       guard let observer = effectiveObserver else {
         return try contributions.map { try resolveSync($0, (), parent: frame) }
       }

@@ -14,12 +14,13 @@
 /// Custom lifetimes, such as a user session, are child containers: see ``Container/makeChild()``.
 public struct Scope: Sendable, Hashable, Codable, CustomStringConvertible {
 
+  @usableFromInline
   enum Kind: Int, Sendable, Codable, Comparable {
     case unique, graph, weak, cached, singleton
-    static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
+    @usableFromInline static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
   }
 
-  let kind: Kind
+  @usableFromInline let kind: Kind
 
   /// A new instance on every resolution.
   public static let unique = Scope(kind: .unique)

@@ -53,8 +53,9 @@ public func withOverrides<R>(
 
 /// An open override scope: its override registrations and the overlay it made of each
 /// container resolved from within it.
+@usableFromInline
 final class OverrideScope: Sendable {
-  @TaskLocal static var current: OverrideScope?
+  @usableFromInline @TaskLocal static var current: OverrideScope?
 
   /// Override containers, innermost first.
   let overrides: [Container]
