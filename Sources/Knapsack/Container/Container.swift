@@ -59,6 +59,9 @@ public final class Container: Sendable {
 
   let parent: Container?
   let overlay: Overlay?
+  /// The override scope this container is the copy for, if any: read on every top-level
+  /// resolution in a scope, so kept apart from ``overlay``.
+  let overlayScope: ObjectIdentifier?
   /// Whether this is a throw-away copy made by ``validate(including:arguments:)``.
   let isValidationCopy: Bool
   /// Cached plans, one per dependency index, valid while ``generation`` is unchanged.
@@ -73,6 +76,7 @@ public final class Container: Sendable {
   public init() {
     parent = nil
     overlay = nil
+    overlayScope = nil
     isValidationCopy = false
   }
 
@@ -85,6 +89,7 @@ public final class Container: Sendable {
   init(parent: Container) {
     self.parent = parent
     self.overlay = nil
+    overlayScope = nil
     isValidationCopy = false
   }
 
@@ -97,6 +102,7 @@ public final class Container: Sendable {
   ) {
     self.parent = parent
     overlay = Overlay(base: base, overrides: overrides, scope: scope, recorder: recorder)
+    overlayScope = scope
     isValidationCopy = recorder != nil
     if !isValidationCopy {
       base.addDependent(self)

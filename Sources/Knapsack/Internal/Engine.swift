@@ -34,7 +34,7 @@ extension Container {
   @usableFromInline
   func overlay(in scope: OverrideScope) -> Container? {
     guard !isValidationCopy else { return nil }
-    if let overlay, overlay.scope == ObjectIdentifier(scope) { return nil }
+    if overlayScope == ObjectIdentifier(scope) { return nil }
     return scope.overlay(for: self)
   }
 
