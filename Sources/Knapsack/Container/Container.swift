@@ -143,6 +143,7 @@ public final class Container: Sendable {
 
   // MARK: Registration plumbing
 
+  @usableFromInline
   func add(_ registration: Registration) {
     state.withLock { $0.registrations[registration.index] = registration }
     invalidatePlans()

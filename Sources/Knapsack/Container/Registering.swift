@@ -22,6 +22,7 @@ extension Container {
   ///   - fileID: The file of the registration, for error messages; leave the default.
   ///   - line: The line of the registration, for error messages; leave the default.
   ///   - factory: Makes the value; it receives a ``Resolver`` for its own dependencies.
+  @inlinable
   public func register<V>(
     _ key: KeyPath<Dependencies, Key<V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
     dispose: (@Sendable (V) async throws -> Void)? = nil,
@@ -31,6 +32,7 @@ extension Container {
   }
 
   /// Registers a factory that needs no other dependency: `container.register(\.clock) { SystemClock() }`.
+  @inlinable
   public func register<V>(
     _ key: KeyPath<Dependencies, Key<V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
     dispose: (@Sendable (V) async throws -> Void)? = nil,
@@ -40,6 +42,7 @@ extension Container {
   }
 
   /// Registers the factory of an ``ArgumentKey``: `container.register(\.profile) { r, id in ... }`.
+  @inlinable
   public func register<A, V>(
     _ key: KeyPath<Dependencies, ArgumentKey<A, V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
     dispose: (@Sendable (V) async throws -> Void)? = nil,
@@ -53,6 +56,7 @@ extension Container {
   /// ```swift
   /// container.register(\.database, scope: .singleton) { r in try await Database.open(r[\.databaseURL]) }
   /// ```
+  @inlinable
   public func register<V>(
     _ key: KeyPath<Dependencies, AsyncKey<V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
     dispose: (@Sendable (V) async throws -> Void)? = nil,
@@ -62,6 +66,7 @@ extension Container {
   }
 
   /// Registers an asynchronous factory for an asynchronous key that takes an argument.
+  @inlinable
   public func register<A, V>(
     _ key: KeyPath<Dependencies, DependencyKey<AsyncKind, A, V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
     dispose: (@Sendable (V) async throws -> Void)? = nil,
@@ -72,6 +77,7 @@ extension Container {
   }
 
   /// Registers the factory of a ``MainActorKey``; it runs on the main actor.
+  @inlinable
   public func register<V>(
     _ key: KeyPath<Dependencies, MainActorKey<V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
     dispose: (@Sendable (V) async throws -> Void)? = nil,
@@ -82,6 +88,7 @@ extension Container {
   }
 
   /// Registers the main-actor factory of a main-actor key that takes an argument.
+  @inlinable
   public func register<A, V>(
     _ key: KeyPath<Dependencies, DependencyKey<MainActorKind, A, V>>, scope: Scope? = nil,
     hasSideEffects: Bool = false, dispose: (@Sendable (V) async throws -> Void)? = nil,
@@ -98,6 +105,7 @@ extension Container {
   /// container.register(type: (any LocalStorage).self, name: "secure") { r in EncryptedStorage(key: try r.resolve()) }
   /// let secure = try container.resolve(type: (any LocalStorage).self, name: "secure")
   /// ```
+  @inlinable
   public func register<T: Sendable>(
     type: T.Type, name: String? = nil, scope: Scope = .unique, hasSideEffects: Bool = false,
     dispose: (@Sendable (T) async throws -> Void)? = nil,
@@ -111,6 +119,7 @@ extension Container {
   }
 
   /// Registers a factory for a type that needs no other dependency.
+  @inlinable
   public func register<T: Sendable>(
     type: T.Type, name: String? = nil, scope: Scope = .unique, hasSideEffects: Bool = false,
     dispose: (@Sendable (T) async throws -> Void)? = nil,
@@ -134,7 +143,8 @@ extension Container {
   }
 
   /// The one registration routine behind every `register` for a key.
-  private func add<K, A, V>(
+  @usableFromInline
+  func add<K, A, V>(
     _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, _ factory: Factory<A, V>, _ scope: Scope?,
     _ hasSideEffects: Bool, _ dispose: (@Sendable (V) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
   ) {
@@ -146,6 +156,7 @@ extension Container {
         dispose: Self.eraseDispose(dispose)))
   }
 
+  @inlinable
   static func eraseDispose<V: Sendable>(
     _ dispose: (@Sendable (V) async throws -> Void)?
   ) -> (@Sendable (any Sendable) async throws -> Void)? {

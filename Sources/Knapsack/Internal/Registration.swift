@@ -22,6 +22,7 @@ class AnyFactory: @unchecked Sendable {
   @usableFromInline let valueType: ObjectIdentifier
   @usableFromInline let argumentType: ObjectIdentifier
 
+  @usableFromInline
   init(kind: FactoryKind, valueType: ObjectIdentifier, argumentType: ObjectIdentifier) {
     self.kind = kind
     self.valueType = valueType
@@ -58,6 +59,7 @@ final class Factory<Argument: Sendable, Value: Sendable>: AnyFactory, @unchecked
 
   @usableFromInline let body: Body
 
+  @usableFromInline
   init(_ body: Body) {
     self.body = body
     let kind: FactoryKind =
@@ -148,6 +150,7 @@ final class Registration: Sendable {
     self.dispose = dispose
   }
 
+  @usableFromInline
   init(
     index: Int, scope: Scope, factory: AnyFactory, fileID: StaticString, line: UInt,
     hasSideEffects: Bool = false, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
