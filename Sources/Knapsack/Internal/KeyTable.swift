@@ -138,7 +138,7 @@ extension String {
 final class AddressCache: @unchecked Sendable {
   // Safe: `entries` is allocated once and freed in deinit, every word is read and written only
   // through `Atomic`, and `kept` (guarded by its lock) keeps every published entry alive.
-  @usableFromInline static var size: Int { 1 << 12 }
+  @usableFromInline static var size: Int { 1 << 15 }
   @usableFromInline let entries: UnsafeMutablePointer<Atomic<UInt>>
   private let kept = Locked<[UInt: Entry]>([:])
 
