@@ -96,6 +96,7 @@ step "install system packages" install_system_packages
 step "format lint" bash scripts/format.sh
 step "build core (no warnings)" build_without_warnings
 step "swift test" swift test
+step "swift test (release: deep graphs, stack per level)" swift test -c release --filter EngineTests
 step "swift test (thread sanitizer)" swift test --sanitize=thread --scratch-path .build-tsan
 step "docs" bash scripts/docs.sh
 step "public API list (api/*.txt)" bash scripts/api.sh --check

@@ -92,6 +92,36 @@ func onThread<R: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> R) 
     }
   }
 
+  @Test func stackUsePerLevelIsMeasuredAndBounded() throws {
+    // A 100-deep chain whose last factory notes where the stack is: the difference from the
+    // caller's stack, divided by the depth, is what one level of resolution costs.
+    let deepest = Locked<UInt>(0)
+    let container = Container()
+    for step in 0..<100 {
+      let next = "level \(step + 1)"
+      if step == 99 {
+        container.register(type: Int.self, name: "level \(step)") {
+          var marker = 0
+          deepest.withLock { $0 = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) } }
+          return 0
+        }
+      } else {
+        container.register(type: Int.self, name: "level \(step)") { r in try r.resolve(type: Int.self, name: next) + 1 }
+      }
+    }
+    var top = 0
+    let start = withUnsafeMutablePointer(to: &top) { UInt(bitPattern: $0) }
+    #expect(try container.resolve(type: Int.self, name: "level 0") == 99)
+    let perLevel = (start - deepest.withLock { $0 }) / 100
+    #if DEBUG
+    let configuration = "debug"
+    #else
+    let configuration = "release"
+    #endif
+    print("stack per level of resolution (\(configuration)): \(perLevel) bytes")
+    #expect(perLevel < 16 * 1024, "one level of resolution should take a few kilobytes at most")
+  }
+
   @Test func aLongChainOnAMainSizedStackSucceeds() async throws {
     let container = Self.chain(300)
     #expect(try container.resolve(type: Int.self, name: "step 0") == 299)
