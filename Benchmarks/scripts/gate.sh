@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The benchmark regression gate: recounts, under valgrind's callgrind, the instructions and the
+# heap allocations one operation of Knapsack costs in scenarios S1, S2, S3, S4/1000, S6 and S7,
+# compares them with the committed baseline (Benchmarks/baseline.json) and fails when any figure
+# is more than 10% worse. Counts, not timings: the same binary gives the same figures on a busy
+# machine, so the gate never depends on wall-clock time.
+#
+#   bash Benchmarks/scripts/gate.sh            # check (scripts/test-all.sh runs this via ci.sh)
+#   bash Benchmarks/scripts/gate.sh --update   # rewrite the baseline; say why in CHANGELOG.md
+#
+# Each scenario runs twice, N and 2N iterations, in knapsack-bench's counting mode; the
+# difference divided by N is the cost of one operation, with set-up and start-up cancelled out.
+# Environment: SKIP_BUILD=1 uses the existing release build.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+mode=${1:-check}
+case "$mode" in
+  check | --update) ;;
+  *)
+    echo "usage: $0 [--update]" >&2
+    exit 2
+    ;;
+esac
+
+if ! command -v valgrind >/dev/null 2>&1; then
+  echo "gate: installing valgrind"
+  if [[ $(id -u) -eq 0 ]]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
+  fi
+fi
+
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  swift build -c release --product knapsack-bench >&2
+fi
+binary="$(swift build -c release --show-bin-path)/knapsack-bench"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+# valgrind 3.19 cannot read the DWARF 5 debug info Swift 6.3 emits: count a copy without it.
+objcopy --strip-debug "$binary" "$work/knapsack-bench"
+export SWIFT_DETERMINISTIC_HASHING=1
+
+# scenario:iterations (N; the second run uses 2N).
+plan=(S1:20000 S2:5000 S3:20000 S4/1000:2 S6:20000 S7:5000)
+
+# count SCENARIO ITERATIONS -> "instructions allocations" for the whole run
+count() {
+  local out="$work/callgrind.out"
+  valgrind --tool=callgrind --callgrind-out-file="$out" "$work/knapsack-bench" \
+    --scenario "$1" --contender knapsack --iterations "$2" >/dev/null 2>"$work/valgrind.log" || {
+    cat "$work/valgrind.log" >&2
+    return 1
+  }
+  python3 - "$out" <<'PY'
+import re, sys
+names, total, allocations, pending = {}, 0, 0, False
+allocators = {"malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc", "memalign"}
+for line in open(sys.argv[1], errors="replace"):
+    if line.startswith("summary:") or line.startswith("totals:"):
+        total = int(line.split()[1])
+    m = re.match(r"c?fn=\((\d+)\)(?: (.*))?", line)
+    if m:
+        if m.group(2):
+            names[m.group(1)] = m.group(2).strip()
+        pending = line.startswith("cfn=") and names.get(m.group(1), "").split("@")[0] in allocators
+        continue
+    if pending and line.startswith("calls="):
+        allocations += int(line.split()[0][6:])
+        pending = False
+print(total, allocations)
+PY
+}
+
+results="$work/results.txt"
+for entry in "${plan[@]}"; do
+  scenario=${entry%%:*}
+  n=${entry##*:}
+  read -r i1 a1 < <(count "$scenario" "$n")
+  read -r i2 a2 < <(count "$scenario" $((2 * n)))
+  echo "$scenario $n $i1 $a1 $i2 $a2" >>"$results"
+done
+
+python3 - "$results" baseline.json "$mode" <<'PY'
+import json, sys
+results_path, baseline_path, mode = sys.argv[1:4]
+measured = {}
+for line in open(results_path):
+    scenario, n, i1, a1, i2, a2 = line.split()
+    n = int(n)
+    measured[scenario] = {
+        "instructions": round((int(i2) - int(i1)) / n),
+        "allocations": round((int(a2) - int(a1)) / n, 2),
+    }
+if mode == "--update":
+    json.dump({"contender": "knapsack", "unit": "per operation", "figures": measured},
+              open(baseline_path, "w"), indent=2, sort_keys=True)
+    open(baseline_path, "a").write("\n")
+    print(f"gate: wrote {baseline_path}")
+    for scenario, figures in measured.items():
+        print(f"  {scenario:10} {figures['instructions']:>12} instructions  {figures['allocations']:>8} allocations")
+    sys.exit(0)
+baseline = json.load(open(baseline_path))["figures"]
+failed = False
+print(f"{'scenario':10} {'figure':13} {'baseline':>12} {'now':>12} {'ratio':>7}")
+for scenario, figures in measured.items():
+    for figure, now in figures.items():
+        old = baseline.get(scenario, {}).get(figure)
+        if old is None:
+            print(f"{scenario:10} {figure:13} {'—':>12} {now:>12}   (not in the baseline)")
+            failed = True
+            continue
+        ratio = now / old if old else (1.0 if now == 0 else float("inf"))
+        worse = now > old * 1.10 and now - old >= 0.5
+        mark = "  ✗ more than 10% worse" if worse else ""
+        failed |= worse
+        print(f"{scenario:10} {figure:13} {old:>12} {now:>12} {ratio:>7.3f}{mark}")
+if failed:
+    print("gate: FAILED. If the cost is intended, run 'bash Benchmarks/scripts/gate.sh --update'"
+          " and say why in CHANGELOG.md.", file=sys.stderr)
+    sys.exit(1)
+print("gate: every figure is within 10% of the baseline")
+PY
