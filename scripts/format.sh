@@ -2,13 +2,21 @@
 # Checks (default) or applies (--fix) the repository's swift-format style, configured in
 # .swift-format at the repository root. Uses the `swift format` that ships with the toolchain.
 #
-#   bash scripts/format.sh          # lint Sources and Tests; exit 1 on any finding
-#   bash scripts/format.sh --fix    # format Sources and Tests in place, then lint again
+#   bash scripts/format.sh          # lint every package's Swift code; exit 1 on any finding
+#   bash scripts/format.sh --fix    # format it in place, then lint again
+#
+# Covers the library (Sources, Tests, Plugins), Examples/TodoShowcase and Benchmarks, naming
+# their source folders so that build folders are never walked.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-paths=(Sources Tests)
+paths=()
+for path in Package.swift Sources Tests Plugins \
+  Examples/TodoShowcase/Package.swift Examples/TodoShowcase/Sources Examples/TodoShowcase/Tests \
+  Benchmarks/Package.swift Benchmarks/Sources Benchmarks/Tests Benchmarks/Plugins; do
+  if [[ -e "$path" ]]; then paths+=("$path"); fi
+done
 
 case "${1:-}" in
   --fix)

@@ -36,7 +36,9 @@ func caller(_ count: Int, _ prefix: String, _ argument: String) -> String {
   return out
 }
 
-func resolverSwitch(_ count: Int, _ container: String, throwing: Bool = false, _ expression: (String) -> String)
+func resolverSwitch(
+  _ count: Int, _ container: String, throwing: Bool = false, _ expression: (String) -> String
+)
   -> String
 {
   """
@@ -65,7 +67,8 @@ func services(_ count: Int) -> String {
   out += "// same \(count) distinct types.\n"
   for i in 0..<count {
     let n = name(i)
-    out += "public struct \(n): DependencyKey, Sendable { public init() {}; public static var liveValue: \(n) { \(n)() } }\n"
+    out +=
+      "public struct \(n): DependencyKey, Sendable { public init() {}; public static var liveValue: \(n) { \(n)() } }\n"
   }
   return out
 }
@@ -108,7 +111,8 @@ func knapsack(_ count: Int) -> String {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-  FileHandle.standardError.write(Data("usage: S4Generator services|swinject|dependencies|knapsack OUTPUT [COUNT]\n".utf8))
+  FileHandle.standardError.write(
+    Data("usage: S4Generator services|swinject|dependencies|knapsack OUTPUT [COUNT]\n".utf8))
   exit(2)
 }
 let count = arguments.count > 3 ? Int(arguments[3]) ?? 10_000 : 10_000
