@@ -1,6 +1,8 @@
 import Foundation
 
-/// Renders results as a grouped horizontal bar chart with a logarithmic nanosecond axis.
+/// Renders results as a grouped horizontal bar chart of each contender's time as a multiple of
+/// manual construction's in the same scenario, on a logarithmic axis, with the goal (3× manual)
+/// drawn as a line.
 public enum SVGChart {
   /// Contenders in drawing order, with their bar colours.
   public static let palette: [(contender: String, color: String)] = [
@@ -10,7 +12,12 @@ public enum SVGChart {
     ("swift-dependencies", "#4a9e5c"),
   ]
 
-  /// An SVG document showing every result's median (bar) and min–max (whisker).
+  /// The goal for Knapsack: within this multiple of manual construction.
+  public static let goal = 3.0
+
+  /// An SVG document showing every result's median (bar) and min–max (whisker), each divided
+  /// by manual construction's median in the same scenario (a scenario without a manual result
+  /// is drawn as n/a).
   ///
   /// - Parameters:
   ///   - results: The rows to draw; scenarios keep their first-seen order.
@@ -21,9 +28,19 @@ public enum SVGChart {
     let contenders =
       palette.map(\.contender).filter { name in results.contains { $0.contender == name } }
       + results.map(\.contender).uniqued().filter { name in !palette.contains { $0.contender == name } }
-    let positive = results.flatMap { [$0.nanoseconds.min, $0.nanoseconds.max, $0.nanoseconds.median] }
+    var manual: [String: Double] = [:]
+    for result in results where result.contender == "manual" && result.nanoseconds.median > 0 {
+      manual[result.scenario] = result.nanoseconds.median
+    }
+    /// `result`'s figures as multiples of manual's median, if the scenario has one.
+    func ratios(_ result: BenchResult) -> Summary? {
+      guard let base = manual[result.scenario] else { return nil }
+      let figures = result.nanoseconds
+      return Summary(median: figures.median / base, min: figures.min / base, max: figures.max / base)
+    }
+    let positive = (results.compactMap(ratios).flatMap { [$0.min, $0.max, $0.median] } + [1, goal])
       .filter { $0.isFinite && $0 > 0 }
-    let lowDecade = floor(log10(positive.min() ?? 1))
+    let lowDecade = min(floor(log10(positive.min() ?? 1)), 0)
     let highDecade = max(ceil(log10(positive.max() ?? 10)), lowDecade + 1)
 
     let width = 980.0
@@ -37,8 +54,8 @@ public enum SVGChart {
     let plotHeight = Double(scenarios.count) * groupHeight
     let height = top + plotHeight + 44
 
-    func x(_ nanoseconds: Double) -> Double {
-      let clamped = min(max(nanoseconds, pow(10, lowDecade)), pow(10, highDecade))
+    func x(_ ratio: Double) -> Double {
+      let clamped = min(max(ratio, pow(10, lowDecade)), pow(10, highDecade))
       return left + (log10(clamped) - lowDecade) / (highDecade - lowDecade) * plotWidth
     }
 
@@ -50,7 +67,7 @@ public enum SVGChart {
     svg.append("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>")
     svg.append(
       "<text x=\"\(format(left))\" y=\"22\" font-size=\"15\" font-weight=\"bold\">"
-        + "Knapsack benchmarks: nanoseconds per operation (median, min–max), log scale</text>")
+        + "Knapsack benchmarks: time per operation ÷ manual construction (median, min–max), log scale</text>")
     svg.append(
       "<text x=\"\(format(left))\" y=\"40\" fill=\"#444444\">"
         + escape("Run \(date) on \(machine)") + "</text>")
@@ -73,12 +90,20 @@ public enum SVGChart {
           + "y2=\"\(format(top + plotHeight))\" stroke=\"#dddddd\"/>")
       svg.append(
         "<text x=\"\(format(gx))\" y=\"\(format(top + plotHeight + 16))\" text-anchor=\"middle\" "
-          + "fill=\"#444444\">\(escape(durationLabel(pow(10, decade))))</text>")
+          + "fill=\"#444444\">\(escape(ratioLabel(pow(10, decade))))</text>")
       decade += 1
     }
+    let goalX = x(goal)
+    svg.append(
+      "<line x1=\"\(format(goalX))\" y1=\"\(format(top - 10))\" x2=\"\(format(goalX))\" "
+        + "y2=\"\(format(top + plotHeight))\" stroke=\"#c0392b\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\"/>")
+    svg.append(
+      "<text x=\"\(format(goalX + 4))\" y=\"\(format(top - 12))\" fill=\"#c0392b\">"
+        + "goal: \(escape(ratioLabel(goal))) manual</text>")
     svg.append(
       "<text x=\"\(format(left + plotWidth / 2))\" y=\"\(format(top + plotHeight + 34))\" "
-        + "text-anchor=\"middle\" fill=\"#444444\">time per operation (log scale; shorter is faster)</text>")
+        + "text-anchor=\"middle\" fill=\"#444444\">"
+        + "time per operation ÷ manual construction's (log scale; shorter is faster)</text>")
 
     for (row, scenario) in scenarios.enumerated() {
       let groupTop = top + Double(row) * groupHeight
@@ -94,22 +119,36 @@ public enum SVGChart {
               + "font-size=\"9\">\(escape(name)): n/a</text>")
           continue
         }
-        let summary = result.nanoseconds
+        guard let summary = ratios(result) else {
+          svg.append(
+            "<text x=\"\(format(left + 4))\" y=\"\(format(middle + 3.5))\" fill=\"#999999\" "
+              + "font-size=\"9\">\(escape(name)): n/a (no manual figure)</text>")
+          continue
+        }
         let barEnd = x(summary.median)
+        let tooltip =
+          "\(scenario) \(name): \(ratioLabel(summary.median)) manual, \(durationLabel(result.nanoseconds.median))"
         svg.append(
           "<rect x=\"\(format(left))\" y=\"\(format(barTop))\" width=\"\(format(max(barEnd - left, 1)))\" "
             + "height=\"\(format(barHeight - 2))\" fill=\"\(color(of: name))\">"
-            + "<title>\(escape("\(scenario) \(name): \(durationLabel(summary.median))"))</title></rect>")
+            + "<title>" + escape(tooltip) + "</title></rect>")
         svg.append(
           "<line x1=\"\(format(x(summary.min)))\" y1=\"\(format(middle))\" x2=\"\(format(x(summary.max)))\" "
             + "y2=\"\(format(middle))\" stroke=\"#222222\" stroke-width=\"1\"/>")
         svg.append(
           "<text x=\"\(format(max(barEnd, x(summary.max)) + 4))\" y=\"\(format(middle + 3.5))\" "
-            + "font-size=\"9\" fill=\"#222222\">\(escape(durationLabel(summary.median)))</text>")
+            + "font-size=\"9\" fill=\"#222222\">\(escape(ratioLabel(summary.median)))</text>")
       }
     }
     svg.append("</svg>")
     return svg.joined(separator: "\n") + "\n"
+  }
+
+  /// A short multiple label: `0.5×`, `3×`, `12×`, `1,200×`.
+  public static func ratioLabel(_ ratio: Double) -> String {
+    if ratio >= 100 { return String(format: "%.0f×", ratio) }
+    if ratio >= 10 || ratio == ratio.rounded() { return String(format: "%.0f×", ratio) }
+    return String(format: "%.1f×", ratio)
   }
 
   /// A short duration label: `850 ps`, `12.3 ns`, `4.5 µs`, `1.2 ms`, `3.4 s`.

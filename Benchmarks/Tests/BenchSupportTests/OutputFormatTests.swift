@@ -101,8 +101,15 @@ final class XMLCollector: NSObject, XMLParserDelegate {
     #expect(collector.text.contains("2026-11-22 06:00 UTC"))
     #expect(collector.text.contains("AMD EPYC, 2 cores"))
     #expect(collector.text.contains("log scale"))
-    // One bar (rect with a tooltip title) per result, plus the background and legend rects.
-    #expect(collector.elements.filter { $0 == "title" }.count == sample.count)
+    // One bar (rect with a tooltip title) per result whose scenario has a manual figure to divide
+    // by; the others are marked n/a. The goal line is labelled.
+    let withManual = sample.filter { result in
+      sample.contains { $0.scenario == result.scenario && $0.contender == "manual" }
+    }
+    #expect(collector.elements.filter { $0 == "title" }.count == withManual.count)
+    #expect(collector.text.contains("swinject: n/a (no manual figure)"))
+    #expect(collector.text.contains("goal: 3× manual"))
+    #expect(collector.text.contains("144×"), "S1 swinject is 1,800 ns ÷ 12.5 ns")
     for scenario in ["S1", "S4/10000", "S5/2-threads"] {
       #expect(collector.text.contains(scenario))
     }
@@ -118,6 +125,13 @@ final class XMLCollector: NSObject, XMLParserDelegate {
     #expect(ok)
     #expect(collector.text.contains("today & <now>"))
     #expect(collector.text.contains("manual: n/a"))
+  }
+
+  @Test func ratioLabels() {
+    #expect(SVGChart.ratioLabel(1) == "1×")
+    #expect(SVGChart.ratioLabel(2.54) == "2.5×")
+    #expect(SVGChart.ratioLabel(12.4) == "12×")
+    #expect(SVGChart.ratioLabel(1234) == "1234×")
   }
 
   @Test func rendersEmptyResults() {
