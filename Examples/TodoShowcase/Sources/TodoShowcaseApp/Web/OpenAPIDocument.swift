@@ -27,12 +27,18 @@ enum OpenAPIDocument {
         "/api/todos": {
           "get": {
             "operationId": "listTodos",
-            "summary": "Every item, oldest first.",
+            "summary": "Every item, oldest first; with limit or after, one page of them.",
+            "parameters": [
+              {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
+              {"name": "after", "in": "query", "required": false, "description": "The cursor from the previous page's Link header.", "schema": {"type": "string"}}
+            ],
             "responses": {
               "200": {
                 "description": "The items.",
+                "headers": {"Link": {"description": "The next page, while more items follow.", "schema": {"type": "string"}}},
                 "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/TodoItem"}}}}
-              }
+              },
+              "400": {"$ref": "#/components/responses/BadRequest"}
             }
           },
           "post": {
@@ -130,7 +136,7 @@ enum OpenAPIDocument {
           }
         },
         "responses": {
-          "BadRequest": {"description": "The body is not the JSON expected.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "BadRequest": {"description": "The body is not the JSON expected, or a query parameter is malformed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "Forbidden": {"description": "A cross-site request from a browser.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "NotFound": {"description": "No item has this id.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "TooLarge": {"description": "The body is larger than 64 KiB.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
