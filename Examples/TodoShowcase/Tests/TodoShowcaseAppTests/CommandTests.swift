@@ -32,7 +32,7 @@ struct CommandTests {
     "An invalid port or address is a start-up error that names the value",
     arguments: [
       (["serve", "--port", "99999"], "99999"),
-      (["serve", "--port", "-1"], "-1"),
+      (["serve", "--port=-1"], "-1"),
       (["serve", "--host", "not an address"], "not an address"),
       (["serve", "--host", "300.1.1.1"], "300.1.1.1"),
     ]

@@ -1,5 +1,6 @@
 import DIShowcase
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// The JSON API on the shared storage.

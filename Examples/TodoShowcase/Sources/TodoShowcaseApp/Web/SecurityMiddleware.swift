@@ -1,8 +1,9 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// Safe defaults for every route: cross-site request checks, a JSON content type for the API,
-/// a request body limit, `HEAD` wherever `GET` works, and security headers on every response.
+/// a request body limit, 405 with `Allow` for a wrong method, and security headers on every response.
 ///
 /// A state-changing request (`POST`, `PUT`, `PATCH`, `DELETE`) from a browser must be
 /// same-origin: a `Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` whose
@@ -49,15 +50,10 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
       response.headers[.allow] = allowed.joined(separator: ", ")
       return response
     }
-    if method == .head {
-      request.head.method = .get
-      let response = try await next(request, context)
-      return Response(status: response.status, headers: response.headers, body: ResponseBody())
-    }
     guard [.post, .put, .patch, .delete].contains(method) else {
       return try await next(request, context)
     }
-    if let reason = Self.crossSiteReason(request.headers) {
+    if let reason = Self.crossSiteReason(request.headers, authority: request.head.authority) {
       return Self.refusal(.forbidden, "Cross-site request refused: \(reason).", request: request)
     }
     if request.uri.path.hasPrefix("/api/"), method != .delete {
@@ -102,12 +98,13 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
   }
 
   /// Why the request is cross-site, or `nil` when it is same-origin or not from a browser.
-  static func crossSiteReason(_ headers: HTTPFields) -> String? {
+  static func crossSiteReason(_ headers: HTTPFields, authority: String?) -> String? {
     if let site = headers.first(where: { $0.name.canonicalName == "sec-fetch-site" })?.value.lowercased() {
       return site == "same-origin" || site == "none" ? nil : "Sec-Fetch-Site is \(site)"
     }
     guard let origin = headers[.origin] else { return nil }
-    guard let host = headers[.host]?.lowercased(), let originHost = URL(string: origin)?.host else {
+    let hostField = headers.first { $0.name.canonicalName == "host" }?.value
+    guard let host = (authority ?? hostField)?.lowercased(), let originHost = URL(string: origin)?.host else {
       return "Origin \(origin) does not match the host"
     }
     let port = URL(string: origin)?.port.map { ":\($0)" } ?? ""

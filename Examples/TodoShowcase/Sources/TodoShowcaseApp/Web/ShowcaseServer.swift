@@ -18,7 +18,8 @@ public struct ShowcaseServer: Sendable {
 
   /// Every route of the app.
   public func makeRouter() -> Router<BasicRequestContext> {
-    let router = Router()
+    // HEAD is answered wherever GET is, with the GET route's headers and no body.
+    let router = Router(options: .autoGenerateHeadEndpoints)
     router.add(middleware: AccessLogMiddleware())
     router.add(middleware: SecurityMiddleware())
     StaticAssets.add(to: router)
