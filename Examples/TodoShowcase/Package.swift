@@ -11,6 +11,7 @@ let package = Package(
     .package(name: "Knapsack", path: "../.."),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
@@ -56,6 +57,7 @@ let package = Package(
         "DIShowcase",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .executableTarget(name: "todo-showcase", dependencies: ["TodoShowcaseApp"]),
@@ -71,6 +73,7 @@ let package = Package(
         "ShowcaseTestSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .testTarget(

@@ -44,12 +44,26 @@ public struct EncryptionKey: Sendable {
 
   /// The key from ``environmentVariable`` if it is set; otherwise the key in `keyFile`,
   /// which is created with a new random key and permissions 0600 if it does not exist.
+  ///
+  /// When `dataFile` already exists, a missing key file is an error and nothing is written:
+  /// a new key could never open that data, so the key file must be restored instead.
   public static func resolve(
     keyFile: URL,
+    dataFile: URL? = nil,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws -> EncryptionKey {
     if let text = environment[environmentVariable] {
       return try EncryptionKey(base64: text, source: "$\(environmentVariable)")
+    }
+    if let dataFile, FileManager.default.fileExists(atPath: dataFile.path),
+      !FileManager.default.fileExists(atPath: keyFile.path)
+    {
+      throw StorageError.invalidKey(
+        source: keyFile.path,
+        reason:
+          "the key file is missing but \(dataFile.path) holds encrypted data; restore the key file "
+          + "or set $\(environmentVariable). Nothing was written"
+      )
     }
     return try loadOrCreate(keyFile: keyFile)
   }

@@ -36,7 +36,11 @@ public enum StoreKind: String, CaseIterable, Sendable {
     case .encrypted:
       try EncryptedFileStorage(
         url: file(in: directory)!,
-        key: EncryptionKey.resolve(keyFile: Self.keyFile(in: directory), environment: environment)
+        key: EncryptionKey.resolve(
+          keyFile: Self.keyFile(in: directory),
+          dataFile: file(in: directory),
+          environment: environment
+        )
       )
     case .memory:
       InMemoryStorage()

@@ -100,6 +100,27 @@ struct EncryptedFileStorageTests {
     #expect(try reopened.load([String].self, forKey: "list") == ["kept"])
   }
 
+  @Test("A missing key file next to existing encrypted data is an error that writes nothing")
+  func missingKeyFileWritesNothing() throws {
+    let directory = try TemporaryDirectory()
+    try StoreKind.encrypted.open(in: directory.url, environment: [:]).save(["kept"], forKey: "list")
+    let keyFile = StoreKind.keyFile(in: directory.url)
+    let dataFile = StoreKind.encrypted.file(in: directory.url)!
+    let data = try Data(contentsOf: dataFile)
+    try FileManager.default.removeItem(at: keyFile)
+    let before = try directory.contents()
+
+    #expect {
+      try StoreKind.encrypted.open(in: directory.url, environment: [:])
+    } throws: { error in
+      guard case .invalidKey(let source, let reason) = error as? StorageError else { return false }
+      return source == keyFile.path && reason.contains("missing") && reason.contains(dataFile.path)
+    }
+    #expect(try directory.contents() == before)
+    #expect(!FileManager.default.fileExists(atPath: keyFile.path))
+    #expect(try Data(contentsOf: dataFile) == data)
+  }
+
   @Test("The environment variable's key wins over the key file")
   func environmentKey() throws {
     let directory = try TemporaryDirectory()
@@ -110,9 +131,14 @@ struct EncryptedFileStorageTests {
     let url = StoreKind.encrypted.file(in: directory.url)!
     #expect(try EncryptedFileStorage(url: url, key: key).load([String].self, forKey: "list") == ["env"])
     #expect(!FileManager.default.fileExists(atPath: StoreKind.keyFile(in: directory.url).path))
-    #expect(throws: StorageError.cannotDecrypt(path: url.path)) {
+    // Without the variable there is no key file next to the data: an error, and no key is written.
+    #expect {
       try StoreKind.encrypted.open(in: directory.url, environment: [:])
+    } throws: { error in
+      guard case .invalidKey = error as? StorageError else { return false }
+      return true
     }
+    #expect(!FileManager.default.fileExists(atPath: StoreKind.keyFile(in: directory.url).path))
   }
 
   @Test("A malformed key is refused with a clear error", arguments: ["not base64!", "c2hvcnQ="])

@@ -28,6 +28,30 @@ struct CommandTests {
     #expect(serve.storageOptions.dataDirectoryURL.path == "/tmp/x")
   }
 
+  @Test(
+    "An invalid port or address is a start-up error that names the value",
+    arguments: [
+      (["serve", "--port", "99999"], "99999"),
+      (["serve", "--port=-1"], "-1"),
+      (["serve", "--host", "not an address"], "not an address"),
+      (["serve", "--host", "300.1.1.1"], "300.1.1.1"),
+    ]
+  )
+  func invalidListenAddress(arguments: [String], named: String) {
+    #expect {
+      try ShowcaseCommand.parseAsRoot(arguments)
+    } throws: { error in
+      ShowcaseCommand.exitCode(for: error) != .success
+        && ShowcaseCommand.message(for: error).contains(named)
+    }
+  }
+
+  @Test("IPv4, IPv6 and localhost are accepted listen addresses", arguments: ["0.0.0.0", "::1", "localhost"])
+  func validListenAddress(host: String) throws {
+    let command = try ShowcaseCommand.parseAsRoot(["serve", "--host", host, "--port", "0"])
+    #expect((command as? ShowcaseCommand.Serve)?.host == host)
+  }
+
   @Test("An unknown storage is refused")
   func unknownStorage() {
     #expect(throws: (any Error).self) {

@@ -2,6 +2,12 @@ public import ArgumentParser
 import DIShowcase
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `todo-showcase`: serves the web app (the default) or changes the list from the command line.
 public struct ShowcaseCommand: AsyncParsableCommand {
   public static let configuration = CommandConfiguration(
@@ -25,6 +31,27 @@ extension ShowcaseCommand {
     var port = 8080
 
     @OptionGroup var storageOptions: StorageOptions
+
+    /// Refuses a port outside 0...65535 and a host that is not an IP address or `localhost`,
+    /// before anything is opened, so a typo is a clear start-up error rather than another port.
+    func validate() throws {
+      guard (0...65535).contains(port) else {
+        throw ValidationError("--port \(port) is not a TCP port: use 0 (any free port) to 65535.")
+      }
+      guard Self.isListenAddress(host) else {
+        throw ValidationError(
+          "--host \"\(host)\" is not an IPv4 or IPv6 address (or localhost), e.g. 127.0.0.1 or ::1."
+        )
+      }
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 literal, or `localhost`.
+    static func isListenAddress(_ host: String) -> Bool {
+      if host == "localhost" { return true }
+      var ipv4 = in_addr()
+      var ipv6 = in6_addr()
+      return inet_pton(AF_INET, host, &ipv4) == 1 || inet_pton(AF_INET6, host, &ipv6) == 1
+    }
 
     func run() async throws {
       let storage = try storageOptions.open { Console.announce($0) }

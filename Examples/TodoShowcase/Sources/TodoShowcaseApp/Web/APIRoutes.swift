@@ -1,10 +1,12 @@
 import DIShowcase
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// The JSON API on the shared storage.
 ///
-/// - `GET /api/todos`: every item.
+/// - `GET /api/todos`: every item; with `?limit=N` (1 to 1000) a page of them, oldest first, and a
+///   `Link: <…&after=CURSOR>; rel="next"` header while more follow.
 /// - `POST /api/todos` `{"title": "…"}`: 201 with the new item.
 /// - `PATCH /api/todos/UUID` `{"done": true}`: the changed item.
 /// - `DELETE /api/todos/UUID`: 204.
@@ -24,11 +26,33 @@ struct APIRoutes {
 
   func add(to router: Router<BasicRequestContext>) {
     let api = router.group("api/todos")
-    api.get { _, _ in
+    api.get { request, _ in
       try respond {
+        let query = request.uri.queryParameters
         let viewModel = try makeViewModel()
+        guard query.get("limit") != nil || query.get("after") != nil else {
+          try viewModel.load()
+          return try jsonResponse(viewModel.items)
+        }
+        let limitText = query.get("limit") ?? "100"
+        guard let limit = Int(limitText), (1...Page.maximumLimit).contains(limit) else {
+          throw APIError(
+            status: .badRequest, message: "limit must be a whole number from 1 to \(Page.maximumLimit).")
+        }
+        var cursor: Cursor?
+        if let text = query.get("after") {
+          guard let parsed = Cursor(text: text) else {
+            throw APIError(status: .badRequest, message: "after must be a cursor from a Link header.")
+          }
+          cursor = parsed
+        }
         try viewModel.load()
-        return try jsonResponse(viewModel.items)
+        let page = Page.of(viewModel.items, after: cursor, limit: limit)
+        var response = try jsonResponse(page.items)
+        if let next = page.next, let link = HTTPField.Name("Link") {
+          response.headers[link] = "</api/todos?limit=\(limit)&after=\(next)>; rel=\"next\""
+        }
+        return response
       }
     }
     api.get(":id") { _, context in

@@ -15,7 +15,7 @@ enum Layout {
       <meta charset="utf-8">
       <meta name="viewport" content="width=device-width, initial-scale=1">
       <title>\(HTML.escape(title)) · TodoShowcase</title>
-      <style>\(stylesheet)</style>
+      <link rel="stylesheet" href="/static/app.css">
     </head>
     <body>
       <header class="top">

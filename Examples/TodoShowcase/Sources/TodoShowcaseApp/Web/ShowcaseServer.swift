@@ -1,6 +1,7 @@
 public import DIShowcase
 import Foundation
 public import Hummingbird
+import Logging
 
 /// The web app: the tabbed page, one page per DI style, the JSON API and the graph page,
 /// all on one storage.
@@ -17,7 +18,12 @@ public struct ShowcaseServer: Sendable {
 
   /// Every route of the app.
   public func makeRouter() -> Router<BasicRequestContext> {
-    let router = Router()
+    // HEAD is answered wherever GET is, with the GET route's headers and no body.
+    let router = Router(options: .autoGenerateHeadEndpoints)
+    router.add(middleware: AccessLogMiddleware())
+    router.add(middleware: SecurityMiddleware())
+    StaticAssets.add(to: router)
+    OpenAPIDocument.add(to: router)
     HTMLRoutes(server: self).add(to: router)
     APIRoutes(server: self).add(to: router)
     GraphRoute(server: self).add(to: router)
@@ -32,9 +38,17 @@ public struct ShowcaseServer: Sendable {
       onServerRunning: { channel in
         let boundPort = channel.localAddress?.port ?? port
         Console.announce("Listening on http://\(host):\(boundPort)")
-      }
+      },
+      logger: Self.logger
     )
     try await app.runService()
+  }
+
+  /// The app's logger: access and error lines with the request id, level from `LOG_LEVEL` (default info).
+  static var logger: Logger {
+    var logger = Logger(label: "todo-showcase")
+    logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
+    return logger
   }
 
   /// The screen of a style, made by its feature module's factory on the shared storage.

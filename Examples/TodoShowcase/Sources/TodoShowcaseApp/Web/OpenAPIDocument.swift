@@ -1,0 +1,149 @@
+import Hummingbird
+
+/// The OpenAPI 3.1 description of the JSON API, served at `/openapi.json`.
+///
+/// `scripts/test.sh` fuzzes the live server against it with schemathesis, and `OpenAPITests`
+/// checks that it names exactly the API's routes and methods.
+enum OpenAPIDocument {
+  static func add(to router: Router<BasicRequestContext>) {
+    router.get("/openapi.json") { _, _ in
+      Response(
+        status: .ok,
+        headers: [.contentType: "application/json; charset=utf-8"],
+        body: ResponseBody(byteBuffer: ByteBuffer(string: text))
+      )
+    }
+  }
+
+  static let text = #"""
+    {
+      "openapi": "3.1.0",
+      "info": {
+        "title": "TodoShowcase API",
+        "version": "1.0.0",
+        "description": "The to-do list all four DI styles share. State-changing requests from a browser must be same-origin; bodies must be application/json and at most 64 KiB."
+      },
+      "paths": {
+        "/api/todos": {
+          "get": {
+            "operationId": "listTodos",
+            "summary": "Every item, oldest first; with limit or after, one page of them.",
+            "parameters": [
+              {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
+              {"name": "after", "in": "query", "required": false, "description": "The cursor from the previous page's Link header.", "schema": {"type": "string"}}
+            ],
+            "responses": {
+              "200": {
+                "description": "The items.",
+                "headers": {"Link": {"description": "The next page, while more items follow.", "schema": {"type": "string"}}},
+                "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/TodoItem"}}}}
+              },
+              "400": {"$ref": "#/components/responses/BadRequest"}
+            }
+          },
+          "post": {
+            "operationId": "addTodo",
+            "summary": "Add an item.",
+            "requestBody": {
+              "required": true,
+              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/NewItem"}}}
+            },
+            "responses": {
+              "201": {
+                "description": "The new item.",
+                "headers": {"Location": {"schema": {"type": "string"}}},
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TodoItem"}}}
+              },
+              "400": {"$ref": "#/components/responses/BadRequest"},
+              "403": {"$ref": "#/components/responses/Forbidden"},
+              "413": {"$ref": "#/components/responses/TooLarge"},
+              "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
+              "422": {"$ref": "#/components/responses/Unprocessable"}
+            }
+          }
+        },
+        "/api/todos/{id}": {
+          "parameters": [
+            {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}
+          ],
+          "get": {
+            "operationId": "getTodo",
+            "summary": "One item.",
+            "responses": {
+              "200": {
+                "description": "The item.",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TodoItem"}}}
+              },
+              "404": {"$ref": "#/components/responses/NotFound"}
+            }
+          },
+          "patch": {
+            "operationId": "setTodoDone",
+            "summary": "Mark an item done or not done.",
+            "requestBody": {
+              "required": true,
+              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Change"}}}
+            },
+            "responses": {
+              "200": {
+                "description": "The changed item.",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TodoItem"}}}
+              },
+              "400": {"$ref": "#/components/responses/BadRequest"},
+              "403": {"$ref": "#/components/responses/Forbidden"},
+              "404": {"$ref": "#/components/responses/NotFound"},
+              "413": {"$ref": "#/components/responses/TooLarge"},
+              "415": {"$ref": "#/components/responses/UnsupportedMediaType"}
+            }
+          },
+          "delete": {
+            "operationId": "deleteTodo",
+            "summary": "Remove an item.",
+            "responses": {
+              "204": {"description": "Removed."},
+              "403": {"$ref": "#/components/responses/Forbidden"},
+              "404": {"$ref": "#/components/responses/NotFound"}
+            }
+          }
+        }
+      },
+      "components": {
+        "schemas": {
+          "TodoItem": {
+            "type": "object",
+            "required": ["id", "title", "done", "created"],
+            "properties": {
+              "id": {"type": "string", "format": "uuid"},
+              "title": {"type": "string", "minLength": 1, "maxLength": 200},
+              "done": {"type": "boolean"},
+              "created": {"type": "string", "format": "date-time"}
+            }
+          },
+          "NewItem": {
+            "type": "object",
+            "required": ["title"],
+            "properties": {"title": {"type": "string", "minLength": 1, "maxLength": 200}}
+          },
+          "Change": {
+            "type": "object",
+            "required": ["done"],
+            "properties": {"done": {"type": "boolean"}}
+          },
+          "Error": {
+            "type": "object",
+            "required": ["error"],
+            "properties": {"error": {"type": "string"}}
+          }
+        },
+        "responses": {
+          "BadRequest": {"description": "The body is not the JSON expected, or a query parameter is malformed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "Forbidden": {"description": "A cross-site request from a browser.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "NotFound": {"description": "No item has this id.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "TooLarge": {"description": "The body is larger than 64 KiB.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "UnsupportedMediaType": {"description": "The body is not application/json.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "Unprocessable": {"description": "The title breaks the rules (empty or longer than 200 characters).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        }
+      }
+    }
+    """#
+}

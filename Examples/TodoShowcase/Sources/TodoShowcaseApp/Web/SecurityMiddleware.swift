@@ -1,0 +1,153 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Safe defaults for every route: cross-site request checks, a JSON content type for the API,
+/// a request body limit, 405 with `Allow` for a wrong method, and security headers on every response.
+///
+/// A state-changing request (`POST`, `PUT`, `PATCH`, `DELETE`) from a browser must be
+/// same-origin: a `Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` whose
+/// host differs from `Host`, gets 403 and changes nothing. A request with neither header
+/// (curl, scripts) is not from a browser page and cannot be forged cross-site, so it passes.
+struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
+  /// The largest request body accepted; a larger one gets 413.
+  static var bodyLimit: Int { 64 * 1024 }
+
+  /// The Content-Security-Policy: no inline script or style, no framing.
+  static var contentSecurityPolicy: String {
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+      + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+  }
+
+  func handle(
+    _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+  ) async throws
+    -> Response
+  {
+    var response: Response
+    do {
+      response = try await checkedResponse(request, context: context, next: next)
+    } catch let error as any HTTPResponseError {
+      response = try error.response(from: request, context: context)
+    }
+    Self.addSecurityHeaders(to: &response.headers)
+    return response
+  }
+
+  private func checkedResponse(
+    _ request: Request,
+    context: Context,
+    next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    var request = request
+    let method = request.method
+    if let allowed = Self.allowedMethods(path: request.uri.path), !allowed.contains(method.rawValue) {
+      var response = Self.refusal(
+        .methodNotAllowed,
+        "\(method.rawValue) is not allowed here; use \(allowed.joined(separator: ", ")).",
+        request: request
+      )
+      response.headers[.allow] = allowed.joined(separator: ", ")
+      return response
+    }
+    guard [.post, .put, .patch, .delete].contains(method) else {
+      return try await next(request, context)
+    }
+    if let reason = Self.crossSiteReason(request.headers, authority: request.head.authority) {
+      return Self.refusal(.forbidden, "Cross-site request refused: \(reason).", request: request)
+    }
+    if request.uri.path.hasPrefix("/api/"), method != .delete {
+      let type = request.headers[.contentType]?.lowercased() ?? ""
+      let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
+      guard mediaType == "application/json" else {
+        return Self.refusal(
+          .unsupportedMediaType,
+          "The API accepts only Content-Type: application/json.",
+          request: request
+        )
+      }
+    }
+    if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.bodyLimit {
+      return Self.refusal(
+        .contentTooLarge,
+        "The body is larger than \(Self.bodyLimit / 1024) KiB.",
+        request: request
+      )
+    }
+    do {
+      _ = try await request.collectBody(upTo: Self.bodyLimit)
+    } catch {
+      return Self.refusal(
+        .contentTooLarge,
+        "The body is larger than \(Self.bodyLimit / 1024) KiB.",
+        request: request
+      )
+    }
+    return try await next(request, context)
+  }
+
+  /// The methods the route at `path` answers, or `nil` when no route matches (a 404).
+  static func allowedMethods(path: String) -> [String]? {
+    let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+    for route in routeTable where route.pattern.count == segments.count {
+      if zip(route.pattern, segments).allSatisfy({ $0 == "*" || $0 == $1 }) {
+        return route.methods
+      }
+    }
+    return nil
+  }
+
+  /// Why the request is cross-site, or `nil` when it is same-origin or not from a browser.
+  static func crossSiteReason(_ headers: HTTPFields, authority: String?) -> String? {
+    if let site = headers.first(where: { $0.name.canonicalName == "sec-fetch-site" })?.value.lowercased() {
+      return site == "same-origin" || site == "none" ? nil : "Sec-Fetch-Site is \(site)"
+    }
+    guard let origin = headers[.origin] else { return nil }
+    let hostField = headers.first { $0.name.canonicalName == "host" }?.value
+    guard let host = (authority ?? hostField)?.lowercased(), let originHost = URL(string: origin)?.host else {
+      return "Origin \(origin) does not match the host"
+    }
+    let port = URL(string: origin)?.port.map { ":\($0)" } ?? ""
+    let originAuthority = (originHost + port).lowercased()
+    return originAuthority == host ? nil : "Origin \(origin) is not this site"
+  }
+
+  /// A refusal: JSON for the API, plain text elsewhere.
+  static func refusal(_ status: HTTPResponse.Status, _ message: String, request: Request) -> Response {
+    if request.uri.path.hasPrefix("/api/") {
+      let escaped = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+      return Response(
+        status: status,
+        headers: [.contentType: "application/json; charset=utf-8"],
+        body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"error":"\#(escaped)"}"#))
+      )
+    }
+    return Response(
+      status: status,
+      headers: [.contentType: "text/plain; charset=utf-8"],
+      body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n"))
+    )
+  }
+
+  static func addSecurityHeaders(to headers: inout HTTPFields) {
+    headers[.contentSecurityPolicy] = contentSecurityPolicy
+    headers[.xContentTypeOptions] = "nosniff"
+    // Both names are valid header tokens, so the optional initializer always succeeds.
+    if let frameOptions = HTTPField.Name("X-Frame-Options") { headers[frameOptions] = "DENY" }
+    if let referrerPolicy = HTTPField.Name("Referrer-Policy") { headers[referrerPolicy] = "same-origin" }
+  }
+}
+
+/// Each route's path pattern (`*` is one segment) and its methods; `HEAD` goes with `GET`.
+private let routeTable: [(pattern: [String], methods: [String])] = [
+  ([], ["GET", "HEAD"]),
+  (["styles", "*"], ["GET", "HEAD"]),
+  (["styles", "*", "todos"], ["POST"]),
+  (["styles", "*", "todos", "*", "toggle"], ["POST"]),
+  (["styles", "*", "todos", "*", "delete"], ["POST"]),
+  (["api", "todos"], ["GET", "HEAD", "POST"]),
+  (["api", "todos", "*"], ["GET", "HEAD", "PATCH", "DELETE"]),
+  (["graph"], ["GET", "HEAD"]),
+  (["static", "*"], ["GET", "HEAD"]),
+  (["openapi.json"], ["GET", "HEAD"]),
+]
