@@ -1,0 +1,40 @@
+import Foundation
+import PackagePlugin
+
+/// `swift package knapsack-check [--target NAME ...]`: checks the Knapsack graph of every
+/// executable target of the package (or of the named targets) and prints the report.
+@main
+struct KnapsackCheckCommand: CommandPlugin {
+  func performCommand(context: PluginContext, arguments: [String]) async throws {
+    var extractor = ArgumentExtractor(arguments)
+    let named = extractor.extractOption(named: "target")
+    let tool = try context.tool(named: "knapsack-check")
+    let candidates = context.package.targets.compactMap { $0 as? SourceModuleTarget }
+    let targets =
+      named.isEmpty
+      ? candidates.filter { $0.kind == .executable }
+      : candidates.filter { named.contains($0.name) }
+    var failed: [String] = []
+    for target in targets {
+      var arguments = ["--app", target.name, "--cache", context.pluginWorkDirectoryURL.appending(path: "cache").path()]
+      for module in [target] + target.recursiveTargetDependencies.compactMap({ $0 as? SourceModuleTarget }) {
+        let files = module.sourceFiles(withSuffix: "swift").map { $0.url.path() }
+        guard !files.isEmpty else { continue }
+        arguments += ["--module", module.name] + files
+      }
+      let process = Process()
+      process.executableURL = tool.url
+      process.arguments = arguments
+      try process.run()
+      process.waitUntilExit()
+      if process.terminationStatus != 0 { failed.append(target.name) }
+    }
+    if !failed.isEmpty {
+      Diagnostics.error("knapsack-check found problems in: \(failed.joined(separator: ", "))")
+      throw KnapsackCheckFailure()
+    }
+  }
+}
+
+/// The check found at least one error.
+struct KnapsackCheckFailure: Error {}
