@@ -98,6 +98,7 @@ step "build core (no warnings)" build_without_warnings
 step "swift test" swift test
 step "swift test (thread sanitizer)" swift test --sanitize=thread --scratch-path .build-tsan
 step "docs" bash scripts/docs.sh
+step "build-time graph check (plugin)" bash scripts/test-plugin.sh
 
 if [[ -f Examples/TodoShowcase/scripts/test.sh ]]; then
   step "TodoShowcase" bash Examples/TodoShowcase/scripts/test.sh

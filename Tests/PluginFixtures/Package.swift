@@ -26,7 +26,7 @@ let package = Package(
     + cases.flatMap { name -> [Target] in
       [
         .target(name: "\(name)Keys", dependencies: [.product(name: "Knapsack", package: "Knapsack")]),
-        .target(name: "\(name)App", dependencies: ["\(name)Keys"]),
+        .target(name: "\(name)App", dependencies: [.target(name: "\(name)Keys")]),
       ]
     }
 )

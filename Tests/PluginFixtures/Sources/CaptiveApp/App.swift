@@ -7,5 +7,5 @@ public enum CaptiveApp {
   public static func container() -> Container { Container() }
 
   /// Every key of the case, for `validate(including:)`.
-  public static let keys: [PartialKeyPath<Dependencies>] = [\.session, \.sessionCache]
+  public static var keys: [PartialKeyPath<Dependencies>] { [\.session, \.sessionCache] }
 }

@@ -11,5 +11,5 @@ public enum CycleApp {
   }
 
   /// Every key of the case, for `validate(including:)`.
-  public static let keys: [PartialKeyPath<Dependencies>] = [\.alpha, \.beta]
+  public static var keys: [PartialKeyPath<Dependencies>] { [\.alpha, \.beta] }
 }

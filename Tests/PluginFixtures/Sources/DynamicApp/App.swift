@@ -14,5 +14,5 @@ public enum DynamicApp {
   }
 
   /// Every key of the case, for `validate(including:)`.
-  public static let keys: [PartialKeyPath<Dependencies>] = [\.token, \.header]
+  public static var keys: [PartialKeyPath<Dependencies>] { [\.token, \.header] }
 }

@@ -7,5 +7,5 @@ public enum MissingApp {
   public static func container() -> Container { Container() }
 
   /// Every key of the case, for `validate(including:)`.
-  public static let keys: [PartialKeyPath<Dependencies>] = [\.clock, \.greeter]
+  public static var keys: [PartialKeyPath<Dependencies>] { [\.clock, \.greeter] }
 }

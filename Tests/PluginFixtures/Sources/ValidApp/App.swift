@@ -11,15 +11,16 @@ public enum ValidApp {
     }
   }
 
-  /// The app's container: a child of a parent that holds the type registration.
+  /// The app's container: a child of the parent that holds the registrations. (A key that only a
+  /// child registers, resolved by a parent's singleton, is a captive dependency that only
+  /// `validate()` sees: the static check does not know which container a registration is in.)
   public static func container() -> Container {
     let parent = Container()
     parent.register(Format.self, name: "short", scope: .singleton) { Format() }
-    let child = parent.makeChild()
-    NameAssembly().assemble(into: child)
-    return child
+    NameAssembly().assemble(into: parent)
+    return parent.makeChild()
   }
 
   /// Every key of the case, for `validate(including:)`.
-  public static let keys: [PartialKeyPath<Dependencies>] = [\.userName, \.label, \.banner]
+  public static var keys: [PartialKeyPath<Dependencies>] { [\.userName, \.label, \.banner] }
 }
