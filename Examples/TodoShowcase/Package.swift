@@ -58,7 +58,7 @@ let package = Package(
         .product(name: "Hummingbird", package: "hummingbird"),
       ]
     ),
-    .executableTarget(name: "todo-showcase", dependencies: ["TodoShowcaseApp"]),
+    .executableTarget(name: "todo-showcase", dependencies: ["TodoShowcaseApp"], plugins: [.plugin(name: "KnapsackCheckPlugin", package: "Knapsack")]),
 
     .target(name: "ShowcaseTestSupport", dependencies: ["Common"], path: "Tests/ShowcaseTestSupport"),
     .testTarget(name: "CommonTests", dependencies: ["Common", "ShowcaseTestSupport"]),
