@@ -8,7 +8,7 @@
 #   4. runs `validate()` on every agreement case (agreement-runtime) and checks that the runtime and
 #      the static check report the same problems,
 #   5. deletes the storage registration in the copy: `swift build` must fail with an error at the
-#      storage key's declaration that names the app target.
+#      storage key's declaration that names the app target, and so must `swift package knapsack-check`.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -98,6 +98,14 @@ if build >"$work/build-fail.log" 2>&1; then
 fi
 expect_line "$work/build-fail.log" "$package/Sources/KnapsackToDoList/Dependencies+TodoList.swift:6:14: error: required key \\.todoStorage (Key<any LocalStorage>) has no registration in the module graph of 'ShowcaseApp'"
 grep -F "error:" "$work/build-fail.log" || true
+
+echo "== swift package knapsack-check (command plugin) on the same copy"
+if swift package --disable-experimental-prebuilts --package-path "$package" --scratch-path "$work/scratch" \
+  knapsack-check --target ShowcaseApp >"$work/command.log" 2>&1; then
+  fail "swift package knapsack-check passed without the storage registration"
+fi
+expect_line "$work/command.log" "$package/Sources/KnapsackToDoList/Dependencies+TodoList.swift:6:14: error: required key \\.todoStorage"
+expect_line "$work/command.log" "knapsack-check found errors in: ShowcaseApp"
 
 if ((failures > 0)); then
   echo "test-plugin: $failures failure(s)" >&2

@@ -29,12 +29,13 @@ struct KnapsackCheckCommand: CommandPlugin {
       process.waitUntilExit()
       if process.terminationStatus != 0 { failed.append(target.name) }
     }
-    if !failed.isEmpty {
-      Diagnostics.error("knapsack-check found problems in: \(failed.joined(separator: ", "))")
-      throw KnapsackCheckFailure()
-    }
+    if !failed.isEmpty { throw KnapsackCheckFailure(targets: failed) }
   }
 }
 
-/// The check found at least one error.
-struct KnapsackCheckFailure: Error {}
+/// The check found at least one error in these targets.
+struct KnapsackCheckFailure: Error, CustomStringConvertible {
+  let targets: [String]
+
+  var description: String { "knapsack-check found errors in: \(targets.joined(separator: ", "))" }
+}
