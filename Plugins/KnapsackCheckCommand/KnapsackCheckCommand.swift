@@ -17,7 +17,10 @@ struct KnapsackCheckCommand: CommandPlugin {
     var failed: [String] = []
     for target in targets {
       var arguments = ["--app", target.name, "--cache", context.pluginWorkDirectoryURL.appending(path: "cache").path()]
-      for module in [target] + target.recursiveTargetDependencies.compactMap({ $0 as? SourceModuleTarget }) {
+      // Only modules that can see Knapsack can declare, register or resolve a key: skip the
+      // rest (third-party packages such as SwiftNIO).
+      let modules = [target] + target.recursiveTargetDependencies.compactMap { $0 as? SourceModuleTarget }
+      for module in modules where module.recursiveTargetDependencies.contains(where: { $0.name == "Knapsack" }) {
         let files = module.sourceFiles(withSuffix: "swift").map { $0.url.path() }
         guard !files.isEmpty else { continue }
         arguments += ["--module", module.name] + files

@@ -21,7 +21,10 @@ struct KnapsackCheckPlugin: BuildToolPlugin {
       "--cache", context.pluginWorkDirectoryURL.appending(path: "cache").path(),
     ]
     var inputs: [URL] = []
-    for module in [sourceTarget] + sourceTarget.recursiveTargetDependencies.compactMap({ $0 as? SourceModuleTarget }) {
+    // Only modules that can see Knapsack can declare, register or resolve a key: skip the
+    // rest (third-party packages such as SwiftNIO).
+    let modules = [sourceTarget] + sourceTarget.recursiveTargetDependencies.compactMap { $0 as? SourceModuleTarget }
+    for module in modules where module.recursiveTargetDependencies.contains(where: { $0.name == "Knapsack" }) {
       let files = module.sourceFiles(withSuffix: "swift").map(\.url)
       guard !files.isEmpty else { continue }
       arguments += ["--module", module.name] + files.map { $0.path() }

@@ -74,8 +74,11 @@ for module in options.modules {
       FileHandle.standardError.write(Data("\(path):1:1: error: knapsack-check cannot read this file\n".utf8))
       exit(1)
     }
-    let facts = extractFacts(path: path, source: source)
-    parsed += 1
+    // A file that names none of these cannot declare, register or resolve a key, nor re-export
+    // Knapsack: skip parsing it (most files of third-party packages in the graph).
+    let relevant = ["Knapsack", "Dependencies", "register", "resolve", "@_exported"].contains { source.contains($0) }
+    let facts = relevant ? extractFacts(path: path, source: source) : FileFacts()
+    if relevant { parsed += 1 }
     files.append(facts)
     fresh.entries[path] = FactsCache.Entry(size: size, modified: modified, facts: facts)
   }
