@@ -57,6 +57,7 @@ if let cacheURL, let data = try? Data(contentsOf: cacheURL),
   cache = decoded
 }
 var parsed = 0
+var skipped = 0
 var modules: [ModuleFacts] = []
 var fresh = FactsCache()
 for module in options.modules {
@@ -78,7 +79,7 @@ for module in options.modules {
     // Knapsack: skip parsing it (most files of third-party packages in the graph).
     let relevant = ["Knapsack", "Dependencies", "register", "resolve", "@_exported"].contains { source.contains($0) }
     let facts = relevant ? extractFacts(path: path, source: source) : FileFacts()
-    if relevant { parsed += 1 }
+    if relevant { parsed += 1 } else { skipped += 1 }
     files.append(facts)
     fresh.entries[path] = FactsCache.Entry(size: size, modified: modified, facts: facts)
   }
@@ -98,7 +99,7 @@ if options.timing {
   let elapsed = Date().timeIntervalSince(start) * 1000
   FileHandle.standardError.write(
     Data(
-      "knapsack-check: \(files) files (\(parsed) parsed, \(files - parsed) cached) in \(String(format: "%.1f", elapsed)) ms\n"
+      "knapsack-check: \(files) files (\(parsed) parsed, \(skipped) skipped, \(files - parsed - skipped) cached) in \(String(format: "%.1f", elapsed)) ms\n"
         .utf8))
 }
 if let output = options.output {
