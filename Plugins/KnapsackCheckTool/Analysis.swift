@@ -111,6 +111,8 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
 
   // Cycles: each elementary cycle once, from its smallest member.
   var reported: Set<[DependencyID]> = []
+  // Keys whose every path was explored: each is walked once, so the walk stays linear.
+  var explored: Set<DependencyID> = []
   func siteOf(_ id: DependencyID) -> Site? { factories[id]?.first?.site ?? declarations[id]?.site }
   func visit(_ id: DependencyID, _ stack: [(DependencyID, Site?)]) {
     for factory in factories[id] ?? [] {
@@ -135,13 +137,14 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
                 Finding(severity: .note, site: site, message: "\(member) resolves the next key of the cycle here"))
             }
           }
-        } else if path.count < 64 {
+        } else if !explored.contains(next) {
           visit(next, path)
         }
       }
     }
+    explored.insert(id)
   }
-  for id in factories.keys.sorted() { visit(id, []) }
+  for id in factories.keys.sorted() where !explored.contains(id) { visit(id, []) }
 
   // Captive dependencies: a container-owned instance that holds a shorter-lived one directly, or
   // through value types.
