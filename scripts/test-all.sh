@@ -100,6 +100,7 @@ step "swift test (release: deep graphs, stack per level)" swift test -c release 
 step "swift test (thread sanitizer)" swift test --sanitize=thread --scratch-path .build-tsan
 step "docs" bash scripts/docs.sh
 step "public API list (api/*.txt)" bash scripts/api.sh --check
+step "build-time graph check (plugin)" bash scripts/test-plugin.sh
 
 if [[ -f Examples/TodoShowcase/scripts/test.sh ]]; then
   step "TodoShowcase" bash Examples/TodoShowcase/scripts/test.sh

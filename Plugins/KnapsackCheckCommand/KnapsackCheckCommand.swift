@@ -1,0 +1,44 @@
+import Foundation
+import PackagePlugin
+
+/// `swift package knapsack-check [--target NAME ...]`: checks the Knapsack graph of every
+/// executable target of the package (or of the named targets) and prints the report.
+@main
+struct KnapsackCheckCommand: CommandPlugin {
+  func performCommand(context: PluginContext, arguments: [String]) async throws {
+    var extractor = ArgumentExtractor(arguments)
+    let named = extractor.extractOption(named: "target")
+    let tool = try context.tool(named: "knapsack-check")
+    let candidates = context.package.targets.compactMap { $0 as? SourceModuleTarget }
+    let targets =
+      named.isEmpty
+      ? candidates.filter { $0.kind == .executable }
+      : candidates.filter { named.contains($0.name) }
+    var failed: [String] = []
+    for target in targets {
+      var arguments = ["--app", target.name, "--cache", context.pluginWorkDirectoryURL.appending(path: "cache").path()]
+      // Only modules that can see Knapsack can declare, register or resolve a key: skip the
+      // rest (third-party packages such as SwiftNIO).
+      let modules = [target] + target.recursiveTargetDependencies.compactMap { $0 as? SourceModuleTarget }
+      for module in modules where module.recursiveTargetDependencies.contains(where: { $0.name == "Knapsack" }) {
+        let files = module.sourceFiles(withSuffix: "swift").map { $0.url.path() }
+        guard !files.isEmpty else { continue }
+        arguments += ["--module", module.name] + files
+      }
+      let process = Process()
+      process.executableURL = tool.url
+      process.arguments = arguments
+      try process.run()
+      process.waitUntilExit()
+      if process.terminationStatus != 0 { failed.append(target.name) }
+    }
+    if !failed.isEmpty { throw KnapsackCheckFailure(targets: failed) }
+  }
+}
+
+/// The check found at least one error in these targets.
+struct KnapsackCheckFailure: Error, CustomStringConvertible {
+  let targets: [String]
+
+  var description: String { "knapsack-check found errors in: \(targets.joined(separator: ", "))" }
+}

@@ -1,0 +1,185 @@
+/// One module of the checked graph: its name and its files' facts.
+struct ModuleFacts {
+  var name: String
+  var files: [FileFacts]
+}
+
+/// One line of the report, printed in the compiler's format.
+struct Finding: Hashable, Comparable {
+  enum Severity: String { case error, warning, remark, note }
+  var severity: Severity
+  var site: Site
+  var message: String
+
+  static func < (lhs: Finding, rhs: Finding) -> Bool { (lhs.site, lhs.message) < (rhs.site, rhs.message) }
+
+  var line: String { "\(site.prefix): \(severity.rawValue): \(message)" }
+}
+
+/// Scope order, as the container's: unique < graph < weak < cached < singleton.
+let scopeOrder = ["unique": 0, "graph": 1, "weak": 2, "cached": 3, "singleton": 4]
+
+/// Checks the graph of `app`: the facts of its module and of every module it depends on.
+func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
+  // Only files that can see Knapsack take part: they import it, or a module that re-exports it.
+  var exporters: Set<String> = ["Knapsack"]
+  var changed = true
+  while changed {
+    changed = false
+    for module in modules where !exporters.contains(module.name) {
+      if module.files.contains(where: { !exporters.isDisjoint(with: $0.exportedImports) }) {
+        exporters.insert(module.name)
+        changed = true
+      }
+    }
+  }
+  let files = modules.flatMap(\.files).filter { !exporters.isDisjoint(with: $0.imports) }
+  let declarations = Dictionary(files.flatMap(\.declarations).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+  let registrations = Dictionary(grouping: files.flatMap(\.registrations), by: \.id)
+  let valueTypes = Set(modules.flatMap(\.files).flatMap(\.valueTypes))
+  var findings: [Finding] = []
+
+  // Registrations and resolutions the check cannot follow.
+  for reference in files.flatMap(\.unfollowedRegistrations) {
+    findings.append(
+      Finding(
+        severity: .remark, site: reference.site,
+        message: "knapsack-check did not cover this registration: \(reference.unfollowable ?? "it cannot be followed")")
+    )
+  }
+  for registration in files.flatMap(\.registrations) {
+    if let caveat = registration.caveat {
+      findings.append(
+        Finding(
+          severity: .remark, site: registration.site,
+          message:
+            "knapsack-check did not cover this registration fully: \(caveat); it is counted once as a provider of \(registration.id)"
+        ))
+    }
+  }
+
+  // Factories: a key's registrations, or else its default.
+  struct Factory {
+    var scope: String
+    var resolves: [Reference]
+    var site: Site
+  }
+  var factories: [DependencyID: [Factory]] = [:]
+  for (id, list) in registrations {
+    factories[id] = list.map {
+      Factory(scope: $0.scope ?? declarations[id]?.scope ?? "unique", resolves: $0.resolves, site: $0.site)
+    }
+  }
+  for (id, declaration) in declarations where factories[id] == nil && !declaration.isRequired {
+    factories[id] = [Factory(scope: declaration.scope, resolves: declaration.resolves, site: declaration.site)]
+  }
+  for reference in factories.values.flatMap({ $0.flatMap(\.resolves) }) where reference.target == nil {
+    findings.append(
+      Finding(
+        severity: .remark, site: reference.site,
+        message: "knapsack-check did not cover this resolution: \(reference.unfollowable ?? "it cannot be followed")"))
+  }
+
+  // Missing providers.
+  for declaration in declarations.values where declaration.isRequired && registrations[declaration.id] == nil {
+    if declaration.isSilenced {
+      findings.append(
+        Finding(
+          severity: .remark, site: declaration.site,
+          message:
+            "required key \(declaration.id) is not registered in the module graph of '\(app)'; silenced by '// \(silencingMarker)' (provided at run time)"
+        ))
+    } else {
+      findings.append(
+        Finding(
+          severity: .error, site: declaration.site,
+          message:
+            "required key \(declaration.id) (\(declaration.typeText)) has no registration in the module graph of '\(app)'; register it (container.register(\(declaration.id)) { ... }), or mark a provider that exists only at run time with '// \(silencingMarker)'"
+        ))
+    }
+  }
+  let mentioned = Set(factories.values.flatMap { $0.flatMap(\.resolves) }.compactMap(\.target))
+  for id in mentioned.sorted() where id.isType && factories[id] == nil {
+    let sites = factories.values.flatMap { $0.flatMap(\.resolves) }.filter { $0.target == id }.map(\.site).sorted()
+    if let first = sites.first {
+      findings.append(
+        Finding(
+          severity: .error, site: first,
+          message: "\(id) is resolved here but registered nowhere in the module graph of '\(app)'"))
+    }
+  }
+
+  // Cycles: each elementary cycle once, from its smallest member.
+  var reported: Set<[DependencyID]> = []
+  // Keys whose every path was explored: each is walked once, so the walk stays linear.
+  var explored: Set<DependencyID> = []
+  func siteOf(_ id: DependencyID) -> Site? { factories[id]?.first?.site ?? declarations[id]?.site }
+  func visit(_ id: DependencyID, _ stack: [(DependencyID, Site?)]) {
+    for factory in factories[id] ?? [] {
+      for reference in factory.resolves {
+        guard let next = reference.target else { continue }
+        let path = stack + [(id, reference.site)]
+        if let start = path.firstIndex(where: { $0.0 == next }) {
+          let loop = Array(path[start...])
+          let ids = loop.map(\.0)
+          let rotation = ids.indices.min { ids[$0] < ids[$1] } ?? 0
+          let normalized = Array(ids[rotation...] + ids[..<rotation])
+          guard reported.insert(normalized).inserted else { continue }
+          let ordered = Array(loop[rotation...] + loop[..<rotation])
+          let text = (ordered.map { "\($0.0) (\(siteOf($0.0)?.short ?? "?"))" } + ["\(ordered[0].0)"])
+            .joined(separator: " -> ")
+          if let first = siteOf(ordered[0].0) {
+            findings.append(Finding(severity: .error, site: first, message: "dependency cycle: \(text)"))
+          }
+          for (member, site) in ordered {
+            if let site {
+              findings.append(
+                Finding(severity: .note, site: site, message: "\(member) resolves the next key of the cycle here"))
+            }
+          }
+        } else if !explored.contains(next) {
+          visit(next, path)
+        }
+      }
+    }
+    explored.insert(id)
+  }
+  for id in factories.keys.sorted() where !explored.contains(id) { visit(id, []) }
+
+  // Captive dependencies: a container-owned instance that holds a shorter-lived one directly, or
+  // through value types.
+  func valueType(of id: DependencyID) -> String {
+    id.isType ? String(id.text.prefix { $0 != " " }) : declarations[id]?.valueType ?? ""
+  }
+  func shortestScope(_ id: DependencyID) -> String? {
+    factories[id]?.map(\.scope).max { (scopeOrder[$0] ?? 0) < (scopeOrder[$1] ?? 0) }
+  }
+  for id in factories.keys.sorted() {
+    for factory in factories[id] ?? [] where ["weak", "cached", "singleton"].contains(factory.scope) {
+      let holderOrder = scopeOrder[factory.scope] ?? 0
+      var pending = factory.resolves.compactMap { ref in ref.target.map { ([$0], ref.site) } }
+      var seen: Set<DependencyID> = []
+      while let (path, site) = pending.popLast() {
+        guard let held = path.last, seen.insert(held).inserted, let heldScope = shortestScope(held),
+          holderOrder > scopeOrder[heldScope] ?? 0
+        else { continue }
+        if valueTypes.contains(valueType(of: held)) {
+          pending += (factories[held] ?? []).flatMap {
+            $0.resolves.compactMap { $0.target.map { (path + [$0], site) } }
+          }
+          continue
+        }
+        let through = path.dropLast().map(\.text)
+        let via = through.isEmpty ? "" : " through \(through.joined(separator: ", "))"
+        let lifetime = heldScope == "weak" ? "holder" : "use"
+        findings.append(
+          Finding(
+            severity: .warning, site: site,
+            message:
+              "captive dependency: \(id) (\(factory.scope)) holds \(held) (\(heldScope))\(via), which should not outlive one \(lifetime)"
+          ))
+      }
+    }
+  }
+  return Array(Set(findings)).sorted()
+}

@@ -1,0 +1,80 @@
+/// A place in a source file, 1-based, as the compiler prints it.
+struct Site: Codable, Hashable, Comparable {
+  var file: String
+  var line: Int
+  var column: Int
+
+  static func < (lhs: Site, rhs: Site) -> Bool {
+    (lhs.file, lhs.line, lhs.column) < (rhs.file, rhs.line, rhs.column)
+  }
+
+  /// `file:line:column`, the prefix of a compiler diagnostic.
+  var prefix: String { "\(file):\(line):\(column)" }
+
+  /// `Name.swift:line`, short enough to list several in one message.
+  var short: String { "\(file.split(separator: "/").suffix(2).joined(separator: "/")):\(line)" }
+}
+
+/// A reference to a dependency: a key path into `Dependencies` or a type with an optional name.
+struct DependencyID: Codable, Hashable, Comparable, CustomStringConvertible {
+  /// `\.name` for a key, `Type` or `Type "name"` for a type registration.
+  var text: String
+  var isType: Bool
+
+  static func key(_ name: String) -> DependencyID { DependencyID(text: "\\.\(name)", isType: false) }
+
+  static func type(_ type: String, name: String?) -> DependencyID {
+    DependencyID(text: name.map { "\(type) \"\($0)\"" } ?? type, isType: true)
+  }
+
+  static func < (lhs: DependencyID, rhs: DependencyID) -> Bool { lhs.text < rhs.text }
+
+  var description: String { text }
+}
+
+/// Something a factory resolves, or a resolution the check cannot follow.
+struct Reference: Codable, Hashable {
+  /// The dependency, or nil when the check cannot tell which one it is.
+  var target: DependencyID?
+  var site: Site
+  /// Why the check cannot follow it, when `target` is nil.
+  var unfollowable: String?
+}
+
+/// A key declared in `extension Dependencies`.
+struct KeyDeclaration: Codable, Hashable {
+  var id: DependencyID
+  /// `Key<T>`, `AsyncKey<T>`, ... as written.
+  var typeText: String
+  /// The value type (the last generic argument).
+  var valueType: String
+  var isRequired: Bool
+  var scope: String
+  var resolves: [Reference]
+  var site: Site
+  /// The key carries the `knapsack-check: runtime-provided` comment.
+  var isSilenced: Bool
+}
+
+/// A `register` call that the check can follow.
+struct Registration: Codable, Hashable {
+  var id: DependencyID
+  /// The scope argument; nil means the key's default scope (or unique for a type).
+  var scope: String?
+  var resolves: [Reference]
+  var site: Site
+  /// Why the count of this registration is uncertain (for example, it sits in a loop).
+  var caveat: String?
+}
+
+/// What one source file contributes to the graph. Cached per file.
+struct FileFacts: Codable, Hashable {
+  var imports: [String] = []
+  var exportedImports: [String] = []
+  var declarations: [KeyDeclaration] = []
+  var registrations: [Registration] = []
+  /// Registrations the check cannot follow (a computed key path, a non-literal name).
+  var unfollowedRegistrations: [Reference] = []
+  /// Names of structs and enums declared in the file: a singleton may keep one of these.
+  var valueTypes: [String] = []
+}

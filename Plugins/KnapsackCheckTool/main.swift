@@ -1,0 +1,113 @@
+import Foundation
+
+// knapsack-check --app NAME [--output FILE] [--cache DIR] [--timing] --module NAME FILE... [--module NAME FILE...]
+//
+// Prints findings as `file:line:column: severity: message` and exits 1 if there is an error.
+// Writes the report to --output when there is none, so the build step is up to date.
+
+struct Options {
+  var app = "app"
+  var output: String?
+  var cache: String?
+  var timing = false
+  var modules: [(name: String, files: [String])] = []
+}
+
+func parseOptions(_ arguments: [String]) -> Options {
+  var options = Options()
+  var index = 0
+  func next() -> String {
+    index += 1
+    return index < arguments.count ? arguments[index] : ""
+  }
+  while index < arguments.count {
+    switch arguments[index] {
+    case "--app": options.app = next()
+    case "--output": options.output = next()
+    case "--cache": options.cache = next()
+    case "--timing": options.timing = true
+    case "--module": options.modules.append((next(), []))
+    default:
+      if !options.modules.isEmpty { options.modules[options.modules.count - 1].files.append(arguments[index]) }
+    }
+    index += 1
+  }
+  return options
+}
+
+/// Facts of files, reused while a file's size and modification date stay the same.
+struct FactsCache: Codable {
+  struct Entry: Codable {
+    var size: Int
+    var modified: Double
+    var facts: FileFacts
+  }
+  static let version = 1
+  var version = FactsCache.version
+  var entries: [String: Entry] = [:]
+}
+
+let start = Date()
+let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
+let cacheURL = options.cache.map { URL(fileURLWithPath: $0).appendingPathComponent("facts.json") }
+var cache = FactsCache()
+if let cacheURL, let data = try? Data(contentsOf: cacheURL),
+  let decoded = try? JSONDecoder().decode(FactsCache.self, from: data), decoded.version == FactsCache.version
+{
+  cache = decoded
+}
+var parsed = 0
+var skipped = 0
+var modules: [ModuleFacts] = []
+var fresh = FactsCache()
+for module in options.modules {
+  var files: [FileFacts] = []
+  for path in module.files {
+    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+    let size = (attributes?[.size] as? NSNumber)?.intValue ?? -1
+    let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+    if let entry = cache.entries[path], entry.size == size, entry.modified == modified {
+      files.append(entry.facts)
+      fresh.entries[path] = entry
+      continue
+    }
+    guard let source = try? String(contentsOfFile: path, encoding: .utf8) else {
+      FileHandle.standardError.write(Data("\(path):1:1: error: knapsack-check cannot read this file\n".utf8))
+      exit(1)
+    }
+    // A file that names none of these cannot declare, register or resolve a key, nor re-export
+    // Knapsack: skip parsing it (most files of third-party packages in the graph).
+    let relevant = ["Knapsack", "Dependencies", "register", "resolve", "@_exported"].contains { source.contains($0) }
+    let facts = relevant ? extractFacts(path: path, source: source) : FileFacts()
+    if relevant { parsed += 1 } else { skipped += 1 }
+    files.append(facts)
+    fresh.entries[path] = FactsCache.Entry(size: size, modified: modified, facts: facts)
+  }
+  modules.append(ModuleFacts(name: module.name, files: files))
+}
+if let cacheURL {
+  try? FileManager.default.createDirectory(at: cacheURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+  if let data = try? JSONEncoder().encode(fresh) { try? data.write(to: cacheURL) }
+}
+
+let findings = analyze(app: options.app, modules: modules)
+let report = findings.map { $0.line }.joined(separator: "\n")
+if !report.isEmpty { print(report) }
+let errors = findings.filter { $0.severity == .error }.count
+if options.timing {
+  let files = options.modules.reduce(0) { $0 + $1.files.count }
+  let elapsed = Date().timeIntervalSince(start) * 1000
+  FileHandle.standardError.write(
+    Data(
+      "knapsack-check: \(files) files (\(parsed) parsed, \(skipped) skipped, \(files - parsed - skipped) cached) in \(String(format: "%.1f", elapsed)) ms\n"
+        .utf8))
+}
+if let output = options.output {
+  if errors > 0 {
+    try? FileManager.default.removeItem(atPath: output)
+  } else {
+    let text = "knapsack-check report for \(options.app)\n" + (report.isEmpty ? "no findings" : report) + "\n"
+    try? Data(text.utf8).write(to: URL(fileURLWithPath: output))
+  }
+}
+exit(errors > 0 ? 1 : 0)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Measures the build-time graph check on Examples/TodoShowcase's whole module graph (the modules
+# of its `todo-showcase` app target): the first run (every file parsed), a run after one file
+# changed, and a run with nothing changed (every file from the per-file cache). Each figure is the
+# median of 5 runs of the knapsack-check tool, debug build, as `swift build` runs it.
+#
+#   bash scripts/plugin-timing.sh
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+swift build --disable-experimental-prebuilts --product knapsack-check >/dev/null
+tool="$(swift build --show-bin-path)/knapsack-check"
+sources=Examples/TodoShowcase/Sources
+args=(--app todo-showcase)
+for module in todo-showcase TodoShowcaseApp DIShowcase Common Storage ManualDIToDoList DependencyProviderToDoList \
+  KnapsackToDoList ThirdPartyDIToDoList; do
+  mapfile -t files < <(find "$sources/$module" -name '*.swift' | sort)
+  args+=(--module "$module" "${files[@]}")
+done
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
+
+# run: prints the tool's timing line (files, parsed, cached, milliseconds).
+run() { "$tool" "${args[@]}" --cache "$cache" --timing 2>&1 >/dev/null | grep '^knapsack-check:'; }
+median() { sort -t' ' -k1,1n | sed -n 3p; }
+ms() { sed -E 's/.* in ([0-9.]+) ms/\1/'; }
+
+first=$(for _ in 1 2 3 4 5; do rm -rf "$cache"/*; run | ms; done | median)
+one=$(for _ in 1 2 3 4 5; do touch "$sources/KnapsackToDoList/Dependencies+TodoList.swift"; run | ms; done | median)
+warm=$(for _ in 1 2 3 4 5; do run | ms; done | median)
+rm -rf "${cache:?}"/*
+cold=$(run)
+files=$(sed -E 's/knapsack-check: ([0-9]+) files.*/\1/' <<<"$cold")
+parsed=$(sed -E 's/.*\(([0-9]+) parsed.*/\1/' <<<"$cold")
+echo "| Run of knapsack-check | Files parsed | Time (median of 5) |"
+echo "|---|---|---|"
+echo "| First run, no cache | $parsed of $files (the others name no key API) | $first ms |"
+echo "| One file changed | 1 of $files | $one ms |"
+echo "| Nothing changed | 0 of $files | $warm ms |"

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Tests the build-time graph check (Plugins/, issue 12):
+#
+#   1. builds the knapsack-check tool once (the root package's debug build),
+#   2. runs it on each agreement case of Tests/PluginFixtures and checks its findings and sites,
+#   3. builds the fixture package (a copy under .build-plugin-fixtures) with the plugin applied to
+#      its showcase-shaped app target: the build must pass,
+#   4. runs `validate()` on every agreement case (agreement-runtime) and checks that the runtime and
+#      the static check report the same problems,
+#   5. deletes the storage registration in the copy: `swift build` must fail with an error at the
+#      storage key's declaration that names the app target, and so must `swift package knapsack-check`.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$(pwd)
+fixtures=Tests/PluginFixtures
+work=$root/.build-plugin-fixtures
+mkdir -p "$work"
+failures=0
+
+fail() {
+  echo "test-plugin: FAILED: $*" >&2
+  failures=$((failures + 1))
+}
+
+expect_line() { # expect_line FILE PATTERN (fixed string)
+  grep -qF -- "$2" "$1" || fail "no line with '$2' in $(basename "$1"):$(printf '\n%s' "$(cat "$1")")"
+}
+
+echo "== building knapsack-check"
+swift build --disable-experimental-prebuilts --product knapsack-check
+tool="$(swift build --show-bin-path)/knapsack-check"
+
+# static CASE: the tool's findings for one case, and the same as `<case> <kind> <dependency>` lines.
+static() {
+  local name=$1
+  local out="$work/static-$name.txt"
+  set +e
+  "$tool" --app "${name}App" --module "${name}App" "$fixtures/Sources/${name}App"/*.swift \
+    --module "${name}Keys" "$fixtures/Sources/${name}Keys"/*.swift >"$out"
+  echo $? >"$work/static-$name.status"
+  set -e
+  echo "$name checked"
+  grep -E ': error: required key ' "$out" | sed -E "s/.*required key (\\\\\\.[A-Za-z0-9_]+) .*/$name missingRequiredKey \\1/" || true
+  grep -E ': warning: captive dependency: ' "$out" | sed -E "s/.*captive dependency: (\\\\\\.[A-Za-z0-9_]+) .*/$name captiveDependency \\1/" || true
+  grep -E ': error: dependency cycle: ' "$out" | while read -r line; do
+    echo "$name cycle $(grep -oE '\\\.[A-Za-z0-9_]+' <<<"${line#*dependency cycle: }" | sort -u | paste -sd, -)"
+  done || true
+}
+
+echo "== static check of the agreement cases"
+: >"$work/static.txt"
+for name in Missing Cycle Captive Valid Dynamic; do static "$name" >>"$work/static.txt"; done
+sort -o "$work/static.txt" "$work/static.txt"
+cat "$work/static.txt"
+
+S=$fixtures/Sources
+expect_line "$work/static-Missing.txt" "$S/MissingKeys/Keys.swift:17:14: error: required key \\.clock (Key<Clock>) has no registration in the module graph of 'MissingApp'"
+expect_line "$work/static-Cycle.txt" "$S/CycleApp/App.swift:9:5: error: dependency cycle: \\.alpha (CycleApp/App.swift:9) -> \\.beta (CycleKeys/Keys.swift:22) -> \\.alpha"
+expect_line "$work/static-Cycle.txt" "$S/CycleKeys/Keys.swift:22:59: note: \\.beta resolves the next key of the cycle here"
+expect_line "$work/static-Captive.txt" "$S/CaptiveKeys/Keys.swift:21:42: warning: captive dependency: \\.sessionCache (singleton) holds \\.session (unique)"
+expect_line "$work/static-Dynamic.txt" "$S/DynamicApp/App.swift:11:7: remark: knapsack-check did not cover this registration: the key path is computed at run time"
+expect_line "$work/static-Dynamic.txt" "$S/DynamicKeys/Keys.swift:6:14: remark: required key \\.token is not registered in the module graph of 'DynamicApp'; silenced by '// knapsack-check: runtime-provided'"
+[[ $(cat "$work/static-Missing.status") == 1 && $(cat "$work/static-Cycle.status") == 1 ]] || fail "errors must exit 1"
+[[ $(cat "$work/static-Captive.status") == 0 && $(cat "$work/static-Valid.status") == 0 && $(cat "$work/static-Dynamic.status") == 0 ]] \
+  || fail "warnings and remarks only must exit 0"
+[[ ! -s "$work/static-Valid.txt" ]] || fail "the valid case has findings: $(cat "$work/static-Valid.txt")"
+
+echo "== building the fixture package (plugin applied to ShowcaseApp)"
+package=$work/package
+rm -rf "$package"
+mkdir -p "$package"
+cp -R "$fixtures/Package.swift" "$fixtures/Sources" "$package/"
+sed -i "s|path: \"../..\"|path: \"$root\"|" "$package/Package.swift"
+build() { swift build --disable-experimental-prebuilts --package-path "$package" --scratch-path "$work/scratch" "$@"; }
+build >"$work/build-ok.log" 2>&1 || { cat "$work/build-ok.log"; fail "the fixture package does not build"; }
+
+echo "== validate() on the agreement cases"
+"$work/scratch/debug/agreement-runtime" >"$work/runtime.txt" || fail "agreement-runtime failed"
+cat "$work/runtime.txt"
+cat >"$work/expected.txt" <<'EXPECTED'
+Captive captiveDependency \.sessionCache
+Captive checked
+Cycle checked
+Cycle cycle \.alpha,\.beta
+Dynamic checked
+Missing checked
+Missing missingRequiredKey \.clock
+Valid checked
+EXPECTED
+diff -u "$work/expected.txt" "$work/runtime.txt" || fail "validate() did not report the expected problems"
+diff -u "$work/runtime.txt" "$work/static.txt" || fail "the static check and validate() disagree"
+
+echo "== deleting the storage registration"
+sed -i '/container.register(\\.todoStorage/d' "$package/Sources/KnapsackToDoList/TodoListAssembly.swift"
+if build >"$work/build-fail.log" 2>&1; then
+  fail "swift build passed without the storage registration"
+fi
+expect_line "$work/build-fail.log" "$package/Sources/KnapsackToDoList/Dependencies+TodoList.swift:6:14: error: required key \\.todoStorage (Key<any LocalStorage>) has no registration in the module graph of 'ShowcaseApp'"
+grep -F "error:" "$work/build-fail.log" || true
+
+echo "== swift package knapsack-check (command plugin) on the same copy"
+if swift package --disable-experimental-prebuilts --package-path "$package" --scratch-path "$work/scratch" \
+  knapsack-check --target ShowcaseApp >"$work/command.log" 2>&1; then
+  fail "swift package knapsack-check passed without the storage registration"
+fi
+expect_line "$work/command.log" "$package/Sources/KnapsackToDoList/Dependencies+TodoList.swift:6:14: error: required key \\.todoStorage"
+expect_line "$work/command.log" "knapsack-check found errors in: ShowcaseApp"
+
+if ((failures > 0)); then
+  echo "test-plugin: $failures failure(s)" >&2
+  exit 1
+fi
+echo "test-plugin: all checks passed"
