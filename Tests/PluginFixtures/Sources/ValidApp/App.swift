@@ -16,7 +16,7 @@ public enum ValidApp {
   /// `validate()` sees: the static check does not know which container a registration is in.)
   public static func container() -> Container {
     let parent = Container()
-    parent.register(Format.self, name: "short", scope: .singleton) { Format() }
+    parent.register(type: Format.self, name: "short", scope: .singleton) { Format() }
     NameAssembly().assemble(into: parent)
     return parent.makeChild()
   }

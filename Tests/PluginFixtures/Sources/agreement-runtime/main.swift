@@ -29,8 +29,7 @@ let cases: [(String, Container, [PartialKeyPath<Dependencies>])] = [
 ]
 var output: Set<String> = []
 for (name, container, keys) in cases {
-  // Engine v2: `validate` becomes async; this line becomes `await container.validate(including: keys)`.
-  let report = container.validate(including: keys)
+  let report = await container.validate(including: keys)
   output.formUnion(lines(name, report))
   output.insert("\(name) checked")
 }
