@@ -60,7 +60,9 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
-    .executableTarget(name: "todo-showcase", dependencies: ["TodoShowcaseApp"], plugins: [.plugin(name: "KnapsackCheckPlugin", package: "Knapsack")]),
+    .executableTarget(
+      name: "todo-showcase", dependencies: ["TodoShowcaseApp"],
+      plugins: [.plugin(name: "KnapsackCheckPlugin", package: "Knapsack")]),
 
     .target(name: "ShowcaseTestSupport", dependencies: ["Common"], path: "Tests/ShowcaseTestSupport"),
     .testTarget(name: "CommonTests", dependencies: ["Common", "ShowcaseTestSupport"]),
