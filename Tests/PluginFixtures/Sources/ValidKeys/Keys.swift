@@ -32,6 +32,7 @@ extension Dependencies {
 
   /// A singleton that keeps a unique struct, and a type registration.
   public var banner: Key<Banner> {
-    Key { r in Banner(label: try r[\.label], format: try r.resolve(type: Format.self, name: "short")) }.scope(.singleton)
+    Key { r in Banner(label: try r[\.label], format: try r.resolve(type: Format.self, name: "short")) }.scope(
+      .singleton)
   }
 }
