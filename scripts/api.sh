@@ -11,10 +11,7 @@ mode=${1:-write}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-swift build --scratch-path .build-docs --target KnapsackTesting \
-  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$work" \
-  -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public >"$work/build.log" 2>&1 || {
-  cat "$work/build.log" >&2
+bash scripts/symbol-graphs.sh "$work" || {
   echo "api: build failed" >&2
   exit 1
 }

@@ -13,7 +13,6 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-scratch=.build-docs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 output=${DOCS_OUTPUT:-$work/out}
@@ -30,10 +29,7 @@ if [[ -z "$docc" ]]; then
 fi
 
 echo "docs: building symbol graphs"
-swift build --scratch-path "$scratch" --target KnapsackTesting \
-  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$work/symbols" \
-  -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public >"$work/build.log" 2>&1 || {
-  cat "$work/build.log" >&2
+bash scripts/symbol-graphs.sh "$work/symbols" || {
   echo "docs: build failed" >&2
   exit 1
 }

@@ -24,10 +24,7 @@ public struct ContainerTrait: TestTrait, SuiteTrait, TestScoping {
   public func provideScope(
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
-    guard testCase != nil || !test.isSuite else {
-      try await function()
-      return
-    }
+    if isSuiteItself(test, testCase) { return try await function() }
     let container = Container()
     try configure(container)
     try await withContainer(container, operation: function)

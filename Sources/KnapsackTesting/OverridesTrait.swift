@@ -24,10 +24,7 @@ public struct OverridesTrait: TestTrait, SuiteTrait, TestScoping {
   public func provideScope(
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
-    guard testCase != nil || !test.isSuite else {
-      try await function()
-      return
-    }
+    if isSuiteItself(test, testCase) { return try await function() }
     try await withOverrides(configure, operation: function)
   }
 }
@@ -37,4 +34,10 @@ extension Trait where Self == OverridesTrait {
   public static func overrides(_ configure: @escaping @Sendable (Container) throws -> Void) -> Self {
     OverridesTrait(configure: configure)
   }
+}
+
+/// Whether a trait's scope is being asked for a suite as a whole: it then runs unscoped, so that
+/// each test of the suite gets a fresh scope of its own.
+func isSuiteItself(_ test: Test, _ testCase: Test.Case?) -> Bool {
+  testCase == nil && test.isSuite
 }

@@ -137,29 +137,30 @@ final class Registration: Sendable {
 
   var kind: FactoryKind { factory.kind }
 
-  init(
+  convenience init(
     index: Int, scope: Scope, factory: AnyFactory, location: CodeLocation, isDefault: Bool,
     hasSideEffects: Bool = false, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
   ) {
-    self.index = index
-    self.scope = scope
-    self.factory = factory
-    self.site = .known(location)
-    self.isDefault = isDefault
-    self.hasSideEffects = hasSideEffects
-    self.dispose = dispose
+    self.init(index, scope, factory, .known(location), isDefault, hasSideEffects, dispose)
   }
 
   @usableFromInline
-  init(
+  convenience init(
     index: Int, scope: Scope, factory: AnyFactory, fileID: StaticString, line: UInt,
     hasSideEffects: Bool = false, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
+  ) {
+    self.init(index, scope, factory, .source(fileID, line), false, hasSideEffects, dispose)
+  }
+
+  private init(
+    _ index: Int, _ scope: Scope, _ factory: AnyFactory, _ site: Site, _ isDefault: Bool, _ hasSideEffects: Bool,
+    _ dispose: (@Sendable (any Sendable) async throws -> Void)?
   ) {
     self.index = index
     self.scope = scope
     self.factory = factory
-    self.site = .source(fileID, line)
-    self.isDefault = false
+    self.site = site
+    self.isDefault = isDefault
     self.hasSideEffects = hasSideEffects
     self.dispose = dispose
   }
