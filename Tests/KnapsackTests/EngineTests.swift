@@ -178,7 +178,9 @@ func onThread<R: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> R) 
 
   @Test func parallelOverrideScopesNeverShareASingletonEvenThroughInjected() async {
     struct Holder { @Injected(\.engineShared) var token: Token }
-    let results = await withTaskGroup(of: (String, ObjectIdentifier, ObjectIdentifier).self) { group in
+    // The tokens themselves come back (not their identifiers), so both stay alive while they
+    // are compared: an identifier of a freed object can be reused by the next allocation.
+    let results = await withTaskGroup(of: (injected: Token, resolved: Token).self) { group in
       for label in ["left", "right"] {
         group.addTask {
           await withOverrides {
@@ -186,15 +188,15 @@ func onThread<R: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> R) 
           } operation: {
             let injected = Holder().token
             let resolved = (try? Container.shared[\.engineShared]) ?? Token("failed")
-            return (injected.label, ObjectIdentifier(injected), ObjectIdentifier(resolved))
+            return (injected, resolved)
           }
         }
       }
-      return await group.reduce(into: [(String, ObjectIdentifier, ObjectIdentifier)]()) { $0.append($1) }
+      return await group.reduce(into: [(injected: Token, resolved: Token)]()) { $0.append($1) }
     }
-    #expect(Set(results.map(\.0)) == ["left", "right"])
-    for (_, injected, resolved) in results { #expect(injected == resolved, "one singleton per scope") }
-    #expect(results[0].1 != results[1].1)
+    #expect(Set(results.map(\.injected.label)) == ["left", "right"])
+    for result in results { #expect(result.injected === result.resolved, "one singleton per scope") }
+    #expect(results[0].injected !== results[1].injected)
   }
 
   // MARK: The seeds' provider shape

@@ -5,6 +5,7 @@ let usage = """
   usage: knapsack-bench [--quick] [--json PATH] [--svg PATH] [--markdown PATH] [--only S1,S2,...]
          knapsack-bench --scenario NAME --contender NAME --iterations N
          knapsack-bench render --json PATH [--svg PATH] [--markdown PATH] [--date TEXT] [--machine TEXT]
+         knapsack-bench deep-chain
 
     --quick        10 ms samples instead of 200 ms (still the median of 7); for CI
     --json PATH    write the results as a JSON array
@@ -15,6 +16,8 @@ let usage = """
                    run one benchmark exactly N times with no timing output: for instruction
                    counts under callgrind (see scripts/instructions.sh)
     render         redraw the chart and table from a JSON file of an earlier run
+    deep-chain     a 10,000-deep chain on a 512 KiB thread must throw or succeed; prints the
+                   stack one level of resolution takes
 
   """
 
@@ -109,6 +112,8 @@ func runOnce(scenario: String, contender: String, iterations: Int) throws {
   _ = try run(iterations)
   print("\(scenario) \(contender): ran \(iterations) iterations")
 }
+
+if CommandLine.arguments.dropFirst().first == "deep-chain" { runDeepChain() }
 
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 
