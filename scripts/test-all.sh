@@ -5,6 +5,7 @@
 #   2. format lint (scripts/format.sh),
 #   3. builds the Knapsack core with zero warnings allowed,
 #   4. swift test for the root package (debug; the release deep-chain check is in Benchmarks),
+#      and the compiler's diagnostics for misuses (scripts/compile-fail.sh),
 #   5. swift test --sanitize=thread for the root package (scratch path .build-tsan),
 #   6. the documentation check (scripts/docs.sh) and the public API list (scripts/api.sh --check),
 #   7. Examples/TodoShowcase/scripts/test.sh and Benchmarks/scripts/ci.sh, if present.
@@ -96,6 +97,7 @@ step "install system packages" install_system_packages
 step "format lint" bash scripts/format.sh
 step "build core (no warnings)" build_without_warnings
 step "swift test" swift test
+step "compile-fail diagnostics (Tests/CompileFail)" bash scripts/compile-fail.sh
 step "swift test (thread sanitizer)" swift test --sanitize=thread --scratch-path .build-tsan
 step "docs" bash scripts/docs.sh
 step "public API list (api/*.txt)" bash scripts/api.sh --check

@@ -860,7 +860,9 @@ struct TodoRepositoryTests {
     await expectValidGraph(container, including: [\.todoRepository])
   }
 
-  @Test func everyProblemIsReported() async {
+  /// The container of the article's example report (its printed report is in the article,
+  /// checked by MessageCatalogTests).
+  static func everyProblemContainer() -> Container {
     let container = Container()
     container.register(\.todoRepository, scope: .singleton) { r in
       TodoRepository(store: try r[\.todoStore], dates: try r[\.dateSource])
@@ -876,7 +878,11 @@ struct TodoRepositoryTests {
       TodoSaver(items: try r[\.itemWriter], tags: try r[\.tagWriter])
     }
     container.register(\.todoFilePath) { throw NotConfigured() }
+    return container
+  }
 
+  @Test func everyProblemIsReported() async {
+    let container = Self.everyProblemContainer()
     let report = await container.validate(including: [\.todoRepository])
     print(report)
     #expect(!report.isValid)

@@ -38,10 +38,12 @@ func onThread<R: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> R) 
     #expect(report.problems.first?.path.map(\.name) == ["\\.engineProfile", "\\.engineName"])
   }
 
-  @Test func aSampleOfTheWrongTypeCountsAsNoSample() async {
+  @Test func aSampleOfTheWrongTypeIsReportedNotSkipped() async {
     let container = Container()
     let report = await container.validate(arguments: [\Dependencies.engineProfile: 42])
-    #expect(report.needsSampleArgument.map(\.name) == ["\\.engineProfile"])
+    #expect(report.needsSampleArgument.isEmpty)
+    #expect(report.problems.map(\.kind) == [.factoryMismatch])
+    #expect(report.problems.first?.message.contains("the sample argument given to validate() is Int") == true)
   }
 
   @Test func argumentKeysKeepOneSharedInstancePerArgument() throws {

@@ -146,6 +146,20 @@ extension Resolving {
     try resolutionContext.resolve(KeyTable.shared.index(of: type, name: name), ())
   }
 
+  // Unavailable overloads that exist only so that the compiler names the mistake. Without
+  // them, a call whose result type cannot be inferred gets "failed to produce diagnostic".
+
+  /// Not available: say which type to resolve, `let value: T = try container.resolve()`.
+  @available(
+    *, unavailable,
+    message: "say which type to resolve: `let value: T = try container.resolve()`, or `resolve(type: T.self)`"
+  )
+  public func resolve() throws -> Never { fatalError("unavailable") }
+
+  /// Not available: a type is resolved with `resolve(type: T.self)`; key paths are unlabeled.
+  @available(*, unavailable, renamed: "resolve(type:name:)", message: "a type is resolved with `resolve(type: T.self)`")
+  public func resolve<T>(_ type: T.Type, name: String? = nil) throws -> T { fatalError("unavailable") }
+
   /// Resolves the type the caller expects, registered without a name: the shape of a
   /// hand-written `DependencyProvider`.
   ///

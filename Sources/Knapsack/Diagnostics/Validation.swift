@@ -43,27 +43,48 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
     public let registeredAt: CodeLocation?
     /// The resolution path from a registration to the problem.
     public let path: [DependencyReference]
+    /// Where each dependency on ``path`` was registered (`nil` where it was not, or where its
+    /// key's default was used), in the same order.
+    public let pathRegistrations: [CodeLocation?]
     /// A one-line explanation.
     public let message: String
+    /// For a missing dependency, the registrations closest to it, nearest first.
+    public let nearMatches: [ResolutionError.NearMatch]
 
     /// Creates a problem.
     public init(
       kind: Kind, dependency: DependencyReference, registeredAt: CodeLocation?, path: [DependencyReference],
-      message: String
+      pathRegistrations: [CodeLocation?]? = nil, message: String, nearMatches: [ResolutionError.NearMatch] = []
     ) {
       self.kind = kind
       self.dependency = dependency
       self.registeredAt = registeredAt
       self.path = path
+      self.pathRegistrations = pathRegistrations ?? path.map { _ in nil }
       self.message = message
+      self.nearMatches = nearMatches
     }
 
-    /// The message, where the dependency was declared and registered, and the path.
+    /// The message, where the dependency was declared and registered, and the path; for a
+    /// cycle, each key of the loop with its sites; for a captive dependency, the held
+    /// dependency's sites too.
     public var description: String {
       var lines = ["✗ \(kind.rawValue): \(message)"]
+      if kind == .cycle {
+        for (reference, site) in zip(path, pathRegistrations).dropLast() {
+          lines.append("    \(reference.name): \(ResolutionError.sites(reference.location, site))")
+        }
+        return lines.joined(separator: "\n")
+      }
       if let location = dependency.location { lines.append("    declared at \(location)") }
       if let registeredAt { lines.append("    registered at \(registeredAt)") }
       if path.count > 1 { lines.append("    path: \(path.map(\.name).joined(separator: " → "))") }
+      if kind == .captiveDependency, let held = path.last, path.count > 1 {
+        lines.append("    holds \(held.name): \(ResolutionError.sites(held.location, pathRegistrations.last ?? nil))")
+      }
+      if !nearMatches.isEmpty {
+        lines.append("    registered nearby: \(nearMatches.map(\.description).joined(separator: "; "))")
+      }
       return lines.joined(separator: "\n")
     }
   }
@@ -150,7 +171,8 @@ extension Container {
   ///   - keys: Keys to check besides the registrations, such as the keys your app resolves at
   ///     the top level (their defaults and dependencies are checked too).
   ///   - arguments: A sample argument for each argument key to run, such as
-  ///     `[\.profile: UserID("sample")]`.
+  ///     `[\.profile: UserID("sample")]`. A sample of a type the key does not take is reported
+  ///     as a ``ValidationReport/Problem/Kind/factoryMismatch`` problem.
   ///
   /// Inside a ``withOverrides(_:isolation:operation:)`` scope it validates the container as the
   /// scope sees it, overrides included.
@@ -176,7 +198,7 @@ extension Container {
 
   /// Every dependency registered here or in an ancestor (or, for a copy, in the container it
   /// copies and its overrides).
-  private var registeredIndices: Set<Int> {
+  var registeredIndices: Set<Int> {
     var indices = Set(state.withLock { $0.registrations.keys })
     if let overlay {
       indices.formUnion(overlay.base.registeredIndices)
@@ -287,6 +309,7 @@ extension Container {
       let holder = error.path[error.path.count - 2]
       return ValidationReport.Problem(
         kind: .captiveDependency, dependency: holder, registeredAt: registrationSite(of: holder), path: error.path,
+        pathRegistrations: error.path.map { registrationSite(of: $0) },
         message:
           "\(holder.name), shared by a parent container, depends on \(error.dependency.name), which only this child scope provides"
       )
@@ -301,12 +324,12 @@ extension Container {
       }
     }
     return ValidationReport.Problem(
-      kind: kind, dependency: error.dependency, registeredAt: error.registeredAt, path: error.path, message: message)
+      kind: kind, dependency: error.dependency, registeredAt: error.registeredAt, path: error.path,
+      pathRegistrations: error.pathRegistrations, message: message, nearMatches: error.nearMatches)
   }
 
   private func registrationSite(of dependency: DependencyReference) -> CodeLocation? {
-    guard let index = KeyTable.shared.index(named: dependency) else { return nil }
-    return effectiveRegistration(index)?.0.location
+    KeyTable.shared.index(named: dependency).flatMap(registrationSite)
   }
 
   /// Whether `dependency` is made as a struct, enum, optional or tuple: a holder keeps a copy of
@@ -354,6 +377,7 @@ extension Container {
           problems.append(
             ValidationReport.Problem(
               kind: .captiveDependency, dependency: holder.reference, registeredAt: holder.site, path: path,
+              pathRegistrations: path.map { registrationSite(of: $0) },
               message:
                 "\(holder.reference.name) (\(holder.scope)) holds \(held.name) (\(heldScope))\(via), which should not outlive one \(lifetime)"
             ))

@@ -49,6 +49,30 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     case resolutionTooDeep
   }
 
+  /// A registration whose type or name is close to the one asked for: the same type under
+  /// another name, a key of that type, or a type with the same base name (an optional or
+  /// existential variant, another module's type of that name).
+  public struct NearMatch: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The dependency that is registered.
+    public let dependency: DependencyReference
+    /// Where it was registered, or, for a key's default, declared.
+    public let site: CodeLocation?
+
+    /// Creates a near match.
+    public init(dependency: DependencyReference, site: CodeLocation?) {
+      self.dependency = dependency
+      self.site = site
+    }
+
+    /// `any TodoStore (name: "main") at TodoApp/Composition.swift:12`, or for a key
+    /// `\.todoStore (any TodoStore) at TodoKit/Keys.swift:8`.
+    public var description: String {
+      let name =
+        dependency.name.hasPrefix("\\.") ? "\(dependency.name) (\(dependency.typeName))" : dependency.name
+      return site.map { "\(name) at \($0)" } ?? name
+    }
+  }
+
   /// The kind of failure.
   public let kind: Kind
   /// The dependency that could not be resolved.
@@ -57,19 +81,28 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   public let registeredAt: CodeLocation?
   /// The resolution path from the top-level request to ``dependency`` (both included).
   public let path: [DependencyReference]
+  /// Where each dependency on ``path`` was registered (`nil` where it was not, or where its
+  /// key's default was used), in the same order.
+  public let pathRegistrations: [CodeLocation?]
   /// A description of the error a factory threw, for ``Kind/factoryFailed``.
   public let underlying: String?
+  /// For a missing dependency, the registrations closest to it (see ``NearMatch``), nearest
+  /// first.
+  public let nearMatches: [NearMatch]
 
   /// Creates an error; the engine makes these, tests may compare against them.
   public init(
     kind: Kind, dependency: DependencyReference, registeredAt: CodeLocation? = nil,
-    path: [DependencyReference], underlying: String? = nil
+    path: [DependencyReference], pathRegistrations: [CodeLocation?]? = nil, underlying: String? = nil,
+    nearMatches: [NearMatch] = []
   ) {
     self.kind = kind
     self.dependency = dependency
     self.registeredAt = registeredAt
     self.path = path
+    self.pathRegistrations = pathRegistrations ?? path.map { _ in nil }
     self.underlying = underlying
+    self.nearMatches = nearMatches
   }
 
   /// The path as one line: `\.todoList → \.repository → \.clock`.
@@ -79,9 +112,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// and how to fix it.
   public var description: String {
     var lines: [String] = []
-    let subject =
-      dependency.name == dependency.typeName ? dependency.name : "\(dependency.name) (\(dependency.typeName))"
-    let typeExpression = dependency.typeName.hasPrefix("any ") ? "(\(dependency.typeName))" : dependency.typeName
+    let subject = dependency.subject
     switch kind {
     case .requiredKeyNotProvided:
       lines.append("Knapsack: required key \(subject) was never provided.")
@@ -99,13 +130,26 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       lines.append(
         "Knapsack: resolving \(subject) went \(path.count) levels deep, too deep for this thread's stack.")
     }
-    if let location = dependency.location { lines.append("  declared at \(location)") }
-    if let registeredAt { lines.append("  registered at \(registeredAt)") }
+    if kind == .cycle {
+      // Each key of the loop with its own sites (the last one closes the loop).
+      for (reference, site) in zip(path, pathRegistrations).dropLast() {
+        lines.append("  \(reference.name): \(Self.sites(reference.location, site))")
+      }
+    } else {
+      if let location = dependency.location { lines.append("  declared at \(location)") }
+      if let registeredAt { lines.append("  registered at \(registeredAt)") }
+    }
     if kind == .resolutionTooDeep {
       let shown = path.count > 8 ? path.prefix(4).map(\.name) + ["…"] + path.suffix(4).map(\.name) : path.map(\.name)
       lines.append("  path: \(shown.joined(separator: " → "))")
     } else if kind != .cycle, path.count > 1 {
       lines.append("  path: \(pathDescription)")
+      let requester = path[path.count - 2]
+      let site = Self.sites(requester.location, pathRegistrations[path.count - 2])
+      if site != "site unknown" { lines.append("  requested by \(requester.name): \(site)") }
+    }
+    if !nearMatches.isEmpty {
+      lines.append("  registered nearby: \(nearMatches.map(\.description).joined(separator: "; "))")
     }
     switch kind {
     case .requiredKeyNotProvided:
@@ -113,8 +157,10 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
         "  fix: register it at the composition root, `container.register(\(dependency.name)) { ... }`,"
           + " or in a test, `withOverrides { $0.register(\(dependency.name)) { ... } } operation: { ... }`.")
     case .notRegistered:
+      let typeExpression = dependency.typeName.hasPrefix("any ") ? "(\(dependency.typeName))" : dependency.typeName
+      let name = dependency.registrationName.map { ", name: \($0)" } ?? ""
       lines.append(
-        "  fix: register it, `container.register(type: \(typeExpression).self) { r in ... }`,"
+        "  fix: register it, `container.register(type: \(typeExpression).self\(name)) { r in ... }`,"
           + " in the container or one of its parents.")
     case .cycle:
       lines.append("  fix: break the loop with `r.lazy(...)` or `r.provider(...)` on one of its edges.")
@@ -128,6 +174,23 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       break
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// `declared at A, registered at B`, whichever are known.
+  static func sites(_ declared: CodeLocation?, _ registered: CodeLocation?) -> String {
+    let parts = [declared.map { "declared at \($0)" }, registered.map { "registered at \($0)" }].compactMap { $0 }
+    return parts.isEmpty ? "site unknown" : parts.joined(separator: ", ")
+  }
+}
+
+extension DependencyReference {
+  /// A key as `\.storage (any LocalStorage)`; a type once, with its name if it has one.
+  var subject: String { name.hasPrefix("\\.") ? "\(name) (\(typeName))" : name }
+
+  /// The quoted registration name of a named type registration, such as `"archive"`.
+  var registrationName: String? {
+    guard !name.hasPrefix("\\."), name.hasSuffix(")"), let range = name.firstRange(of: " (name: ") else { return nil }
+    return String(name[range.upperBound..<name.index(before: name.endIndex)])
   }
 }
 

@@ -415,13 +415,20 @@ extension Container {
     let descriptor = table.descriptor(index)
     var indices = path ?? frame?.path ?? []
     if path == nil, indices.last != index { indices.append(index) }
-    let registration = effectiveRegistration(index)?.0
     return ResolutionError(
       kind: kind,
       dependency: descriptor.reference,
-      registeredAt: registration.flatMap { $0.isDefault ? nil : $0.location },
+      registeredAt: registrationSite(index),
       path: indices.map { table.descriptor($0).reference },
-      underlying: underlying.map { String(describing: $0) })
+      pathRegistrations: indices.map { registrationSite($0) },
+      underlying: underlying.map { String(describing: $0) },
+      nearMatches: kind == .notRegistered || kind == .requiredKeyNotProvided ? nearMatches(to: index) : [])
+  }
+
+  /// Where `index` was registered as this container sees it; nil when it was not, or when its
+  /// key's default is used.
+  func registrationSite(_ index: Int) -> CodeLocation? {
+    effectiveRegistration(index).flatMap { $0.0.isDefault ? nil : $0.0.location }
   }
 
   /// A cycle across concurrent resolutions: this one waits for `binding`, whose creator waits

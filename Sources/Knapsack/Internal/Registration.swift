@@ -77,6 +77,9 @@ final class Factory<Argument: Sendable, Value: Sendable>: AnyFactory, @unchecked
       argument = void
     } else if let sample = sample as? Argument {
       argument = sample
+    } else if let sample {
+      throw container.failure(
+        .factoryMismatch, index, nil, underlying: WrongSampleArgument(given: type(of: sample), expected: Argument.self))
     } else {
       return false
     }
@@ -94,6 +97,15 @@ final class Factory<Argument: Sendable, Value: Sendable>: AnyFactory, @unchecked
     Argument.self == Void.self
       ? "\(kind.name) of \(KeyTable.typeName(Value.self))"
       : "\(kind.name) of \(KeyTable.typeName(Value.self)) taking \(KeyTable.typeName(Argument.self))"
+  }
+}
+
+/// A sample argument given to `validate(arguments:)` whose type the key does not take.
+struct WrongSampleArgument: Error, CustomStringConvertible {
+  let given: Any.Type
+  let expected: Any.Type
+  var description: String {
+    "the sample argument given to validate() is \(KeyTable.typeName(given)), but the key takes \(KeyTable.typeName(expected))"
   }
 }
 

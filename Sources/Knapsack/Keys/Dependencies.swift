@@ -213,3 +213,33 @@ struct Declaration: Sendable {
     location = CodeLocation(fileID, line)
   }
 }
+
+extension DependencyKey {
+  /// Where the key was declared: the file and line of its property in an extension of
+  /// ``Dependencies``.
+  public var declarationSite: CodeLocation { declaration.location }
+}
+
+extension Multibinding {
+  /// Where the multibinding was declared: the file and line of its property.
+  public var declarationSite: CodeLocation { declaration.location }
+}
+
+extension Dependencies {
+  /// Where the key at `key` was declared, such as `Storage/Keys.swift:12`: for tools and error
+  /// messages of your own.
+  ///
+  /// ```swift
+  /// print(Dependencies.declarationSite(of: \.storage))
+  /// ```
+  public static func declarationSite<Kind, Argument, Value>(
+    of key: KeyPath<Dependencies, DependencyKey<Kind, Argument, Value>>
+  ) -> CodeLocation {
+    Dependencies()[keyPath: key].declarationSite
+  }
+
+  /// Where the multibinding at `key` was declared.
+  public static func declarationSite<Element>(of key: KeyPath<Dependencies, Multibinding<Element>>) -> CodeLocation {
+    Dependencies()[keyPath: key].declarationSite
+  }
+}

@@ -1,0 +1,65 @@
+extension Container {
+  /// The registrations closest to a dependency nobody provides, nearest first: the same type
+  /// under another name (or without one), a key of that type, then a type with the same base
+  /// name (an optional or existential variant, or a type of that name from another module).
+  /// Only errors call this; it reads every registration visible from the container (a key's
+  /// default is not a registration: which keys a process has seen depends on what it ran).
+  func nearMatches(to index: Int, limit: Int = 5) -> [ResolutionError.NearMatch] {
+    let table = KeyTable.shared
+    let wanted = table.descriptor(index)
+    let wantedBase = Self.baseName(wanted.typeName)
+    var found: [(rank: Int, match: ResolutionError.NearMatch)] = []
+    for candidate in registeredIndices where candidate != index {
+      let descriptor = table.descriptor(candidate)
+      guard descriptor.kind != .multibinding else { continue }
+      let rank: Int
+      if descriptor.typeName == wanted.typeName {
+        rank = descriptor.kind == .type ? 0 : 1
+      } else if Self.baseName(descriptor.typeName) == wantedBase {
+        rank = 2
+      } else {
+        continue
+      }
+      let site = effectiveRegistration(candidate)?.0.location ?? descriptor.declaration
+      found.append((rank, ResolutionError.NearMatch(dependency: descriptor.reference, site: site)))
+    }
+    return found.sorted { ($0.rank, $0.match.dependency.name) < ($1.rank, $1.match.dependency.name) }
+      .prefix(limit).map(\.match)
+  }
+
+  /// `Store` for `Store`, `Store?`, `Optional<Store>`, `any Store`, `App.Store`, compared
+  /// case-insensitively.
+  static func baseName(_ typeName: String) -> String {
+    var name = Substring(typeName)
+    var changed = true
+    while changed {
+      changed = false
+      for prefix in ["any ", "some ", "Optional<", "Swift.Optional<", "ImplicitlyUnwrappedOptional<"]
+      where name.hasPrefix(prefix) {
+        name = name.dropFirst(prefix.count)
+        if prefix.hasSuffix("<"), name.hasSuffix(">") { name = name.dropLast() }
+        changed = true
+      }
+      while name.hasSuffix("?") || name.hasSuffix("!") {
+        name = name.dropLast()
+        changed = true
+      }
+      if name.hasPrefix("("), name.hasSuffix(")"), !name.contains(",") {
+        name = name.dropFirst().dropLast()
+        changed = true
+      }
+    }
+    // The last component of a qualified name, outside generic arguments.
+    var depth = 0
+    var start = name.startIndex
+    for position in name.indices {
+      switch name[position] {
+      case "<": depth += 1
+      case ">": depth -= 1
+      case "." where depth == 0: start = name.index(after: position)
+      default: break
+      }
+    }
+    return name[start...].lowercased()
+  }
+}

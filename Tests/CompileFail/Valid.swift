@@ -1,0 +1,18 @@
+// The control: correct uses of the same keys type-check with no diagnostic, so a failing
+// snippet fails because of its mistake, not because the set-up is broken.
+import Knapsack
+
+func correctUses(_ container: Container) async throws {
+  let _: Store = try container[\.store]
+  let _: Store = try container.resolve(\.store)
+  let _: Store = try await container.resolve(\.database)
+  let _: Store = try container.resolve(\.profile, argument: 7)
+  let _: ScreenModel = try await container.resolve(\.screenModel)
+  container.register(type: Store.self, name: "main") { Store() }
+  let _: Store = try container.resolve(type: Store.self, name: "main")
+  let _: Store = try container.resolve()
+}
+
+@MainActor func correctMainActorUse(_ container: Container) throws {
+  let _: ScreenModel = try container[\.screenModel]
+}

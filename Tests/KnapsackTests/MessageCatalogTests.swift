@@ -1,0 +1,145 @@
+// Every ResolutionError kind and every validation problem kind, printed for a known graph
+// (MessageCatalogFixtures.swift) and compared, whole, with the message catalogue in the DocC
+// "Diagnostics" article, so that a change in wording or in a site is caught, and the article
+// cannot drift. `KNAPSACK_UPDATE_MESSAGES=1 swift test --filter MessageCatalog` rewrites the
+// article's blocks from what the library prints now.
+import Foundation
+import Knapsack
+import Testing
+
+@Suite struct MessageCatalogTests {
+  static let article = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Sources/Knapsack/Knapsack.docc/Diagnostics.md")
+
+  /// The error a resolution throws.
+  static func error(_ body: () throws -> Any) -> String {
+    do {
+      _ = try body()
+      return "(no error)"
+    } catch {
+      return String(describing: error)
+    }
+  }
+
+  /// The one problem of `kind` in the report.
+  static func problem(_ report: ValidationReport, _ kind: ValidationReport.Problem.Kind) -> String {
+    report.problems(kind).map(\.description).joined(separator: "\n")
+  }
+
+  /// The messages, in catalogue order, by identifier.
+  static func messages() async -> [(id: String, text: String)] {
+    var messages: [(id: String, text: String)] = []
+    func add(_ id: String, _ text: String) { messages.append((id, text)) }
+
+    add("resolution.requiredKeyNotProvided", error { try Catalog.missingKey()[\.catalogRepository] })
+    add("resolution.notRegistered", error { try Catalog.missingType().resolve(type: CatalogRepository.self) })
+    add("resolution.cycle", error { try Catalog.cycle()[\.catalogLeft] })
+    add("resolution.factoryFailed", error { try Catalog.failing()[\.catalogFilePath] })
+    let disposed = Catalog.captive()
+    try? await disposed.dispose()
+    add("resolution.containerDisposed", error { try disposed[\.catalogSession] })
+    // The typed API leaves no way to reach a factory of the wrong type; this is the text the
+    // engine prints when one is reached anyway (an erased resolution, a bad sample argument).
+    add(
+      "resolution.factoryMismatch",
+      String(
+        describing: ResolutionError(
+          kind: .factoryMismatch,
+          dependency: DependencyReference(name: "\\.catalogProfile", typeName: "CatalogSession", location: nil),
+          path: [], underlying: "expected a factory of CatalogSession taking Int, found a synchronous factory")))
+    let deep = Catalog.chain(10_000)
+    add(
+      "resolution.resolutionTooDeep",
+      await onThread(stackSize: 512 * 1024) { error { try deep.resolve(type: Int.self, name: "step 0") } })
+
+    let missingKey = await Catalog.missingKey().validate(including: [\.catalogRepository])
+    add("validation.missingRequiredKey", problem(missingKey, .missingRequiredKey))
+    add("validation.missingRegistration", problem(await Catalog.missingType().validate(), .missingRegistration))
+    add("validation.cycle", problem(await Catalog.cycle().validate(), .cycle))
+    add("validation.captiveDependency", problem(await Catalog.captive().validate(), .captiveDependency))
+    add("validation.captiveDependency.child", problem(await Catalog.childCaptive().validate(), .captiveDependency))
+    add("validation.factoryFailed", problem(await Catalog.failing().validate(), .factoryFailed))
+    let wrongSample = await Container().validate(arguments: [\.catalogProfile: "seven"])
+    add("validation.factoryMismatch", problem(wrongSample, .factoryMismatch))
+    add("validation.containerDisposed", problem(await disposed.validate(), .containerDisposed))
+    add(
+      "validation.example",
+      String(
+        describing: await ValidationSamples.everyProblemContainer().validate(including: [\.todoRepository])))
+    return messages
+  }
+
+  /// Numbers that depend on the thread's stack and the build, masked in the comparison.
+  static func masked(_ id: String, _ text: String) -> String {
+    guard id == "resolution.resolutionTooDeep" else { return text }
+    return text.replacing(/\d+/, with: "N")
+  }
+
+  @Test func everyMessageIsTheOneTheArticleShows() async throws {
+    let messages = await Self.messages()
+    var article = try String(contentsOf: Self.article, encoding: .utf8)
+    if ProcessInfo.processInfo.environment["KNAPSACK_UPDATE_MESSAGES"] == "1" {
+      for message in messages { article = try Self.replacingBlock(message.id, with: message.text, in: article) }
+      try article.write(to: Self.article, atomically: true, encoding: .utf8)
+      return
+    }
+    for message in messages {
+      let shown = try #require(Self.block(message.id, in: article), "the article has no block \(message.id)")
+      #expect(
+        Self.masked(message.id, shown) == Self.masked(message.id, message.text),
+        "\(message.id) prints:\n\(message.text)\n\nrun `KNAPSACK_UPDATE_MESSAGES=1 swift test --filter MessageCatalog`")
+    }
+  }
+
+  @Test func theMessagesNameTheUsersOwnSites() async throws {
+    let texts = Dictionary(uniqueKeysWithValues: await Self.messages().map { ($0.id, $0.text) })
+    let fixtures = "KnapsackTests/MessageCatalogFixtures.swift:"
+    // A missing key names its declaration, what asked for it, and the near match by type.
+    let missing = try #require(texts["resolution.requiredKeyNotProvided"])
+    #expect(missing.contains("declared at \(fixtures)"))
+    #expect(missing.contains("registered nearby: any CatalogClock at \(fixtures)"))
+    // A type is named once, with the names it is registered under.
+    let type = try #require(texts["resolution.notRegistered"])
+    #expect(type.hasPrefix("Knapsack: nothing is registered for any CatalogStore (name: \"archive\").\n"))
+    #expect(type.contains("any CatalogStore (name: \"main\") at \(fixtures)"))
+    #expect(type.contains("\\.catalogStore (any CatalogStore) at \(fixtures)"))
+    // A cycle names each key with its own sites.
+    let cycle = try #require(texts["resolution.cycle"])
+    #expect(cycle.contains("\\.catalogLeft: declared at \(fixtures)"))
+    #expect(cycle.contains("\\.catalogRight: declared at \(fixtures)"))
+    // A captive dependency names the holder's registration and the held one's sites.
+    let captive = try #require(texts["validation.captiveDependency"])
+    #expect(captive.contains("registered at \(fixtures)"))
+    #expect(captive.contains("holds \\.catalogSession: declared at \(fixtures)"))
+    let child = try #require(texts["validation.captiveDependency.child"])
+    #expect(child.contains("holds \\.catalogSession: declared at \(fixtures)"))
+    #expect(child.components(separatedBy: "registered at \(fixtures)").count == 3, "both registrations: \(child)")
+  }
+
+  /// The fenced block that follows `<!-- message: ID -->`.
+  static func block(_ id: String, in article: String) -> String? {
+    guard let marker = article.range(of: "<!-- message: \(id) -->\n```text\n"),
+      let end = article.range(of: "\n```", range: marker.upperBound..<article.endIndex)
+    else { return nil }
+    return String(article[marker.upperBound..<end.lowerBound])
+  }
+
+  static func replacingBlock(_ id: String, with text: String, in article: String) throws -> String {
+    struct MissingMarker: Error { let id: String }
+    guard let marker = article.range(of: "<!-- message: \(id) -->\n```text\n"),
+      let end = article.range(of: "\n```", range: marker.upperBound..<article.endIndex)
+    else { throw MissingMarker(id: id) }
+    return article.replacingCharacters(in: marker.upperBound..<end.lowerBound, with: text)
+  }
+}
+
+@Suite struct DeclarationSiteTests {
+  @Test func everyKeyKindTellsWhereItWasDeclared() {
+    let file = "KnapsackTests/MessageCatalogFixtures.swift"
+    #expect(Dependencies.declarationSite(of: \.catalogClock) == CodeLocation(fileID: file, line: 26))
+    #expect(Dependencies.declarationSite(of: \.catalogStore) == CodeLocation(fileID: file, line: 27))
+    #expect(Dependencies.declarationSite(of: \.catalogProfile) == CodeLocation(fileID: file, line: 38))
+    #expect(Dependencies.declarationSite(of: \.catalogProfile).description == "\(file):38")
+  }
+}
