@@ -234,4 +234,32 @@ struct LazyHolder {
     #expect(output.contains("declared at KnapsackTests/InjectionTests.swift:"))
     #expect(output.contains("fix: register it"))
   }
+
+  @Test func injectedFailuresNameThePropertysOwnFileAndLine() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      struct Screen {
+        @Injected(\.injectionToken, container: Container()) var token: Token
+      }
+      _ = Screen().token
+    }
+    let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    let propertyLine = #line - 7
+    #expect(
+      output.contains("@Injected at KnapsackTests/InjectionTests.swift:\(propertyLine) could not resolve"), "\(output)")
+  }
+
+  @Test func lazyInjectedFailuresNameThePropertysOwnFileAndLine() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      struct Screen {
+        @LazyInjected(\.injectionToken, container: Container()) var token: Token
+      }
+      let screen = Screen()
+      _ = screen.token
+    }
+    let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    let propertyLine = #line - 8
+    #expect(
+      output.contains("@LazyInjected at KnapsackTests/InjectionTests.swift:\(propertyLine) could not resolve"),
+      "\(output)")
+  }
 }
