@@ -143,3 +143,33 @@ import Testing
     #expect(Dependencies.declarationSite(of: \.catalogProfile).description == "\(file):38")
   }
 }
+
+@Suite struct NearMatchTests {
+  final class NearThing: Sendable {}
+
+  @Test func optionalAndExistentialVariantsAreNearMatches() throws {
+    let container = Container()
+    container.register(type: NearThing?.self) { NearThing() }
+    container.register(type: NearThing.self, name: "primary") { NearThing() }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: NearThing.self) }
+    #expect(error.nearMatches.map(\.dependency.name) == ["NearThing (name: \"primary\")", "Optional<NearThing>"])
+    #expect(error.description.contains("registered nearby: NearThing (name: \"primary\") at KnapsackTests/"))
+  }
+
+  @Test func unrelatedTypesAreNotNearMatches() throws {
+    let container = Container()
+    container.register(type: String.self) { "text" }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: NearThing.self) }
+    #expect(error.nearMatches.isEmpty)
+    #expect(!error.description.contains("registered nearby"))
+  }
+
+  @Test func errorsRoundTripThroughCodableWithTheirSites() throws {
+    let container = Container()
+    container.register(type: NearThing.self, name: "primary") { NearThing() }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: NearThing.self) }
+    let decoded = try JSONDecoder().decode(ResolutionError.self, from: JSONEncoder().encode(error))
+    #expect(decoded == error)
+    #expect(decoded.description == error.description)
+  }
+}

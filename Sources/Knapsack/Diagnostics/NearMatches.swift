@@ -2,26 +2,28 @@ extension Container {
   /// The registrations closest to a dependency nobody provides, nearest first: the same type
   /// under another name (or without one), a key of that type, then a type with the same base
   /// name (an optional or existential variant, or a type of that name from another module).
-  /// Only errors call this; it reads every registration visible from the container (a key's
+  ///
+  /// Only errors call this. Its cost does not grow with the container: it looks only at the
+  /// dependencies whose type has the same base name, and keeps those visible from here (a key's
   /// default is not a registration: which keys a process has seen depends on what it ran).
   func nearMatches(to index: Int, limit: Int = 5) -> [ResolutionError.NearMatch] {
     let table = KeyTable.shared
-    let wanted = table.descriptor(index)
+    let descriptors = table.descriptors
+    let wanted = descriptors[index]
     let wantedBase = Self.baseName(wanted.typeName)
-    var found: [(rank: Int, match: ResolutionError.NearMatch)] = []
-    for candidate in registeredIndices where candidate != index {
-      let descriptor = table.descriptor(candidate)
-      guard descriptor.kind != .multibinding else { continue }
-      let rank: Int
-      if descriptor.typeName == wanted.typeName {
-        rank = descriptor.kind == .type ? 0 : 1
-      } else if Self.baseName(descriptor.typeName) == wantedBase {
-        rank = 2
-      } else {
-        continue
+    let candidates = table.byBaseName.withLock { grouping in
+      for descriptor in descriptors[grouping.indexed...] {
+        grouping.groups[Self.baseName(descriptor.typeName), default: []].append(descriptor.index)
       }
-      let site = effectiveRegistration(candidate)?.0.location ?? descriptor.declaration
-      found.append((rank, ResolutionError.NearMatch(dependency: descriptor.reference, site: site)))
+      grouping.indexed = descriptors.count
+      return grouping.groups[wantedBase] ?? []
+    }
+    var found: [(rank: Int, match: ResolutionError.NearMatch)] = []
+    for candidate in candidates where candidate != index {
+      let descriptor = descriptors[candidate]
+      guard descriptor.kind != .multibinding, let registration = effectiveRegistration(candidate)?.0 else { continue }
+      let rank = descriptor.typeName != wanted.typeName ? 2 : descriptor.kind == .type ? 0 : 1
+      found.append((rank, ResolutionError.NearMatch(dependency: descriptor.reference, site: registration.location)))
     }
     return found.sorted { ($0.rank, $0.match.dependency.name) < ($1.rank, $1.match.dependency.name) }
       .prefix(limit).map(\.match)

@@ -83,12 +83,30 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   public let path: [DependencyReference]
   /// Where each dependency on ``path`` was registered (`nil` where it was not, or where its
   /// key's default was used), in the same order.
-  public let pathRegistrations: [CodeLocation?]
+  public var pathRegistrations: [CodeLocation?] {
+    guard let origin else { return givenPathRegistrations }
+    return origin.path.map { origin.container.registrationSite($0) }
+  }
+  private let givenPathRegistrations: [CodeLocation?]
   /// A description of the error a factory threw, for ``Kind/factoryFailed``.
   public let underlying: String?
   /// For a missing dependency, the registrations closest to it (see ``NearMatch``), nearest
-  /// first.
-  public let nearMatches: [NearMatch]
+  /// first. Looked up when first read, so that throwing the error costs nothing extra.
+  public var nearMatches: [NearMatch] {
+    guard let origin, kind == .notRegistered || kind == .requiredKeyNotProvided else { return givenNearMatches }
+    return origin.container.nearMatches(to: origin.index)
+  }
+  private let givenNearMatches: [NearMatch]
+  /// For an error the engine made: the container and indices it was made from, so that the
+  /// sites of the path and the near matches are looked up when read, not when thrown (code that
+  /// tries a resolution and handles its absence pays nothing for them).
+  private let origin: Origin?
+
+  private struct Origin: Sendable {
+    let container: Container
+    let index: Int
+    let path: [Int]
+  }
 
   /// Creates an error; the engine makes these, tests may compare against them.
   public init(
@@ -100,9 +118,71 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     self.dependency = dependency
     self.registeredAt = registeredAt
     self.path = path
-    self.pathRegistrations = pathRegistrations ?? path.map { _ in nil }
+    self.givenPathRegistrations = pathRegistrations ?? path.map { _ in nil }
     self.underlying = underlying
-    self.nearMatches = nearMatches
+    self.givenNearMatches = nearMatches
+    self.origin = nil
+  }
+
+  /// An error made by `container`'s engine for the dependency `index`, reached by `path`.
+  init(
+    kind: Kind, container: Container, index: Int, path indices: [Int], underlying: String?
+  ) {
+    let table = KeyTable.shared
+    self.kind = kind
+    dependency = table.descriptor(index).reference
+    registeredAt = container.registrationSite(index)
+    path = indices.map { table.descriptor($0).reference }
+    self.underlying = underlying
+    givenPathRegistrations = []
+    givenNearMatches = []
+    origin = Origin(container: container, index: index, path: indices)
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case kind, dependency, registeredAt, path, pathRegistrations, underlying, nearMatches
+  }
+
+  /// Decodes an error encoded by ``encode(to:)``.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      kind: try container.decode(Kind.self, forKey: .kind),
+      dependency: try container.decode(DependencyReference.self, forKey: .dependency),
+      registeredAt: try container.decodeIfPresent(CodeLocation.self, forKey: .registeredAt),
+      path: try container.decode([DependencyReference].self, forKey: .path),
+      pathRegistrations: try container.decode([CodeLocation?].self, forKey: .pathRegistrations),
+      underlying: try container.decodeIfPresent(String.self, forKey: .underlying),
+      nearMatches: try container.decode([NearMatch].self, forKey: .nearMatches))
+  }
+
+  /// Encodes the error, its near matches included.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(kind, forKey: .kind)
+    try container.encode(dependency, forKey: .dependency)
+    try container.encodeIfPresent(registeredAt, forKey: .registeredAt)
+    try container.encode(path, forKey: .path)
+    try container.encode(pathRegistrations, forKey: .pathRegistrations)
+    try container.encodeIfPresent(underlying, forKey: .underlying)
+    try container.encode(nearMatches, forKey: .nearMatches)
+  }
+
+  /// Whether two errors say the same thing, near matches included.
+  public static func == (left: ResolutionError, right: ResolutionError) -> Bool {
+    left.kind == right.kind && left.dependency == right.dependency && left.registeredAt == right.registeredAt
+      && left.path == right.path && left.pathRegistrations == right.pathRegistrations
+      && left.underlying == right.underlying && left.nearMatches == right.nearMatches
+  }
+
+  /// Hashes what `==` compares, except the sites of the path and the near matches (looked up
+  /// when read).
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(kind)
+    hasher.combine(dependency)
+    hasher.combine(registeredAt)
+    hasher.combine(path)
+    hasher.combine(underlying)
   }
 
   /// The path as one line: `\.todoList → \.repository → \.clock`.

@@ -411,18 +411,10 @@ extension Container {
     _ kind: ResolutionError.Kind, _ index: Int, _ frame: UnsafeMutablePointer<Frame>?, path: [Int]? = nil,
     underlying: (any Error)? = nil
   ) -> ResolutionError {
-    let table = KeyTable.shared
-    let descriptor = table.descriptor(index)
     var indices = path ?? frame?.path ?? []
     if path == nil, indices.last != index { indices.append(index) }
     return ResolutionError(
-      kind: kind,
-      dependency: descriptor.reference,
-      registeredAt: registrationSite(index),
-      path: indices.map { table.descriptor($0).reference },
-      pathRegistrations: indices.map { registrationSite($0) },
-      underlying: underlying.map { String(describing: $0) },
-      nearMatches: kind == .notRegistered || kind == .requiredKeyNotProvided ? nearMatches(to: index) : [])
+      kind: kind, container: self, index: index, path: indices, underlying: underlying.map { String(describing: $0) })
   }
 
   /// Where `index` was registered as this container sees it; nil when it was not, or when its
