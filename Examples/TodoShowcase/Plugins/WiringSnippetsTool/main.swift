@@ -122,7 +122,8 @@ func run() -> Int32 {
     }
   }
   guard !root.isEmpty, !output.isEmpty else {
-    FileHandle.standardError.write(Data("usage: showcase-wiring-snippets --root DIR --output FILE [--module NAME FILE...]...\n".utf8))
+    FileHandle.standardError.write(
+      Data("usage: showcase-wiring-snippets --root DIR --output FILE [--module NAME FILE...]...\n".utf8))
     return 2
   }
   let rootPrefix = root.hasSuffix("/") ? root : root + "/"

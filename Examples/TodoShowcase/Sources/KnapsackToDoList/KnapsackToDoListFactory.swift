@@ -8,7 +8,8 @@ public enum KnapsackToDoListFactory {
     name: "Knapsack",
     summary:
       "Typed keys on Dependencies, a TodoListAssembly for the app's storage, and @Injected in the screen model, all inside a task-local override scope: nothing global is changed.",
-    gives: "Typed keys checked by the compiler, scopes, validate() and a graph before the first request, overrides without globals.",
+    gives:
+      "Typed keys checked by the compiler, scopes, validate() and a graph before the first request, overrides without globals.",
     costs: "A library to learn, and a key to declare per dependency; resolution goes through a container.",
     pickWhen: "Many modules share dependencies, and you want the graph checked and tests that override one piece."
   )
@@ -27,16 +28,16 @@ public enum KnapsackToDoListFactory {
     }
   }
 
+  /// What an app's screen holder looks like with property injection.
+  struct ScreenModel {
+    @Injected(\.todoListScreen) var screen: TodoListScreen
+  }
+  // showcase:end
+
   /// Makes the list screen from an app's container, which must provide `\.todoStorage`.
   ///
   /// - Throws: `ResolutionError` naming the missing key if it does not.
   public static func make(container: Container) throws -> TodoListScreen {
     try container[\.todoListScreen]
   }
-
-  /// What an app's screen holder looks like with property injection.
-  struct ScreenModel {
-    @Injected(\.todoListScreen) var screen: TodoListScreen
-  }
-  // showcase:end
 }

@@ -28,7 +28,8 @@ private func sourceRegions(module: String) throws -> [SourceRegion] {
       if trimmed.hasPrefix("// showcase:begin ") {
         current = (String(trimmed.dropFirst("// showcase:begin ".count)), [])
       } else if trimmed == "// showcase:end", let open = current {
-        let indent = open.lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        let indent =
+          open.lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
           .map { $0.prefix { $0 == " " }.count }.min() ?? 0
         let code = open.lines.map { String($0.dropFirst(indent)) }.joined(separator: "\n")
         regions.append(SourceRegion(caption: open.caption, code: code))

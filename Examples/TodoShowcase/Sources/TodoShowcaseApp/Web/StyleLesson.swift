@@ -56,6 +56,7 @@ enum StyleLesson {
     dl.legend dt { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; }
     dl.legend dd { margin: 0; }
     .legend-swatch { vertical-align: middle; }
+    #validation-report, #broken-report { white-space: pre-wrap; overflow-wrap: anywhere; }
     ul.registrations { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: .85rem; padding-left: 1.25rem; overflow-wrap: anywhere; }
 
     """
