@@ -13,6 +13,7 @@ public struct DIStyle: Sendable, Hashable, Identifiable {
   /// One line: when to pick it.
   public let pickWhen: String
 
+  /// Creates a style; each feature module's factory declares its own.
   public init(id: String, name: String, summary: String, gives: String, costs: String, pickWhen: String) {
     self.id = id
     self.name = name
