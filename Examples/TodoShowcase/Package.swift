@@ -114,6 +114,7 @@ let package = Package(
       ],
       exclude: ["__Snapshots__"]
     ),
+    .testTarget(name: "WiringSnippetsToolTests", dependencies: ["showcase-wiring-snippets"]),
     .testTarget(
       name: "ThirdPartyDIToDoListTests",
       dependencies: [

@@ -26,8 +26,12 @@ struct MarkerError: Error {
   var message: String
 }
 
-let beginMarker = "// showcase:begin"
-let endMarker = "// showcase:end"
+/// The markers. Static, so they are initialized on first use: a top-level `let` in main.swift is
+/// only set when the top-level code runs, which a test importing this module never does.
+enum Marker {
+  static let begin = "// showcase:begin"
+  static let end = "// showcase:end"
+}
 
 /// The marked regions of one file, in line order.
 func snippets(module: String, file: String, relativePath: String, text: String) throws -> [Snippet] {
@@ -37,20 +41,20 @@ func snippets(module: String, file: String, relativePath: String, text: String) 
   for (index, line) in lines.enumerated() {
     let trimmed = line.trimmingCharacters(in: .whitespaces)
     let column = line.prefix { $0 == " " || $0 == "\t" }.count + 1
-    if trimmed.hasPrefix(beginMarker) {
+    if trimmed.hasPrefix(Marker.begin) {
       if let open {
         throw MarkerError(
           path: file, line: index + 1, column: column,
           message: "a showcase region begins inside the one begun on line \(open.line - 1)")
       }
-      let caption = trimmed.dropFirst(beginMarker.count).trimmingCharacters(in: .whitespaces)
+      let caption = trimmed.dropFirst(Marker.begin.count).trimmingCharacters(in: .whitespaces)
       guard !caption.isEmpty else {
         throw MarkerError(
           path: file, line: index + 1, column: column,
           message: "a showcase region needs a caption: // showcase:begin CAPTION")
       }
       open = (index + 2, caption, [])
-    } else if trimmed.hasPrefix(endMarker) {
+    } else if trimmed.hasPrefix(Marker.end) {
       guard let region = open else {
         throw MarkerError(
           path: file, line: index + 1, column: column, message: "// showcase:end without a // showcase:begin")
