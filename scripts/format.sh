@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 paths=()
 for path in Package.swift Sources Tests Plugins \
-  Examples/TodoShowcase/Package.swift Examples/TodoShowcase/Sources Examples/TodoShowcase/Tests \
+  Examples/TodoShowcase/Package.swift Examples/TodoShowcase/Sources Examples/TodoShowcase/Tests Examples/TodoShowcase/Plugins \
   Benchmarks/Package.swift Benchmarks/Sources Benchmarks/Tests Benchmarks/Plugins; do
   if [[ -e "$path" ]]; then paths+=("$path"); fi
 done

@@ -49,7 +49,15 @@ let package = Package(
         "DependencyProviderToDoList",
         "KnapsackToDoList",
         "ThirdPartyDIToDoList",
-      ]
+      ],
+      plugins: ["WiringSnippetsPlugin"]
+    ),
+    // Build time: the `// showcase:begin` regions of the feature modules become string constants
+    // that the tabs show (see Plugins/WiringSnippetsTool).
+    .executableTarget(name: "showcase-wiring-snippets", path: "Plugins/WiringSnippetsTool"),
+    .plugin(
+      name: "WiringSnippetsPlugin", capability: .buildTool(), dependencies: ["showcase-wiring-snippets"],
+      path: "Plugins/WiringSnippetsPlugin"
     ),
     .target(
       name: "TodoShowcaseApp",
@@ -106,6 +114,7 @@ let package = Package(
       ],
       exclude: ["__Snapshots__"]
     ),
+    .testTarget(name: "WiringSnippetsToolTests", dependencies: ["showcase-wiring-snippets"]),
     .testTarget(
       name: "ThirdPartyDIToDoListTests",
       dependencies: [
@@ -118,7 +127,7 @@ let package = Package(
   ]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .plugin {
   var settings = target.swiftSettings ?? []
   settings.append(.swiftLanguageMode(.v6))
   settings.append(.enableUpcomingFeature("ExistentialAny"))

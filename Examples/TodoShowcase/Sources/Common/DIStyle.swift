@@ -6,10 +6,20 @@ public struct DIStyle: Sendable, Hashable, Identifiable {
   public let name: String
   /// One or two sentences on how the style wires the screen.
   public let summary: String
+  /// One line: what the style gives you.
+  public let gives: String
+  /// One line: what the style costs.
+  public let costs: String
+  /// One line: when to pick it.
+  public let pickWhen: String
 
-  public init(id: String, name: String, summary: String) {
+  /// Creates a style; each feature module's factory declares its own.
+  public init(id: String, name: String, summary: String, gives: String, costs: String, pickWhen: String) {
     self.id = id
     self.name = name
     self.summary = summary
+    self.gives = gives
+    self.costs = costs
+    self.pickWhen = pickWhen
   }
 }

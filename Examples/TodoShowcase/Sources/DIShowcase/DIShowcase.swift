@@ -57,9 +57,26 @@ public struct Showcase: Sendable {
     await container.graph(including: Self.rootKeys)
   }
 
-  /// What `validate()` reports for a container that forgot ``TodoListAssembly``: the problem
-  /// an app would otherwise meet on its first request.
-  public static func validationWithoutAssembly() async -> ValidationReport {
-    await Container().validate(including: rootKeys)
+  /// What `validate()` reports for the app container: checked before the first request.
+  public func validation() async -> ValidationReport {
+    await container.validate(including: Self.rootKeys)
+  }
+
+  /// The same graph broken on purpose: a second container built like ``container`` but without
+  /// the storage registration (``TodoListAssembly`` not installed), its graph and what
+  /// `validate()` reports for it. The live ``container`` is never changed.
+  public static func brokenOnPurpose() async -> (graph: DependencyGraph, report: ValidationReport) {
+    let broken = Container(assemblies: [])
+    return (await broken.graph(including: rootKeys), await broken.validate(including: rootKeys))
+  }
+
+  /// The graph of the DependencyProvider tab's container: its registrations by type.
+  public func providerGraph() async -> DependencyGraph {
+    await DependencyProviderToDoListFactory.makeContainer(storage: storage).graph()
+  }
+
+  /// What the Swinject tab's container registers, as Swinject describes each registration.
+  public func swinjectRegistrations() -> [String] {
+    ThirdPartyDIToDoListFactory.registrations(storage: storage)
   }
 }

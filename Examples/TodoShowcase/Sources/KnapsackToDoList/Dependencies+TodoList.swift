@@ -2,6 +2,7 @@ public import Common
 public import Foundation
 public import Knapsack
 
+// showcase:begin The chain: typed keys on Dependencies, screen → view model → storage and clock
 extension Dependencies {
   /// Where the to-do list is kept. Required: the app provides it (see ``TodoListAssembly``).
   public var todoStorage: Key<any LocalStorage> { .required() }
@@ -23,6 +24,7 @@ extension Dependencies {
     }
   }
 }
+// showcase:end
 
 /// A source of the current time, so tests can fix it.
 public struct TodoClock: Sendable {

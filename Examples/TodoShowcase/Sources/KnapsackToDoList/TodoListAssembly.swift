@@ -9,7 +9,9 @@ public struct TodoListAssembly: Assembly, Sendable {
     self.storage = storage
   }
 
+  // showcase:begin The assembly: the one registration the app supplies, its storage
   public func assemble(into container: Container) {
     container.register(\.todoStorage, scope: .singleton) { [storage] in storage }
   }
+  // showcase:end
 }

@@ -165,14 +165,89 @@ def test_graph_page_draws_the_container(browser, server):
     browser.find_element(By.LINK_TEXT, "Dependency graph").click()
     wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "svg.graph")))
 
-    names = [node.get_attribute("data-name") for node in browser.find_elements(By.CSS_SELECTOR, "svg.graph g.node")]
+    names = [node.get_attribute("data-name") for node in browser.find_elements(By.CSS_SELECTOR, "#graph svg.graph g.node")]
     assert names == ["\\.todoClock", "\\.todoListScreen", "\\.todoListViewModel", "\\.todoStorage"]
     assert browser.find_element(By.CSS_SELECTOR, "#validation .valid").text == "✓ Valid"
-    assert "todoStorage" in browser.find_element(By.ID, "validation-missing-report").text
+    assert "no problems" in browser.find_element(By.ID, "validation-report").text
 
-    screenshot = SCREENSHOT.with_name("graph.png")
-    screenshot.parent.mkdir(parents=True, exist_ok=True)
-    assert browser.save_screenshot(str(screenshot))
+    # The legend, the graph broken on purpose, and the other styles' registrations.
+    legend = browser.find_element(By.ID, "legend").text
+    for term in ("A → B", "singleton", "unique", "Key<T>", "Not provided"):
+        assert term in legend
+    broken = browser.find_element(By.ID, "broken-report").text
+    assert "missingRequiredKey" in broken and "todoStorage" in broken
+    missing = browser.find_elements(By.CSS_SELECTOR, "#broken svg.graph g.node.missing")
+    assert [node.get_attribute("data-name") for node in missing] == ["\\.todoStorage"]
+    swinject = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#swinject-registrations li")]
+    assert len(swinject) == 4 and any(line.startswith("Service: TodoListScreen") for line in swinject)
+    assert browser.find_elements(By.CSS_SELECTOR, "#provider-registrations li")
+
+    desktop_screenshot(browser, SCREENSHOT.with_name("graph.png"))
+
+
+def desktop_screenshot(driver, path):
+    """A 1280-pixel-wide screenshot of the whole page."""
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(1280, min(max(height + 140, 720), 6000))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    assert driver.save_screenshot(str(path))
+    assert path.stat().st_size > 10_000
+
+
+def test_each_tab_shows_its_wiring_and_trade_offs(browser, server):
+    browser.get(server.url + "/")
+    assert "All four tabs read and write the same" in browser.find_element(By.ID, "shared-banner").text
+    captions = {}
+    for style in ("manual", "provider", "knapsack", "swinject"):
+        open_tab(browser, style)
+        lesson = browser.find_element(By.ID, f"lesson-{style}")
+        assert [term.text for term in lesson.find_elements(By.CSS_SELECTOR, "dl.tradeoffs dt")] == ["Gives", "Costs", "Pick it when"]
+        figures = lesson.find_elements(By.CSS_SELECTOR, "figure.wiring")
+        assert figures, style
+        for figure in figures:
+            assert figure.find_element(By.CSS_SELECTOR, "pre code").text.strip()
+        captions[style] = [figure.find_element(By.TAG_NAME, "figcaption").text for figure in figures]
+    assert len({tuple(value) for value in captions.values()}) == 4
+
+    open_tab(browser, "provider")
+    code = " ".join(element.text for element in browser.find_elements(By.CSS_SELECTOR, "#lesson-provider pre code"))
+    assert "extension Container: DependencyProvider {}" in code
+    open_tab(browser, "knapsack")
+    add_item(browser, "knapsack", "Read the wiring")
+    desktop_screenshot(browser, SCREENSHOT.with_name("tab-knapsack.png"))
+
+
+def test_item_added_in_one_window_appears_in_another_without_reload(browser, server):
+    browser.get(server.url + "/?tab=knapsack")
+    watcher = browser.current_window_handle
+    # A mark that a reload would wipe.
+    browser.execute_script("window.__notReloaded = true")
+    wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-knapsack .empty")))
+
+    browser.switch_to.new_window("window")
+    browser.get(server.url + "/?tab=manual")
+    add_item(browser, "manual", "Seen <live> in the other window")
+
+    browser.switch_to.window(watcher)
+    WebDriverWait(browser, 20).until(lambda driver: titles(driver, "knapsack") == ["Seen <live> in the other window"])
+    assert browser.execute_script("return window.__notReloaded === true")
+    # The live list still works: complete the item from the watching window.
+    browser.find_element(By.CSS_SELECTOR, "#list-knapsack li.item button.toggle").click()
+    wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-knapsack li.item.done")))
+
+
+def test_typing_survives_a_live_update(browser, server):
+    browser.get(server.url + "/?tab=swinject")
+    field = wait(browser).until(EC.element_to_be_clickable((By.ID, "title-swinject")))
+    field.send_keys("half-typed")
+    request = urllib.request.Request(
+        server.url + "/api/todos", data=b'{"title": "From the API"}', headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 201
+    WebDriverWait(browser, 20).until(lambda driver: titles(driver, "swinject") == ["From the API"])
+    field = browser.find_element(By.ID, "title-swinject")
+    assert field.get_attribute("value") == "half-typed"
+    assert browser.switch_to.active_element == field
 
 
 def test_empty_title_shows_an_error(browser, server):

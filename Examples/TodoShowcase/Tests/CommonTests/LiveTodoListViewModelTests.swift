@@ -105,8 +105,11 @@ struct HTMLTests {
     let storage = FakeStorage()
     let viewModel = LiveTodoListViewModel(storage: storage)
     try viewModel.add(title: "<script>alert(1)</script>")
-    let html = TodoListScreen(style: DIStyle(id: "test", name: "Test", summary: "A test."), viewModel: viewModel)
-      .render()
+    let html = TodoListScreen(
+      style: DIStyle(id: "test", name: "Test", summary: "A test.", gives: "-", costs: "-", pickWhen: "-"),
+      viewModel: viewModel
+    )
+    .render()
     #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
     #expect(!html.contains("<script>"))
   }
@@ -114,7 +117,7 @@ struct HTMLTests {
   @Test("The error message is shown escaped")
   func errorMessage() {
     let screen = TodoListScreen(
-      style: DIStyle(id: "test", name: "Test", summary: "A test."),
+      style: DIStyle(id: "test", name: "Test", summary: "A test.", gives: "-", costs: "-", pickWhen: "-"),
       viewModel: LiveTodoListViewModel(storage: FakeStorage())
     )
     let html = screen.render(error: "<b>bad</b>")

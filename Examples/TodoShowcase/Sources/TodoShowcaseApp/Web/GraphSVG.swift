@@ -5,6 +5,8 @@ import DIShowcase
 /// script and no network.
 struct GraphSVG {
   let graph: DependencyGraph
+  /// The id of the arrowhead marker; each SVG on a page needs its own.
+  var markerID = "arrow"
 
   private static let boxWidth = 250
   private static let boxHeight = 58
@@ -33,7 +35,7 @@ struct GraphSVG {
     var svg = """
       <svg xmlns="http://www.w3.org/2000/svg" class="graph" role="img" aria-label="Dependency graph" \
       viewBox="0 0 \(width) \(height)" width="\(width)" height="\(height)">
-        <defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" \
+        <defs><marker id="\(markerID)" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" \
       orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#667085"/></marker></defs>
 
       """
@@ -45,7 +47,7 @@ struct GraphSVG {
       svg += """
           <path class="edge" d="M \(startX) \(startY) C \(startX + Self.columnGap / 2) \(startY), \
         \(to.x - Self.columnGap / 2) \(endY), \(to.x) \(endY)" fill="none" stroke="#667085" \
-        stroke-width="1.5" marker-end="url(#arrow)"/>
+        stroke-width="1.5" marker-end="url(#\(markerID))"/>
 
         """
     }

@@ -117,7 +117,9 @@ struct HTMLRoutes {
         title: screen.style.name,
         section: .list,
         storageLabel: server.storageLabel,
-        body: tabs + screen.render(returnTo: returnTo, error: error)
+        body: StyleLesson.sharedStorageBanner(storageLabel: server.storageLabel) + tabs
+          + screen.render(returnTo: returnTo, error: error) + StyleLesson.html(for: screen.style)
+          + LiveUpdates.scriptTag
       )
     )
   }
