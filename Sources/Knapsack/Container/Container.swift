@@ -52,9 +52,6 @@ public final class Container: Sendable {
     var disposal: Task<[DisposalError.Failure], Never>?
     var observer: (any ResolutionObserver)?
     var children: [WeakContainer] = []
-    /// Containers whose plans depend on this one's registrations: children, and the copies
-    /// override scopes and validation make.
-    var dependents: [WeakContainer] = []
   }
 
   let parent: Container?
@@ -66,9 +63,8 @@ public final class Container: Sendable {
   let isValidationCopy: Bool
   /// Cached plans, one per dependency index, valid while ``generation`` is unchanged.
   @usableFromInline let slots = SlotTable<Slot>()
-  /// Bumped when this container's registrations, decorators, observer or disposal state change,
-  /// or those of a container it depends on; a cached plan of another generation is planned again.
-  @usableFromInline let generation = Atomic<UInt64>(1)
+  /// The generation of this container's plans, and the containers whose plans depend on it.
+  @usableFromInline let plans = PlanNode()
   let state = Locked(State())
 
   /// Creates an empty container: every key resolves to its default until you register another
@@ -124,10 +120,8 @@ public final class Container: Sendable {
   /// it) when the session ends; disposing the parent disposes its live children first.
   public func makeChild() -> Container {
     let child = Container(parent: self)
-    state.withLock {
-      $0.children.append(WeakContainer(child))
-      $0.dependents.append(WeakContainer(child))
-    }
+    state.withLock { $0.children.append(WeakContainer(child)) }
+    plans.add(child.plans)
     return child
   }
 
@@ -160,19 +154,10 @@ public final class Container: Sendable {
   }
 
   /// Makes this container and every container that depends on it plan again.
-  func invalidatePlans() {
-    generation.add(1, ordering: .releasing)
-    let dependents = state.withLock { state in
-      state.dependents.removeAll { $0.container == nil }
-      return state.dependents.compactMap(\.container)
-    }
-    for dependent in dependents { dependent.invalidatePlans() }
-  }
+  func invalidatePlans() { plans.invalidate() }
 
   /// Makes `dependent` plan again whenever this container changes.
-  func addDependent(_ dependent: Container) {
-    state.withLock { $0.dependents.append(WeakContainer(dependent)) }
-  }
+  func addDependent(_ dependent: Container) { plans.add(dependent.plans) }
 
   func ownRegistration(_ index: Int) -> Registration? {
     state.withLock { $0.registrations[index] }
@@ -243,7 +228,7 @@ public final class Container: Sendable {
   /// Plans how to resolve `index` here, caches the plan, and returns it.
   @usableFromInline
   func plan(_ index: Int) -> Slot {
-    let generation = generation.load(ordering: .acquiring)
+    let generation = plans.generation.load(ordering: .acquiring)
     let slot = computeSlot(index, generation: generation)
     if !isValidationCopy { slots.store(slot, at: index) }
     return slot
@@ -294,6 +279,38 @@ public final class Container: Sendable {
     guard dispose != nil || value is any Disposable else { return }
     state.withLock { $0.created.append(Disposal(dependency: binding.index, instance: value, dispose: dispose)) }
   }
+}
+
+/// The generation of one container's plans, and the nodes of the containers whose plans depend
+/// on it (its children, and the copies override scopes and validation make).
+///
+/// It is an object of its own so that the dependents' weak references point at it, not at a
+/// container: the retains of a weakly referenced object take the runtime's slow path, and an
+/// override scope's copy is retained on every resolution it serves.
+@usableFromInline
+final class PlanNode: Sendable {
+  /// Bumped when the container's registrations, decorators, observer or disposal state change,
+  /// or those of a container it depends on; a cached plan of another generation is planned again.
+  @usableFromInline let generation = Atomic<UInt64>(1)
+  private let dependents = Mutex<[WeakPlanNode]>([])
+
+  /// Bumps this generation and every dependent's.
+  func invalidate() {
+    generation.add(1, ordering: .releasing)
+    let live = dependents.withLock { dependents in
+      dependents.removeAll { $0.node == nil }
+      return dependents.compactMap(\.node)
+    }
+    for dependent in live { dependent.invalidate() }
+  }
+
+  func add(_ dependent: PlanNode) {
+    dependents.withLock { $0.append(WeakPlanNode(node: dependent)) }
+  }
+}
+
+struct WeakPlanNode: Sendable {
+  weak var node: PlanNode?
 }
 
 /// A weak reference to a container, for a parent's list of children.

@@ -41,7 +41,7 @@ extension Container {
   /// The route to `index` in this container, planned now if the cached plan is stale.
   @inlinable
   func slot(_ index: Int) -> Slot {
-    if let cached = slots.load(index), cached.generation == generation.load(ordering: .acquiring) {
+    if let cached = slots.load(index), cached.generation == plans.generation.load(ordering: .acquiring) {
       return cached
     }
     return plan(index)
@@ -57,7 +57,7 @@ extension Container {
   ) throws -> Value {
     // An existing singleton: read under a borrowed reference to the cached plan, with no retain.
     if Argument.self == Void.self, let cached = slots.unmanaged(index) {
-      let current = generation.load(ordering: .acquiring)
+      let current = plans.generation.load(ordering: .acquiring)
       let box = cached._withUnsafeGuaranteedRef { slot -> UInt in
         guard slot.generation == current, let cell = slot.singletonCell else { return 0 }
         return cell.singleton.load(ordering: .acquiring)
