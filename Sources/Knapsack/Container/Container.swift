@@ -292,7 +292,7 @@ final class PlanNode: Sendable {
   /// Bumped when the container's registrations, decorators, observer or disposal state change,
   /// or those of a container it depends on; a cached plan of another generation is planned again.
   @usableFromInline let generation = Atomic<UInt64>(1)
-  private let dependents = Mutex<[WeakPlanNode]>([])
+  private let dependents = Locked<[WeakPlanNode]>([])
 
   /// Bumps this generation and every dependent's.
   func invalidate() {

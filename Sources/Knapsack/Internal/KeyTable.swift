@@ -35,7 +35,7 @@ final class KeyTable: Sendable {
   @usableFromInline let cache = AddressCache()
   /// Indices grouped by the base name of their type, for the near matches an error lists (see
   /// `Container.nearMatches(to:)`): built on the first error, extended on later ones.
-  let byBaseName = Mutex<(indexed: Int, groups: [String: [Int]])>((0, [:]))
+  let byBaseName = Locked<(indexed: Int, groups: [String: [Int]])>((0, [:]))
 
   /// Every descriptor so far.
   var descriptors: [Descriptor] { state.withLock { $0.descriptors } }
