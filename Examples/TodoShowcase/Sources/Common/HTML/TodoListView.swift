@@ -9,6 +9,15 @@ struct TodoListView {
   let items: [TodoItem]
   let returnTo: String
   let error: String?
+  /// The whole list's counts and the links to other pages, when the items are one page of it.
+  var pager: Pager? = nil
+
+  struct Pager {
+    var total: Int
+    var done: Int
+    var first: String?
+    var next: String?
+  }
 
   var html: String {
     let styleID = HTML.escape(style.id)
@@ -53,9 +62,20 @@ struct TodoListView {
       }
       html += "  </ul>\n"
     }
-    let doneCount = items.count(where: \.done)
+    let total = pager?.total ?? items.count
+    let doneCount = pager?.done ?? items.count(where: \.done)
+    if let pager, pager.first != nil || pager.next != nil {
+      html += "  <nav class=\"pager\" aria-label=\"Pages\">"
+      if let first = pager.first {
+        html += "<a class=\"first\" href=\"\(HTML.escape(first))\">« First page</a>"
+      }
+      if let next = pager.next {
+        html += "<a class=\"next\" rel=\"next\" href=\"\(HTML.escape(next))\">Next page »</a>"
+      }
+      html += "</nav>\n"
+    }
     html += """
-        <footer>\(items.count) \(items.count == 1 ? "item" : "items"), \(doneCount) done</footer>
+        <footer>\(total) \(total == 1 ? "item" : "items"), \(doneCount) done</footer>
       </section>
 
       """
@@ -66,11 +86,11 @@ struct TodoListView {
     date.formatted(.iso8601)
   }
 
+  /// `yyyy-MM-dd HH:mm UTC`, from the ISO 8601 style (a value type: no formatter made per item).
   private static func humanDate(_ date: Date) -> String {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
-    return formatter.string(from: date)
+    date.formatted(humanStyle).prefix(16) + " UTC"
   }
+
+  private static let humanStyle = Date.ISO8601FormatStyle(dateTimeSeparator: .space, timeZone: .gmt)
+    .year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon)
 }

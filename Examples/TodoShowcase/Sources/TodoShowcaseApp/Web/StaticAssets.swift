@@ -6,7 +6,7 @@ import Hummingbird
 enum StaticAssets {
   /// Each file's name, content type and text.
   static let files: [String: (contentType: String, text: String)] = [
-    "app.css": ("text/css; charset=utf-8", Layout.stylesheet)
+    "app.css": ("text/css; charset=utf-8", Layout.stylesheet + ListStyles.stylesheet)
   ]
 
   static func add(to router: Router<BasicRequestContext>) {
