@@ -19,6 +19,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
+arguments="$*"
 duration=5
 connections=32
 items=10000
@@ -124,7 +125,7 @@ measure() {
 echo "== wrk: $connections connections, ${duration} s per endpoint" >&2
 table="$work/table"
 {
-  echo "$([[ "$binary" == *release* ]] && echo Release || echo Debug) build, \`$storage\` store with $items items, wrk with $connections connections, ${duration} s per endpoint, on $(nproc) cores (\`scripts/load.sh --duration $duration\`)."
+  echo "$([[ "$binary" == *release* ]] && echo Release || echo Debug) build, \`$storage\` store with $items items, wrk with $connections connections, ${duration} s per endpoint, on $(nproc) cores (\`scripts/load.sh${arguments:+ $arguments}\`)."
   echo
   echo "| Endpoint | Requests/s | p50 | p99 | RSS MiB (start → highest → end) | Peak RSS MiB (VmHWM) |"
   echo "|---|---:|---:|---:|---|---:|"

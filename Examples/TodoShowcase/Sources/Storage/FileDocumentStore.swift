@@ -156,8 +156,8 @@ struct FileDocumentStore: Sendable {
 /// The values decoded from the file's last-read bytes, by key: a read whose file bytes are the
 /// same reuses them instead of decoding the document again.
 ///
-/// `@unchecked Sendable`: every access to `state` holds `lock`; the values are only ever handed out
-/// as copies of value types decoded from the file.
+/// `@unchecked Sendable`: `bytes` and `values` are only read or written while holding `lock`; a
+/// value leaves the snapshot as a copy (the stores keep value types such as `[TodoItem]`).
 private final class Snapshot: @unchecked Sendable {
   private let lock = NSLock()
   private var bytes: Data?
