@@ -48,12 +48,13 @@ struct TodoListView {
       for item in items {
         let id = item.id.uuidString
         let mark = item.done ? "Mark as not done" : "Mark as done"
+        let machine = Self.machineDate(item.created)
         html += """
               <li class="item\(item.done ? " done" : "")" data-id="\(id)">
                 <form method="post" action="\(base)/\(id)/toggle">\(returnField)\
           <button class="toggle" title="\(mark)" aria-label="\(mark)">\(item.done ? "☑" : "☐")</button></form>
                 <span class="title">\(HTML.escape(item.title))</span>
-                <time datetime="\(Self.machineDate(item.created))">\(Self.humanDate(item.created))</time>
+                <time datetime="\(machine)">\(Self.humanDate(machine))</time>
                 <form method="post" action="\(base)/\(id)/delete">\(returnField)\
           <button class="delete" title="Delete" aria-label="Delete">✕</button></form>
               </li>
@@ -86,11 +87,9 @@ struct TodoListView {
     date.formatted(.iso8601)
   }
 
-  /// `yyyy-MM-dd HH:mm UTC`, from the ISO 8601 style (a value type: no formatter made per item).
-  private static func humanDate(_ date: Date) -> String {
-    date.formatted(humanStyle).prefix(16) + " UTC"
+  /// `yyyy-MM-dd HH:mm UTC`, cut from the ISO 8601 text (`yyyy-MM-ddTHH:mm:ssZ`): one date
+  /// formatting per item.
+  private static func humanDate(_ machine: String) -> String {
+    machine.prefix(10) + " " + machine.dropFirst(11).prefix(5) + " UTC"
   }
-
-  private static let humanStyle = Date.ISO8601FormatStyle(dateTimeSeparator: .space, timeZone: .gmt)
-    .year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon)
 }
