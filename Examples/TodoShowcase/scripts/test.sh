@@ -45,7 +45,7 @@ wait "$server_pid" 2>/dev/null || true
 trap - EXIT
 rm -f "$log"
 
-echo "== Load script smoke run (debug build, 3 s per endpoint; the README figures come from a release run)"
+echo "== Load script smoke run (debug build, 3 s per endpoint, 300 items: it checks the script, its figures mean nothing)"
 bash scripts/load.sh --debug --duration 3 --items 300
 
 echo "== Browser test (headless Chromium)"
