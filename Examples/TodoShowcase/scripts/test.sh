@@ -15,7 +15,7 @@ if [[ "${TODO_SHOWCASE_SKIP_INSTALL:-0}" != 1 ]]; then
   sudo=""
   if [[ "$(id -u)" != 0 ]]; then sudo="sudo"; fi
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libsqlite3-dev chromium chromium-driver >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libsqlite3-dev chromium chromium-driver wrk >/dev/null
   python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore selenium pytest schemathesis
 fi
 
@@ -44,6 +44,9 @@ kill "$server_pid" 2>/dev/null || true
 wait "$server_pid" 2>/dev/null || true
 trap - EXIT
 rm -f "$log"
+
+echo "== Load script smoke run (debug build, 3 s per endpoint, 300 items: it checks the script, its figures mean nothing)"
+bash scripts/load.sh --debug --duration 3 --items 300
 
 echo "== Browser test (headless Chromium)"
 python3 -m pytest -q -p no:cacheprovider Tests/Browser

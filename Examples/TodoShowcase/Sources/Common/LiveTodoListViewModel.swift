@@ -3,8 +3,9 @@ import Synchronization
 
 /// The view model every DI style uses: the to-do list kept in a ``LocalStorage``.
 ///
-/// Each change is one ``LocalStorage/modify(_:forKey:default:_:)`` call, so screens of different
-/// styles that share one storage never lose each other's changes.
+/// On a ``TodoItemStorage`` (SQLite) each change writes that one item; on any other storage it is
+/// one ``LocalStorage/modify(_:forKey:default:_:)`` call on the whole list. Either way screens of
+/// different styles that share one storage never lose each other's changes.
 public final class LiveTodoListViewModel: TodoListViewModel {
   /// The storage key under which the list is kept.
   public static let storageKey = "todos"
@@ -28,45 +29,79 @@ public final class LiveTodoListViewModel: TodoListViewModel {
     self.makeID = makeID
   }
 
+  /// The items as of the last ``load()``, ``loadPage(after:limit:)`` or change.
   public var items: [TodoItem] {
     state.withLock { $0 }
   }
 
   public func load() throws {
-    let items = try storage.load([TodoItem].self, forKey: Self.storageKey) ?? []
+    let items =
+      if let records = storage as? any TodoItemStorage {
+        try records.allTodos()
+      } else {
+        try storage.load([TodoItem].self, forKey: Self.storageKey) ?? []
+      }
     state.withLock { $0 = items }
+  }
+
+  public func loadPage(after cursor: TodoCursor?, limit: Int) throws -> TodoPage {
+    let page =
+      if let records = storage as? any TodoItemStorage {
+        try records.todoPage(after: cursor, limit: limit)
+      } else {
+        (try storage.load([TodoItem].self, forKey: Self.storageKey) ?? []).page(after: cursor, limit: limit)
+      }
+    state.withLock { $0 = page.items }
+    return page
   }
 
   @discardableResult
   public func add(title: String) throws -> TodoItem {
     let title = try TodoTitle.validate(title)
     let item = TodoItem(id: makeID(), title: title, created: now())
-    try change { $0.append(item) }
+    if let records = storage as? any TodoItemStorage {
+      try records.insertTodo(item)
+      state.withLock { $0.append(item) }
+    } else {
+      try change { $0.append(item) }
+    }
     return item
   }
 
   @discardableResult
   public func setDone(_ done: Bool, id: UUID) throws -> TodoItem {
-    try change { items in
-      guard let index = items.firstIndex(where: { $0.id == id }) else { throw TodoError.notFound(id) }
-      items[index].done = done
-      return items[index]
-    }
+    try update(id: id) { $0.done = done }
   }
 
   @discardableResult
   public func toggle(id: UUID) throws -> TodoItem {
-    try change { items in
-      guard let index = items.firstIndex(where: { $0.id == id }) else { throw TodoError.notFound(id) }
-      items[index].done.toggle()
-      return items[index]
-    }
+    try update(id: id) { $0.done.toggle() }
   }
 
   public func delete(id: UUID) throws {
+    if let records = storage as? any TodoItemStorage {
+      try records.deleteTodo(id: id)
+      state.withLock { $0.removeAll { $0.id == id } }
+      return
+    }
     try change { items in
       guard let index = items.firstIndex(where: { $0.id == id }) else { throw TodoError.notFound(id) }
       items.remove(at: index)
+    }
+  }
+
+  private func update(id: UUID, _ body: (inout TodoItem) -> Void) throws -> TodoItem {
+    if let records = storage as? any TodoItemStorage {
+      let item = try records.updateTodo(id: id, body)
+      state.withLock { items in
+        if let index = items.firstIndex(where: { $0.id == id }) { items[index] = item }
+      }
+      return item
+    }
+    return try change { items in
+      guard let index = items.firstIndex(where: { $0.id == id }) else { throw TodoError.notFound(id) }
+      body(&items[index])
+      return items[index]
     }
   }
 

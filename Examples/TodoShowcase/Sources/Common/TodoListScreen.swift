@@ -28,4 +28,33 @@ public struct TodoListScreen: Sendable {
       error: error
     ).html
   }
+
+  /// One page of the list as an HTML fragment, with links to the first and the next page.
+  ///
+  /// - Parameters:
+  ///   - page: The page, from ``TodoListViewModel/loadPage(after:limit:)``.
+  ///   - isFirst: Whether this is the first page (no link back to it then).
+  ///   - link: The address of the page after a cursor, or of the first page for `nil`.
+  ///   - returnTo: The path the forms go back to after a change.
+  ///   - error: A message to show above the list.
+  public func render(
+    page: TodoPage,
+    isFirst: Bool,
+    link: (TodoCursor?) -> String,
+    returnTo: String,
+    error: String? = nil
+  ) -> String {
+    TodoListView(
+      style: style,
+      items: page.items,
+      returnTo: returnTo,
+      error: error,
+      pager: .init(
+        total: page.total,
+        done: page.done,
+        first: isFirst ? nil : link(nil),
+        next: page.next.map { link($0) }
+      )
+    ).html
+  }
 }

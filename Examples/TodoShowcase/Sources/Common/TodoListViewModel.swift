@@ -8,6 +8,10 @@ public protocol TodoListViewModel: Sendable {
   /// Reads the items from storage.
   func load() throws
 
+  /// Reads one page of the items from storage, oldest first: at most `limit` items after
+  /// `cursor` (from the start when `nil`), with the counts of the whole list.
+  func loadPage(after cursor: TodoCursor?, limit: Int) throws -> TodoPage
+
   /// Adds an item; throws ``TodoError/emptyTitle`` or ``TodoError/titleTooLong(length:)``.
   @discardableResult
   func add(title: String) throws -> TodoItem

@@ -10,7 +10,13 @@ protocol DocumentCodec: Sendable {
 }
 
 /// The shared engine of the JSON-file and encrypted-file stores: one JSON document holding
-/// every entry, read and written whole, each change made under a file lock and written atomically.
+/// every entry, read and written whole, each change made under an exclusive file lock and written
+/// atomically.
+///
+/// Reads take the file lock shared, so they never block each other. The last document read or
+/// written stays decoded in memory together with the exact file bytes it came from: a read still
+/// reads the file (so it sees another process's change at once) but decodes it again only when
+/// the bytes differ.
 struct FileDocumentStore: Sendable {
   static let format = "todo-showcase-store"
   static let version = 1
@@ -24,6 +30,7 @@ struct FileDocumentStore: Sendable {
   let url: URL
   let codec: any DocumentCodec
   private let lock: FileLock
+  private let snapshot = Snapshot()
 
   init(url: URL, codec: any DocumentCodec) {
     self.url = url
@@ -33,13 +40,19 @@ struct FileDocumentStore: Sendable {
 
   /// Checks that the file, if it exists, is a readable store, without changing it.
   func validate() throws {
-    try lock.withLock { _ = try readEntries() }
+    try lock.withSharedLock { _ = try readEntries() }
   }
 
   func load<T: Decodable>(_ type: T.Type, forKey key: String) throws -> T? {
-    let entries = try lock.withLock { try readEntries() }
-    guard let entry = entries[key] else { return nil }
-    return try decode(T.self, from: entry, key: key)
+    try lock.withSharedLock {
+      let bytes = try readBytes()
+      if let value = snapshot.value(T.self, forKey: key, bytes: bytes) { return value }
+      let entries = try entries(from: bytes)
+      guard let entry = entries[key] else { return nil }
+      let value = try decode(T.self, from: entry, key: key)
+      snapshot.store(value, forKey: key, bytes: bytes)
+      return value
+    }
   }
 
   func modifyEntries<Result>(_ body: (inout [String: JSONValue]) throws -> Result) throws -> Result {
@@ -79,15 +92,23 @@ struct FileDocumentStore: Sendable {
   // MARK: - Reading and writing the document
 
   private func readEntries() throws -> [String: JSONValue] {
-    let bytes: Data
+    try entries(from: try readBytes())
+  }
+
+  /// The file's bytes, or `nil` if there is no file yet.
+  private func readBytes() throws -> Data? {
     do {
-      bytes = try Data(contentsOf: url)
+      return try Data(contentsOf: url)
     } catch CocoaError.fileReadNoSuchFile {
-      return [:]
+      return nil
     } catch {
-      if !FileManager.default.fileExists(atPath: url.path) { return [:] }
+      if !FileManager.default.fileExists(atPath: url.path) { return nil }
       throw StorageError.fileSystem(path: url.path, reason: "cannot read: \(error.localizedDescription)")
     }
+  }
+
+  private func entries(from bytes: Data?) throws -> [String: JSONValue] {
+    guard let bytes else { return [:] }
     let json = try codec.open(bytes, path: url.path)
     let document: Document
     do {
@@ -114,6 +135,7 @@ struct FileDocumentStore: Sendable {
     let document = Document(format: Self.format, version: Self.version, entries: entries)
     let json = try StoreCoding.encoder().encode(document)
     try AtomicFile.write(try codec.seal(json), to: url, permissions: .init(codec.filePermissions))
+    snapshot.clear()
   }
 
   private func encode<T: Encodable>(_ value: T) throws -> JSONValue {
@@ -127,6 +149,41 @@ struct FileDocumentStore: Sendable {
       return try StoreCoding.decoder().decode(T.self, from: data)
     } catch {
       throw StorageError.valueMismatch(path: url.path, key: key, reason: "\(error)")
+    }
+  }
+}
+
+/// The values decoded from the file's last-read bytes, by key: a read whose file bytes are the
+/// same reuses them instead of decoding the document again.
+///
+/// `@unchecked Sendable`: `bytes` and `values` are only read or written while holding `lock`; a
+/// value leaves the snapshot as a copy (the stores keep value types such as `[TodoItem]`).
+private final class Snapshot: @unchecked Sendable {
+  private let lock = NSLock()
+  private var bytes: Data?
+  private var values: [String: Any] = [:]
+
+  func value<T>(_ type: T.Type, forKey key: String, bytes: Data?) -> T? {
+    lock.withLock {
+      guard let bytes, bytes == self.bytes else { return nil }
+      return values[key] as? T
+    }
+  }
+
+  func store<T>(_ value: T, forKey key: String, bytes: Data?) {
+    lock.withLock {
+      if bytes != self.bytes {
+        self.bytes = bytes
+        values = [:]
+      }
+      values[key] = value
+    }
+  }
+
+  func clear() {
+    lock.withLock {
+      bytes = nil
+      values = [:]
     }
   }
 }

@@ -1,3 +1,4 @@
+import Common
 import Foundation
 
 /// Any JSON value, so that a file store can keep each entry as readable JSON inside one document.
@@ -40,17 +41,55 @@ enum JSONValue: Codable, Equatable, Sendable {
 }
 
 /// The encoders every store uses, so that all stores write the same JSON for a value.
+///
+/// Dates are ISO 8601 in UTC with microseconds (`2026-11-23T08:50:25.123456Z`), so that items made
+/// within one second keep their order (the list is ordered by creation time); dates without a
+/// fraction, as earlier versions wrote them, still read.
 enum StoreCoding {
   static func encoder() -> JSONEncoder {
     let encoder = JSONEncoder()
-    encoder.dateEncodingStrategy = .iso8601
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+      var container = encoder.singleValueContainer()
+      try container.encode(text(of: date))
+    }
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
     return encoder
   }
 
   static func decoder() -> JSONDecoder {
     let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .iso8601
+    decoder.dateDecodingStrategy = .custom { decoder in
+      let container = try decoder.singleValueContainer()
+      let text = try container.decode(String.self)
+      guard let date = date(from: text) else {
+        throw DecodingError.dataCorruptedError(
+          in: container, debugDescription: "Expected an ISO 8601 date, found \(text)")
+      }
+      return date
+    }
     return decoder
+  }
+
+  static func text(of date: Date) -> String {
+    let microseconds = TodoCursor.microseconds(date)
+    let (seconds, fraction) = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
+    let (wholeSeconds, micros) = fraction < 0 ? (seconds - 1, fraction + 1_000_000) : (seconds, fraction)
+    let whole = Date(timeIntervalSince1970: TimeInterval(wholeSeconds)).formatted(.iso8601)
+    let digits = String(micros)
+    return whole.dropLast() + "." + String(repeating: "0", count: 6 - digits.count) + digits + "Z"
+  }
+
+  static func date(from text: String) -> Date? {
+    guard text.hasSuffix("Z") else { return nil }
+    let parts = text.dropLast().split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    guard let whole = try? Date.ISO8601FormatStyle().parse(parts[0] + "Z") else { return nil }
+    guard parts.count == 2 else { return whole }
+    let fraction = parts[1]
+    guard !fraction.isEmpty, fraction.count <= 9, fraction.allSatisfy(\.isASCII), let value = Int(fraction) else {
+      return nil
+    }
+    let scale = (0..<fraction.count).reduce(1) { result, _ in result * 10 }
+    return Date(
+      timeIntervalSince1970: whole.timeIntervalSince1970 + TimeInterval(value) / TimeInterval(scale))
   }
 }

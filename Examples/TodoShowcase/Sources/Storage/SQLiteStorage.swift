@@ -2,12 +2,16 @@ public import Common
 public import Foundation
 import GRDB
 
-/// The default store: an SQLite database (through GRDB) with one table of JSON entries.
+/// The default store: an SQLite database (through GRDB) with a table of JSON entries and a table
+/// of to-do items, one row each.
 ///
 /// Writes are transactions, so the server and the command line can share one database file.
+/// The to-do list is kept row by row (``TodoItemStorage``): adding, changing or deleting an item
+/// is one single-row statement, and a page is one indexed query in the list order. A list that an
+/// earlier version kept as one JSON entry is moved into the rows when the database is opened.
 /// A file that is not an SQLite database, or a database that belongs to another application,
 /// gives a ``StorageError`` naming it, and is not changed.
-public final class SQLiteStorage: LocalStorage {
+public final class SQLiteStorage: TodoItemStorage {
   /// Marks the database as ours (`PRAGMA application_id`): "TDSC".
   static let applicationID: Int32 = 0x5444_5343
   private static let header = Data("SQLite format 3\0".utf8)
@@ -74,6 +78,90 @@ public final class SQLiteStorage: LocalStorage {
     }
   }
 
+  // MARK: - The to-do list, row by row
+
+  private static let itemColumns = "id, title, done, created"
+
+  public func allTodos() throws -> [TodoItem] {
+    try read { db in
+      try Row.fetchAll(db, sql: "SELECT \(Self.itemColumns) FROM todos ORDER BY created_us, id").map(Self.item)
+    }
+  }
+
+  public func todoPage(after cursor: TodoCursor?, limit: Int) throws -> TodoPage {
+    let limit = max(limit, 0)
+    return try read { db in
+      let rows =
+        if let cursor {
+          try Row.fetchAll(
+            db,
+            sql: """
+              SELECT \(Self.itemColumns) FROM todos WHERE (created_us, id) > (?, ?)
+              ORDER BY created_us, id LIMIT ?
+              """,
+            arguments: [cursor.microseconds, cursor.id, limit + 1]
+          )
+        } else {
+          try Row.fetchAll(
+            db, sql: "SELECT \(Self.itemColumns) FROM todos ORDER BY created_us, id LIMIT ?", arguments: [limit + 1])
+        }
+      let items = rows.prefix(limit).map(Self.item)
+      let counts = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(done), 0) FROM todos")
+      return TodoPage(
+        items: items,
+        next: rows.count > limit ? items.last.map(TodoCursor.init) : nil,
+        total: counts?[0] ?? 0,
+        done: counts?[1] ?? 0
+      )
+    }
+  }
+
+  public func insertTodo(_ item: TodoItem) throws {
+    try write { db in try Self.insert(item, into: db) }
+  }
+
+  public func updateTodo(id: UUID, _ body: (inout TodoItem) throws -> Void) throws -> TodoItem {
+    try write { db in
+      guard
+        var item = try Row.fetchOne(
+          db, sql: "SELECT \(Self.itemColumns) FROM todos WHERE id = ?", arguments: [id.uuidString]
+        ).map(Self.item)
+      else { throw TodoError.notFound(id) }
+      try body(&item)
+      try db.execute(
+        sql: "UPDATE todos SET title = ?, done = ? WHERE id = ?",
+        arguments: [item.title, item.done, id.uuidString]
+      )
+      return item
+    }
+  }
+
+  public func deleteTodo(id: UUID) throws {
+    try write { db in
+      try db.execute(sql: "DELETE FROM todos WHERE id = ?", arguments: [id.uuidString])
+      if db.changesCount == 0 { throw TodoError.notFound(id) }
+    }
+  }
+
+  private static func insert(_ item: TodoItem, into db: Database) throws {
+    try db.execute(
+      sql: "INSERT INTO todos (id, title, done, created, created_us) VALUES (?, ?, ?, ?, ?)",
+      arguments: [
+        item.id.uuidString, item.title, item.done, item.created.timeIntervalSince1970,
+        TodoCursor.microseconds(item.created),
+      ]
+    )
+  }
+
+  private static func item(_ row: Row) -> TodoItem {
+    TodoItem(
+      id: UUID(uuidString: row[0]) ?? UUID(),
+      title: row[1],
+      done: row[2],
+      created: Date(timeIntervalSince1970: row[3])
+    )
+  }
+
   // MARK: - Helpers
 
   private func read<T>(_ body: (Database) throws -> T) throws -> T {
@@ -122,7 +210,10 @@ public final class SQLiteStorage: LocalStorage {
         try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
       )
     }
-    if applicationID == Self.applicationID { return }
+    if applicationID == Self.applicationID {
+      try queue.write(createItemTable)
+      return
+    }
     guard applicationID == 0 && objectCount == 0 else {
       throw StorageError.foreignFile(
         path: path,
@@ -133,6 +224,28 @@ public final class SQLiteStorage: LocalStorage {
     try queue.write { db in
       try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)")
       try db.execute(sql: "CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
+      try createItemTable(db)
+    }
+  }
+
+  /// Creates the item table and its order index if missing, and moves a list kept as one JSON
+  /// entry (by an earlier version) into it.
+  private static func createItemTable(_ db: Database) throws {
+    guard try !db.tableExists("todos") else { return }
+    try db.execute(
+      sql: """
+        CREATE TABLE todos (
+          id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, done INTEGER NOT NULL,
+          created REAL NOT NULL, created_us INTEGER NOT NULL);
+        CREATE INDEX todos_order ON todos (created_us, id);
+        """
+    )
+    let key = LiveTodoListViewModel.storageKey
+    if let json = try String.fetchOne(db, sql: "SELECT value FROM entries WHERE key = ?", arguments: [key]),
+      let items = try? StoreCoding.decoder().decode([TodoItem].self, from: Data(json.utf8))
+    {
+      for item in items { try insert(item, into: db) }
+      try db.execute(sql: "DELETE FROM entries WHERE key = ?", arguments: [key])
     }
   }
 }

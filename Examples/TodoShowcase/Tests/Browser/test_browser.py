@@ -12,6 +12,7 @@ import queue
 import re
 import subprocess
 import threading
+import json
 import urllib.request
 
 import pytest
@@ -19,6 +20,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -286,3 +288,86 @@ def test_command_line_shares_the_servers_storage(tmp_path):
 
     run("remove", short_id)
     assert "Second" not in run("list")
+
+
+STYLES = ["manual", "provider", "knapsack", "swinject"]
+
+
+def add_through_api(server, title):
+    request = urllib.request.Request(
+        server.url + "/api/todos",
+        data=json.dumps({"title": title}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 201
+
+
+def test_phone_width_never_scrolls_sideways(browser, server):
+    # More than one page of items, one of them a long unbroken word, so the pager shows too.
+    add_through_api(server, "A" * 120)
+    for number in range(1, 56):
+        add_through_api(server, f"Phone item {number}")
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True}
+    )
+    pages = {f"tab-{style}": f"/?tab={style}" for style in STYLES}
+    pages["styles-manual"] = "/styles/manual"
+    pages["graph"] = "/graph"
+    for name, path in pages.items():
+        browser.get(server.url + path)
+        wait(browser).until(EC.presence_of_element_located((By.TAG_NAME, "main")))
+        inner = browser.execute_script("return window.innerWidth")
+        scroll = browser.execute_script("return document.documentElement.scrollWidth")
+        assert inner == 390, name
+        assert scroll <= inner, f"{path} is {scroll} px wide at a {inner} px viewport"
+        screenshot = SCREENSHOT.with_name(f"phone-{name}.png")
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
+        assert browser.save_screenshot(str(screenshot))
+
+    # The second page of a tab, reached through its Next page link, fits too.
+    browser.get(server.url + "/?tab=knapsack")
+    assert len(titles(browser, "knapsack")) == 50
+    browser.find_element(By.CSS_SELECTOR, "#list-knapsack nav.pager a.next").click()
+    wait(browser).until(lambda driver: "after=" in driver.current_url)
+    assert titles(browser, "knapsack") == [f"Phone item {number}" for number in range(50, 56)]
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    assert browser.find_element(By.CSS_SELECTOR, "#list-knapsack footer").text == "56 items, 0 done"
+
+
+def tab_to(driver, matches, limit=60):
+    """Presses Tab until the focused element satisfies `matches`; returns that element."""
+    for _ in range(limit):
+        driver.switch_to.active_element.send_keys(Keys.TAB)
+        element = driver.switch_to.active_element
+        if matches(element):
+            return element
+    raise AssertionError("Tab never reached the element")
+
+
+def assert_focus_visible(driver, element):
+    style = driver.execute_script(
+        "const s = getComputedStyle(arguments[0]); return [s.outlineStyle, parseFloat(s.outlineWidth)];", element
+    )
+    assert style[0] != "none" and style[1] >= 2, f"no visible focus ring: {style}"
+
+
+def test_keyboard_alone_adds_toggles_and_deletes(browser, server):
+    browser.get(server.url + "/?tab=manual")
+    field = tab_to(browser, lambda element: element.get_attribute("id") == "title-manual")
+    assert_focus_visible(browser, field)
+    field.send_keys("Typed without a mouse")
+    field.send_keys(Keys.ENTER)
+    wait(browser).until(lambda driver: titles(driver, "manual") == ["Typed without a mouse"])
+
+    toggle = tab_to(browser, lambda element: "toggle" in (element.get_attribute("class") or ""))
+    assert_focus_visible(browser, toggle)
+    toggle.send_keys(Keys.SPACE)
+    wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-manual li.item.done")))
+
+    delete = tab_to(browser, lambda element: "delete" in (element.get_attribute("class") or ""))
+    assert_focus_visible(browser, delete)
+    delete.send_keys(Keys.ENTER)
+    wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-manual .empty")))
+    assert titles(browser, "manual") == []

@@ -131,7 +131,7 @@ struct SecurityTests {
       let css = try await client.raw(.get, "/static/app.css")
       #expect(css.status == .ok)
       #expect(css.headers[.contentType]?.hasPrefix("text/css") == true)
-      #expect(css.text == Layout.stylesheet + StyleLesson.stylesheet)
+      #expect(css.text == Layout.stylesheet + StyleLesson.stylesheet + ListStyles.stylesheet)
     }
   }
 

@@ -9,6 +9,15 @@ struct TodoListView {
   let items: [TodoItem]
   let returnTo: String
   let error: String?
+  /// The whole list's counts and the links to other pages, when the items are one page of it.
+  var pager: Pager? = nil
+
+  struct Pager {
+    var total: Int
+    var done: Int
+    var first: String?
+    var next: String?
+  }
 
   var html: String {
     let styleID = HTML.escape(style.id)
@@ -39,12 +48,13 @@ struct TodoListView {
       for item in items {
         let id = item.id.uuidString
         let mark = item.done ? "Mark as not done" : "Mark as done"
+        let machine = Self.machineDate(item.created)
         html += """
               <li class="item\(item.done ? " done" : "")" data-id="\(id)">
                 <form method="post" action="\(base)/\(id)/toggle">\(returnField)\
           <button class="toggle" title="\(mark)" aria-label="\(mark)">\(item.done ? "☑" : "☐")</button></form>
                 <span class="title">\(HTML.escape(item.title))</span>
-                <time datetime="\(Self.machineDate(item.created))">\(Self.humanDate(item.created))</time>
+                <time datetime="\(machine)">\(Self.humanDate(machine))</time>
                 <form method="post" action="\(base)/\(id)/delete">\(returnField)\
           <button class="delete" title="Delete" aria-label="Delete">✕</button></form>
               </li>
@@ -53,9 +63,20 @@ struct TodoListView {
       }
       html += "  </ul>\n"
     }
-    let doneCount = items.count(where: \.done)
+    let total = pager?.total ?? items.count
+    let doneCount = pager?.done ?? items.count(where: \.done)
+    if let pager, pager.first != nil || pager.next != nil {
+      html += "  <nav class=\"pager\" aria-label=\"Pages\">"
+      if let first = pager.first {
+        html += "<a class=\"first\" href=\"\(HTML.escape(first))\">« First page</a>"
+      }
+      if let next = pager.next {
+        html += "<a class=\"next\" rel=\"next\" href=\"\(HTML.escape(next))\">Next page »</a>"
+      }
+      html += "</nav>\n"
+    }
     html += """
-        <footer>\(items.count) \(items.count == 1 ? "item" : "items"), \(doneCount) done</footer>
+        <footer>\(total) \(total == 1 ? "item" : "items"), \(doneCount) done</footer>
       </section>
 
       """
@@ -66,11 +87,9 @@ struct TodoListView {
     date.formatted(.iso8601)
   }
 
-  private static func humanDate(_ date: Date) -> String {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
-    return formatter.string(from: date)
+  /// `yyyy-MM-dd HH:mm UTC`, cut from the ISO 8601 text (`yyyy-MM-ddTHH:mm:ssZ`): one date
+  /// formatting per item.
+  private static func humanDate(_ machine: String) -> String {
+    machine.prefix(10) + " " + machine.dropFirst(11).prefix(5) + " UTC"
   }
 }

@@ -34,23 +34,18 @@ struct APIRoutes {
           try viewModel.load()
           return try jsonResponse(viewModel.items)
         }
-        let limitText = query.get("limit") ?? "100"
-        guard let limit = Int(limitText), (1...Page.maximumLimit).contains(limit) else {
-          throw APIError(
-            status: .badRequest, message: "limit must be a whole number from 1 to \(Page.maximumLimit).")
+        let limit: Int
+        let cursor: TodoCursor?
+        do {
+          limit = try Pagination.limit(query.get("limit"), default: 100)
+          cursor = try Pagination.cursor(query.get("after"))
+        } catch let error as Pagination.Invalid {
+          throw APIError(status: .badRequest, message: error.message)
         }
-        var cursor: Cursor?
-        if let text = query.get("after") {
-          guard let parsed = Cursor(text: text) else {
-            throw APIError(status: .badRequest, message: "after must be a cursor from a Link header.")
-          }
-          cursor = parsed
-        }
-        try viewModel.load()
-        let page = Page.of(viewModel.items, after: cursor, limit: limit)
+        let page = try viewModel.loadPage(after: cursor, limit: limit)
         var response = try jsonResponse(page.items)
         if let next = page.next, let link = HTTPField.Name("Link") {
-          response.headers[link] = "</api/todos?limit=\(limit)&after=\(next)>; rel=\"next\""
+          response.headers[link] = "</api/todos?limit=\(limit)&after=\(next.text)>; rel=\"next\""
         }
         return response
       }

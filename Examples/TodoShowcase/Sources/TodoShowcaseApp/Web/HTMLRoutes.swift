@@ -6,6 +6,8 @@ import Hummingbird
 ///
 /// - `GET /?tab=ID`: the tabbed page, one tab per style.
 /// - `GET /styles/ID`: one style's own page.
+/// - Both show ``Pagination/pageSize`` items; `&after=CURSOR` (`?after=` on a style's page) shows
+///   the page after that cursor, as the "Next page" link does.
 /// - `POST /styles/ID/todos` (`title`), `POST /styles/ID/todos/UUID/toggle`,
 ///   `POST /styles/ID/todos/UUID/delete`: each form also sends `return`, the page to go back to.
 struct HTMLRoutes {
@@ -15,12 +17,16 @@ struct HTMLRoutes {
     router.get("/") { request, _ in
       try guarded {
         let tab = request.uri.queryParameters.get("tab") ?? Showcase.styles[0].id
-        return try page(styleID: tab, onTabsPage: true)
+        return try page(styleID: tab, onTabsPage: true, after: request.uri.queryParameters.get("after"))
       }
     }
-    router.get("/styles/:style") { _, context in
+    router.get("/styles/:style") { request, context in
       try guarded {
-        try page(styleID: context.parameters.require("style"), onTabsPage: false)
+        try page(
+          styleID: context.parameters.require("style"),
+          onTabsPage: false,
+          after: request.uri.queryParameters.get("after")
+        )
       }
     }
     router.post("/styles/:style/todos") { request, context in
@@ -68,6 +74,8 @@ struct HTMLRoutes {
       return errorPage(.internalServerError, title: "Storage error", message: error.description)
     } catch let error as ResolutionError {
       return errorPage(.internalServerError, title: "Wiring error", message: error.description)
+    } catch let error as Pagination.Invalid {
+      return errorPage(.badRequest, title: "No such page", message: error.message)
     }
   }
 
@@ -91,6 +99,7 @@ struct HTMLRoutes {
   private func page(
     styleID: String,
     onTabsPage: Bool,
+    after: String? = nil,
     status: HTTPResponse.Status = .ok,
     error: String? = nil
   ) throws -> Response {
@@ -106,8 +115,13 @@ struct HTMLRoutes {
         )
       )
     }
-    try screen.load()
-    let returnTo = onTabsPage ? "/?tab=\(styleID)" : "/styles/\(styleID)"
+    let cursor = try Pagination.cursor(after)
+    let listPage = try screen.viewModel.loadPage(after: cursor, limit: Pagination.pageSize)
+    let path = onTabsPage ? "/?tab=\(styleID)" : "/styles/\(styleID)"
+    let link = { (cursor: TodoCursor?) in
+      cursor.map { path + (onTabsPage ? "&" : "?") + "after=" + $0.text } ?? path
+    }
+    let returnTo = link(cursor)
     let tabs = Layout.tabs(Showcase.styles, current: styleID) { style in
       onTabsPage ? "/?tab=\(style.id)" : "/styles/\(style.id)"
     }
@@ -118,8 +132,8 @@ struct HTMLRoutes {
         section: .list,
         storageLabel: server.storageLabel,
         body: StyleLesson.sharedStorageBanner(storageLabel: server.storageLabel) + tabs
-          + screen.render(returnTo: returnTo, error: error) + StyleLesson.html(for: screen.style)
-          + LiveUpdates.scriptTag
+          + screen.render(page: listPage, isFirst: cursor == nil, link: link, returnTo: returnTo, error: error)
+          + StyleLesson.html(for: screen.style) + LiveUpdates.scriptTag
       )
     )
   }
@@ -135,12 +149,14 @@ struct HTMLRoutes {
       return try page(styleID: styleID, onTabsPage: false)
     }
     let returnTo = Self.safeReturnPath(form["return"], styleID: styleID)
+    let after = Self.cursorText(of: returnTo)
     do {
       try body(screen)
     } catch let error as UnknownItem {
       return try page(
         styleID: styleID,
         onTabsPage: returnTo.hasPrefix("/?"),
+        after: after,
         status: .notFound,
         error: "No to-do item has the id \(error.text)."
       )
@@ -150,6 +166,7 @@ struct HTMLRoutes {
       return try page(
         styleID: styleID,
         onTabsPage: returnTo.hasPrefix("/?"),
+        after: after,
         status: status,
         error: error.description
       )
@@ -157,11 +174,26 @@ struct HTMLRoutes {
     return .redirect(to: returnTo, type: .normal)
   }
 
-  /// The form's `return` path if it is one of this app's list pages, else the style's own page.
+  /// The form's `return` path if it is one of this app's list pages (optionally after a valid
+  /// cursor), else the style's own page.
   static func safeReturnPath(_ path: String?, styleID: String) -> String {
     let allowed = Showcase.styles.flatMap { ["/?tab=\($0.id)", "/styles/\($0.id)"] } + ["/"]
-    if let path, allowed.contains(path) { return path }
+    guard let path else { return "/styles/\(styleID)" }
+    if allowed.contains(path) { return path }
+    for separator in ["&after=", "?after="] {
+      if let range = path.range(of: separator), allowed.contains(String(path[..<range.lowerBound])),
+        path.hasPrefix("/?") == (separator == "&after="),
+        let cursor = TodoCursor(text: String(path[range.upperBound...]))
+      {
+        return String(path[..<range.lowerBound]) + separator + cursor.text
+      }
+    }
     return "/styles/\(styleID)"
+  }
+
+  /// The `after` cursor text of a safe return path, if it has one.
+  private static func cursorText(of path: String) -> String? {
+    path.range(of: "after=").map { String(path[$0.upperBound...]) }
   }
 }
 

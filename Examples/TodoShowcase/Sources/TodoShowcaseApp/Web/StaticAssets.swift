@@ -6,7 +6,7 @@ import Hummingbird
 enum StaticAssets {
   /// Each file's name, content type and text.
   static let files: [String: (contentType: String, text: String)] = [
-    "app.css": ("text/css; charset=utf-8", Layout.stylesheet + StyleLesson.stylesheet),
+    "app.css": ("text/css; charset=utf-8", Layout.stylesheet + StyleLesson.stylesheet + ListStyles.stylesheet),
     "live.js": ("text/javascript; charset=utf-8", LiveUpdates.script),
   ]
 
