@@ -1,4 +1,5 @@
 import BenchSupport
+import DeepChain
 import Foundation
 
 let usage = """
