@@ -12,6 +12,12 @@ let package = Package(
   targets: [
     .target(name: "CBlackHole"),
     .target(name: "BenchSupport", dependencies: ["CBlackHole"]),
+    // Counts heap allocations by wrapping malloc and friends: linked into knapsack-bench only.
+    .target(name: "CMallocCounter"),
+    // The 100-deep chain of the stack-per-level figure, shared by knapsack-bench (release) and
+    // stack-per-level (built in debug by the scripts).
+    .target(name: "DeepChain", dependencies: [.product(name: "Knapsack", package: "Knapsack")]),
+    .executableTarget(name: "stack-per-level", dependencies: ["DeepChain"]),
     // S4 start-up: sources generated at build time by the S4Sources plugin (running S4Generator),
     // one module per contender so they compile in parallel.
     .executableTarget(name: "S4Generator"),
@@ -37,6 +43,8 @@ let package = Package(
       name: "knapsack-bench",
       dependencies: [
         "BenchSupport",
+        "CMallocCounter",
+        "DeepChain",
         "S4Services",
         "S4Swinject",
         "S4Dependencies",
@@ -51,7 +59,7 @@ let package = Package(
 )
 
 for target in package.targets where target.type != .system && target.type != .plugin {
-  guard target.name != "CBlackHole" else { continue }
+  guard target.name != "CBlackHole", target.name != "CMallocCounter" else { continue }
   var settings = target.swiftSettings ?? []
   settings.append(.swiftLanguageMode(.v6))
   settings.append(.enableUpcomingFeature("ExistentialAny"))

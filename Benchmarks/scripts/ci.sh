@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
-# Keeps the benchmarks compiling and running: builds knapsack-bench in release mode and runs every
-# scenario once with short samples. Prints the table; asserts nothing about timing.
+# Keeps the benchmarks compiling and running: builds knapsack-bench in release mode (and the small
+# debug-built stack-per-level) and runs every scenario once with short samples. Prints the table;
+# asserts nothing about timing.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 swift build -c release --product knapsack-bench
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-"$(swift build -c release --show-bin-path)/knapsack-bench" --quick --json "$out/results.json" --svg "$out/results.svg"
-# The outputs must exist and parse; their numbers are not checked.
-python3 -c 'import json, sys; assert isinstance(json.load(open(sys.argv[1])), list)' "$out/results.json"
+swift build --product stack-per-level
+debug_stack=$("$(swift build --show-bin-path)/stack-per-level" | sed -n 's/.*(debug): \([0-9]*\) bytes$/\1/p')
+"$(swift build -c release --show-bin-path)/knapsack-bench" --quick --json "$out/results.json" --svg "$out/results.svg" \
+  --debug-stack-bytes "$debug_stack"
+# The outputs must exist and parse, and the extra figures must be there; their values are not checked.
+python3 - "$out/results.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert isinstance(rows, list) and rows
+missing = [f"{r['scenario']} {r['contender']}" for r in rows if "allocations_per_op" not in r]
+assert not missing, f"no allocations_per_op: {missing}"
+peaks = [r for r in rows if r["scenario"] == "S4/10000" and "peak_rss_bytes" in r]
+assert len(peaks) == 4, f"peak_rss_bytes on {len(peaks)} of 4 S4/10000 rows"
+s8 = [r for r in rows if r["scenario"] == "S8" and r["contender"] == "knapsack"]
+assert s8 and "stack_bytes_per_level_release" in s8[0] and "stack_bytes_per_level_debug" in s8[0], s8
+PY
 python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$out/results.svg"
 echo "benchmarks: quick run OK"
 "$(swift build -c release --show-bin-path)/knapsack-bench" deep-chain

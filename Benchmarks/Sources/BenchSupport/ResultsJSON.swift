@@ -2,7 +2,9 @@ import Foundation
 
 /// Reads and writes the results file: a JSON array of
 /// `{"scenario": "S1", "contender": "knapsack", "median_ns": 1.2, "min_ns": 1.1, "max_ns": 1.4}`,
-/// with `"ops_per_s"` on S5 rows and `"bytes_per_registration"` on the 10,000-registration row.
+/// with `"allocations_per_op"` on every row that was counted, `"ops_per_s"` on S5 rows,
+/// `"bytes_per_registration"` and `"peak_rss_bytes"` on the 10,000-registration rows, and
+/// `"stack_bytes_per_level_release"` / `"stack_bytes_per_level_debug"` on Knapsack's S8 row.
 public enum ResultsJSON {
   /// The results as a pretty-printed JSON array, one object per line, keys in a fixed order.
   public static func encode(_ results: [BenchResult]) -> String {
@@ -15,11 +17,16 @@ public enum ResultsJSON {
         "\"min_ns\": \(number(result.nanoseconds.min))",
         "\"max_ns\": \(number(result.nanoseconds.max))",
       ]
-      if let opsPerSecond = result.operationsPerSecond {
-        fields.append("\"ops_per_s\": \(number(opsPerSecond.rounded()))")
-      }
-      if let bytes = result.bytesPerRegistration {
-        fields.append("\"bytes_per_registration\": \(number(bytes))")
+      let optional: [(String, Double?)] = [
+        ("allocations_per_op", result.allocationsPerOperation),
+        ("ops_per_s", result.operationsPerSecond?.rounded()),
+        ("bytes_per_registration", result.bytesPerRegistration),
+        ("peak_rss_bytes", result.peakResidentBytes),
+        ("stack_bytes_per_level_release", result.stackBytesPerLevelRelease),
+        ("stack_bytes_per_level_debug", result.stackBytesPerLevelDebug),
+      ]
+      for (key, value) in optional {
+        if let value { fields.append("\"\(key)\": \(number(value))") }
       }
       lines.append("  {" + fields.joined(separator: ", ") + "}")
     }
@@ -53,7 +60,11 @@ public enum ResultsJSON {
         nanoseconds: Summary(
           median: try double("median_ns"), min: try double("min_ns"), max: try double("max_ns")),
         operationsPerSecond: (object["ops_per_s"] as? NSNumber)?.doubleValue,
-        bytesPerRegistration: (object["bytes_per_registration"] as? NSNumber)?.doubleValue
+        bytesPerRegistration: (object["bytes_per_registration"] as? NSNumber)?.doubleValue,
+        allocationsPerOperation: (object["allocations_per_op"] as? NSNumber)?.doubleValue,
+        peakResidentBytes: (object["peak_rss_bytes"] as? NSNumber)?.doubleValue,
+        stackBytesPerLevelRelease: (object["stack_bytes_per_level_release"] as? NSNumber)?.doubleValue,
+        stackBytesPerLevelDebug: (object["stack_bytes_per_level_debug"] as? NSNumber)?.doubleValue
       )
     }
   }

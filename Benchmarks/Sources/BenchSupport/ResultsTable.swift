@@ -35,7 +35,7 @@ public enum ResultsTable {
   public static func text(
     results: [BenchResult], scenarios: [ScenarioInfo], notApplicable: [NotApplicable]
   ) -> String {
-    let header = ["contender", "median ns/op", "min–max ns/op"] + contenders.map { "÷ \($0)" } + ["extra"]
+    let header = ["contender", "median ns/op", "min–max ns/op", "allocs/op"] + contenders.map { "÷ \($0)" } + ["extra"]
     var out = ""
     for scenario in orderedScenarios(results: results, scenarios: scenarios, notApplicable: notApplicable) {
       out += "\n\(scenario.id)  \(scenario.title)\n"
@@ -57,7 +57,8 @@ public enum ResultsTable {
   public static func markdown(
     results: [BenchResult], scenarios: [ScenarioInfo], notApplicable: [NotApplicable]
   ) -> String {
-    let header = ["scenario", "contender", "median ns/op", "min–max ns/op"] + contenders.map { "÷ \($0)" } + ["extra"]
+    let header =
+      ["scenario", "contender", "median ns/op", "min–max ns/op", "allocs/op"] + contenders.map { "÷ \($0)" } + ["extra"]
     var out = "| " + header.joined(separator: " | ") + " |\n"
     out +=
       "|" + header.enumerated().map { $0.offset < 2 || $0.offset == header.count - 1 ? "---|" : "---:|" }.joined()
@@ -99,11 +100,20 @@ public enum ResultsTable {
         var extra: [String] = []
         if let ops = row.operationsPerSecond { extra.append("\(grouped(ops)) ops/s") }
         if let bytes = row.bytesPerRegistration { extra.append("\(fixed(bytes, 0)) B/registration") }
+        if let peak = row.peakResidentBytes { extra.append("peak RSS \(fixed(peak / 1_048_576, 1)) MiB") }
+        if let release = row.stackBytesPerLevelRelease {
+          var stack = "stack \(fixed(release, 0)) B/level (release)"
+          if let debug = row.stackBytesPerLevelDebug { stack += ", \(fixed(debug, 0)) B/level (debug)" }
+          extra.append(stack)
+        }
         lines.append(
-          [contender, fixed(row.nanoseconds.median), "\(fixed(row.nanoseconds.min))–\(fixed(row.nanoseconds.max))"]
+          [
+            contender, fixed(row.nanoseconds.median), "\(fixed(row.nanoseconds.min))–\(fixed(row.nanoseconds.max))",
+            row.allocationsPerOperation.map { allocations($0) } ?? "",
+          ]
             + ratios + [extra.joined(separator: ", ")])
       } else if let missing = notApplicable.first(where: { $0.scenario == scenario && $0.contender == contender }) {
-        lines.append([contender, "n/a", ""] + contenders.map { _ in "" } + [missing.reason])
+        lines.append([contender, "n/a", "", ""] + contenders.map { _ in "" } + [missing.reason])
       }
     }
     return lines
@@ -112,6 +122,12 @@ public enum ResultsTable {
   static func fixed(_ value: Double, _ digits: Int? = nil) -> String {
     let places = digits ?? (value >= 1000 ? 0 : value >= 100 ? 1 : 2)
     return String(format: "%.\(places)f", value)
+  }
+
+  /// Allocations per operation: whole numbers as they are, fractions (set-up spread over many
+  /// operations, or a cache growing now and then) with two decimals.
+  static func allocations(_ value: Double) -> String {
+    value >= 1000 || value == value.rounded() ? String(format: "%.0f", value) : String(format: "%.2f", value)
   }
 
   static func ratio(_ value: Double) -> String {

@@ -1,3 +1,4 @@
+import DeepChain
 import Foundation
 import Knapsack
 import Synchronization
@@ -7,42 +8,14 @@ import Synchronization
 // throw `resolutionTooDeep` or succeed, never crash), and measures the stack one level of
 // resolution takes from a 100-deep chain. The debug-build half is in the library's EngineTests.
 
-/// A container with a chain of `length` named `Int` registrations, each resolving the next;
-/// the last one calls `bottom` before returning 0.
-func deepChain(_ length: Int, bottom: @escaping @Sendable () -> Void = {}) -> Container {
-  let container = Container()
-  for step in 0..<length {
-    let next = "level \(step + 1)"
-    if step == length - 1 {
-      container.register(type: Int.self, name: "level \(step)") {
-        bottom()
-        return 0
-      }
-    } else {
-      container.register(type: Int.self, name: "level \(step)") { r in try r.resolve(type: Int.self, name: next) + 1 }
-    }
-  }
-  return container
-}
-
-/// The stack address of the caller's frame, roughly.
-@inline(never)
-func stackAddress() -> UInt {
-  var marker = 0
-  return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
-}
-
 /// Runs the check, prints the figures, and exits non-zero if the chain gave anything but a
 /// result or `resolutionTooDeep`.
 func runDeepChain() -> Never {
-  let deepest = Atomic<UInt>(0)
-  let measured = deepChain(100) { deepest.store(stackAddress(), ordering: .relaxed) }
-  let top = stackAddress()
-  guard (try? measured.resolve(type: Int.self, name: "level 0")) == 99 else {
+  guard let perLevel = stackBytesPerLevel() else {
     print("deep-chain: the 100-deep chain did not resolve")
     exit(1)
   }
-  print("deep-chain: stack per level of resolution (release): \((top - deepest.load(ordering: .relaxed)) / 100) bytes")
+  print("deep-chain: stack per level of resolution (release): \(perLevel) bytes")
 
   let container = deepChain(10_000)
   let outcome = Mutex<String?>(nil)

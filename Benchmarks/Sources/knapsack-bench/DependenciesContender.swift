@@ -138,6 +138,9 @@ func dependenciesBenchmarks() -> [Benchmark] {
     },
     Benchmark(scenario: "S7", contender: .swiftDependencies, workload: .notApplicable(noFailure)),
     Benchmark(scenario: "S7/10000", contender: .swiftDependencies, workload: .notApplicable(noFailure)),
+    Benchmark(
+      scenario: "S8", contender: .swiftDependencies,
+      workload: .notApplicable("no named registrations: a 100-deep chain needs 100 declared keys")),
   ]
 }
 

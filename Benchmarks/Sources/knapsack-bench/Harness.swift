@@ -1,4 +1,5 @@
 import BenchSupport
+import CMallocCounter
 import Foundation
 import Synchronization
 
@@ -104,16 +105,34 @@ func measure(
     for (index, entry) in runnable.enumerated() {
       let summary = Summary(samples: samples[index])
       let opsPerSecond = scenario.hasPrefix("S5") ? 1e9 / summary.median : nil
+      let allocations = try allocationsPerOperation(entry.run, n: entry.n, operationsPerIteration: entry.ops)
       results.append(
         BenchResult(
           scenario: scenario, contender: entry.contender.rawValue, nanoseconds: summary,
-          operationsPerSecond: opsPerSecond))
+          operationsPerSecond: opsPerSecond, allocationsPerOperation: allocations))
       log(
-        "  \(scenario) \(entry.contender.rawValue): \(SVGChart.durationLabel(summary.median))/op "
-          + "(n = \(entry.n) per sample)")
+        "  \(scenario) \(entry.contender.rawValue): \(SVGChart.durationLabel(summary.median))/op, "
+          + "\(allocations.map { String(format: "%.2f", $0) } ?? "?") allocations/op (n = \(entry.n) per sample)")
     }
   }
   return results
+}
+
+/// Heap allocations one operation makes, counted (untimed) by the malloc wrappers of
+/// CMallocCounter: `run(n)` and then `run(2n)`, and the difference divided by `n` operations, so
+/// whatever a run costs once (thread start, a lazily built container) cancels out. Counts every
+/// thread's allocations, so S5's threads are included. `nil` where allocations are not counted.
+func allocationsPerOperation(
+  _ run: (Int) throws -> UInt64, n: Int, operationsPerIteration: Int
+) throws -> Double? {
+  guard knapsack_bench_allocations_counted() != 0 else { return nil }
+  let start = knapsack_bench_allocations()
+  _ = try run(n)
+  let middle = knapsack_bench_allocations()
+  _ = try run(2 * n)
+  let end = knapsack_bench_allocations()
+  let difference = Double(end &- middle) - Double(middle &- start)
+  return max(0, difference / Double(n * operationsPerIteration))
 }
 
 /// Finds an iteration count whose run takes about `target` nanoseconds (after a warm-up run).

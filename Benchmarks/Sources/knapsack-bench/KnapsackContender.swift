@@ -1,4 +1,5 @@
 import BenchSupport
+import DeepChain
 import Knapsack
 import S4Knapsack
 
@@ -44,6 +45,8 @@ func knapsackBenchmarks() -> [Benchmark] {
   traced.observe(nil)
   blackHole(resolved { try traced.resolve(\.benchAppState) })
   var large: Container?  // built on first use, so other scenarios never pay for it
+  let chain = deepChain(100)
+  blackHole(resolved { try chain.resolve(type: Int.self, name: "level 0") })
   let fake: any Service = FakeService()
 
   func run(_ scenario: String, ops: Int = 1, _ body: @escaping (Int) -> UInt64) -> Benchmark {
@@ -89,6 +92,7 @@ func knapsackBenchmarks() -> [Benchmark] {
         do { blackHole(try container.resolve(\.benchMissing)) } catch { blackHole(error) }
       }
     },
+    run("S8") { n in timeLoop(n) { blackHole(resolved { try chain.resolve(type: Int.self, name: "level 0") }) } },
   ]
 }
 

@@ -39,6 +39,12 @@ func manualStartUp(count: Int) -> any Sendable {
   count == 1000 ? Svc00999() : Svc09999()
 }
 
+/// S8: a chain of `depth` calls, each calling the next, as a 100-deep chain of factories is.
+@inline(never)
+func manualChain(_ depth: Int) -> Int {
+  depth == 0 ? 0 : manualChain(depth - 1) + 1
+}
+
 func manualBenchmarks() -> [Benchmark] {
   let root = ManualRoot()
   func run(_ scenario: String, _ body: @escaping (Int) -> UInt64) -> Benchmark {
@@ -69,5 +75,6 @@ func manualBenchmarks() -> [Benchmark] {
         do { blackHole(try manualFailingLookup()) } catch { blackHole(error) }
       }
     },
+    run("S8") { n in timeLoop(n) { blackHole(manualChain(99)) } },
   ]
 }

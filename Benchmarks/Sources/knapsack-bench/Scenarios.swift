@@ -15,6 +15,7 @@ let scenarioInfos = [
   ScenarioInfo(id: "S6", title: "override read: a value read under a scoped test override"),
   ScenarioInfo(id: "S7", title: "failure path: resolve something unregistered (few registrations)"),
   ScenarioInfo(id: "S7/10000", title: "failure path: resolve something unregistered (10,000 registrations)"),
+  ScenarioInfo(id: "S8", title: "deep chain: resolve the first of 100 named registrations, each resolving the next"),
 ]
 
 /// Every benchmark of the given contenders (all by default), in scenario order. Each contender's

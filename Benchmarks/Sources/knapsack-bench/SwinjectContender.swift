@@ -31,6 +31,16 @@ func swinjectBenchmarks() -> [Benchmark] {
   _ = synchronized.resolver.resolve(AppState.self)!
 
   var large: Container?  // built on first use, so other scenarios never pay for it
+  let chain = Container()
+  for step in 0..<100 {
+    let next = "level \(step + 1)"
+    if step == 99 {
+      chain.register(Int.self, name: "level \(step)") { _ in 0 }
+    } else {
+      chain.register(Int.self, name: "level \(step)") { r in r.resolve(Int.self, name: next)! + 1 }
+    }
+  }
+  _ = chain.resolve(Int.self, name: "level 0")!
 
   func run(_ scenario: String, ops: Int = 1, _ body: @escaping (Int) -> UInt64) -> Benchmark {
     Benchmark(scenario: scenario, contender: .swinject, workload: .measure(operationsPerIteration: ops, body))
@@ -60,6 +70,7 @@ func swinjectBenchmarks() -> [Benchmark] {
       }
       return timeLoop(n) { blackHole(container.resolve(Unregistered.self)) }
     },
+    run("S8") { n in timeLoop(n) { blackHole(chain.resolve(Int.self, name: "level 0")!) } },
   ]
 }
 

@@ -1,23 +1,31 @@
 import BenchSupport
+import DeepChain
 import Foundation
 
 let usage = """
   usage: knapsack-bench [--quick] [--json PATH] [--svg PATH] [--markdown PATH] [--only S1,S2,...]
+                        [--debug-stack-bytes N]
          knapsack-bench --scenario NAME --contender NAME --iterations N
          knapsack-bench render --json PATH [--svg PATH] [--markdown PATH] [--date TEXT] [--machine TEXT]
          knapsack-bench deep-chain
+         knapsack-bench peak-memory CONTENDER
 
     --quick        10 ms samples instead of 200 ms (still the median of 7); for CI
     --json PATH    write the results as a JSON array
     --svg PATH     render the results as an SVG bar chart (log scale)
     --markdown     write the results table as Markdown
     --only         run only these scenarios (comma-separated ids)
+    --debug-stack-bytes N
+                   the debug build's stack bytes per level (printed by the debug-built
+                   stack-per-level executable), recorded on Knapsack's S8 row with the release figure
     --scenario, --contender, --iterations
                    run one benchmark exactly N times with no timing output: for instruction
                    counts under callgrind (see scripts/instructions.sh)
     render         redraw the chart and table from a JSON file of an earlier run
     deep-chain     a 10,000-deep chain on a 512 KiB thread must throw or succeed; prints the
                    stack one level of resolution takes
+    peak-memory    one 10,000-registration start-up of CONTENDER in this fresh process; prints
+                   the resident-set high-water mark (VmHWM) in bytes
 
   """
 
@@ -33,6 +41,7 @@ struct Options {
   var render = false
   var date: String?
   var machine: String?
+  var debugStackBytes: Double?
 }
 
 func fail(_ message: String) -> Never {
@@ -65,6 +74,9 @@ func parseOptions(_ arguments: [String]) -> Options {
       options.iterations = count
     case "--date": options.date = value(argument)
     case "--machine": options.machine = value(argument)
+    case "--debug-stack-bytes":
+      guard let bytes = Double(value(argument)), bytes > 0 else { fail("--debug-stack-bytes needs a positive number") }
+      options.debugStackBytes = bytes
     case "-h", "--help":
       print(usage)
       exit(0)
@@ -114,6 +126,12 @@ func runOnce(scenario: String, contender: String, iterations: Int) throws {
 }
 
 if CommandLine.arguments.dropFirst().first == "deep-chain" { runDeepChain() }
+if CommandLine.arguments.dropFirst().first == "peak-memory" {
+  guard CommandLine.arguments.count == 3, let contender = Contender(rawValue: CommandLine.arguments[2]) else {
+    fail("peak-memory needs one contender: \(Contender.allCases.map(\.rawValue).joined(separator: ", "))")
+  }
+  runPeakMemory(contender)
+}
 
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 
@@ -174,6 +192,19 @@ if options.only?.contains("S4/10000") ?? true {
       results[index].bytesPerRegistration = value
     }
   }
+}
+
+if options.only?.contains("S4/10000") ?? true {
+  for index in results.indices where results[index].scenario == "S4/10000" {
+    if let contender = Contender(rawValue: results[index].contender) {
+      results[index].peakResidentBytes = peakResidentBytes(of: contender)
+    }
+  }
+}
+
+if let index = results.firstIndex(where: { $0.scenario == "S8" && $0.contender == Contender.knapsack.rawValue }) {
+  results[index].stackBytesPerLevelRelease = stackBytesPerLevel().map(Double.init)
+  results[index].stackBytesPerLevelDebug = options.debugStackBytes
 }
 
 print(ResultsTable.text(results: results, scenarios: scenarioInfos, notApplicable: notApplicable))

@@ -10,14 +10,19 @@ import FoundationXML
 
 let sample = [
   BenchResult(scenario: "S1", contender: "manual", nanoseconds: Summary(median: 12.5, min: 12, max: 14.25)),
-  BenchResult(scenario: "S1", contender: "knapsack", nanoseconds: Summary(median: 20, min: 19.5, max: 31)),
+  BenchResult(
+    scenario: "S1", contender: "knapsack", nanoseconds: Summary(median: 20, min: 19.5, max: 31),
+    allocationsPerOperation: 1),
   BenchResult(scenario: "S1", contender: "swinject", nanoseconds: Summary(median: 1800, min: 1700, max: 2500)),
   BenchResult(
     scenario: "S4/10000", contender: "swinject", nanoseconds: Summary(median: 1.6e7, min: 1.5e7, max: 1.7e7),
-    bytesPerRegistration: 320.3),
+    bytesPerRegistration: 320.3, allocationsPerOperation: 61_234.25, peakResidentBytes: 52_428_800),
   BenchResult(
     scenario: "S5/2-threads", contender: "manual", nanoseconds: Summary(median: 27.8, min: 26.9, max: 39.4),
-    operationsPerSecond: 35_976_211),
+    operationsPerSecond: 35_976_211, allocationsPerOperation: 0.25),
+  BenchResult(
+    scenario: "S8", contender: "knapsack", nanoseconds: Summary(median: 3000, min: 2900, max: 3100),
+    allocationsPerOperation: 100, stackBytesPerLevelRelease: 320, stackBytesPerLevelDebug: 1184),
 ]
 
 @Suite struct ResultsJSONTests {
@@ -38,6 +43,13 @@ let sample = [
     #expect((parsed[4]["ops_per_s"] as? NSNumber)?.doubleValue == 35_976_211)
     #expect(parsed[0]["ops_per_s"] == nil)
     #expect((parsed[3]["bytes_per_registration"] as? NSNumber)?.doubleValue == 320.3)
+    #expect((parsed[3]["peak_rss_bytes"] as? NSNumber)?.doubleValue == 52_428_800)
+    #expect((parsed[1]["allocations_per_op"] as? NSNumber)?.doubleValue == 1)
+    #expect(parsed[0]["allocations_per_op"] == nil)
+    #expect((parsed[4]["allocations_per_op"] as? NSNumber)?.doubleValue == 0.25)
+    #expect((parsed[5]["stack_bytes_per_level_release"] as? NSNumber)?.doubleValue == 320)
+    #expect((parsed[5]["stack_bytes_per_level_debug"] as? NSNumber)?.doubleValue == 1184)
+    #expect(parsed[1]["stack_bytes_per_level_release"] == nil)
   }
 
   @Test func roundTrips() throws {
@@ -161,7 +173,23 @@ final class XMLCollector: NSObject, XMLParserDelegate {
     #expect(text.contains("no scoped override"))
     let markdown = ResultsTable.markdown(results: sample, scenarios: scenarios, notApplicable: missing)
     let rows = markdown.split(separator: "\n")
-    #expect(rows.count == 2 + 6)  // header, rule, 3 × S1, S4, S5, S6 n/a
+    #expect(rows.count == 2 + 7)  // header, rule, 3 × S1, S4, S5, S6 n/a, S8
     #expect(rows.allSatisfy { $0.hasPrefix("|") && $0.hasSuffix("|") })
+  }
+
+  @Test func tablesShowAllocationsPeakMemoryAndStack() throws {
+    let markdown = ResultsTable.markdown(results: sample, scenarios: [], notApplicable: [])
+    let rows = markdown.split(separator: "\n").map(String.init)
+    func cells(_ row: String) -> [String] {
+      row.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+    func row(_ prefix: String) throws -> [String] { cells(try #require(rows.first { $0.hasPrefix(prefix) })) }
+    let column = try #require(cells(rows[0]).firstIndex(of: "allocs/op"))
+    #expect(try row("| S1 | knapsack |")[column] == "1")
+    #expect(try row("| S1 | manual |")[column] == "")  // not counted: the cell stays empty
+    #expect(try row("| S5/2-threads |")[column] == "0.25")
+    #expect(try row("| S4/10000 |")[column] == "61234")
+    #expect(try row("| S4/10000 |").last { !$0.isEmpty } == "320 B/registration, peak RSS 50.0 MiB")
+    #expect(markdown.contains("stack 320 B/level (release), 1184 B/level (debug)"))
   }
 }
