@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Keeps the benchmarks compiling and running: builds knapsack-bench in release mode (and the small
 # debug-built stack-per-level) and runs every scenario once with short samples. Prints the table;
-# asserts nothing about timing.
+# asserts nothing about timing. Also runs the package's own tests.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -9,6 +9,9 @@ swift build -c release --product knapsack-bench
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 swift build --product stack-per-level
+# The package's own tests (output formats, chart): a debug build of BenchSupport and its tests only.
+swift build --product KnapsackBenchmarksPackageTests
+swift test --skip-build
 debug_stack=$("$(swift build --show-bin-path)/stack-per-level" | sed -n 's/.*(debug): \([0-9]*\) bytes$/\1/p')
 "$(swift build -c release --show-bin-path)/knapsack-bench" --quick --json "$out/results.json" --svg "$out/results.svg" \
   --debug-stack-bytes "$debug_stack"
