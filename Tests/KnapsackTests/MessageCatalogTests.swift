@@ -117,20 +117,23 @@ import Testing
     #expect(child.components(separatedBy: "registered at \(fixtures)").count == 3, "both registrations: \(child)")
   }
 
-  /// The fenced block that follows `<!-- message: ID -->`.
-  static func block(_ id: String, in article: String) -> String? {
+  /// The range of the fenced block's text that follows `<!-- message: ID -->`.
+  static func blockRange(_ id: String, in article: String) -> Range<String.Index>? {
     guard let marker = article.range(of: "<!-- message: \(id) -->\n```text\n"),
       let end = article.range(of: "\n```", range: marker.upperBound..<article.endIndex)
     else { return nil }
-    return String(article[marker.upperBound..<end.lowerBound])
+    return marker.upperBound..<end.lowerBound
+  }
+
+  /// The fenced block that follows `<!-- message: ID -->`.
+  static func block(_ id: String, in article: String) -> String? {
+    blockRange(id, in: article).map { String(article[$0]) }
   }
 
   static func replacingBlock(_ id: String, with text: String, in article: String) throws -> String {
     struct MissingMarker: Error { let id: String }
-    guard let marker = article.range(of: "<!-- message: \(id) -->\n```text\n"),
-      let end = article.range(of: "\n```", range: marker.upperBound..<article.endIndex)
-    else { throw MissingMarker(id: id) }
-    return article.replacingCharacters(in: marker.upperBound..<end.lowerBound, with: text)
+    guard let range = blockRange(id, in: article) else { throw MissingMarker(id: id) }
+    return article.replacingCharacters(in: range, with: text)
   }
 }
 
