@@ -167,6 +167,30 @@ import Testing
     #expect(!error.description.contains("registered nearby"))
   }
 
+  @Test func nearMatchesAreSafeWhileOtherThreadsAddDependencies() async {
+    // Each miss below adds a new (type, name) to the process's key table while other tasks read
+    // near matches: the look-up must see a consistent table.
+    let container = Container()
+    container.register(type: NearThing.self, name: "registered") { NearThing() }
+    let described = await withTaskGroup(of: Int.self) { group in
+      for task in 0..<8 {
+        group.addTask {
+          var count = 0
+          for step in 0..<50 {
+            do {
+              _ = try container.resolve(type: NearThing.self, name: "missing \(task) \(step)")
+            } catch {
+              if "\(error)".contains("registered nearby: NearThing (name: \"registered\")") { count += 1 }
+            }
+          }
+          return count
+        }
+      }
+      return await group.reduce(0, +)
+    }
+    #expect(described == 400)
+  }
+
   @Test func errorsRoundTripThroughCodableWithTheirSites() throws {
     let container = Container()
     container.register(type: NearThing.self, name: "primary") { NearThing() }

@@ -8,16 +8,17 @@ extension Container {
   /// default is not a registration: which keys a process has seen depends on what it ran).
   func nearMatches(to index: Int, limit: Int = 5) -> [ResolutionError.NearMatch] {
     let table = KeyTable.shared
-    let descriptors = table.descriptors
-    let wanted = descriptors[index]
-    let wantedBase = Self.baseName(wanted.typeName)
-    let candidates = table.byBaseName.withLock { grouping in
+    // The snapshot is taken inside the lock: descriptors only grow, so it covers every index the
+    // grouping already holds, even when another error extended it a moment ago.
+    let (descriptors, candidates) = table.byBaseName.withLock { grouping in
+      let descriptors = table.descriptors
       for descriptor in descriptors[grouping.indexed...] {
         grouping.groups[Self.baseName(descriptor.typeName), default: []].append(descriptor.index)
       }
       grouping.indexed = descriptors.count
-      return grouping.groups[wantedBase] ?? []
+      return (descriptors, grouping.groups[Self.baseName(descriptors[index].typeName)] ?? [])
     }
+    let wanted = descriptors[index]
     var found: [(rank: Int, match: ResolutionError.NearMatch)] = []
     for candidate in candidates where candidate != index {
       let descriptor = descriptors[candidate]
