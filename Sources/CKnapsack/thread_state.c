@@ -2,6 +2,7 @@
 #include "CKnapsack.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 
 __thread uintptr_t knapsack_thread_frame = 0;
 __thread uintptr_t knapsack_thread_serial = 0;
@@ -34,4 +35,59 @@ uintptr_t knapsack_stack_limit(void) {
   }
 #endif
   return stack_limit;
+}
+
+// Reader records for safe reclamation (see CKnapsack.h). Records are linked into a list that
+// only grows; a thread's record is marked free when the thread exits and reused by a later one.
+struct knapsack_reader {
+  uint64_t epoch;  // first, so that a record's address is its epoch word's
+  int taken;
+  struct knapsack_reader *next;
+};
+
+__thread uint64_t *knapsack_thread_reader = 0;
+uint64_t knapsack_global_epoch = 1;
+static struct knapsack_reader *readers = 0;
+static pthread_key_t reader_key;
+static pthread_once_t reader_key_once = PTHREAD_ONCE_INIT;
+
+static void release_reader(void *record) {
+  struct knapsack_reader *reader = record;
+  knapsack_thread_reader = 0;
+  __atomic_store_n(&reader->epoch, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&reader->taken, 0, __ATOMIC_RELEASE);
+}
+
+static void make_reader_key(void) { pthread_key_create(&reader_key, release_reader); }
+
+uint64_t *knapsack_reader_acquire(void) {
+  pthread_once(&reader_key_once, make_reader_key);
+  struct knapsack_reader *reader = __atomic_load_n(&readers, __ATOMIC_ACQUIRE);
+  for (; reader; reader = reader->next) {
+    int expected = 0;
+    if (__atomic_compare_exchange_n(&reader->taken, &expected, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) break;
+  }
+  if (!reader) {
+    reader = calloc(1, sizeof *reader);
+    // Like the Swift runtime, which traps when an allocation fails.
+    if (!reader) abort();
+    reader->taken = 1;
+    struct knapsack_reader *head = __atomic_load_n(&readers, __ATOMIC_ACQUIRE);
+    do {
+      reader->next = head;
+    } while (!__atomic_compare_exchange_n(&readers, &head, reader, 1, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
+  }
+  pthread_setspecific(reader_key, reader);
+  knapsack_thread_reader = &reader->epoch;
+  return &reader->epoch;
+}
+
+uint64_t knapsack_retire(void) { return __atomic_fetch_add(&knapsack_global_epoch, 1, __ATOMIC_SEQ_CST); }
+
+int knapsack_reclaimable(uint64_t epoch) {
+  for (struct knapsack_reader *reader = __atomic_load_n(&readers, __ATOMIC_ACQUIRE); reader; reader = reader->next) {
+    uint64_t reading = __atomic_load_n(&reader->epoch, __ATOMIC_SEQ_CST);
+    if (reading != 0 && reading <= epoch) return 0;
+  }
+  return 1;
 }

@@ -21,6 +21,25 @@ struct TypedPlugin: Sendable, Equatable {
 }
 
 @Suite struct TypeRegistrationTests {
+  @Test func manyRegistrationsAreEachFoundReplacedAndValidated() async throws {
+    // 600 names span several of a container's 256-entry pages of registrations.
+    let container = Container()
+    let names = (0..<600).map { "plugin \($0)" }
+    for (id, name) in names.enumerated() {
+      container.register(type: TypedPlugin.self, name: name) { TypedPlugin(id: id) }
+    }
+    container.register(type: TypedPlugin.self, name: "plugin 300") { TypedPlugin(id: -300) }
+    for (id, name) in names.enumerated() {
+      #expect(try container.resolve(type: TypedPlugin.self, name: name) == TypedPlugin(id: id == 300 ? -300 : id))
+    }
+    let child = container.makeChild()
+    #expect(child.isRegistered(type: TypedPlugin.self, name: "plugin 599"))
+    #expect(!Container().isRegistered(type: TypedPlugin.self, name: "plugin 599"))
+    let report = await container.validate()
+    #expect(report.isValid)
+    #expect(report.checkedCount == 600)
+  }
+
   @Test func resolvesARegisteredTypeWithTheTypeInferred() async throws {
     let container = Container()
     container.register(type: (any TypedService).self) { NamedService("plain") }

@@ -24,4 +24,36 @@ uintptr_t knapsack_stack_limit(void);
 /// The address of a local variable of the caller: how deep the stack is right now.
 uintptr_t knapsack_stack_pointer(void);
 
+// Safe reclamation of what lock-free readers may still use (epoch-based).
+//
+// A reader brackets each lock-free read with `knapsack_read_begin()` and `knapsack_read_end()`
+// and keeps nothing it read without retaining it. A writer that unpublishes an object calls
+// `knapsack_retire()` after the new value is visible, keeps the object alive, and releases it
+// once `knapsack_reclaimable(epoch)` says that no reader that could have seen it is still
+// reading. A read section never runs user code, so sections do not nest.
+
+/// The calling thread's reader record: its first word is the epoch it is reading in (0 when it
+/// is not reading). 0 until the thread first reads.
+extern __thread uint64_t *knapsack_thread_reader;
+extern uint64_t knapsack_global_epoch;
+
+/// Gives the calling thread a reader record (reusing one of an exited thread) and returns it.
+uint64_t *knapsack_reader_acquire(void);
+
+static inline void knapsack_read_begin(void) {
+  uint64_t *reader = knapsack_thread_reader;
+  if (__builtin_expect(reader == 0, 0)) reader = knapsack_reader_acquire();
+  // Sequentially consistent, so that the reads that follow cannot be ordered before it: a
+  // writer that does not see this announcement has published its new value first.
+  __atomic_store_n(reader, __atomic_load_n(&knapsack_global_epoch, __ATOMIC_ACQUIRE), __ATOMIC_SEQ_CST);
+}
+
+static inline void knapsack_read_end(void) { __atomic_store_n(knapsack_thread_reader, 0, __ATOMIC_RELEASE); }
+
+/// Starts a new epoch and returns the one that ends: the epoch of what was just unpublished.
+uint64_t knapsack_retire(void);
+
+/// Whether no thread is still reading in `epoch` or an earlier one.
+int knapsack_reclaimable(uint64_t epoch);
+
 #endif

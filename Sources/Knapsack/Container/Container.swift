@@ -41,7 +41,7 @@ public final class Container: Sendable {
   }
 
   struct State {
-    var registrations: [Int: Registration] = [:]
+    var registrations = IndexMap<Registration>()
     var bindings: [Int: Binding] = [:]
     var decorators: [Int: [Decoration]] = [:]
     var contributions: [Int: [Registration]] = [:]
@@ -297,7 +297,9 @@ final class PlanNode: Sendable {
   /// Bumps this generation and every dependent's.
   func invalidate() {
     generation.add(1, ordering: .releasing)
-    let live = dependents.withLock { dependents in
+    let live = dependents.withLock { dependents -> [PlanNode] in
+      // Most containers have no dependents; registering into them must not allocate.
+      guard !dependents.isEmpty else { return [] }
       dependents.removeAll { $0.node == nil }
       return dependents.compactMap(\.node)
     }

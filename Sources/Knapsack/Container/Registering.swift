@@ -28,7 +28,7 @@ extension Container {
     dispose: (@Sendable (V) async throws -> Void)? = nil,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) throws -> V
   ) {
-    add(key, Factory(.sync { r, _ in try factory(r) }), scope, hasSideEffects, dispose, fileID, line)
+    add(key, Factory(.resolverOnly(factory)), scope, hasSideEffects, dispose, fileID, line)
   }
 
   /// Registers a factory that needs no other dependency: `container.register(\.clock) { SystemClock() }`.
@@ -38,7 +38,7 @@ extension Container {
     dispose: (@Sendable (V) async throws -> Void)? = nil,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable () throws -> V
   ) {
-    add(key, Factory(.sync { _, _ in try factory() }), scope, hasSideEffects, dispose, fileID, line)
+    add(key, Factory(.plain(factory)), scope, hasSideEffects, dispose, fileID, line)
   }
 
   /// Registers the factory of an ``ArgumentKey``: `container.register(\.profile) { r, id in ... }`.
@@ -111,11 +111,7 @@ extension Container {
     dispose: (@Sendable (T) async throws -> Void)? = nil,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) throws -> T
   ) {
-    let index = KeyTable.shared.index(of: type, name: name)
-    add(
-      Registration(
-        index: index, scope: scope, factory: Factory<Void, T>(.sync { r, _ in try factory(r) }), fileID: fileID,
-        line: line, hasSideEffects: hasSideEffects, dispose: Self.eraseDispose(dispose)))
+    add(type, name, Factory(.resolverOnly(factory)), scope, hasSideEffects, dispose, fileID, line)
   }
 
   /// Registers a factory for a type that needs no other dependency.
@@ -125,10 +121,7 @@ extension Container {
     dispose: (@Sendable (T) async throws -> Void)? = nil,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable () throws -> T
   ) {
-    register(
-      type: type, name: name, scope: scope, hasSideEffects: hasSideEffects, dispose: dispose, fileID: fileID,
-      line: line
-    ) { _ in try factory() }
+    add(type, name, Factory(.plain(factory)), scope, hasSideEffects, dispose, fileID, line)
   }
 
   /// Whether a factory for the key is registered in this container or one of its ancestors
@@ -154,6 +147,18 @@ extension Container {
       Registration(
         index: index, scope: scope, factory: factory, fileID: fileID, line: line, hasSideEffects: hasSideEffects,
         dispose: Self.eraseDispose(dispose)))
+  }
+
+  /// The one registration routine behind every `register(type:)`.
+  @usableFromInline
+  func add<T: Sendable>(
+    _ type: T.Type, _ name: String?, _ factory: Factory<Void, T>, _ scope: Scope, _ hasSideEffects: Bool,
+    _ dispose: (@Sendable (T) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
+  ) {
+    add(
+      Registration(
+        index: KeyTable.shared.index(of: type, name: name), scope: scope, factory: factory, fileID: fileID,
+        line: line, hasSideEffects: hasSideEffects, dispose: Self.eraseDispose(dispose)))
   }
 
   @inlinable

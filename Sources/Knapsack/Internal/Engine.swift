@@ -56,16 +56,16 @@ extension Container {
     _ index: Int, _ argument: Argument, parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
     // An existing singleton: read under a borrowed reference to the cached plan, with no retain.
-    if Argument.self == Void.self, let cached = slots.unmanaged(index) {
+    if Argument.self == Void.self {
       let current = plans.generation.load(ordering: .acquiring)
-      let box = cached._withUnsafeGuaranteedRef { slot -> UInt in
-        guard slot.generation == current, let cell = slot.singletonCell else { return 0 }
-        return cell.singleton.load(ordering: .acquiring)
+      let singleton: Value? = slots.read(index) { cached in
+        // The slot, its binding's cell and the cell's box live until the read section ends.
+        cached?._withUnsafeGuaranteedRef { slot in
+          guard slot.generation == current, let cell = slot.singletonCell else { return nil }
+          return cell.loadSingleton(Value.self)
+        }
       }
-      if let pointer = UnsafeRawPointer(bitPattern: box) {
-        // The cell keeps its published box for as long as the container lives.
-        return Unmanaged<Box<Value>>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.value }
-      }
+      if let singleton { return singleton }
     }
     let slot = self.slot(index)
     if let binding = slot.binding {
@@ -167,6 +167,10 @@ extension Container {
       switch factory.body {
       case .sync(let body):
         value = try body(resolver, argument)
+      case .resolverOnly(let body):
+        value = try body(resolver)
+      case .plain(let body):
+        value = try body()
       case .mainActor(let body):
         guard isOnMainThread else {
           throw mismatch(

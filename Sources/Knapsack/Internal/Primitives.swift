@@ -1,3 +1,4 @@
+import CKnapsack
 public import Synchronization
 
 #if canImport(Glibc)
@@ -63,18 +64,22 @@ final class BlockingLock: @unchecked Sendable {
 /// A table of object references indexed by a dense integer, readable without a lock.
 ///
 /// Indices below 65,536 live in two levels of atomic words (a directory of 256 leaves of 256
-/// entries); larger ones in a locked dictionary, so every key can be cached. Every stored
-/// object is retained until the table dies, so a reader may use what it loaded without
-/// retaining it, even if a writer has since replaced the entry.
+/// entries); larger ones in a locked dictionary, so every key can be cached. The table holds a
+/// reference to each element it stores. A replaced element is retired, not released at once:
+/// readers read inside an epoch read section (``read(_:_:)``), and a retired element is
+/// released once no reader that could have loaded it is still reading (see `CKnapsack.h`).
 @usableFromInline
 final class SlotTable<Element: AnyObject>: @unchecked Sendable {
   // Safe: the directory and its leaves are only read and written through `Atomic`, leaves are
-  // installed with compare-and-exchange and freed only in deinit; `retained` and `overflow` are
-  // guarded by their locks.
+  // installed with compare-and-exchange and freed only in deinit; `overflow` and `retired` are
+  // guarded by their locks; an element is released only after `knapsack_reclaimable` says no
+  // read section that could see it is open.
   @inlinable static var directCapacity: Int { 1 << 16 }
   @usableFromInline let directory: UnsafeMutablePointer<Atomic<UInt>>
-  private let retained = Locked<[Element]>([])
-  private let overflow = Locked<[Int: Element]>([:])
+  /// Elements of indices from ``directCapacity`` on, as retained addresses.
+  private let overflow = Locked<[Int: UInt]>([:])
+  /// Replaced elements (retained addresses) and the epoch in which each was replaced.
+  private let retired = Locked<[(epoch: UInt64, element: UInt)]>([])
 
   init() {
     directory = .allocate(capacity: 256)
@@ -85,49 +90,70 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
     for offset in 0..<256 {
       let raw = directory[offset].load(ordering: .acquiring)
       if let leaf = UnsafeMutablePointer<Atomic<UInt>>(bitPattern: raw) {
+        for entry in 0..<256 { Self.release(leaf[entry].load(ordering: .acquiring)) }
         leaf.deinitialize(count: 256)
         leaf.deallocate()
       }
     }
     directory.deinitialize(count: 256)
     directory.deallocate()
+    for element in overflow.withLock({ Array($0.values) }) { Self.release(element) }
+    for entry in retired.withLock({ $0 }) { Self.release(entry.element) }
   }
 
-  /// The element at `index`.
+  /// Runs `body` on the element at `index`, unretained, inside a read section: the element
+  /// stays alive until `body` returns, and `body` must retain whatever it keeps.
+  @inlinable
+  func read<R>(_ index: Int, _ body: (Unmanaged<Element>?) -> R) -> R {
+    ReadSection.begin()
+    defer { ReadSection.end() }
+    return body(address(index).map { Unmanaged<Element>.fromOpaque($0) })
+  }
+
+  /// The element at `index`, retained.
   @inlinable
   func load(_ index: Int) -> Element? {
-    guard index < Self.directCapacity else { return overflowElement(index) }
-    let leafRaw = directory[index >> 8].load(ordering: .acquiring)
-    guard let leaf = UnsafeMutablePointer<Atomic<UInt>>(bitPattern: leafRaw) else { return nil }
-    let raw = leaf[index & 0xFF].load(ordering: .acquiring)
-    guard let pointer = UnsafeRawPointer(bitPattern: raw) else { return nil }
-    return Unmanaged<Element>.fromOpaque(pointer).takeUnretainedValue()
+    read(index) { $0?.takeUnretainedValue() }
   }
 
+  /// The address of the element at `index`; call only inside a read section.
   @usableFromInline
-  func overflowElement(_ index: Int) -> Element? { overflow.withLock { $0[index] } }
-
-  /// The element at `index`, unretained: valid while the table lives, which the caller ensures
-  /// by holding the table's owner.
-  @inlinable
-  func unmanaged(_ index: Int) -> Unmanaged<Element>? {
-    guard index < Self.directCapacity else { return overflowElement(index).map { Unmanaged.passUnretained($0) } }
+  func address(_ index: Int) -> UnsafeRawPointer? {
+    guard index < Self.directCapacity else { return UnsafeRawPointer(bitPattern: overflow.withLock { $0[index] ?? 0 }) }
     let leafRaw = directory[index >> 8].load(ordering: .acquiring)
     guard let leaf = UnsafeMutablePointer<Atomic<UInt>>(bitPattern: leafRaw) else { return nil }
-    let raw = leaf[index & 0xFF].load(ordering: .acquiring)
-    guard let pointer = UnsafeRawPointer(bitPattern: raw) else { return nil }
-    return Unmanaged<Element>.fromOpaque(pointer)
+    // Sequentially consistent, like the read section's start: a writer that did not see this
+    // reader announced has already published its replacement, and this load sees it.
+    return UnsafeRawPointer(bitPattern: leaf[index & 0xFF].load(ordering: .sequentiallyConsistent))
   }
 
-  /// Stores `element` at `index` (replacing any earlier one, which stays alive).
+  /// Stores `element` at `index`; the element it replaces is released once no reader can use it.
   func store(_ element: Element, at index: Int) {
-    guard index < Self.directCapacity else {
-      overflow.withLock { $0[index] = element }
-      return
+    let new = UInt(bitPattern: Unmanaged.passRetained(element).toOpaque())
+    let old: UInt
+    if index < Self.directCapacity {
+      old = leaf(for: index)[index & 0xFF].exchange(new, ordering: .sequentiallyConsistent)
+    } else {
+      old = overflow.withLock { $0.updateValue(new, forKey: index) } ?? 0
     }
-    let leaf = leaf(for: index)
-    retained.withLock { $0.append(element) }
-    leaf[index & 0xFF].store(UInt(bitPattern: Unmanaged.passUnretained(element).toOpaque()), ordering: .releasing)
+    guard old != 0 else { return }
+    let epoch = knapsack_retire()
+    let reclaimable = retired.withLock { retired -> [UInt] in
+      retired.append((epoch, old))
+      var released: [UInt] = []
+      retired.removeAll { entry in
+        guard knapsack_reclaimable(entry.epoch) != 0 else { return false }
+        released.append(entry.element)
+        return true
+      }
+      return released
+    }
+    // Outside the lock: releasing may run deinitializers of the user's objects.
+    for element in reclaimable { Self.release(element) }
+  }
+
+  private static func release(_ element: UInt) {
+    if let pointer = UnsafeRawPointer(bitPattern: element) { Unmanaged<Element>.fromOpaque(pointer).release() }
   }
 
   private func leaf(for index: Int) -> UnsafeMutablePointer<Atomic<UInt>> {
@@ -147,9 +173,54 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
   }
 }
 
+/// The epoch read section of the calling thread (see ``SlotTable/read(_:_:)``).
+@usableFromInline
+enum ReadSection {
+  @usableFromInline static func begin() { knapsack_read_begin() }
+  @usableFromInline static func end() { knapsack_read_end() }
+}
+
 /// An immutable box that lets a value of any type be stored behind an object reference.
 @usableFromInline
 final class Box<Value: Sendable>: Sendable {
   @usableFromInline let value: Value
   @usableFromInline init(_ value: Value) { self.value = value }
+}
+
+/// Values keyed by a dependency's dense index, kept in pages of 256: setting and reading an
+/// entry hashes nothing, and a container that holds a few high indices pays for their pages,
+/// not for the whole range below them. Not thread-safe: a container keeps it in its locked state.
+struct IndexMap<Value> {
+  private static var pageSize: Int { 256 }
+  private var pages: [[Value?]?] = []
+
+  subscript(index: Int) -> Value? {
+    get {
+      let page = index / Self.pageSize
+      guard page < pages.count, let values = pages[page] else { return nil }
+      return values[index % Self.pageSize]
+    }
+    set {
+      let page = index / Self.pageSize
+      if page >= pages.count {
+        guard newValue != nil else { return }
+        pages += repeatElement(nil, count: page - pages.count + 1)
+      }
+      // Moved out and back so that the page stays uniquely referenced and is changed in place.
+      var values = pages[page] ?? Array(repeating: nil, count: Self.pageSize)
+      pages[page] = nil
+      values[index % Self.pageSize] = newValue
+      pages[page] = values
+    }
+  }
+
+  /// The indices that hold a value, in increasing order.
+  var keys: [Int] {
+    var keys: [Int] = []
+    for (page, values) in pages.enumerated() {
+      guard let values else { continue }
+      for (offset, value) in values.enumerated() where value != nil { keys.append(page * Self.pageSize + offset) }
+    }
+    return keys
+  }
 }

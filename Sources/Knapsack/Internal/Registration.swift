@@ -50,9 +50,15 @@ class AnyFactory: @unchecked Sendable {
 @usableFromInline
 final class Factory<Argument: Sendable, Value: Sendable>: AnyFactory, @unchecked Sendable {
   // Safe: `body` is immutable and holds only @Sendable closures.
+  // A synchronous factory is kept in the shape the user wrote it, so that registering wraps
+  // nothing in another closure (one allocation fewer per registration); `make` calls each shape.
   @usableFromInline
   enum Body: Sendable {
     case sync(@Sendable (Resolver, Argument) throws -> Value)
+    /// A factory of a key without an argument (`Argument` is `Void`).
+    case resolverOnly(@Sendable (Resolver) throws -> Value)
+    /// A factory that needs no other dependency (`Argument` is `Void`).
+    case plain(@Sendable () throws -> Value)
     case async(@Sendable (Resolver, Argument) async throws -> Value)
     case mainActor(@MainActor @Sendable (Resolver, Argument) throws -> Value)
   }
@@ -64,7 +70,7 @@ final class Factory<Argument: Sendable, Value: Sendable>: AnyFactory, @unchecked
     self.body = body
     let kind: FactoryKind =
       switch body {
-      case .sync: .sync
+      case .sync, .resolverOnly, .plain: .sync
       case .async: .async
       case .mainActor: .mainActor
       }

@@ -136,7 +136,7 @@ extension DependencyKey where Kind == SyncKind, Argument == Void {
     _ factory: @escaping @Sendable (Resolver) throws -> Value
   ) {
     self.init(
-      factory: Factory(.sync { r, _ in try factory(r) }), scope: .unique, declaration: Declaration(name, fileID, line))
+      factory: Factory(.resolverOnly(factory)), scope: .unique, declaration: Declaration(name, fileID, line))
   }
 
   /// Creates a key whose default factory needs no other dependency.
@@ -145,7 +145,7 @@ extension DependencyKey where Kind == SyncKind, Argument == Void {
     _ factory: @escaping @Sendable () throws -> Value
   ) {
     self.init(
-      factory: Factory(.sync { _, _ in try factory() }), scope: .unique, declaration: Declaration(name, fileID, line))
+      factory: Factory(.plain(factory)), scope: .unique, declaration: Declaration(name, fileID, line))
   }
 }
 

@@ -39,7 +39,7 @@ extension Container {
         typeName: KeyTable.typeName(E.self), declaration: location, defaultRegistration: nil)
     }
     let registration = Registration(
-      index: index, scope: scope, factory: Factory<Void, E>(.sync { r, _ in try factory(r) }), location: location,
+      index: index, scope: scope, factory: Factory<Void, E>(.resolverOnly(factory)), location: location,
       isDefault: false, hasSideEffects: hasSideEffects)
     state.withLock {
       $0.registrations[index] = registration
