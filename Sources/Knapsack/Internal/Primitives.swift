@@ -1,4 +1,5 @@
-import CKnapsack
+// Public so that the engine's inlinable read sections call the C inline functions directly.
+public import CKnapsack
 public import Synchronization
 
 #if canImport(Glibc)
@@ -117,14 +118,19 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
   }
 
   /// The address of the element at `index`; call only inside a read section.
-  @usableFromInline
+  @inlinable
   func address(_ index: Int) -> UnsafeRawPointer? {
-    guard index < Self.directCapacity else { return UnsafeRawPointer(bitPattern: overflow.withLock { $0[index] ?? 0 }) }
+    guard index < Self.directCapacity else { return overflowAddress(index) }
     let leafRaw = directory[index >> 8].load(ordering: .acquiring)
     guard let leaf = UnsafeMutablePointer<Atomic<UInt>>(bitPattern: leafRaw) else { return nil }
     // Sequentially consistent, like the read section's start: a writer that did not see this
     // reader announced has already published its replacement, and this load sees it.
     return UnsafeRawPointer(bitPattern: leaf[index & 0xFF].load(ordering: .sequentiallyConsistent))
+  }
+
+  @usableFromInline
+  func overflowAddress(_ index: Int) -> UnsafeRawPointer? {
+    UnsafeRawPointer(bitPattern: overflow.withLock { $0[index] ?? 0 })
   }
 
   /// Stores `element` at `index`; the element it replaces is released once no reader can use it.
@@ -176,8 +182,8 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
 /// The epoch read section of the calling thread (see ``SlotTable/read(_:_:)``).
 @usableFromInline
 enum ReadSection {
-  @usableFromInline static func begin() { knapsack_read_begin() }
-  @usableFromInline static func end() { knapsack_read_end() }
+  @inlinable static func begin() { knapsack_read_begin() }
+  @inlinable static func end() { knapsack_read_end() }
 }
 
 /// An immutable box that lets a value of any type be stored behind an object reference.
