@@ -293,13 +293,16 @@ final class PlanNode: Sendable {
   /// or those of a container it depends on; a cached plan of another generation is planned again.
   @usableFromInline let generation = Atomic<UInt64>(1)
   private let dependents = Locked<[WeakPlanNode]>([])
+  /// Whether a dependent was ever added: most containers have none, and registering into them
+  /// then takes no lock here. A dependent is added before it plans anything, so an
+  /// invalidation that does not see it yet has nothing to invalidate in it.
+  private let hasDependents = Atomic<Bool>(false)
 
   /// Bumps this generation and every dependent's.
   func invalidate() {
     generation.add(1, ordering: .releasing)
-    let live = dependents.withLock { dependents -> [PlanNode] in
-      // Most containers have no dependents; registering into them must not allocate.
-      guard !dependents.isEmpty else { return [] }
+    guard hasDependents.load(ordering: .acquiring) else { return }
+    let live = dependents.withLock { dependents in
       dependents.removeAll { $0.node == nil }
       return dependents.compactMap(\.node)
     }
@@ -308,6 +311,7 @@ final class PlanNode: Sendable {
 
   func add(_ dependent: PlanNode) {
     dependents.withLock { $0.append(WeakPlanNode(node: dependent)) }
+    hasDependents.store(true, ordering: .releasing)
   }
 }
 

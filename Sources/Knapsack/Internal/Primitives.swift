@@ -212,11 +212,9 @@ struct IndexMap<Value> {
         guard newValue != nil else { return }
         pages += repeatElement(nil, count: page - pages.count + 1)
       }
-      // Moved out and back so that the page stays uniquely referenced and is changed in place.
-      var values = pages[page] ?? Array(repeating: nil, count: Self.pageSize)
-      pages[page] = nil
-      values[index % Self.pageSize] = newValue
-      pages[page] = values
+      if pages[page] == nil { pages[page] = Array(repeating: nil, count: Self.pageSize) }
+      // Optional chaining changes the page in place.
+      pages[page]?[index % Self.pageSize] = newValue
     }
   }
 
