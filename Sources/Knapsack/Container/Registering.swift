@@ -144,7 +144,7 @@ extension Container {
     let index = KeyTable.shared.index(of: key)
     let scope = scope ?? KeyTable.shared.descriptor(index).defaultRegistration?.scope ?? .unique
     add(
-      Registration(
+      TypedRegistration(
         index: index, scope: scope, factory: factory, fileID: fileID, line: line, hasSideEffects: hasSideEffects,
         dispose: Self.eraseDispose(dispose)))
   }
@@ -156,7 +156,7 @@ extension Container {
     _ dispose: (@Sendable (T) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
   ) {
     add(
-      Registration(
+      TypedRegistration(
         index: KeyTable.shared.index(of: type, name: name), scope: scope, factory: factory, fileID: fileID,
         line: line, hasSideEffects: hasSideEffects, dispose: Self.eraseDispose(dispose)))
   }

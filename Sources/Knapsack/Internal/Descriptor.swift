@@ -23,14 +23,11 @@ extension Descriptor {
   /// A key's descriptor: its name and declaration, and its default factory if it has one.
   init(
     _ kind: Kind, index: Int, keyPath: AnyKeyPath, declaration: Declaration, typeName: String,
-    factory: AnyFactory?, scope: Scope
+    defaultRegistration: Registration?
   ) {
     self.init(
       index: index, kind: kind, displayName: KeyTable.name(keyPath, declaration), typeName: typeName,
-      declaration: declaration.location,
-      defaultRegistration: factory.map {
-        Registration(index: index, scope: scope, factory: $0, location: declaration.location, isDefault: true)
-      })
+      declaration: declaration.location, defaultRegistration: defaultRegistration)
   }
 }
 
@@ -53,7 +50,10 @@ extension DependencyKey: DeclaredKey {
       }
     return Descriptor(
       kind, index: index, keyPath: keyPath, declaration: declaration, typeName: KeyTable.typeName(Value.self),
-      factory: factory, scope: defaultScope)
+      defaultRegistration: factory.map {
+        TypedRegistration(
+          index: index, scope: defaultScope, factory: $0, location: declaration.location, isDefault: true)
+      })
   }
 }
 
@@ -61,6 +61,6 @@ extension Multibinding: DeclaredKey {
   func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor {
     Descriptor(
       .multibinding, index: index, keyPath: keyPath, declaration: declaration,
-      typeName: "[\(KeyTable.typeName(Element.self))]", factory: nil, scope: .unique)
+      typeName: "[\(KeyTable.typeName(Element.self))]", defaultRegistration: nil)
   }
 }

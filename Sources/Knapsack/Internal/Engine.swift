@@ -157,7 +157,7 @@ extension Container {
     _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
     // `enter` checked the factory's types.
-    let factory = unsafeDowncast(binding.registration.factory, to: Factory<Argument, Value>.self)
+    let factory = unsafeDowncast(binding.registration, to: TypedRegistration<Argument, Value>.self).factory
     let previous = ThreadFrame.current
     ThreadFrame.set(frame)
     defer { ThreadFrame.set(previous) }
@@ -276,7 +276,7 @@ extension Container {
   private func makeAsync<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ argument: Argument, _ frame: AsyncFrame
   ) async throws -> Value {
-    let factory = unsafeDowncast(binding.registration.factory, to: Factory<Argument, Value>.self)
+    let factory = unsafeDowncast(binding.registration, to: TypedRegistration<Argument, Value>.self).factory
     let resolver = Resolver(container: self, asyncFrame: frame)
     do {
       guard case .async(let body) = factory.body else {
@@ -309,12 +309,12 @@ extension Container {
     }
     let registration = binding.registration
     if isValidationCopy, registration.hasSideEffects { throw ValidationSkipped(index: binding.index) }
-    let factory = registration.factory
-    guard factory.valueType == ObjectIdentifier(value), factory.argumentType == ObjectIdentifier(argument) else {
+    guard registration.valueType == ObjectIdentifier(value), registration.argumentType == ObjectIdentifier(argument)
+    else {
       let argumentText = argument == Void.self ? "" : " taking \(KeyTable.typeName(argument))"
       throw mismatch(
         binding, frame,
-        text: "expected a factory of \(KeyTable.typeName(value))\(argumentText), found \(factory.summary)")
+        text: "expected a factory of \(KeyTable.typeName(value))\(argumentText), found \(registration.summary)")
     }
   }
 

@@ -58,17 +58,24 @@ final class KeyTable: Sendable {
       remember(keyPath, index: known)
       return known
     }
-    let provisional = state.withLock { $0.descriptors.count }
-    let described = describe(provisional)
-    let index: Int = state.withLock { state in
-      if let raced = state.byKeyPath[id] { return raced }
-      let index = state.descriptors.count
-      state.descriptors.append(described.renumbered(index))
-      state.byKeyPath[id] = index
-      return index
+    var next = state.withLock { $0.descriptors.count }
+    while true {
+      let described = describe(next)
+      // Another thread may have described this key, or taken the index, meanwhile: then use
+      // its index, or describe again at the next free one.
+      let outcome: (index: Int?, next: Int) = state.withLock { state in
+        if let raced = state.byKeyPath[id] { return (raced, 0) }
+        guard state.descriptors.count == next else { return (nil, state.descriptors.count) }
+        state.descriptors.append(described)
+        state.byKeyPath[id] = next
+        return (next, 0)
+      }
+      if let index = outcome.index {
+        remember(keyPath, index: index)
+        return index
+      }
+      next = outcome.next
     }
-    remember(keyPath, index: index)
-    return index
   }
 
   private func remember(_ keyPath: AnyKeyPath, index: Int) {
@@ -114,15 +121,6 @@ final class KeyTable: Sendable {
       state.descriptors.append(describe(index))
       return index
     }
-  }
-}
-
-extension Descriptor {
-  func renumbered(_ index: Int) -> Descriptor {
-    guard index != self.index else { return self }
-    return Descriptor(
-      index: index, kind: kind, displayName: displayName, typeName: typeName, declaration: declaration,
-      defaultRegistration: defaultRegistration?.renumbered(index))
   }
 }
 

@@ -12,21 +12,106 @@ enum FactoryKind: Sendable, Equatable {
   }
 }
 
-/// A user's factory closure with its kind and types erased, so that registrations of every key
-/// kind are stored and handled alike. The engine casts it back to ``Factory`` after checking
-/// ``valueType`` and ``argumentType``.
+/// A user's factory closure, of one of the three kinds: a value, so that keeping it in a key or a
+/// registration allocates nothing of its own.
 @usableFromInline
-class AnyFactory: @unchecked Sendable {
-  // Safe: immutable after init; subclasses hold only `let` Sendable closures.
+struct Factory<Argument: Sendable, Value: Sendable>: Sendable {
+  // A synchronous factory is kept in the shape the user wrote it, so that registering wraps
+  // nothing in another closure (one allocation fewer per registration); `make` calls each shape.
+  @usableFromInline
+  enum Body: Sendable {
+    case sync(@Sendable (Resolver, Argument) throws -> Value)
+    /// A factory of a key without an argument (`Argument` is `Void`).
+    case resolverOnly(@Sendable (Resolver) throws -> Value)
+    /// A factory that needs no other dependency (`Argument` is `Void`).
+    case plain(@Sendable () throws -> Value)
+    case async(@Sendable (Resolver, Argument) async throws -> Value)
+    case mainActor(@MainActor @Sendable (Resolver, Argument) throws -> Value)
+  }
+
+  @usableFromInline let body: Body
+
+  @usableFromInline
+  init(_ body: Body) { self.body = body }
+
+  var kind: FactoryKind {
+    switch body {
+    case .sync, .resolverOnly, .plain: .sync
+    case .async: .async
+    case .mainActor: .mainActor
+    }
+  }
+}
+
+/// A sample argument given to `validate(arguments:)` whose type the key does not take.
+struct WrongSampleArgument: Error, CustomStringConvertible {
+  let given: Any.Type
+  let expected: Any.Type
+  var description: String {
+    "the sample argument given to validate() is \(KeyTable.typeName(given)), but the key takes \(KeyTable.typeName(expected))"
+  }
+}
+
+/// A decorator: wraps what a dependency resolves to.
+@usableFromInline
+final class Decoration: Sendable {
+  let apply: @Sendable (Resolver, any Sendable) throws -> any Sendable
+  let location: CodeLocation
+  init(location: CodeLocation, apply: @escaping @Sendable (Resolver, any Sendable) throws -> any Sendable) {
+    self.apply = apply
+    self.location = location
+  }
+}
+
+/// How one dependency is made: an immutable record of a key default or a `register` call.
+///
+/// Every registration is a ``TypedRegistration``, which adds the typed factory; the engine casts
+/// to it after checking ``valueType`` and ``argumentType``. One object per registration.
+@usableFromInline
+class Registration: @unchecked Sendable {
+  // Safe: every stored property is immutable, and the subclass adds only an immutable factory of
+  // @Sendable closures.
+  @usableFromInline let index: Int
+  @usableFromInline let scope: Scope
   @usableFromInline let kind: FactoryKind
   @usableFromInline let valueType: ObjectIdentifier
   @usableFromInline let argumentType: ObjectIdentifier
+  private let site: Site
+  let isDefault: Bool
+  /// Whether validation must not call the factory (it opens a connection, writes a file...).
+  let hasSideEffects: Bool
+  let dispose: (@Sendable (any Sendable) async throws -> Void)?
+
+  /// Where the registration was made: kept as the compiler's static string until an error or a
+  /// report needs it, so that registering allocates no string.
+  @usableFromInline
+  enum Site: Sendable {
+    case known(CodeLocation)
+    case source(StaticString, UInt)
+  }
+
+  /// Where the registration (or, for a default, the key) was made.
+  var location: CodeLocation {
+    switch site {
+    case .known(let location): location
+    case .source(let fileID, let line): CodeLocation(fileID, line)
+    }
+  }
 
   @usableFromInline
-  init(kind: FactoryKind, valueType: ObjectIdentifier, argumentType: ObjectIdentifier) {
+  init(
+    index: Int, scope: Scope, kind: FactoryKind, valueType: Any.Type, argumentType: Any.Type, site: Site,
+    isDefault: Bool, hasSideEffects: Bool, dispose: (@Sendable (any Sendable) async throws -> Void)?
+  ) {
+    self.index = index
+    self.scope = scope
     self.kind = kind
-    self.valueType = valueType
-    self.argumentType = argumentType
+    self.valueType = ObjectIdentifier(valueType)
+    self.argumentType = ObjectIdentifier(argumentType)
+    self.site = site
+    self.isDefault = isDefault
+    self.hasSideEffects = hasSideEffects
+    self.dispose = dispose
   }
 
   /// Resolves `index` once in `container` with this factory's own types: validation's dry run
@@ -46,35 +131,36 @@ class AnyFactory: @unchecked Sendable {
   var summary: String { kind.name }
 }
 
-/// A typed factory: one closure of one of the three kinds.
+/// A registration with its typed factory.
 @usableFromInline
-final class Factory<Argument: Sendable, Value: Sendable>: AnyFactory, @unchecked Sendable {
-  // Safe: `body` is immutable and holds only @Sendable closures.
-  // A synchronous factory is kept in the shape the user wrote it, so that registering wraps
-  // nothing in another closure (one allocation fewer per registration); `make` calls each shape.
-  @usableFromInline
-  enum Body: Sendable {
-    case sync(@Sendable (Resolver, Argument) throws -> Value)
-    /// A factory of a key without an argument (`Argument` is `Void`).
-    case resolverOnly(@Sendable (Resolver) throws -> Value)
-    /// A factory that needs no other dependency (`Argument` is `Void`).
-    case plain(@Sendable () throws -> Value)
-    case async(@Sendable (Resolver, Argument) async throws -> Value)
-    case mainActor(@MainActor @Sendable (Resolver, Argument) throws -> Value)
+final class TypedRegistration<Argument: Sendable, Value: Sendable>: Registration, @unchecked Sendable {
+  // Safe: `factory` is immutable and holds only @Sendable closures.
+  @usableFromInline let factory: Factory<Argument, Value>
+
+  convenience init(
+    index: Int, scope: Scope, factory: Factory<Argument, Value>, location: CodeLocation, isDefault: Bool,
+    hasSideEffects: Bool = false, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
+  ) {
+    self.init(index, scope, factory, .known(location), isDefault, hasSideEffects, dispose)
   }
 
-  @usableFromInline let body: Body
+  @usableFromInline
+  convenience init(
+    index: Int, scope: Scope, factory: Factory<Argument, Value>, fileID: StaticString, line: UInt,
+    hasSideEffects: Bool = false, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
+  ) {
+    self.init(index, scope, factory, .source(fileID, line), false, hasSideEffects, dispose)
+  }
 
   @usableFromInline
-  init(_ body: Body) {
-    self.body = body
-    let kind: FactoryKind =
-      switch body {
-      case .sync, .resolverOnly, .plain: .sync
-      case .async: .async
-      case .mainActor: .mainActor
-      }
-    super.init(kind: kind, valueType: ObjectIdentifier(Value.self), argumentType: ObjectIdentifier(Argument.self))
+  init(
+    _ index: Int, _ scope: Scope, _ factory: Factory<Argument, Value>, _ site: Site, _ isDefault: Bool,
+    _ hasSideEffects: Bool, _ dispose: (@Sendable (any Sendable) async throws -> Void)?
+  ) {
+    self.factory = factory
+    super.init(
+      index: index, scope: scope, kind: factory.kind, valueType: Value.self, argumentType: Argument.self, site: site,
+      isDefault: isDefault, hasSideEffects: hasSideEffects, dispose: dispose)
   }
 
   override func dryRun(_ container: Container, _ index: Int, argument sample: (any Sendable)?) async throws -> Bool {
@@ -103,90 +189,5 @@ final class Factory<Argument: Sendable, Value: Sendable>: AnyFactory, @unchecked
     Argument.self == Void.self
       ? "\(kind.name) of \(KeyTable.typeName(Value.self))"
       : "\(kind.name) of \(KeyTable.typeName(Value.self)) taking \(KeyTable.typeName(Argument.self))"
-  }
-}
-
-/// A sample argument given to `validate(arguments:)` whose type the key does not take.
-struct WrongSampleArgument: Error, CustomStringConvertible {
-  let given: Any.Type
-  let expected: Any.Type
-  var description: String {
-    "the sample argument given to validate() is \(KeyTable.typeName(given)), but the key takes \(KeyTable.typeName(expected))"
-  }
-}
-
-/// A decorator: wraps what a dependency resolves to.
-@usableFromInline
-final class Decoration: Sendable {
-  let apply: @Sendable (Resolver, any Sendable) throws -> any Sendable
-  let location: CodeLocation
-  init(location: CodeLocation, apply: @escaping @Sendable (Resolver, any Sendable) throws -> any Sendable) {
-    self.apply = apply
-    self.location = location
-  }
-}
-
-/// How one dependency is made: an immutable record of a key default or a `register` call.
-@usableFromInline
-final class Registration: Sendable {
-  @usableFromInline let index: Int
-  @usableFromInline let scope: Scope
-  @usableFromInline let factory: AnyFactory
-  private let site: Site
-  let isDefault: Bool
-  /// Whether validation must not call the factory (it opens a connection, writes a file...).
-  let hasSideEffects: Bool
-  let dispose: (@Sendable (any Sendable) async throws -> Void)?
-
-  /// Where the registration was made: kept as the compiler's static string until an error or a
-  /// report needs it, so that registering allocates no string.
-  private enum Site: Sendable {
-    case known(CodeLocation)
-    case source(StaticString, UInt)
-  }
-
-  /// Where the registration (or, for a default, the key) was made.
-  var location: CodeLocation {
-    switch site {
-    case .known(let location): location
-    case .source(let fileID, let line): CodeLocation(fileID, line)
-    }
-  }
-
-  var kind: FactoryKind { factory.kind }
-
-  convenience init(
-    index: Int, scope: Scope, factory: AnyFactory, location: CodeLocation, isDefault: Bool,
-    hasSideEffects: Bool = false, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
-  ) {
-    self.init(index, scope, factory, .known(location), isDefault, hasSideEffects, dispose)
-  }
-
-  @usableFromInline
-  convenience init(
-    index: Int, scope: Scope, factory: AnyFactory, fileID: StaticString, line: UInt,
-    hasSideEffects: Bool = false, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
-  ) {
-    self.init(index, scope, factory, .source(fileID, line), false, hasSideEffects, dispose)
-  }
-
-  private init(
-    _ index: Int, _ scope: Scope, _ factory: AnyFactory, _ site: Site, _ isDefault: Bool, _ hasSideEffects: Bool,
-    _ dispose: (@Sendable (any Sendable) async throws -> Void)?
-  ) {
-    self.index = index
-    self.scope = scope
-    self.factory = factory
-    self.site = site
-    self.isDefault = isDefault
-    self.hasSideEffects = hasSideEffects
-    self.dispose = dispose
-  }
-
-  /// The same registration under another index (a key described before its index was known).
-  func renumbered(_ index: Int) -> Registration {
-    Registration(
-      index: index, scope: scope, factory: factory, location: location, isDefault: isDefault,
-      hasSideEffects: hasSideEffects, dispose: dispose)
   }
 }

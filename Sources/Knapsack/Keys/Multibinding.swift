@@ -38,7 +38,7 @@ extension Container {
         index: index, kind: .multibinding, displayName: "\(keyName) contribution (\(location))",
         typeName: KeyTable.typeName(E.self), declaration: location, defaultRegistration: nil)
     }
-    let registration = Registration(
+    let registration = TypedRegistration(
       index: index, scope: scope, factory: Factory<Void, E>(.resolverOnly(factory)), location: location,
       isDefault: false, hasSideEffects: hasSideEffects)
     state.withLock {
