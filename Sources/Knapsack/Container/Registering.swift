@@ -135,22 +135,31 @@ extension Container {
     effectiveRegistration(KeyTable.shared.index(of: type, name: name)) != nil
   }
 
+  // The two routines below are inlined into each `register` call, so that the registration's
+  // generic class is instantiated by the caller's specialized code (its metadata cached per type)
+  // rather than looked up in the runtime's generic cache on every call.
+
   /// The one registration routine behind every `register` for a key.
-  @usableFromInline
+  @inlinable
   func add<K, A, V>(
     _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, _ factory: Factory<A, V>, _ scope: Scope?,
     _ hasSideEffects: Bool, _ dispose: (@Sendable (V) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
   ) {
     let index = KeyTable.shared.index(of: key)
-    let scope = scope ?? KeyTable.shared.descriptor(index).defaultRegistration?.scope ?? .unique
     add(
       TypedRegistration(
-        index: index, scope: scope, factory: factory, fileID: fileID, line: line, hasSideEffects: hasSideEffects,
-        dispose: Self.eraseDispose(dispose)))
+        index: index, scope: scope ?? defaultScope(of: index), factory: factory, fileID: fileID, line: line,
+        hasSideEffects: hasSideEffects, dispose: Self.eraseDispose(dispose)))
+  }
+
+  /// The scope of the default of the key at `index` (unique for a required key).
+  @usableFromInline
+  func defaultScope(of index: Int) -> Scope {
+    KeyTable.shared.descriptor(index).defaultRegistration?.scope ?? .unique
   }
 
   /// The one registration routine behind every `register(type:)`.
-  @usableFromInline
+  @inlinable
   func add<T: Sendable>(
     _ type: T.Type, _ name: String?, _ factory: Factory<Void, T>, _ scope: Scope, _ hasSideEffects: Bool,
     _ dispose: (@Sendable (T) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
