@@ -157,14 +157,15 @@ extension Container {
     _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
     // `enter` checked the factory's types.
-    let factory = unsafeDowncast(binding.registration, to: TypedRegistration<Argument, Value>.self).factory
+    let registration = unsafeDowncast(binding.registration, to: TypedRegistration<Argument, Value>.self)
     let previous = ThreadFrame.current
     ThreadFrame.set(frame)
     defer { ThreadFrame.set(previous) }
     let resolver = Resolver(container: self, frame: frame)
     do {
       let value: Value
-      switch factory.body {
+      // Switched on in place: copying the factory would retain its closure.
+      switch registration.factory.body {
       case .sync(let body):
         value = try body(resolver, argument)
       case .resolverOnly(let body):

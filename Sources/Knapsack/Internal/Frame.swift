@@ -1,4 +1,5 @@
-import CKnapsack
+// Public so that the inlinable engine reads the thread's words with the C inline functions.
+public import CKnapsack
 import Dispatch
 import Synchronization
 
@@ -171,19 +172,19 @@ final class GraphStore: Sendable {
 /// the stack.
 @usableFromInline
 enum ThreadFrame {
-  @usableFromInline static var current: UnsafeMutablePointer<Frame>? {
+  @inlinable static var current: UnsafeMutablePointer<Frame>? {
     UnsafeMutablePointer(bitPattern: knapsack_current_frame())
   }
 
-  @usableFromInline static func set(_ frame: UnsafeMutablePointer<Frame>?) {
+  @inlinable static func set(_ frame: UnsafeMutablePointer<Frame>?) {
     knapsack_set_current_frame(UInt(bitPattern: frame))
   }
 
   /// A number never returned before on this thread.
-  @usableFromInline static func nextSerial() -> UInt { knapsack_next_serial() }
+  @inlinable static func nextSerial() -> UInt { knapsack_next_serial() }
 
   /// The stack address of the caller, roughly.
-  @usableFromInline static func stackPointer() -> UInt { knapsack_stack_pointer() }
+  @inlinable static func stackPointer() -> UInt { knapsack_stack_pointer() }
 }
 
 /// Checks, every few levels of a resolution, that the thread has stack left for the next ones.
