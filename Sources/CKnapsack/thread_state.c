@@ -47,6 +47,8 @@ struct knapsack_reader {
 
 __thread uint64_t *knapsack_thread_reader = 0;
 uint64_t knapsack_global_epoch = 1;
+// The list's head is read and written sequentially consistently: a writer's scan must not miss
+// a record pushed by a thread that then announced an epoch and read.
 static struct knapsack_reader *readers = 0;
 static pthread_key_t reader_key;
 static pthread_once_t reader_key_once = PTHREAD_ONCE_INIT;
@@ -62,7 +64,7 @@ static void make_reader_key(void) { pthread_key_create(&reader_key, release_read
 
 uint64_t *knapsack_reader_acquire(void) {
   pthread_once(&reader_key_once, make_reader_key);
-  struct knapsack_reader *reader = __atomic_load_n(&readers, __ATOMIC_ACQUIRE);
+  struct knapsack_reader *reader = __atomic_load_n(&readers, __ATOMIC_SEQ_CST);
   for (; reader; reader = reader->next) {
     int expected = 0;
     if (__atomic_compare_exchange_n(&reader->taken, &expected, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) break;
@@ -72,20 +74,22 @@ uint64_t *knapsack_reader_acquire(void) {
     // Like the Swift runtime, which traps when an allocation fails.
     if (!reader) abort();
     reader->taken = 1;
-    struct knapsack_reader *head = __atomic_load_n(&readers, __ATOMIC_ACQUIRE);
+    struct knapsack_reader *head = __atomic_load_n(&readers, __ATOMIC_SEQ_CST);
     do {
       reader->next = head;
-    } while (!__atomic_compare_exchange_n(&readers, &head, reader, 1, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
+    } while (!__atomic_compare_exchange_n(&readers, &head, reader, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
   }
   pthread_setspecific(reader_key, reader);
   knapsack_thread_reader = &reader->epoch;
   return &reader->epoch;
 }
 
+void knapsack_read_end(void) { __atomic_store_n(knapsack_thread_reader, 0, __ATOMIC_RELEASE); }
+
 uint64_t knapsack_retire(void) { return __atomic_fetch_add(&knapsack_global_epoch, 1, __ATOMIC_SEQ_CST); }
 
 int knapsack_reclaimable(uint64_t epoch) {
-  for (struct knapsack_reader *reader = __atomic_load_n(&readers, __ATOMIC_ACQUIRE); reader; reader = reader->next) {
+  for (struct knapsack_reader *reader = __atomic_load_n(&readers, __ATOMIC_SEQ_CST); reader; reader = reader->next) {
     uint64_t reading = __atomic_load_n(&reader->epoch, __ATOMIC_SEQ_CST);
     if (reading != 0 && reading <= epoch) return 0;
   }

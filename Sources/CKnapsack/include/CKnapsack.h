@@ -48,7 +48,10 @@ static inline void knapsack_read_begin(void) {
   __atomic_store_n(reader, __atomic_load_n(&knapsack_global_epoch, __ATOMIC_ACQUIRE), __ATOMIC_SEQ_CST);
 }
 
-static inline void knapsack_read_end(void) { __atomic_store_n(knapsack_thread_reader, 0, __ATOMIC_RELEASE); }
+/// Ends the read section. Not inline on purpose: the Swift optimizer moves a retain past a plain
+/// store (it cannot release), which would retain what was read after the section ended; it never
+/// moves one past a call it cannot see into.
+void knapsack_read_end(void);
 
 /// Starts a new epoch and returns the one that ends: the epoch of what was just unpublished.
 uint64_t knapsack_retire(void);

@@ -5,19 +5,32 @@ public import Synchronization
 @usableFromInline
 struct InstanceKey: Hashable, @unchecked Sendable {
   // Safe: `argument` is only ever made from a `Sendable` argument value, and is immutable.
-  @usableFromInline let binding: ObjectIdentifier
+  /// Held, not only identified: a binding replaced during the resolution could otherwise be
+  /// freed and its address reused by another binding of the same graph.
+  @usableFromInline let binding: Binding
   @usableFromInline let argument: AnyHashable?
 
   /// The key of `binding`'s instance for `argument` (a `Hashable` argument's value, else none).
   @inlinable
   init<Argument: Sendable>(_ binding: Binding, argument: Argument) {
-    self.binding = ObjectIdentifier(binding)
+    self.binding = binding
     self.argument = Argument.self == Void.self ? nil : Self.hashable(argument)
   }
 
   @usableFromInline
   static func hashable(_ argument: some Sendable) -> AnyHashable? {
     (argument as? any Hashable).map { AnyHashable($0) }
+  }
+
+  @inlinable
+  static func == (left: InstanceKey, right: InstanceKey) -> Bool {
+    left.binding === right.binding && left.argument == right.argument
+  }
+
+  @inlinable
+  func hash(into hasher: inout Hasher) {
+    hasher.combine(ObjectIdentifier(binding))
+    hasher.combine(argument)
   }
 }
 

@@ -81,6 +81,8 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
   private let overflow = Locked<[Int: UInt]>([:])
   /// Replaced elements (retained addresses) and the epoch in which each was replaced.
   private let retired = Locked<[(epoch: UInt64, element: UInt)]>([])
+  /// How many elements are retired: a store with nothing to replace looks here before locking.
+  private let retiredCount = Atomic<Int>(0)
 
   init() {
     directory = .allocate(capacity: 256)
@@ -133,7 +135,8 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
     UnsafeRawPointer(bitPattern: overflow.withLock { $0[index] ?? 0 })
   }
 
-  /// Stores `element` at `index`; the element it replaces is released once no reader can use it.
+  /// Stores `element` at `index`. The element it replaces is retired; retired elements are
+  /// released, here or at a later store into this table, once no reader can still use them.
   func store(_ element: Element, at index: Int) {
     let new = UInt(bitPattern: Unmanaged.passRetained(element).toOpaque())
     let old: UInt
@@ -142,16 +145,17 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
     } else {
       old = overflow.withLock { $0.updateValue(new, forKey: index) } ?? 0
     }
-    guard old != 0 else { return }
-    let epoch = knapsack_retire()
+    guard old != 0 || retiredCount.load(ordering: .relaxed) > 0 else { return }
+    let epoch = old != 0 ? knapsack_retire() : 0
     let reclaimable = retired.withLock { retired -> [UInt] in
-      retired.append((epoch, old))
+      if old != 0 { retired.append((epoch, old)) }
       var released: [UInt] = []
       retired.removeAll { entry in
         guard knapsack_reclaimable(entry.epoch) != 0 else { return false }
         released.append(entry.element)
         return true
       }
+      retiredCount.store(retired.count, ordering: .relaxed)
       return released
     }
     // Outside the lock: releasing may run deinitializers of the user's objects.
