@@ -135,21 +135,18 @@ extension Container {
     effectiveRegistration(KeyTable.shared.index(of: type, name: name)) != nil
   }
 
-  // The two routines below are inlined into each `register` call, so that the registration's
+  // The routines below are inlined into each `register` call, so that the registration's
   // generic class is instantiated by the caller's specialized code (its metadata cached per type)
   // rather than looked up in the runtime's generic cache on every call.
 
-  /// The one registration routine behind every `register` for a key.
+  /// The routine behind every `register` for a key.
   @inlinable
   func add<K, A, V>(
     _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, _ factory: Factory<A, V>, _ scope: Scope?,
     _ hasSideEffects: Bool, _ dispose: (@Sendable (V) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
   ) {
     let index = KeyTable.shared.index(of: key)
-    add(
-      TypedRegistration(
-        index: index, scope: scope ?? defaultScope(of: index), factory: factory, fileID: fileID, line: line,
-        hasSideEffects: hasSideEffects, dispose: Self.eraseDispose(dispose)))
+    add(index, factory, scope ?? defaultScope(of: index), hasSideEffects, dispose, fileID, line)
   }
 
   /// The scope of the default of the key at `index` (unique for a required key).
@@ -158,16 +155,25 @@ extension Container {
     KeyTable.shared.descriptor(index).defaultRegistration?.scope ?? .unique
   }
 
-  /// The one registration routine behind every `register(type:)`.
+  /// The routine behind every `register(type:)`.
   @inlinable
   func add<T: Sendable>(
     _ type: T.Type, _ name: String?, _ factory: Factory<Void, T>, _ scope: Scope, _ hasSideEffects: Bool,
     _ dispose: (@Sendable (T) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
   ) {
+    add(KeyTable.shared.index(of: type, name: name), factory, scope, hasSideEffects, dispose, fileID, line)
+  }
+
+  /// The one registration routine both of the above end in: makes the registration of `index`.
+  @inlinable
+  func add<A, V>(
+    _ index: Int, _ factory: Factory<A, V>, _ scope: Scope, _ hasSideEffects: Bool,
+    _ dispose: (@Sendable (V) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
+  ) {
     add(
       TypedRegistration(
-        index: KeyTable.shared.index(of: type, name: name), scope: scope, factory: factory, fileID: fileID,
-        line: line, hasSideEffects: hasSideEffects, dispose: Self.eraseDispose(dispose)))
+        index: index, scope: scope, factory: factory, fileID: fileID, line: line, hasSideEffects: hasSideEffects,
+        dispose: Self.eraseDispose(dispose)))
   }
 
   @inlinable

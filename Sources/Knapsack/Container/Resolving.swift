@@ -186,7 +186,7 @@ extension Container {
     guard let registration = serving.effectiveRegistration(index)?.0 else {
       throw serving.failure(.notRegistered, index, context.parentFrame)
     }
-    return try registration.resolveErased(index, context)
+    return try registration.resolveErased(context)
   }
 }
 

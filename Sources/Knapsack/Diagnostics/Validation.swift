@@ -235,7 +235,7 @@ extension Container {
       }
       do {
         // The same resolution routine as the app's, with the registration's own types.
-        if try await !registration.dryRun(copy, index, argument: samples[index]) {
+        if try await !registration.dryRun(copy, argument: samples[index]) {
           needsSample.append(descriptor.reference)
         }
       } catch let error as ResolutionError {

@@ -63,18 +63,20 @@ final class KeyTable: Sendable {
       let described = describe(next)
       // Another thread may have described this key, or taken the index, meanwhile: then use
       // its index, or describe again at the next free one.
-      let outcome: (index: Int?, next: Int) = state.withLock { state in
-        if let raced = state.byKeyPath[id] { return (raced, 0) }
-        guard state.descriptors.count == next else { return (nil, state.descriptors.count) }
+      let index: Int? = state.withLock { state in
+        if let raced = state.byKeyPath[id] { return raced }
+        guard state.descriptors.count == next else {
+          next = state.descriptors.count
+          return nil
+        }
         state.descriptors.append(described)
         state.byKeyPath[id] = next
-        return (next, 0)
+        return next
       }
-      if let index = outcome.index {
+      if let index {
         remember(keyPath, index: index)
         return index
       }
-      next = outcome.next
     }
   }
 

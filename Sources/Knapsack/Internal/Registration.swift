@@ -114,16 +114,17 @@ class Registration: @unchecked Sendable {
     self.dispose = dispose
   }
 
-  /// Resolves `index` once in `container` with this factory's own types: validation's dry run
-  /// goes through the same resolution routine as the app. `argument` is the sample argument, if
-  /// any; returns false if an argument was needed and none of its type was given.
-  func dryRun(_ container: Container, _ index: Int, argument: (any Sendable)?) async throws -> Bool {
+  /// Resolves this registration's dependency once in `container` with its factory's own types:
+  /// validation's dry run goes through the same resolution routine as the app. `argument` is the
+  /// sample argument, if any; returns false if an argument was needed and none of its type was
+  /// given.
+  func dryRun(_ container: Container, argument: (any Sendable)?) async throws -> Bool {
     false
   }
 
-  /// Resolves `index`, a type registration with this factory, through `context`, returning
-  /// the value with its type erased: for callers that cannot name the type as `Sendable`.
-  func resolveErased(_ index: Int, _ context: ResolutionContext) throws -> any Sendable {
+  /// Resolves this type registration's dependency through `context`, returning the value with
+  /// its type erased: for callers that cannot name the type as `Sendable`.
+  func resolveErased(_ context: ResolutionContext) throws -> any Sendable {
     throw context.container.failure(.factoryMismatch, index, nil)
   }
 
@@ -163,7 +164,7 @@ final class TypedRegistration<Argument: Sendable, Value: Sendable>: Registration
       isDefault: isDefault, hasSideEffects: hasSideEffects, dispose: dispose)
   }
 
-  override func dryRun(_ container: Container, _ index: Int, argument sample: (any Sendable)?) async throws -> Bool {
+  override func dryRun(_ container: Container, argument sample: (any Sendable)?) async throws -> Bool {
     let argument: Argument
     if let void = () as? Argument {
       argument = void
@@ -179,7 +180,7 @@ final class TypedRegistration<Argument: Sendable, Value: Sendable>: Registration
     return true
   }
 
-  override func resolveErased(_ index: Int, _ context: ResolutionContext) throws -> any Sendable {
+  override func resolveErased(_ context: ResolutionContext) throws -> any Sendable {
     guard let void = () as? Argument else { throw context.container.failure(.factoryMismatch, index, nil) }
     let value: Value = try context.resolve(index, void)
     return value
