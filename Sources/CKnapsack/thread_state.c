@@ -95,3 +95,6 @@ int knapsack_reclaimable(uint64_t epoch) {
   }
   return 1;
 }
+
+uintptr_t knapsack_key_cache[KNAPSACK_KEY_CACHE_SIZE];
+uintptr_t knapsack_override_key = 0;

@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Knapsack
 import Synchronization
 import Testing
@@ -31,6 +33,35 @@ extension Dependencies {
     }
     #expect(inside == "sync")
     #expect(try container[\.overrideValue] == "default")
+  }
+
+  @Test func aSynchronousScopeOnAThreadOutsideAnyTaskIsSeenOnThatThreadOnly() async throws {
+    // Outside a task the runtime keeps task-local values per thread: the engine's direct read
+    // of the scope must find them there, and another thread must not.
+    let container = Container()
+    let seen = Mutex<[String]>([])
+    let inScope = DispatchSemaphore(value: 0)
+    let otherDone = DispatchSemaphore(value: 0)
+    let scoped = Thread {
+      let value = try? withOverrides {
+        $0.register(\.overrideValue) { "thread scope" }
+      } operation: { () throws -> String in
+        inScope.signal()
+        otherDone.wait()
+        return try container[\.overrideValue]
+      }
+      seen.withLock { $0.append("scoped: \(value ?? "error")") }
+    }
+    let other = Thread {
+      inScope.wait()
+      let value = try? container[\.overrideValue]
+      seen.withLock { $0.append("other: \(value ?? "error")") }
+      otherDone.signal()
+    }
+    scoped.start()
+    other.start()
+    while seen.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(seen.withLock { $0 } == ["other: default", "scoped: thread scope"])
   }
 
   @Test func overridesApplyToEveryContainerAndTheirDependents() async throws {

@@ -93,6 +93,14 @@ func knapsackBenchmarks() -> [Benchmark] {
       }
     },
     run("S8") { n in timeLoop(n) { blackHole(resolved { try chain.resolve(type: Int.self, name: "level 0") }) } },
+    run("S3/after-scope") { n in
+      // Until the first override scope opens, a resolution skips the task-local look-up for one.
+      // Last in the list, so that no other scenario of a whole run pays for it.
+      withOverrides { _ in
+      } operation: {
+      }
+      return timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchAppState) }) }
+    },
   ]
 }
 

@@ -59,4 +59,30 @@ uint64_t knapsack_retire(void);
 /// Whether no thread is still reading in `epoch` or an earlier one.
 int knapsack_reclaimable(uint64_t epoch);
 
+// The key cache: a direct-mapped table from the address of a key path object (or a metatype) to
+// an immutable entry that Knapsack keeps alive (see `AddressCache`). A C global, so that a
+// resolution reaches it without a lazy-initialization check.
+#define KNAPSACK_KEY_CACHE_SIZE 32768
+extern uintptr_t knapsack_key_cache[KNAPSACK_KEY_CACHE_SIZE];
+
+static inline uintptr_t knapsack_key_cache_load(intptr_t slot) {
+  return __atomic_load_n(&knapsack_key_cache[slot], __ATOMIC_ACQUIRE);
+}
+
+static inline void knapsack_key_cache_store(intptr_t slot, uintptr_t entry) {
+  __atomic_store_n(&knapsack_key_cache[slot], entry, __ATOMIC_RELEASE);
+}
+
+// The task-local key of the override scope (the address of its `TaskLocal` object), published
+// before the first scope opens; 0 until then, when no scope can be open.
+extern uintptr_t knapsack_override_key;
+
+static inline uintptr_t knapsack_override_key_load(void) {
+  return __atomic_load_n(&knapsack_override_key, __ATOMIC_ACQUIRE);
+}
+
+static inline void knapsack_override_key_publish(uintptr_t key) {
+  __atomic_store_n(&knapsack_override_key, key, __ATOMIC_RELEASE);
+}
+
 #endif

@@ -15,7 +15,7 @@ extension Container {
     _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, fileID: StaticString = #fileID, line: UInt = #line,
     _ decorator: @escaping @Sendable (Resolver, V) throws -> V
   ) {
-    addDecoration(Self.decoration(decorator, CodeLocation(fileID, line)), to: KeyTable.shared.index(of: key))
+    addDecoration(Self.decoration(decorator, CodeLocation(fileID, line)), to: KeyTable.index(of: key))
   }
 
   /// Wraps what a registered type (and name) resolves to.
@@ -24,7 +24,7 @@ extension Container {
     _ decorator: @escaping @Sendable (Resolver, T) throws -> T
   ) {
     addDecoration(
-      Self.decoration(decorator, CodeLocation(fileID, line)), to: KeyTable.shared.index(of: type, name: name))
+      Self.decoration(decorator, CodeLocation(fileID, line)), to: KeyTable.index(of: type, name: name))
   }
 
   private static func decoration<V: Sendable>(

@@ -127,12 +127,12 @@ extension Container {
   /// Whether a factory for the key is registered in this container or one of its ancestors
   /// (a key's default does not count).
   public func isRegistered<K, A, V>(_ key: KeyPath<Dependencies, DependencyKey<K, A, V>>) -> Bool {
-    effectiveRegistration(KeyTable.shared.index(of: key)) != nil
+    effectiveRegistration(KeyTable.index(of: key)) != nil
   }
 
   /// Whether a factory for the type (and name) is registered here or in an ancestor.
   public func isRegistered<T: Sendable>(type: T.Type, name: String? = nil) -> Bool {
-    effectiveRegistration(KeyTable.shared.index(of: type, name: name)) != nil
+    effectiveRegistration(KeyTable.index(of: type, name: name)) != nil
   }
 
   // The routines below are inlined into each `register` call, so that the registration's
@@ -145,7 +145,7 @@ extension Container {
     _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, _ factory: Factory<A, V>, _ scope: Scope?,
     _ hasSideEffects: Bool, _ dispose: (@Sendable (V) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
   ) {
-    let index = KeyTable.shared.index(of: key)
+    let index = KeyTable.index(of: key)
     add(index, factory, scope ?? defaultScope(of: index), hasSideEffects, dispose, fileID, line)
   }
 
@@ -161,7 +161,7 @@ extension Container {
     _ type: T.Type, _ name: String?, _ factory: Factory<Void, T>, _ scope: Scope, _ hasSideEffects: Bool,
     _ dispose: (@Sendable (T) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
   ) {
-    add(KeyTable.shared.index(of: type, name: name), factory, scope, hasSideEffects, dispose, fileID, line)
+    add(KeyTable.index(of: type, name: name), factory, scope, hasSideEffects, dispose, fileID, line)
   }
 
   /// The one registration routine both of the above end in: makes the registration of `index`.

@@ -41,7 +41,7 @@ struct ResolutionContext: @unchecked Sendable {
     // A container, or a resolver kept beyond its factory: a top-level resolution, which
     // continues the factory running on this thread, if any (a captured container), in the
     // override scope open in this task, if any.
-    if let scope = OverrideScope.current, let overlay = container.overlay(in: scope) {
+    if let scope = OverrideScope.active, let overlay = container.overlay(in: scope) {
       return try overlay.resolveSync(index, argument, parent: ThreadFrame.current)
     }
     return try container.resolveSync(index, argument, parent: ThreadFrame.current)
@@ -76,7 +76,7 @@ extension Resolving {
   /// Resolves a key: `try container.resolve(\.storage)`.
   @inlinable
   public func resolve<V>(_ key: KeyPath<Dependencies, Key<V>>) throws -> V {
-    try resolutionContext.resolve(KeyTable.shared.index(of: key), ())
+    try resolutionContext.resolve(KeyTable.index(of: key), ())
   }
 
   /// Resolves a key: `try container[\.storage]`.
@@ -92,7 +92,7 @@ extension Resolving {
   /// ```
   @inlinable
   public func resolve<A, V>(_ key: KeyPath<Dependencies, ArgumentKey<A, V>>, argument: A) throws -> V {
-    try resolutionContext.resolve(KeyTable.shared.index(of: key), argument)
+    try resolutionContext.resolve(KeyTable.index(of: key), argument)
   }
 
   /// Resolves a key whose factory is asynchronous.
@@ -105,29 +105,29 @@ extension Resolving {
   )
     async throws -> V
   {
-    try await resolutionContext.resolveAsync(KeyTable.shared.index(of: key), argument)
+    try await resolutionContext.resolveAsync(KeyTable.index(of: key), argument)
   }
 
   /// Resolves an ``AsyncKey``: `try await container.resolve(\.database)`.
   public func resolve<V>(_ key: KeyPath<Dependencies, AsyncKey<V>>) async throws -> V {
-    try await resolutionContext.resolveAsync(KeyTable.shared.index(of: key), ())
+    try await resolutionContext.resolveAsync(KeyTable.index(of: key), ())
   }
 
   /// Resolves a main-actor key from main-actor code.
   @MainActor
   public func resolve<V>(_ key: KeyPath<Dependencies, MainActorKey<V>>) throws -> V {
-    try resolutionContext.resolve(KeyTable.shared.index(of: key), ())
+    try resolutionContext.resolve(KeyTable.index(of: key), ())
   }
 
   /// Resolves a main-actor key from any asynchronous code: hops to the main actor to run it.
   public func resolve<V>(_ key: KeyPath<Dependencies, MainActorKey<V>>) async throws -> V {
-    try await resolutionContext.resolveAsync(KeyTable.shared.index(of: key), ())
+    try await resolutionContext.resolveAsync(KeyTable.index(of: key), ())
   }
 
   /// Resolves a main-actor key that takes an argument, from main-actor code.
   @MainActor
   public func resolve<A, V>(_ key: KeyPath<Dependencies, DependencyKey<MainActorKind, A, V>>, argument: A) throws -> V {
-    try resolutionContext.resolve(KeyTable.shared.index(of: key), argument)
+    try resolutionContext.resolve(KeyTable.index(of: key), argument)
   }
 
   /// Resolves a main-actor key: `try container[\.todoScreen]`.
@@ -143,7 +143,7 @@ extension Resolving {
   /// ```
   @inlinable
   public func resolve<T: Sendable>(type: T.Type, name: String? = nil) throws -> T {
-    try resolutionContext.resolve(KeyTable.shared.index(of: type, name: name), ())
+    try resolutionContext.resolve(KeyTable.index(of: type, name: name), ())
   }
 
   // Unavailable overloads that exist only so that the compiler names the mistake. Without
@@ -170,7 +170,7 @@ extension Resolving {
   /// ```
   public func resolve<T>() throws -> T {
     let context = resolutionContext
-    let index = KeyTable.shared.index(of: T.self, name: nil)
+    let index = KeyTable.index(of: T.self, name: nil)
     let value = try context.container.resolveErased(index, context)
     guard let typed = value as? T else {
       throw context.container.failure(.factoryMismatch, index, nil)
@@ -219,9 +219,11 @@ public struct Resolver: Resolving {
 
 extension KeyTable {
   /// The index of a key of any kind, registering it on first sight with its own description.
+  /// Static, so that a hit in the cache does not touch ``shared``.
   @inlinable
-  func index<K: KeyKind, A: Sendable, V: Sendable>(of key: KeyPath<Dependencies, DependencyKey<K, A, V>>) -> Int {
-    cache.lookup(ObjectIdentifier(key)) ?? slowIndex(of: key)
+  static func index<K: KeyKind, A: Sendable, V: Sendable>(of key: KeyPath<Dependencies, DependencyKey<K, A, V>>) -> Int
+  {
+    AddressCache.lookup(ObjectIdentifier(key)) ?? shared.slowIndex(of: key)
   }
 
   @usableFromInline
@@ -229,8 +231,8 @@ extension KeyTable {
     index(of: key as AnyKeyPath) { Dependencies()[keyPath: key].descriptor(index: $0, keyPath: key) }
   }
 
-  func index<E>(of key: KeyPath<Dependencies, Multibinding<E>>) -> Int {
-    index(of: key as AnyKeyPath) { Dependencies()[keyPath: key].descriptor(index: $0, keyPath: key) }
+  static func index<E>(of key: KeyPath<Dependencies, Multibinding<E>>) -> Int {
+    shared.index(of: key as AnyKeyPath) { Dependencies()[keyPath: key].descriptor(index: $0, keyPath: key) }
   }
 
   static func name(_ keyPath: AnyKeyPath, _ declaration: Declaration) -> String {

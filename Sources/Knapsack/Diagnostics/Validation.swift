@@ -337,7 +337,7 @@ extension Container {
   private func holdsValueType(_ dependency: DependencyReference) -> Bool {
     guard let index = KeyTable.shared.index(named: dependency),
       let registration = effectiveRegistration(index)?.0 ?? KeyTable.shared.descriptor(index).defaultRegistration,
-      let metadata = UnsafeRawPointer(bitPattern: UInt(bitPattern: registration.valueType))
+      let metadata = UnsafeRawPointer(bitPattern: UInt(bitPattern: ObjectIdentifier(registration.valueType)))
     else { return false }
     // The first word of type metadata is its kind: 0x200 struct, 0x201 enum, 0x202 optional,
     // 0x301 tuple. Classes and existentials (which may hold a class instance) are not values.

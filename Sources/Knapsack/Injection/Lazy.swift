@@ -32,18 +32,18 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   init(index: Int, container: Container) {
     self.index = index
     self.container = container
-    self.scope = OverrideScope.current
+    self.scope = OverrideScope.active
   }
 
   func resolve(_ argument: Key.Argument) throws -> Key.Value {
     let context = ResolutionContext(container: container)
-    if OverrideScope.current === scope { return try context.resolve(index, argument) }
+    if OverrideScope.active === scope { return try context.resolve(index, argument) }
     return try OverrideScope.$current.withValue(scope) { try context.resolve(index, argument) }
   }
 
   func resolveAsync(_ argument: Key.Argument) async throws -> Key.Value {
     let context = ResolutionContext(container: container)
-    if OverrideScope.current === scope { return try await context.resolveAsync(index, argument) }
+    if OverrideScope.active === scope { return try await context.resolveAsync(index, argument) }
     return try await OverrideScope.$current.withValue(scope) { try await context.resolveAsync(index, argument) }
   }
 }
@@ -163,21 +163,21 @@ extension Resolving {
   )
     -> Provider<DependencyKey<K, A, V>>
   {
-    Provider(index: KeyTable.shared.index(of: key), container: resolutionContext.container)
+    Provider(index: KeyTable.index(of: key), container: resolutionContext.container)
   }
 
   /// A ``Lazy`` that resolves the key on first use and then keeps the value.
   public func lazy<K, V>(_ key: KeyPath<Dependencies, DependencyKey<K, Void, V>>) -> Lazy<DependencyKey<K, Void, V>> {
-    Lazy(index: KeyTable.shared.index(of: key), container: resolutionContext.container)
+    Lazy(index: KeyTable.index(of: key), container: resolutionContext.container)
   }
 
   /// A ``Provider`` for a registered type.
   public func provider<T: Sendable>(type: T.Type, name: String? = nil) -> Provider<Key<T>> {
-    Provider(index: KeyTable.shared.index(of: type, name: name), container: resolutionContext.container)
+    Provider(index: KeyTable.index(of: type, name: name), container: resolutionContext.container)
   }
 
   /// A ``Lazy`` for a registered type.
   public func lazy<T: Sendable>(type: T.Type, name: String? = nil) -> Lazy<Key<T>> {
-    Lazy(index: KeyTable.shared.index(of: type, name: name), container: resolutionContext.container)
+    Lazy(index: KeyTable.index(of: type, name: name), container: resolutionContext.container)
   }
 }

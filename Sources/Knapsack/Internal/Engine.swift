@@ -25,7 +25,7 @@ extension Container {
   /// scope open in this task.
   @usableFromInline
   func servingContainer() -> Container {
-    guard let scope = OverrideScope.current else { return self }
+    guard let scope = OverrideScope.active else { return self }
     return overlay(in: scope) ?? self
   }
 
@@ -55,33 +55,46 @@ extension Container {
   func resolveSync<Argument: Sendable, Value: Sendable>(
     _ index: Int, _ argument: Argument, parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
-    // An existing singleton: read under a borrowed reference to the cached plan, with no retain.
-    if Argument.self == Void.self {
-      let current = plans.generation.load(ordering: .acquiring)
-      let singleton: Value? = slots.read(index) { cached in
-        // The slot, its binding's cell and the cell's box live until the read section ends.
-        cached?._withUnsafeGuaranteedRef { slot in
-          guard slot.generation == current, let cell = slot.singletonCell else { return nil }
-          return cell.loadSingleton(Value.self)
+    // One read section finds the cached plan and, for an existing singleton, its instance: the
+    // slot and its binding's cell live until the section ends, so neither is retained for it.
+    let current = plans.generation.load(ordering: .acquiring)
+    let (singleton, cached): (Value?, Slot?) = slots.read(index) { cached in
+      guard let cached else { return (nil, nil) }
+      return cached._withUnsafeGuaranteedRef { slot in
+        guard slot.generation == current else { return (nil, nil) }
+        if Argument.self == Void.self, let cell = slot.singletonCell,
+          let value = cell._withUnsafeGuaranteedRef({ $0.loadSingleton(Value.self) })
+        {
+          return (value, nil)
         }
+        return (nil, slot)
       }
-      if let singleton { return singleton }
     }
-    let slot = self.slot(index)
+    if let singleton { return singleton }
+    let slot = cached ?? plan(index)
     if let binding = slot.binding {
       if !slot.isObserved { return try produce(binding, argument, parent) }
-      let observation = Observation(self, binding, argument, slot.observer, parent: parent)
-      do {
-        let value: Value = try produce(binding, argument, parent)
-        observation.end()
-        return value
-      } catch {
-        observation.end(failed: true)
-        throw error
-      }
+      return try produceObserved(slot, binding, argument, parent)
     }
     if let delegate = slot.delegate { return try delegate.resolveSync(index, argument, parent: parent) }
     throw failure(slot.failure ?? .notRegistered, index, parent)
+  }
+
+  /// ``produce(_:_:_:)`` with the slot's observer told about it. Not inlined: observing is off the
+  /// fast path.
+  @usableFromInline
+  func produceObserved<Argument: Sendable, Value: Sendable>(
+    _ slot: Slot, _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
+  ) throws -> Value {
+    let observation = Observation(self, binding, argument, slot.observer, parent: parent)
+    do {
+      let value: Value = try produce(binding, argument, parent)
+      observation.end()
+      return value
+    } catch {
+      observation.end(failed: true)
+      throw error
+    }
   }
 
   /// Finds or makes the instance of `binding` for `argument`, synchronously. The common case,
@@ -95,7 +108,9 @@ extension Container {
     var frame = Frame(index: binding.index, container: self, parent: parent)
     return try withUnsafeMutablePointer(to: &frame) { frame in
       defer { if parent == nil { frame.pointee.releaseGraph() } }
-      try enter(binding, frame, value: Value.self, argument: Argument.self)
+      try enter(
+        binding, frame, value: Value.self, argument: Argument.self,
+        factoryClass: ObjectIdentifier(TypedRegistration<Argument, Value>.self))
       // Unique, or graph at the top level (where the resolution is this one instance).
       guard scope == .graph, parent != nil else { return try make(binding, argument, frame) }
       let key = InstanceKey(binding, argument: argument)
@@ -115,7 +130,9 @@ extension Container {
     var frame = Frame(index: binding.index, container: self, parent: parent)
     return try withUnsafeMutablePointer(to: &frame) { frame in
       defer { if parent == nil { frame.pointee.releaseGraph() } }
-      try enter(binding, frame, value: Value.self, argument: Argument.self)
+      try enter(
+        binding, frame, value: Value.self, argument: Argument.self,
+        factoryClass: ObjectIdentifier(TypedRegistration<Argument, Value>.self))
       switch binding.scope.kind {
       case .unique, .graph:
         // `produce` handles these.
@@ -226,7 +243,9 @@ extension Container {
   ) async throws -> Value {
     let frame = AsyncFrame(index: binding.index, container: self, parent: parent)
     defer { frame.finish() }
-    try enter(binding, frame.pointer, value: Value.self, argument: Argument.self)
+    try enter(
+      binding, frame.pointer, value: Value.self, argument: Argument.self,
+      factoryClass: ObjectIdentifier(TypedRegistration<Argument, Value>.self))
     switch binding.scope.kind {
     case .unique:
       return try await makeAsync(binding, argument, frame)
@@ -292,10 +311,12 @@ extension Container {
   // MARK: Steps shared by both drivers
 
   /// Checks that making `binding` in `frame` closes no cycle, fits on the stack, may run (in a
-  /// validation copy) and has the types the caller expects.
+  /// validation copy) and has the types the caller expects: its registration's class is
+  /// `factoryClass`, the ``TypedRegistration`` of `argument` and `value`.
   @usableFromInline
   func enter(
-    _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, value: Any.Type, argument: Any.Type
+    _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, value: Any.Type, argument: Any.Type,
+    factoryClass: ObjectIdentifier
   ) throws {
     let depth = frame.pointee.depth
     if let parent = frame.pointee.parent {
@@ -310,8 +331,7 @@ extension Container {
     }
     let registration = binding.registration
     if isValidationCopy, registration.hasSideEffects { throw ValidationSkipped(index: binding.index) }
-    guard registration.valueType == ObjectIdentifier(value), registration.argumentType == ObjectIdentifier(argument)
-    else {
+    guard ObjectIdentifier(type(of: registration)) == factoryClass else {
       let argumentText = argument == Void.self ? "" : " taking \(KeyTable.typeName(argument))"
       throw mismatch(
         binding, frame,
@@ -457,7 +477,6 @@ extension Container {
 }
 
 /// The observer call around one resolution: written once, used by both drivers.
-@usableFromInline
 struct Observation {
   let observer: any ResolutionObserver
   let binding: Binding
@@ -466,7 +485,6 @@ struct Observation {
   let reused: Bool
   let start: ContinuousClock.Instant
 
-  @usableFromInline
   init<Argument: Sendable>(
     _ container: Container, _ binding: Binding, _ argument: Argument, _ observer: (any ResolutionObserver)?,
     parent: UnsafeMutablePointer<Frame>?
@@ -480,7 +498,6 @@ struct Observation {
     start = ContinuousClock.now
   }
 
-  @usableFromInline
   func end(failed: Bool = false) {
     let table = KeyTable.shared
     observer.didResolve(

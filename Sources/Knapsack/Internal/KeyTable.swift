@@ -1,4 +1,5 @@
-public import Synchronization
+public import CKnapsack
+import Synchronization
 
 /// The process-wide table that gives every key and every (type, name) pair a dense index.
 ///
@@ -32,7 +33,6 @@ final class KeyTable: Sendable {
   }
 
   private let state = Locked(State())
-  @usableFromInline let cache = AddressCache()
   /// Indices grouped by the base name of their type, for the near matches an error lists (see
   /// `Container.nearMatches(to:)`): built on the first error, extended on later ones.
   let byBaseName = Locked<(indexed: Int, groups: [String: [Int]])>((0, [:]))
@@ -47,7 +47,7 @@ final class KeyTable: Sendable {
   /// The index of a key path, registering it on first sight with `describe`.
   @inline(__always)
   func index(of keyPath: AnyKeyPath, describe: (Int) -> Descriptor) -> Int {
-    if let hit = cache.lookup(ObjectIdentifier(keyPath)) { return hit }
+    if let hit = AddressCache.lookup(ObjectIdentifier(keyPath)) { return hit }
     return slowIndex(of: keyPath, describe: describe)
   }
 
@@ -85,14 +85,15 @@ final class KeyTable: Sendable {
     state.withLock { state in
       if state.keptAlive[ObjectIdentifier(keyPath)] == nil { state.keptAlive[ObjectIdentifier(keyPath)] = id }
     }
-    cache.store(ObjectIdentifier(keyPath), index: index)
+    AddressCache.store(ObjectIdentifier(keyPath), index: index)
   }
 
-  /// The index of a type registration, registering it on first sight.
+  /// The index of a type registration, registering it on first sight. Static, so that a hit
+  /// in the cache does not touch ``shared``.
   @inlinable
-  func index<T>(of type: T.Type, name: String?) -> Int {
-    if name == nil, let hit = cache.lookup(ObjectIdentifier(type)) { return hit }
-    return slowIndex(of: type, name: name)
+  static func index<T>(of type: T.Type, name: String?) -> Int {
+    if name == nil, let hit = AddressCache.lookup(ObjectIdentifier(type)) { return hit }
+    return shared.slowIndex(of: type, name: name)
   }
 
   @usableFromInline
@@ -112,7 +113,7 @@ final class KeyTable: Sendable {
       return index
     }
     // Metatypes are never deallocated, so their address is a stable identity.
-    if name == nil { cache.store(metatype, index: index) }
+    if name == nil { AddressCache.store(metatype, index: index) }
     return index
   }
 
@@ -134,16 +135,15 @@ extension String {
 
 /// A lock-free, direct-mapped cache from an object's address to an index.
 ///
-/// Each entry is one atomic word pointing to an immutable ``Entry``; the cache keeps every entry
-/// it ever stored alive, so a reader may use what it loaded without retaining it. A collision
-/// only costs a trip to the locked table.
+/// Each entry is one atomic word of the C table `knapsack_key_cache`, pointing to an immutable
+/// ``Entry``; the cache keeps every entry it ever stored alive, so a reader may use what it
+/// loaded without retaining it. A collision only costs a trip to the locked table. The table is
+/// a C global so that the hot path reaches it with no lazy-initialization check.
 @usableFromInline
-final class AddressCache: @unchecked Sendable {
-  // Safe: `entries` is allocated once and freed in deinit, every word is read and written only
-  // through `Atomic`, and `kept` (guarded by its lock) keeps every published entry alive.
-  @usableFromInline static var size: Int { 1 << 15 }
-  @usableFromInline let entries: UnsafeMutablePointer<Atomic<UInt>>
-  private let kept = Locked<[UInt: Entry]>([:])
+enum AddressCache {
+  @usableFromInline static var size: Int { Int(KNAPSACK_KEY_CACHE_SIZE) }
+  /// Every entry ever published, by address.
+  private static let kept = Locked<[UInt: Entry]>([:])
 
   @usableFromInline
   final class Entry: Sendable {
@@ -155,29 +155,17 @@ final class AddressCache: @unchecked Sendable {
     }
   }
 
-  init() {
-    entries = .allocate(capacity: Self.size)
-    for offset in 0..<Self.size { (entries + offset).initialize(to: Atomic(0)) }
-  }
-
-  deinit {
-    entries.deinitialize(count: Self.size)
-    entries.deallocate()
-  }
-
   @inlinable
   static func slot(_ address: UInt) -> Int { Int(truncatingIfNeeded: (address >> 4) ^ (address >> 16)) & (size - 1) }
 
   @inlinable
-  func lookup(_ id: ObjectIdentifier) -> Int? {
+  static func lookup(_ id: ObjectIdentifier) -> Int? {
     let address = UInt(bitPattern: id)
-    guard let pointer = UnsafeRawPointer(bitPattern: entries[Self.slot(address)].load(ordering: .acquiring)) else {
-      return nil
-    }
+    guard let pointer = UnsafeRawPointer(bitPattern: knapsack_key_cache_load(slot(address))) else { return nil }
     return Unmanaged<Entry>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.address == address ? $0.index : nil }
   }
 
-  func store(_ id: ObjectIdentifier, index: Int) {
+  static func store(_ id: ObjectIdentifier, index: Int) {
     let address = UInt(bitPattern: id)
     // One entry per address, reused when two addresses that share a slot take turns.
     let entry = kept.withLock { kept -> Entry? in
@@ -187,7 +175,6 @@ final class AddressCache: @unchecked Sendable {
       return fresh
     }
     guard let entry else { return }
-    entries[Self.slot(address)].store(
-      UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()), ordering: .releasing)
+    knapsack_key_cache_store(slot(address), UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()))
   }
 }

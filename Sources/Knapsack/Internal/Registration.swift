@@ -3,6 +3,24 @@
 enum FactoryKind: Sendable, Equatable {
   case sync, async, mainActor
 
+  /// The kind as two bits, for ``Registration``'s packed flags.
+  var bits: UInt8 {
+    switch self {
+    case .sync: 0
+    case .async: 1
+    case .mainActor: 2
+    }
+  }
+
+  @usableFromInline
+  init(bits: UInt8) {
+    switch bits & 3 {
+    case 1: self = .async
+    case 2: self = .mainActor
+    default: self = .sync
+    }
+  }
+
   var name: String {
     switch self {
     case .sync: "a synchronous factory"
@@ -66,21 +84,33 @@ final class Decoration: Sendable {
 /// How one dependency is made: an immutable record of a key default or a `register` call.
 ///
 /// Every registration is a ``TypedRegistration``, which adds the typed factory; the engine casts
-/// to it after checking ``valueType`` and ``argumentType``. One object per registration.
+/// to it after checking the registration's class (``TypedRegistration`` of the argument and value
+/// types it expects). One object per registration, kept small: a container of many holds little
+/// more than these. What few registrations have (a `dispose:` closure, a location that is not a
+/// static string) lives in an ``Extras`` object of their own.
 @usableFromInline
 class Registration: @unchecked Sendable {
   // Safe: every stored property is immutable, and the subclass adds only an immutable factory of
   // @Sendable closures.
   @usableFromInline let index: Int
+  /// The UTF-8 text of the `#fileID` of the `register` call, a static string of the program;
+  /// nil when ``extras`` holds the location.
+  private let file: UnsafeRawPointer?
+  private let extras: Extras?
+  private let line: UInt32
+  private let fileLength: UInt16
   @usableFromInline let scope: Scope
-  @usableFromInline let kind: FactoryKind
-  @usableFromInline let valueType: ObjectIdentifier
-  @usableFromInline let argumentType: ObjectIdentifier
-  private let site: Site
-  let isDefault: Bool
-  /// Whether validation must not call the factory (it opens a connection, writes a file...).
-  let hasSideEffects: Bool
-  let dispose: (@Sendable (any Sendable) async throws -> Void)?
+  /// The factory's kind (the low two bits), `isDefault` and `hasSideEffects`.
+  private let bits: UInt8
+
+  final class Extras: Sendable {
+    let location: CodeLocation?
+    let dispose: (@Sendable (any Sendable) async throws -> Void)?
+    init(location: CodeLocation?, dispose: (@Sendable (any Sendable) async throws -> Void)?) {
+      self.location = location
+      self.dispose = dispose
+    }
+  }
 
   /// Where the registration was made: kept as the compiler's static string until an error or a
   /// report needs it, so that registering allocates no string.
@@ -90,29 +120,53 @@ class Registration: @unchecked Sendable {
     case source(StaticString, UInt)
   }
 
-  /// Where the registration (or, for a default, the key) was made.
-  var location: CodeLocation {
-    switch site {
-    case .known(let location): location
-    case .source(let fileID, let line): CodeLocation(fileID, line)
-    }
-  }
-
   @usableFromInline
   init(
-    index: Int, scope: Scope, kind: FactoryKind, valueType: Any.Type, argumentType: Any.Type, site: Site,
-    isDefault: Bool, hasSideEffects: Bool, dispose: (@Sendable (any Sendable) async throws -> Void)?
+    index: Int, scope: Scope, kind: FactoryKind, site: Site, isDefault: Bool, hasSideEffects: Bool,
+    dispose: (@Sendable (any Sendable) async throws -> Void)?
   ) {
     self.index = index
     self.scope = scope
-    self.kind = kind
-    self.valueType = ObjectIdentifier(valueType)
-    self.argumentType = ObjectIdentifier(argumentType)
-    self.site = site
-    self.isDefault = isDefault
-    self.hasSideEffects = hasSideEffects
-    self.dispose = dispose
+    bits = kind.bits | (isDefault ? 4 : 0) | (hasSideEffects ? 8 : 0)
+    var location: CodeLocation?
+    switch site {
+    case .source(let fileID, let line)
+    where fileID.hasPointerRepresentation && fileID.utf8CodeUnitCount <= UInt16.max && line <= UInt32.max:
+      file = UnsafeRawPointer(fileID.utf8Start)
+      fileLength = UInt16(fileID.utf8CodeUnitCount)
+      self.line = UInt32(line)
+    case .source(let fileID, let line):
+      location = CodeLocation(fileID, line)
+      (file, fileLength, self.line) = (nil, 0, 0)
+    case .known(let known):
+      location = known
+      (file, fileLength, self.line) = (nil, 0, 0)
+    }
+    extras = location == nil && dispose == nil ? nil : Extras(location: location, dispose: dispose)
   }
+
+  /// How the factory runs.
+  @usableFromInline var kind: FactoryKind { FactoryKind(bits: bits) }
+  /// Whether this is a key's default rather than a `register` call.
+  var isDefault: Bool { bits & 4 != 0 }
+  /// Whether validation must not call the factory (it opens a connection, writes a file...).
+  var hasSideEffects: Bool { bits & 8 != 0 }
+  /// What disposes of the instances this registration makes, if it was given one.
+  var dispose: (@Sendable (any Sendable) async throws -> Void)? { extras?.dispose }
+
+  /// Where the registration (or, for a default, the key) was made.
+  var location: CodeLocation {
+    if let file {
+      let text = String(decoding: UnsafeRawBufferPointer(start: file, count: Int(fileLength)), as: UTF8.self)
+      return CodeLocation(fileID: text, line: Int(line))
+    }
+    return extras?.location ?? CodeLocation(fileID: "unknown", line: 0)
+  }
+
+  /// The type the factory makes. Overridden by ``TypedRegistration``, the only subclass.
+  var valueType: Any.Type { Any.self }
+  /// The type of the factory's argument (`Void` for none). Overridden like ``valueType``.
+  var argumentType: Any.Type { Void.self }
 
   /// Resolves this registration's dependency once in `container` with its factory's own types:
   /// validation's dry run goes through the same resolution routine as the app. `argument` is the
@@ -160,9 +214,12 @@ final class TypedRegistration<Argument: Sendable, Value: Sendable>: Registration
   ) {
     self.factory = factory
     super.init(
-      index: index, scope: scope, kind: factory.kind, valueType: Value.self, argumentType: Argument.self, site: site,
-      isDefault: isDefault, hasSideEffects: hasSideEffects, dispose: dispose)
+      index: index, scope: scope, kind: factory.kind, site: site, isDefault: isDefault, hasSideEffects: hasSideEffects,
+      dispose: dispose)
   }
+
+  override var valueType: Any.Type { Value.self }
+  override var argumentType: Any.Type { Argument.self }
 
   override func dryRun(_ container: Container, argument sample: (any Sendable)?) async throws -> Bool {
     let argument: Argument

@@ -14,8 +14,8 @@ final class Slot: Sendable {
   /// Whether ``observer`` is set, readable without copying the existential.
   @usableFromInline let isObserved: Bool
   /// The cell of ``binding``'s singleton when nothing observes it: what the fast path reads.
-  /// Unretained, because ``binding`` keeps it alive.
-  @usableFromInline unowned(unsafe) let singletonCell: SharedCell?
+  /// Unmanaged, because ``binding`` keeps it alive, and so that reading it retains nothing.
+  @usableFromInline let singletonCell: Unmanaged<SharedCell>?
 
   init(
     generation: UInt64, binding: Binding? = nil, delegate: Container? = nil, failure: ResolutionError.Kind? = nil,
@@ -27,6 +27,7 @@ final class Slot: Sendable {
     self.failure = failure
     self.observer = observer
     self.isObserved = observer != nil
-    self.singletonCell = observer == nil && binding?.scope.kind == .singleton ? binding?.cell : nil
+    self.singletonCell =
+      observer == nil && binding?.scope.kind == .singleton ? binding.map { Unmanaged.passUnretained($0.cell) } : nil
   }
 }

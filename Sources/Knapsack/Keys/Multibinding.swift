@@ -30,7 +30,7 @@ extension Container {
     to key: KeyPath<Dependencies, Multibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) throws -> E
   ) {
-    let keyIndex = KeyTable.shared.index(of: key)
+    let keyIndex = KeyTable.index(of: key)
     let keyName = KeyTable.shared.descriptor(keyIndex).displayName
     let location = CodeLocation(fileID, line)
     let index = KeyTable.shared.anonymousIndex { index in
@@ -104,7 +104,7 @@ extension ResolutionContext {
 extension Resolving {
   /// Resolves every element contributed to a ``Multibinding``, in their stable order.
   public func resolve<E>(_ key: KeyPath<Dependencies, Multibinding<E>>) throws -> [E] {
-    try resolutionContext.resolveElements(KeyTable.shared.index(of: key))
+    try resolutionContext.resolveElements(KeyTable.index(of: key))
   }
 
   /// Resolves every element contributed to a ``Multibinding``: `try container[\.plugins]`.

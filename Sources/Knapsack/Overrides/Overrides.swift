@@ -1,3 +1,4 @@
+public import CKnapsack
 import Synchronization
 
 /// Runs `operation` with overridden dependencies, visible only to this task and its child tasks.
@@ -55,7 +56,20 @@ public func withOverrides<R>(
 /// container resolved from within it.
 @usableFromInline
 final class OverrideScope: Sendable {
-  @usableFromInline @TaskLocal static var current: OverrideScope?
+  /// The scope open in this task. Read it through ``active``.
+  @TaskLocal static var current: OverrideScope?
+
+  /// The scope open in this task, if any: ``current``, read straight from the task's storage.
+  ///
+  /// `TaskLocal.get()` copies the value through its generic witnesses, which costs a resolution
+  /// more than the rest of a singleton read. This reads the one word with the runtime's own
+  /// look-up, and nothing at all before the first scope has opened.
+  @inlinable static var active: OverrideScope? {
+    guard let key = UnsafeRawPointer(bitPattern: knapsack_override_key_load()),
+      let value = taskLocalValueAddress(key)
+    else { return nil }
+    return value.load(as: OverrideScope?.self)
+  }
 
   /// Override containers, innermost first.
   let overrides: [Container]
@@ -77,6 +91,8 @@ final class OverrideScope: Sendable {
   }
 
   init(_ configure: (Container) throws -> Void) rethrows {
+    // Before any scope can be bound: `active` reads nothing until the key is published.
+    knapsack_override_key_publish(UInt(bitPattern: Unmanaged.passUnretained(Self.$current).toOpaque()))
     let own = Container()
     try configure(own)
     overrides = [own] + (Self.current?.overrides ?? [])
@@ -115,3 +131,10 @@ final class OverrideScope: Sendable {
     }
   }
 }
+
+/// The Concurrency runtime's task-local look-up, the exported and ABI-stable entry point that
+/// `TaskLocal.get()` calls: the address of the value bound to `key` (a `TaskLocal` object's
+/// address) in the current task, or on this thread outside a task; nil if none is bound.
+@usableFromInline
+@_silgen_name("swift_task_localValueGet")
+func taskLocalValueAddress(_ key: UnsafeRawPointer) -> UnsafeMutableRawPointer?
