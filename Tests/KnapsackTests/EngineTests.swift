@@ -200,6 +200,39 @@ func onThread<R: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> R) 
     #expect(try container.resolve(\.engineShared).label == "version 200")
   }
 
+  @Test func aSingletonReRegisteredWhileResolvedIsMadeOnceForItsRegistration() async throws {
+    // A planner that read the replaced registration must not displace the new registration's
+    // binding (and so its singleton): each registration's factory runs at most once.
+    for _ in 0..<200 {
+      let container = Container()
+      let made = Locked<[Int: Int]>([:])
+      func register(_ version: Int) {
+        container.register(\.engineShared, scope: .singleton) {
+          made.withLock { $0[version, default: 0] += 1 }
+          return Token("version \(version)")
+        }
+      }
+      register(0)
+      _ = try container.resolve(\.engineShared)
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<3 {
+          group.addTask {
+            for _ in 0..<200 { _ = try container.resolve(\.engineShared) }
+          }
+        }
+        group.addTask {
+          for version in 1...5 { register(version) }
+        }
+        try await group.waitForAll()
+      }
+      let last = try container.resolve(\.engineShared)
+      #expect(last.label == "version 5")
+      #expect(try container.resolve(\.engineShared) === last)
+      let counts = made.withLock { $0 }
+      #expect(counts.values.allSatisfy { $0 == 1 }, "a factory ran more than once: \(counts)")
+    }
+  }
+
   // MARK: The task's container
 
   @Test func withContainerSetsTheContainerInjectedUses() async {

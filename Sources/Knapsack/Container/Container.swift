@@ -228,13 +228,16 @@ public final class Container: Sendable {
   /// Plans how to resolve `index` here, caches the plan, and returns it.
   @usableFromInline
   func plan(_ index: Int) -> Slot {
-    let generation = plans.generation.load(ordering: .acquiring)
-    let slot = computeSlot(index, generation: generation)
-    if !isValidationCopy { slots.store(slot, at: index) }
-    return slot
+    while true {
+      let generation = plans.generation.load(ordering: .acquiring)
+      // Nil when the registrations changed while planning: plan again with what is current.
+      guard let slot = computeSlot(index, generation: generation) else { continue }
+      if !isValidationCopy { slots.store(slot, at: index) }
+      return slot
+    }
   }
 
-  private func computeSlot(_ index: Int, generation: UInt64) -> Slot {
+  private func computeSlot(_ index: Int, generation: UInt64) -> Slot? {
     if isDisposed { return Slot(generation: generation, failure: .containerDisposed) }
     let observer = effectiveObserver
     let descriptor = KeyTable.shared.descriptor(index)
@@ -242,7 +245,8 @@ public final class Container: Sendable {
 
     if let (registration, owner) = effectiveRegistration(index) {
       if owner === self || !registration.scope.isContainerOwned {
-        return Slot(generation: generation, binding: binding(for: registration), observer: observer)
+        guard let binding = binding(for: registration, generation: generation) else { return nil }
+        return Slot(generation: generation, binding: binding, observer: observer)
       }
       return Slot(generation: generation, delegate: owner, observer: observer)
     }
@@ -250,16 +254,23 @@ public final class Container: Sendable {
       return Slot(generation: generation, failure: missing, observer: observer)
     }
     if parent == nil || !registration.scope.isContainerOwned {
-      return Slot(generation: generation, binding: binding(for: registration), observer: observer)
+      guard let binding = binding(for: registration, generation: generation) else { return nil }
+      return Slot(generation: generation, binding: binding, observer: observer)
     }
     return Slot(generation: generation, delegate: root, observer: observer)
   }
 
   /// This container's binding of `registration`, reused while the registration and its
   /// decorators are unchanged, so shared instances survive re-planning.
-  private func binding(for registration: Registration) -> Binding {
+  ///
+  /// Nil if the plans' generation is no longer `generation`: a registration changed since the
+  /// planner read `registration`, which may be the replaced one. Storing its binding then could
+  /// displace the binding of the newer registration, and with it the singleton that binding
+  /// made, so the planner starts again instead.
+  private func binding(for registration: Registration, generation: UInt64) -> Binding? {
     let decorators = effectiveDecorators(registration.index)
     return state.withLock { state in
+      guard plans.generation.load(ordering: .acquiring) == generation else { return nil }
       if let existing = state.bindings[registration.index], existing.registration === registration,
         existing.decorators.map(ObjectIdentifier.init) == decorators.map(ObjectIdentifier.init)
       {
