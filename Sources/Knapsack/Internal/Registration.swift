@@ -1,25 +1,8 @@
 /// How a factory runs; the same three kinds as ``KeyKind``.
 @usableFromInline
-enum FactoryKind: Sendable, Equatable {
+enum FactoryKind: UInt8, Sendable, Equatable {
+  // The raw value is the low two bits of ``Registration``'s packed flags.
   case sync, async, mainActor
-
-  /// The kind as two bits, for ``Registration``'s packed flags.
-  var bits: UInt8 {
-    switch self {
-    case .sync: 0
-    case .async: 1
-    case .mainActor: 2
-    }
-  }
-
-  @usableFromInline
-  init(bits: UInt8) {
-    switch bits & 3 {
-    case 1: self = .async
-    case 2: self = .mainActor
-    default: self = .sync
-    }
-  }
 
   var name: String {
     switch self {
@@ -127,7 +110,7 @@ class Registration: @unchecked Sendable {
   ) {
     self.index = index
     self.scope = scope
-    bits = kind.bits | (isDefault ? 4 : 0) | (hasSideEffects ? 8 : 0)
+    bits = kind.rawValue | (isDefault ? 4 : 0) | (hasSideEffects ? 8 : 0)
     var location: CodeLocation?
     switch site {
     case .source(let fileID, let line)
@@ -146,7 +129,7 @@ class Registration: @unchecked Sendable {
   }
 
   /// How the factory runs.
-  @usableFromInline var kind: FactoryKind { FactoryKind(bits: bits) }
+  @usableFromInline var kind: FactoryKind { FactoryKind(rawValue: bits & 3) ?? .sync }
   /// Whether this is a key's default rather than a `register` call.
   var isDefault: Bool { bits & 4 != 0 }
   /// Whether validation must not call the factory (it opens a connection, writes a file...).
