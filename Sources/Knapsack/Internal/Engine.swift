@@ -55,23 +55,34 @@ extension Container {
   func resolveSync<Argument: Sendable, Value: Sendable>(
     _ index: Int, _ argument: Argument, parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
-    // One read section finds the cached plan and, for an existing singleton, its instance: the
-    // slot and its binding's cell live until the section ends, so neither is retained for it.
+    // One read section finds the cached plan and, for an existing singleton, its instance, or
+    // else the binding to make it with: the slot and its binding's cell live until the section
+    // ends, so only the binding is retained, for the making.
     let current = plans.generation.load(ordering: .acquiring)
-    let (singleton, cached): (Value?, Slot?) = slots.read(index) { cached in
+    let (singleton, binding): (Value?, Binding?) = slots.read(index) { cached in
       guard let cached else { return (nil, nil) }
       return cached._withUnsafeGuaranteedRef { slot in
-        guard slot.generation == current else { return (nil, nil) }
+        guard slot.generation == current, !slot.isObserved else { return (nil, nil) }
         if Argument.self == Void.self, let cell = slot.singletonCell,
           let value = cell._withUnsafeGuaranteedRef({ $0.loadSingleton(Value.self) })
         {
           return (value, nil)
         }
-        return (nil, slot)
+        return (nil, slot.binding)
       }
     }
     if let singleton { return singleton }
-    let slot = cached ?? plan(index)
+    if let binding { return try produce(binding, argument, parent) }
+    return try resolvePlanned(index, argument, parent: parent)
+  }
+
+  /// ``resolveSync(_:_:parent:)`` off its fast path: the plan is stale, or observed, or routes
+  /// elsewhere (an ancestor, a failure). Not inlined.
+  @usableFromInline
+  func resolvePlanned<Argument: Sendable, Value: Sendable>(
+    _ index: Int, _ argument: Argument, parent: UnsafeMutablePointer<Frame>?
+  ) throws -> Value {
+    let slot = self.slot(index)
     if let binding = slot.binding {
       if !slot.isObserved { return try produce(binding, argument, parent) }
       return try produceObserved(slot, binding, argument, parent)
@@ -173,31 +184,34 @@ extension Container {
   func make<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
-    // `enter` checked the factory's types.
-    let registration = unsafeDowncast(binding.registration, to: TypedRegistration<Argument, Value>.self)
+    // `enter` checked the factory's types. The binding holds the registration for the whole
+    // call: borrowing it (and switching on its factory in place) retains neither it nor the
+    // factory's closure.
+    let registration = Unmanaged.passUnretained(
+      unsafeDowncast(binding.registration, to: TypedRegistration<Argument, Value>.self))
     let previous = ThreadFrame.current
     ThreadFrame.set(frame)
     defer { ThreadFrame.set(previous) }
     let resolver = Resolver(container: self, frame: frame)
     do {
-      let value: Value
-      // Switched on in place: copying the factory would retain its closure.
-      switch registration.factory.body {
-      case .sync(let body):
-        value = try body(resolver, argument)
-      case .resolverOnly(let body):
-        value = try body(resolver)
-      case .plain(let body):
-        value = try body()
-      case .mainActor(let body):
-        guard isOnMainThread else {
-          throw mismatch(
-            binding, frame,
-            text: "its factory runs on the main actor: resolve it from @MainActor code, or with `try await`")
+      let value: Value = try registration._withUnsafeGuaranteedRef { registration in
+        switch registration.factory.body {
+        case .sync(let body):
+          return try body(resolver, argument)
+        case .resolverOnly(let body):
+          return try body(resolver)
+        case .plain(let body):
+          return try body()
+        case .mainActor(let body):
+          guard isOnMainThread else {
+            throw mismatch(
+              binding, frame,
+              text: "its factory runs on the main actor: resolve it from @MainActor code, or with `try await`")
+          }
+          return try MainActor.assumeIsolated { try body(resolver, argument) }
+        case .async:
+          throw mismatch(binding, frame, text: "its factory is asynchronous: resolve it with `try await`")
         }
-        value = try MainActor.assumeIsolated { try body(resolver, argument) }
-      case .async:
-        throw mismatch(binding, frame, text: "its factory is asynchronous: resolve it with `try await`")
       }
       return binding.decorators.isEmpty ? value : try decorate(value, binding, resolver, frame)
     } catch {
