@@ -96,5 +96,34 @@ int knapsack_reclaimable(uint64_t epoch) {
   return 1;
 }
 
+// The thread's spare graph store. A pthread key releases it when the thread exits (the main
+// thread's lives until the process ends).
+extern void swift_release(void *object);
+__thread uintptr_t knapsack_thread_graph = 0;
+static __thread int graph_key_set = 0;
+static pthread_key_t graph_key;
+static pthread_once_t graph_key_once = PTHREAD_ONCE_INIT;
+
+static void release_graph(void *unused) {
+  (void)unused;
+  graph_key_set = 0;
+  uintptr_t graph = knapsack_take_thread_graph();
+  if (graph) swift_release((void *)graph);
+}
+
+static void make_graph_key(void) { pthread_key_create(&graph_key, release_graph); }
+
+int knapsack_keep_thread_graph(uintptr_t graph) {
+  if (knapsack_thread_graph != 0) return 0;
+  if (!graph_key_set) {
+    pthread_once(&graph_key_once, make_graph_key);
+    // Any non-null value makes the key's destructor run at thread exit.
+    pthread_setspecific(graph_key, (void *)1);
+    graph_key_set = 1;
+  }
+  knapsack_thread_graph = graph;
+  return 1;
+}
+
 uintptr_t knapsack_key_cache[KNAPSACK_KEY_CACHE_SIZE];
 uintptr_t knapsack_override_key = 0;

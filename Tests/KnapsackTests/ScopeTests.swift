@@ -9,6 +9,8 @@ extension Dependencies {
   var scopeLeaf: Key<Token> { Key { Token("leaf") } }
   var scopeLeft: Key<GraphHolder> { Key { r in GraphHolder(leaf: try r[\.scopeLeaf]) } }
   var scopeRight: Key<GraphHolder> { Key { r in GraphHolder(leaf: try r[\.scopeLeaf]) } }
+  var scopeStamp: Key<TypedPlugin> { Key { TypedPlugin(id: 0) } }
+  var scopeStampPair: Key<[TypedPlugin]> { Key { r in [try r[\.scopeStamp], try r[\.scopeStamp]] } }
   var scopeRoot: Key<GraphRoot> {
     Key { r in GraphRoot(left: try r[\.scopeLeft], right: try r[\.scopeRight], leaf: try r[\.scopeLeaf]) }
   }
@@ -246,6 +248,41 @@ final class GraphRoot: Sendable {
     // Two top-level resolutions of the same dependent never share.
     #expect(try container[\.scopeLeft].leaf !== container[\.scopeLeft].leaf)
     #expect(try container[\.scopeLeaf] !== container[\.scopeLeaf])
+  }
+
+  @Test func aGraphScopedValueThatIsNotAnObjectIsSharedWithinOneResolutionOnly() async throws {
+    let container = Container()
+    let counter = Counter()
+    container.register(\.scopeStamp, scope: .graph) { TypedPlugin(id: counter.increment()) }
+    #expect(try container[\.scopeStampPair] == [TypedPlugin(id: 1), TypedPlugin(id: 1)])
+    #expect(try container[\.scopeStampPair] == [TypedPlugin(id: 2), TypedPlugin(id: 2)])
+  }
+
+  @Test func aGraphScopedInstanceIsReleasedWhenItsResolutionEnds() async throws {
+    // A synchronous resolution leaves its emptied store to the thread for the next one: the
+    // store must not keep the last resolution's instances alive, on a thread that stays or one
+    // that exits.
+    let container = Container()
+    container.register(\.scopeLeaf, scope: .graph) { Token("graph") }
+    weak var probe: Token?
+    do {
+      let root = try container[\.scopeRoot]
+      probe = root.leaf
+      #expect(probe != nil)
+    }
+    #expect(probe == nil)
+
+    let exited = Locked<Bool?>(nil)
+    let thread = Thread {
+      weak var onThread: Token?
+      do {
+        onThread = (try? container[\.scopeRoot])?.leaf
+      }
+      exited.withLock { $0 = onThread == nil }
+    }
+    thread.start()
+    while exited.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(1)) }
+    #expect(exited.withLock { $0 } == true)
   }
 
   @Test func uniqueLeafIsNotSharedWithinOneResolution() async throws {

@@ -126,9 +126,9 @@ extension Container {
       guard scope == .graph, parent != nil else { return try make(binding, argument, frame) }
       let key = InstanceKey(binding, argument: argument)
       let store = frame.graphStore
-      if let box = store.box(for: key) { return unsafeDowncast(box, to: Box<Value>.self).value }
+      if let value = store.instance(for: key, as: Value.self) { return value }
       let value: Value = try make(binding, argument, frame)
-      store.store(Box(value), for: key)
+      store.store(value, for: key)
       return value
     }
   }
@@ -192,14 +192,14 @@ extension Container {
     let previous = ThreadFrame.current
     ThreadFrame.set(frame)
     defer { ThreadFrame.set(previous) }
-    let resolver = Resolver(container: self, frame: frame)
+    // Made only for a factory that takes one: a resolver holds its container.
     do {
       let value: Value = try registration._withUnsafeGuaranteedRef { registration in
         switch registration.factory.body {
         case .sync(let body):
-          return try body(resolver, argument)
+          return try body(Resolver(container: self, frame: frame), argument)
         case .resolverOnly(let body):
-          return try body(resolver)
+          return try body(Resolver(container: self, frame: frame))
         case .plain(let body):
           return try body()
         case .mainActor(let body):
@@ -208,12 +208,14 @@ extension Container {
               binding, frame,
               text: "its factory runs on the main actor: resolve it from @MainActor code, or with `try await`")
           }
+          let resolver = Resolver(container: self, frame: frame)
           return try MainActor.assumeIsolated { try body(resolver, argument) }
         case .async:
           throw mismatch(binding, frame, text: "its factory is asynchronous: resolve it with `try await`")
         }
       }
-      return binding.decorators.isEmpty ? value : try decorate(value, binding, resolver, frame)
+      if binding.decorators.isEmpty { return value }
+      return try decorate(value, binding, Resolver(container: self, frame: frame), frame)
     } catch {
       throw factoryError(error, binding, frame)
     }
@@ -266,9 +268,9 @@ extension Container {
     case .graph:
       let key = InstanceKey(binding, argument: argument)
       let store = frame.pointer.graphStore
-      if let box = store.box(for: key) { return unsafeDowncast(box, to: Box<Value>.self).value }
+      if let value = store.instance(for: key, as: Value.self) { return value }
       let value: Value = try await makeAsync(binding, argument, frame)
-      store.store(Box(value), for: key)
+      store.store(value, for: key)
       return value
     case .weak, .cached, .singleton:
       let cell = binding.cell(for: argument)

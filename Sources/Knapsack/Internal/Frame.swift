@@ -55,13 +55,20 @@ struct Frame {
   @inlinable
   mutating func releaseGraph() {
     guard graph != 0 else { return }
-    Frame.release(graph)
+    Frame.release(graph, synchronous: stackBase != 0)
     graph = 0
   }
 
+  /// Releases a root's graph store; a synchronous root's goes back to its thread, emptied, for
+  /// the next resolution there.
   @usableFromInline
-  static func release(_ graph: UInt) {
-    if let pointer = UnsafeRawPointer(bitPattern: graph) { Unmanaged<GraphStore>.fromOpaque(pointer).release() }
+  static func release(_ graph: UInt, synchronous: Bool) {
+    guard let pointer = UnsafeRawPointer(bitPattern: graph) else { return }
+    let store = Unmanaged<GraphStore>.fromOpaque(pointer)
+    guard synchronous else { return store.release() }
+    // Nothing else holds the store now: only the frames of this resolution reached it.
+    store._withUnsafeGuaranteedRef { $0.removeAll() }
+    if knapsack_keep_thread_graph(graph) == 0 { store.release() }
   }
 }
 
@@ -101,6 +108,12 @@ extension UnsafeMutablePointer where Pointee == Frame {
     if let pointer = UnsafeRawPointer(bitPattern: root.pointee.graph) {
       return Unmanaged<GraphStore>.fromOpaque(pointer).takeUnretainedValue()
     }
+    // A synchronous root (on the stack) reuses the store its thread kept from an earlier one.
+    let spare = root.pointee.stackBase != 0 ? knapsack_take_thread_graph() : 0
+    if let pointer = UnsafeRawPointer(bitPattern: spare) {
+      root.pointee.graph = spare
+      return Unmanaged<GraphStore>.fromOpaque(pointer).takeUnretainedValue()
+    }
     let store = GraphStore()
     root.pointee.graph = UInt(bitPattern: Unmanaged.passRetained(store).toOpaque())
     return store
@@ -135,13 +148,16 @@ final class AsyncFrame: @unchecked Sendable {
 }
 
 /// Graph-scoped instances of one top-level resolution: a short list, searched linearly (a
-/// resolution graph holds few of them), of boxed values keyed by binding and argument.
+/// resolution graph holds few of them), of instances keyed by binding and argument. An instance
+/// of a class is kept as itself, any other value in a ``Box``; a synchronous resolution reuses
+/// its thread's store (see ``Frame/release(_:synchronous:)``), so that making graph-scoped
+/// instances allocates nothing but the instances.
 @usableFromInline
 final class GraphStore: Sendable {
   struct Entry: @unchecked Sendable {
     // Safe: immutable; `argument` is made only from a `Sendable` argument value.
     let key: InstanceKey
-    let box: any AnyObject & Sendable
+    let object: any AnyObject & Sendable
   }
 
   // A `Mutex` sits inside the object: one allocation for the store. Contention is rare (only
@@ -150,18 +166,46 @@ final class GraphStore: Sendable {
 
   @usableFromInline init() {}
 
-  /// The boxed instance stored for `key`, if any.
-  @usableFromInline
-  func box(for key: InstanceKey) -> (any AnyObject & Sendable)? {
-    entries.withLock { entries in entries.first { $0.key == key }?.box }
+  /// The instance stored for `key`, if any.
+  @inlinable
+  func instance<Value: Sendable>(for key: InstanceKey, as type: Value.Type) -> Value? {
+    guard let object = object(for: key) else { return nil }
+    if Self.isObject(Value.self) { return unsafeBitCast(object, to: Value.self) }
+    return unsafeDowncast(object, to: Box<Value>.self).value
+  }
+
+  /// Stores `value` as the instance for `key`.
+  @inlinable
+  func store<Value: Sendable>(_ value: Value, for key: InstanceKey) {
+    let object: any AnyObject & Sendable =
+      Self.isObject(Value.self) ? unsafeBitCast(value, to: (any AnyObject & Sendable).self) : Box(value)
+    store(object: object, for: key)
+  }
+
+  /// Whether a `Value` is a class instance, one reference that can be kept as itself.
+  @inlinable
+  static func isObject<Value>(_ type: Value.Type) -> Bool {
+    type is AnyObject.Type && MemoryLayout<Value>.size == MemoryLayout<AnyObject>.size
   }
 
   @usableFromInline
-  func store(_ box: any AnyObject & Sendable, for key: InstanceKey) {
-    entries.withLock { $0.append(Entry(key: key, box: box)) }
+  func object(for key: InstanceKey) -> (any AnyObject & Sendable)? {
+    entries.withLock { entries in entries.first { $0.key == key }?.object }
   }
 
-  func contains(_ key: InstanceKey) -> Bool { box(for: key) != nil }
+  @usableFromInline
+  func store(object: any AnyObject & Sendable, for key: InstanceKey) {
+    entries.withLock { $0.append(Entry(key: key, object: object)) }
+  }
+
+  func contains(_ key: InstanceKey) -> Bool { object(for: key) != nil }
+
+  /// Forgets every instance, keeping the list's storage for the next resolution.
+  /// Called when the resolution has ended: an instance's deinit that resolves again starts
+  /// another resolution, which cannot reach this store, so releasing under the lock is safe.
+  func removeAll() {
+    entries.withLock { $0.removeAll(keepingCapacity: true) }
+  }
 }
 
 /// The innermost synchronous frame running on this thread, kept in a C thread-local word.
