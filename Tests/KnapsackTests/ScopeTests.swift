@@ -272,17 +272,31 @@ final class GraphRoot: Sendable {
     }
     #expect(probe == nil)
 
-    let exited = Locked<Bool?>(nil)
-    let thread = Thread {
-      weak var onThread: Token?
-      do {
-        onThread = (try? container[\.scopeRoot])?.leaf
-      }
-      exited.withLock { $0 = onThread == nil }
+    // On a thread that exits: the instance is gone before, and the thread's kept store is
+    // released as it exits (a wrong release there would crash this process).
+    final class Run: Sendable {
+      let container: Container
+      let released = Locked<Bool?>(nil)
+      init(_ container: Container) { self.container = container }
     }
-    thread.start()
-    while exited.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(1)) }
-    #expect(exited.withLock { $0 } == true)
+    let run = Run(container)
+    var thread = pthread_t()
+    let context = Unmanaged.passRetained(run).toOpaque()
+    let created = pthread_create(
+      &thread, nil,
+      { context in
+        guard let context else { return nil }
+        let run = Unmanaged<Run>.fromOpaque(context).takeRetainedValue()
+        weak var onThread: Token?
+        do {
+          onThread = (try? run.container[\.scopeRoot])?.leaf
+        }
+        run.released.withLock { $0 = onThread == nil }
+        return nil
+      }, context)
+    #expect(created == 0)
+    if created == 0 { pthread_join(thread, nil) }
+    #expect(run.released.withLock { $0 } == true)
   }
 
   @Test func uniqueLeafIsNotSharedWithinOneResolution() async throws {

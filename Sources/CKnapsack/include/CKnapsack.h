@@ -26,18 +26,24 @@ uintptr_t knapsack_stack_pointer(void);
 
 // The graph-scope store a synchronous resolution left on this thread (a retained object
 // pointer, emptied), reused by the next one so that resolving graph-scoped keys allocates no
-// store; 0 if none. Released when the thread exits.
+// store; 0 if none. Released when the thread exits (the main thread's, when the process ends).
 extern __thread uintptr_t knapsack_thread_graph;
+
+/// Clears the pthread key that releases the spare at thread exit (see thread_state.c).
+void knapsack_forget_thread_graph(void);
 
 /// Takes this thread's spare graph store (retained), or 0; the thread keeps none after.
 static inline uintptr_t knapsack_take_thread_graph(void) {
   uintptr_t graph = knapsack_thread_graph;
-  knapsack_thread_graph = 0;
+  if (graph) {
+    knapsack_thread_graph = 0;
+    knapsack_forget_thread_graph();
+  }
   return graph;
 }
 
-/// Keeps `graph` (a retained, emptied store) as this thread's spare; returns 0 if the thread
-/// already has one, and then the caller still owns `graph`.
+/// Keeps `graph` (a retained, emptied store) as this thread's spare; returns 0 if it cannot
+/// (the thread already has one), and then the caller still owns `graph`.
 int knapsack_keep_thread_graph(uintptr_t graph);
 
 // Safe reclamation of what lock-free readers may still use (epoch-based).

@@ -77,8 +77,8 @@ extension Container {
   }
 
   /// ``resolveSync(_:_:parent:)`` off its fast path: the plan is stale, or observed, or routes
-  /// elsewhere (an ancestor, a failure). Not inlined.
-  @usableFromInline
+  /// elsewhere (an ancestor, a failure). Never inlined, to keep the fast path small.
+  @usableFromInline @inline(never)
   func resolvePlanned<Argument: Sendable, Value: Sendable>(
     _ index: Int, _ argument: Argument, parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
@@ -91,9 +91,7 @@ extension Container {
     throw failure(slot.failure ?? .notRegistered, index, parent)
   }
 
-  /// ``produce(_:_:_:)`` with the slot's observer told about it. Not inlined: observing is off the
-  /// fast path.
-  @usableFromInline
+  /// ``produce(_:_:_:)`` with the slot's observer told about it.
   func produceObserved<Argument: Sendable, Value: Sendable>(
     _ slot: Slot, _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {

@@ -26,8 +26,9 @@ struct Frame {
   @usableFromInline let stackBaseDepth: Int
   /// Graph-scoped instances of the whole resolution, on the root frame: a retained
   /// ``GraphStore`` pointer (0 until first use on the stack; made up front in an ``AsyncFrame``,
-  /// whose children may run concurrently). A plain word keeps `Frame` trivial to copy; the
-  /// root's owner releases it with ``releaseGraph()``.
+  /// whose children may run concurrently; a synchronous root may take its thread's spare). A
+  /// plain word keeps `Frame` trivial to copy; the root's owner lets go of it with
+  /// ``releaseGraph()``.
   @usableFromInline var graph: UInt
 
   @inlinable
@@ -51,7 +52,8 @@ struct Frame {
     graph = onHeap && parent == nil ? UInt(bitPattern: Unmanaged.passRetained(GraphStore()).toOpaque()) : 0
   }
 
-  /// Releases the graph-scope store of a root frame, if one was made.
+  /// Lets go of the graph-scope store of a root frame, if one was made (see
+  /// ``release(_:synchronous:)``).
   @inlinable
   mutating func releaseGraph() {
     guard graph != 0 else { return }
@@ -59,8 +61,9 @@ struct Frame {
     graph = 0
   }
 
-  /// Releases a root's graph store; a synchronous root's goes back to its thread, emptied, for
-  /// the next resolution there.
+  /// Lets go of a root's graph store: a synchronous root's is emptied and kept by its thread for
+  /// the next resolution there, unless the thread already keeps one; an asynchronous root's is
+  /// released.
   @usableFromInline
   static func release(_ graph: UInt, synchronous: Bool) {
     guard let pointer = UnsafeRawPointer(bitPattern: graph) else { return }
@@ -149,9 +152,10 @@ final class AsyncFrame: @unchecked Sendable {
 
 /// Graph-scoped instances of one top-level resolution: a short list, searched linearly (a
 /// resolution graph holds few of them), of instances keyed by binding and argument. An instance
-/// of a class is kept as itself, any other value in a ``Box``; a synchronous resolution reuses
-/// its thread's store (see ``Frame/release(_:synchronous:)``), so that making graph-scoped
-/// instances allocates nothing but the instances.
+/// of a class is kept as itself, any other value in a ``Box``. A synchronous resolution reuses
+/// the store its thread kept from the last one (see ``Frame/release(_:synchronous:)``), so that
+/// graph-scoped class instances cost no allocation beyond themselves once a thread has resolved
+/// one; an asynchronous resolution makes its own store, shared with its child tasks.
 @usableFromInline
 final class GraphStore: Sendable {
   struct Entry: @unchecked Sendable {
@@ -204,7 +208,8 @@ final class GraphStore: Sendable {
   /// Called when the resolution has ended: an instance's deinit that resolves again starts
   /// another resolution, which cannot reach this store, so releasing under the lock is safe.
   func removeAll() {
-    entries.withLock { $0.removeAll(keepingCapacity: true) }
+    // A store that an unusually large graph grew gives its storage back.
+    entries.withLock { $0.removeAll(keepingCapacity: $0.count <= 64) }
   }
 }
 
