@@ -96,30 +96,41 @@ int knapsack_reclaimable(uint64_t epoch) {
   return 1;
 }
 
-// The thread's spare graph store. It is also the value of a pthread key, whose destructor
-// releases it when the thread exits: the destructor is given the value, because a thread-local
-// variable may already be gone by then (the main thread's store lives until the process ends).
+// The thread's spare graph store lives in a cell that is also the value of a pthread key, whose
+// destructor releases the store when the thread exits: the destructor is given the cell, because
+// a thread-local variable may already be gone by then. (The main thread's store lives until the
+// process ends.)
 extern void swift_release(void *object);
-__thread uintptr_t knapsack_thread_graph = 0;
+__thread struct knapsack_graph_cell *knapsack_thread_graph_cell = 0;
 static pthread_key_t graph_key;
 static int graph_key_made = 0;
 static pthread_once_t graph_key_once = PTHREAD_ONCE_INIT;
 
-static void release_graph(void *graph) {
-  knapsack_thread_graph = 0;
-  if (graph) swift_release(graph);
+static void release_graph(void *value) {
+  struct knapsack_graph_cell *cell = value;
+  knapsack_thread_graph_cell = 0;
+  if (cell->graph) swift_release((void *)cell->graph);
+  free(cell);
 }
 
 static void make_graph_key(void) { graph_key_made = pthread_key_create(&graph_key, release_graph) == 0; }
 
-void knapsack_forget_thread_graph(void) { pthread_setspecific(graph_key, 0); }
-
 int knapsack_keep_thread_graph(uintptr_t graph) {
-  if (knapsack_thread_graph != 0) return 0;
-  pthread_once(&graph_key_once, make_graph_key);
-  // Without a key the store could not be released at thread exit: the caller releases it now.
-  if (!graph_key_made || pthread_setspecific(graph_key, (void *)graph) != 0) return 0;
-  knapsack_thread_graph = graph;
+  struct knapsack_graph_cell *cell = knapsack_thread_graph_cell;
+  if (!cell) {
+    pthread_once(&graph_key_once, make_graph_key);
+    // Without a key the store could not be released at thread exit: the caller releases it now.
+    if (!graph_key_made) return 0;
+    cell = calloc(1, sizeof *cell);
+    if (!cell) return 0;
+    if (pthread_setspecific(graph_key, cell) != 0) {
+      free(cell);
+      return 0;
+    }
+    knapsack_thread_graph_cell = cell;
+  }
+  if (cell->graph) return 0;
+  cell->graph = graph;
   return 1;
 }
 

@@ -26,19 +26,18 @@ uintptr_t knapsack_stack_pointer(void);
 
 // The graph-scope store a synchronous resolution left on this thread (a retained object
 // pointer, emptied), reused by the next one so that resolving graph-scoped keys allocates no
-// store; 0 if none. Released when the thread exits (the main thread's, when the process ends).
-extern __thread uintptr_t knapsack_thread_graph;
-
-/// Clears the pthread key that releases the spare at thread exit (see thread_state.c).
-void knapsack_forget_thread_graph(void);
+// store. Released when the thread exits (the main thread's, when the process ends).
+struct knapsack_graph_cell {
+  uintptr_t graph;  // 0 if none
+};
+extern __thread struct knapsack_graph_cell *knapsack_thread_graph_cell;
 
 /// Takes this thread's spare graph store (retained), or 0; the thread keeps none after.
 static inline uintptr_t knapsack_take_thread_graph(void) {
-  uintptr_t graph = knapsack_thread_graph;
-  if (graph) {
-    knapsack_thread_graph = 0;
-    knapsack_forget_thread_graph();
-  }
+  struct knapsack_graph_cell *cell = knapsack_thread_graph_cell;
+  if (!cell) return 0;
+  uintptr_t graph = cell->graph;
+  cell->graph = 0;
   return graph;
 }
 
