@@ -41,8 +41,8 @@ struct ResolutionContext: @unchecked Sendable {
     // A container, or a resolver kept beyond its factory: a top-level resolution, which
     // continues the factory running on this thread, if any (a captured container), in the
     // override scope open in this task, if any.
-    if let scope = OverrideScope.active, let overlay = container.overlay(in: scope) {
-      return try overlay.resolveSync(index, argument, parent: ThreadFrame.current)
+    if let overlay = OverrideScope.activeOverlay(of: container) {
+      return try overlay._withUnsafeGuaranteedRef { try $0.resolveSync(index, argument, parent: ThreadFrame.current) }
     }
     return try container.resolveSync(index, argument, parent: ThreadFrame.current)
   }

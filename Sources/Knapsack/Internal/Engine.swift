@@ -23,16 +23,14 @@ extension Container {
 
   /// The container that serves a top-level resolution: this one, or its copy in the override
   /// scope open in this task.
-  @usableFromInline
   func servingContainer() -> Container {
-    guard let scope = OverrideScope.active else { return self }
-    return overlay(in: scope) ?? self
+    OverrideScope.activeOverlay(of: self)?.takeUnretainedValue() ?? self
   }
 
-  /// This container's copy in the override scope `scope`, or nil if this container serves it
-  /// itself (it is that copy, or a validation copy).
+  /// This container's copy in the override scope `scope` (unretained: the scope keeps it), or nil
+  /// if this container serves it itself (it is that copy, or a validation copy).
   @usableFromInline
-  func overlay(in scope: OverrideScope) -> Container? {
+  func overlay(in scope: OverrideScope) -> Unmanaged<Container>? {
     guard !isValidationCopy else { return nil }
     if overlayScope == ObjectIdentifier(scope) { return nil }
     return scope.overlay(for: self)

@@ -71,6 +71,18 @@ final class OverrideScope: Sendable {
     return value.load(as: OverrideScope?.self)
   }
 
+  /// The copy of `base` that serves resolutions in the scope open in this task, unretained; nil
+  /// if no scope is open or `base` serves it itself. Unretained is safe for as long as the
+  /// caller runs in this task: the task keeps the scope bound until the code that opened it
+  /// returns, and the scope keeps its overlays.
+  @inlinable static func activeOverlay(of base: Container) -> Unmanaged<Container>? {
+    guard let key = UnsafeRawPointer(bitPattern: knapsack_override_key_load()),
+      let value = taskLocalValueAddress(key),
+      let scope = value.load(as: UnsafeRawPointer?.self)
+    else { return nil }
+    return Unmanaged<OverrideScope>.fromOpaque(scope)._withUnsafeGuaranteedRef { base.overlay(in: $0) }
+  }
+
   /// Override containers, innermost first.
   let overrides: [Container]
   /// Each container resolved from in this scope, with its overlay. Entries live as long as the
@@ -106,21 +118,26 @@ final class OverrideScope: Sendable {
     }
   }
 
-  func overlay(for base: Container) -> Container {
+  /// The overlay of `base` in this scope, made on first use; unretained, because the scope keeps
+  /// it for as long as the scope lives.
+  @usableFromInline
+  func overlay(for base: Container) -> Unmanaged<Container> {
     let id = ObjectIdentifier(base)
     if let pointer = UnsafeRawPointer(bitPattern: last.load(ordering: .acquiring)) {
-      let hit = Unmanaged<Entry>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.base == id ? $0.overlay : nil }
+      let hit = Unmanaged<Entry>.fromOpaque(pointer)._withUnsafeGuaranteedRef {
+        $0.base == id ? Unmanaged.passUnretained($0.overlay) : nil
+      }
       if let hit { return hit }
     }
     let entry = self.entry(for: base)
     last.store(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()), ordering: .releasing)
-    return entry.overlay
+    return Unmanaged.passUnretained(entry.overlay)
   }
 
   private func entry(for base: Container) -> Entry {
     let id = ObjectIdentifier(base)
     if let existing = overlays.withLock({ $0[id] }) { return existing }
-    let parent = base.parent.map { overlay(for: $0) }
+    let parent = base.parent.map { overlay(for: $0).takeUnretainedValue() }
     return overlays.withLock { overlays in
       if let raced = overlays[id] { return raced }
       let overlay = Container(
