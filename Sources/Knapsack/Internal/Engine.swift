@@ -57,7 +57,9 @@ extension Container {
     // else the binding to make it with: the slot and its binding's cell live until the section
     // ends, so only the binding is retained, for the making.
     let current = plans.generation.load(ordering: .acquiring)
-    let (singleton, binding): (Value?, Binding?) = slots.read(index) { cached in
+    // The binding comes out retained, as an unmanaged reference: taking it back hands that one
+    // retain to this function, which an optional binding would copy again.
+    let (singleton, binding): (Value?, Unmanaged<Binding>?) = slots.read(index) { cached in
       guard let cached else { return (nil, nil) }
       return cached._withUnsafeGuaranteedRef { slot in
         guard slot.generation == current, !slot.isObserved else { return (nil, nil) }
@@ -66,11 +68,11 @@ extension Container {
         {
           return (value, nil)
         }
-        return (nil, slot.binding)
+        return (nil, slot.binding.map { Unmanaged.passRetained($0) })
       }
     }
     if let singleton { return singleton }
-    if let binding { return try produce(binding, argument, parent) }
+    if let binding { return try produce(binding.takeRetainedValue(), argument, parent) }
     return try resolvePlanned(index, argument, parent: parent)
   }
 

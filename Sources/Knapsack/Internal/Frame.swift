@@ -194,7 +194,11 @@ final class GraphStore: Sendable {
 
   @usableFromInline
   func object(for key: InstanceKey) -> (any AnyObject & Sendable)? {
-    entries.withLock { entries in entries.first { $0.key == key }?.object }
+    entries.withLock { entries in
+      // By index, so that looking copies no entry (each copy would retain its key and instance).
+      for index in entries.indices where entries[index].key == key { return entries[index].object }
+      return nil
+    }
   }
 
   @usableFromInline
