@@ -117,9 +117,7 @@ extension Container {
     var frame = Frame(index: binding.index, container: self, parent: parent)
     return try withUnsafeMutablePointer(to: &frame) { frame in
       defer { if parent == nil { frame.pointee.releaseGraph() } }
-      try enter(
-        binding, frame, value: Value.self, argument: Argument.self,
-        factoryClass: ObjectIdentifier(TypedRegistration<Argument, Value>.self))
+      try enter(binding, frame, making: Value.self, from: Argument.self)
       // Unique, or graph at the top level (where the resolution is this one instance).
       guard scope == .graph, parent != nil else { return try make(binding, argument, frame) }
       let key = InstanceKey(binding, argument: argument)
@@ -139,9 +137,7 @@ extension Container {
     var frame = Frame(index: binding.index, container: self, parent: parent)
     return try withUnsafeMutablePointer(to: &frame) { frame in
       defer { if parent == nil { frame.pointee.releaseGraph() } }
-      try enter(
-        binding, frame, value: Value.self, argument: Argument.self,
-        factoryClass: ObjectIdentifier(TypedRegistration<Argument, Value>.self))
+      try enter(binding, frame, making: Value.self, from: Argument.self)
       switch binding.scope.kind {
       case .unique, .graph:
         // `produce` handles these.
@@ -257,9 +253,7 @@ extension Container {
   ) async throws -> Value {
     let frame = AsyncFrame(index: binding.index, container: self, parent: parent)
     defer { frame.finish() }
-    try enter(
-      binding, frame.pointer, value: Value.self, argument: Argument.self,
-      factoryClass: ObjectIdentifier(TypedRegistration<Argument, Value>.self))
+    try enter(binding, frame.pointer, making: Value.self, from: Argument.self)
     switch binding.scope.kind {
     case .unique:
       return try await makeAsync(binding, argument, frame)
@@ -325,8 +319,19 @@ extension Container {
   // MARK: Steps shared by both drivers
 
   /// Checks that making `binding` in `frame` closes no cycle, fits on the stack, may run (in a
-  /// validation copy) and has the types the caller expects: its registration's class is
-  /// `factoryClass`, the ``TypedRegistration`` of `argument` and `value`.
+  /// validation copy) and has the types the caller expects: a factory of `Value` from
+  /// `Argument`, whose registration is the ``TypedRegistration`` of the two.
+  @inlinable
+  func enter<Argument: Sendable, Value: Sendable>(
+    _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, making: Value.Type, from: Argument.Type
+  ) throws {
+    try enter(
+      binding, frame, value: Value.self, argument: Argument.self,
+      factoryClass: ObjectIdentifier(TypedRegistration<Argument, Value>.self))
+  }
+
+  /// ``enter(_:_:making:from:)`` with the types as values (named in a mismatch's message) and
+  /// the expected registration class as an identifier: one copy, not specialized per type.
   @usableFromInline
   func enter(
     _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, value: Any.Type, argument: Any.Type,

@@ -148,8 +148,6 @@ class Registration: @unchecked Sendable {
 
   /// The type the factory makes. Overridden by ``TypedRegistration``, the only subclass.
   var valueType: Any.Type { Any.self }
-  /// The type of the factory's argument (`Void` for none). Overridden like ``valueType``.
-  var argumentType: Any.Type { Void.self }
 
   /// Resolves this registration's dependency once in `container` with its factory's own types:
   /// validation's dry run goes through the same resolution routine as the app. `argument` is the
@@ -202,7 +200,6 @@ final class TypedRegistration<Argument: Sendable, Value: Sendable>: Registration
   }
 
   override var valueType: Any.Type { Value.self }
-  override var argumentType: Any.Type { Argument.self }
 
   override func dryRun(_ container: Container, argument sample: (any Sendable)?) async throws -> Bool {
     let argument: Argument

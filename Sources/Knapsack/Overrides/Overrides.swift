@@ -65,10 +65,16 @@ final class OverrideScope: Sendable {
   /// more than the rest of a singleton read. This reads the one word with the runtime's own
   /// look-up, and nothing at all before the first scope has opened.
   @inlinable static var active: OverrideScope? {
+    activeAddress.map { Unmanaged<OverrideScope>.fromOpaque($0).takeUnretainedValue() }
+  }
+
+  /// The address of the scope open in this task, unretained: what ``active`` and
+  /// ``activeOverlay(of:)`` read.
+  @inlinable static var activeAddress: UnsafeRawPointer? {
     guard let key = UnsafeRawPointer(bitPattern: knapsack_override_key_load()),
       let value = taskLocalValueAddress(key)
     else { return nil }
-    return value.load(as: OverrideScope?.self)
+    return value.load(as: UnsafeRawPointer?.self)
   }
 
   /// The copy of `base` that serves resolutions in the scope open in this task, unretained; nil
@@ -76,10 +82,7 @@ final class OverrideScope: Sendable {
   /// caller runs in this task: the task keeps the scope bound until the code that opened it
   /// returns, and the scope keeps its overlays.
   @inlinable static func activeOverlay(of base: Container) -> Unmanaged<Container>? {
-    guard let key = UnsafeRawPointer(bitPattern: knapsack_override_key_load()),
-      let value = taskLocalValueAddress(key),
-      let scope = value.load(as: UnsafeRawPointer?.self)
-    else { return nil }
+    guard let scope = activeAddress else { return nil }
     return Unmanaged<OverrideScope>.fromOpaque(scope)._withUnsafeGuaranteedRef { base.overlay(in: $0) }
   }
 
