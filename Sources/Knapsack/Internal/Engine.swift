@@ -120,11 +120,12 @@ extension Container {
       try enter(binding, frame, making: Value.self, from: Argument.self)
       // Unique, or graph at the top level (where the resolution is this one instance).
       guard scope == .graph, parent != nil else { return try make(binding, argument, frame) }
-      let key = InstanceKey(binding, argument: argument)
       let store = frame.graphStore
-      if let value = store.instance(for: key, as: Value.self) { return value }
+      if let value = store._withUnsafeGuaranteedRef({ $0.instance(of: binding, for: argument, as: Value.self) }) {
+        return value
+      }
       let value: Value = try make(binding, argument, frame)
-      store.store(value, for: key)
+      store._withUnsafeGuaranteedRef { $0.store(value, of: binding, for: argument) }
       return value
     }
   }
@@ -186,32 +187,42 @@ extension Container {
     let previous = ThreadFrame.current
     ThreadFrame.set(frame)
     defer { ThreadFrame.set(previous) }
-    // Made only for a factory that takes one: a resolver holds its container.
     do {
       let value: Value = try registration._withUnsafeGuaranteedRef { registration in
-        switch registration.factory.body {
-        case .sync(let body):
-          return try body(Resolver(container: self, frame: frame), argument)
-        case .resolverOnly(let body):
-          return try body(Resolver(container: self, frame: frame))
-        case .plain(let body):
-          return try body()
-        case .mainActor(let body):
-          guard isOnMainThread else {
-            throw mismatch(
-              binding, frame,
-              text: "its factory runs on the main actor: resolve it from @MainActor code, or with `try await`")
-          }
-          let resolver = Resolver(container: self, frame: frame)
-          return try MainActor.assumeIsolated { try body(resolver, argument) }
-        case .async:
-          throw mismatch(binding, frame, text: "its factory is asynchronous: resolve it with `try await`")
-        }
+        try call(registration.factory.body, binding, argument, frame)
       }
       if binding.decorators.isEmpty { return value }
       return try decorate(value, binding, Resolver(container: self, frame: frame), frame)
     } catch {
       throw factoryError(error, binding, frame)
+    }
+  }
+
+  /// Calls a synchronous or main-actor factory. Its body is borrowed: matching it copies (and
+  /// retains) none of the closures. A ``Resolver`` is made only for a factory that takes one,
+  /// because a resolver holds its container.
+  @inlinable
+  func call<Argument: Sendable, Value: Sendable>(
+    _ body: borrowing Factory<Argument, Value>.Body, _ binding: Binding, _ argument: Argument,
+    _ frame: UnsafeMutablePointer<Frame>
+  ) throws -> Value {
+    switch body {
+    case .sync(let body):
+      return try body(Resolver(container: self, frame: frame), argument)
+    case .resolverOnly(let body):
+      return try body(Resolver(container: self, frame: frame))
+    case .plain(let body):
+      return try body()
+    case .mainActor(let body):
+      guard isOnMainThread else {
+        throw mismatch(
+          binding, frame,
+          text: "its factory runs on the main actor: resolve it from @MainActor code, or with `try await`")
+      }
+      let resolver = Resolver(container: self, frame: frame)
+      return try MainActor.assumeIsolated { try body(resolver, argument) }
+    case .async:
+      throw mismatch(binding, frame, text: "its factory is asynchronous: resolve it with `try await`")
     }
   }
 
@@ -258,11 +269,12 @@ extension Container {
     case .unique:
       return try await makeAsync(binding, argument, frame)
     case .graph:
-      let key = InstanceKey(binding, argument: argument)
       let store = frame.pointer.graphStore
-      if let value = store.instance(for: key, as: Value.self) { return value }
+      if let value = store._withUnsafeGuaranteedRef({ $0.instance(of: binding, for: argument, as: Value.self) }) {
+        return value
+      }
       let value: Value = try await makeAsync(binding, argument, frame)
-      store.store(value, for: key)
+      store._withUnsafeGuaranteedRef { $0.store(value, of: binding, for: argument) }
       return value
     case .weak, .cached, .singleton:
       let cell = binding.cell(for: argument)
@@ -435,7 +447,7 @@ extension Container {
   func hasInstance(_ binding: Binding, _ argument: some Sendable, _ parent: UnsafeMutablePointer<Frame>?) -> Bool {
     switch binding.scope.kind {
     case .unique: false
-    case .graph: parent?.graphStore.contains(InstanceKey(binding, argument: argument)) ?? false
+    case .graph: parent?.graphStore._withUnsafeGuaranteedRef { $0.contains(binding, for: argument) } ?? false
     case .weak, .cached, .singleton: binding.cell(for: argument).isOccupied
     }
   }

@@ -104,21 +104,20 @@ extension UnsafeMutablePointer where Pointee == Frame {
     return false
   }
 
-  /// The graph-scope store of this resolution, made on first use.
+  /// The graph-scope store of this resolution, made on first use; unretained, because the root
+  /// frame holds it until the resolution ends.
   @usableFromInline
-  var graphStore: GraphStore {
+  var graphStore: Unmanaged<GraphStore> {
     let root = self.root
-    if let pointer = UnsafeRawPointer(bitPattern: root.pointee.graph) {
-      return Unmanaged<GraphStore>.fromOpaque(pointer).takeUnretainedValue()
-    }
+    if let pointer = UnsafeRawPointer(bitPattern: root.pointee.graph) { return .fromOpaque(pointer) }
     // A synchronous root (on the stack) reuses the store its thread kept from an earlier one.
     let spare = root.pointee.stackBase != 0 ? knapsack_take_thread_graph() : 0
     if let pointer = UnsafeRawPointer(bitPattern: spare) {
       root.pointee.graph = spare
-      return Unmanaged<GraphStore>.fromOpaque(pointer).takeUnretainedValue()
+      return .fromOpaque(pointer)
     }
-    let store = GraphStore()
-    root.pointee.graph = UInt(bitPattern: Unmanaged.passRetained(store).toOpaque())
+    let store = Unmanaged.passRetained(GraphStore())
+    root.pointee.graph = UInt(bitPattern: store.toOpaque())
     return store
   }
 }
@@ -158,32 +157,46 @@ final class AsyncFrame: @unchecked Sendable {
 /// one; an asynchronous resolution makes its own store, shared with its child tasks.
 @usableFromInline
 final class GraphStore: Sendable {
-  struct Entry: @unchecked Sendable {
-    // Safe: immutable; `argument` is made only from a `Sendable` argument value.
-    let key: InstanceKey
-    let object: any AnyObject & Sendable
+  /// What the store holds: instances of bindings resolved with no argument (nearly all of them),
+  /// found by the binding alone, and instances for an argument, found by binding and argument.
+  struct Entries: Sendable {
+    var plain: [(binding: Binding, object: any AnyObject & Sendable)] = []
+    var keyed: [(key: InstanceKey, object: any AnyObject & Sendable)] = []
   }
 
   // A `Mutex` sits inside the object: one allocation for the store. Contention is rare (only
   // the child tasks of one asynchronous factory share a store).
-  private let entries = Mutex<[Entry]>([])
+  private let entries = Mutex(Entries())
 
   @usableFromInline init() {}
 
-  /// The instance stored for `key`, if any.
+  /// The instance of `binding` stored for `argument`, if any.
   @inlinable
-  func instance<Value: Sendable>(for key: InstanceKey, as type: Value.Type) -> Value? {
-    guard let object = object(for: key) else { return nil }
+  func instance<Argument: Sendable, Value: Sendable>(
+    of binding: Binding, for argument: Argument, as type: Value.Type
+  ) -> Value? {
+    let object =
+      Argument.self == Void.self ? object(of: binding) : object(for: InstanceKey(binding, argument: argument))
+    guard let object else { return nil }
     if Self.isObject(Value.self) { return unsafeBitCast(object, to: Value.self) }
     return unsafeDowncast(object, to: Box<Value>.self).value
   }
 
-  /// Stores `value` as the instance for `key`.
+  /// Stores `value` as the instance of `binding` for `argument`.
   @inlinable
-  func store<Value: Sendable>(_ value: Value, for key: InstanceKey) {
+  func store<Argument: Sendable, Value: Sendable>(_ value: Value, of binding: Binding, for argument: Argument) {
     let object: any AnyObject & Sendable =
       Self.isObject(Value.self) ? unsafeBitCast(value, to: (any AnyObject & Sendable).self) : Box(value)
-    store(object: object, for: key)
+    if Argument.self == Void.self {
+      store(object: object, of: binding)
+    } else {
+      store(object: object, for: InstanceKey(binding, argument: argument))
+    }
+  }
+
+  /// Whether the store holds the instance of `binding` for `argument`.
+  func contains(_ binding: Binding, for argument: some Sendable) -> Bool {
+    (argument is Void ? object(of: binding) : object(for: InstanceKey(binding, argument: argument))) != nil
   }
 
   /// Whether a `Value` is a class instance, one reference that can be kept as itself.
@@ -192,28 +205,45 @@ final class GraphStore: Sendable {
     type is AnyObject.Type && MemoryLayout<Value>.size == MemoryLayout<AnyObject>.size
   }
 
+  // The look-ups go by index, so that they copy no entry (a copy would retain what it holds).
+
   @usableFromInline
-  func object(for key: InstanceKey) -> (any AnyObject & Sendable)? {
+  func object(of binding: Binding) -> (any AnyObject & Sendable)? {
     entries.withLock { entries in
-      // By index, so that looking copies no entry (each copy would retain its key and instance).
-      for index in entries.indices where entries[index].key == key { return entries[index].object }
+      for index in entries.plain.indices where entries.plain[index].binding === binding {
+        return entries.plain[index].object
+      }
       return nil
     }
   }
 
   @usableFromInline
-  func store(object: any AnyObject & Sendable, for key: InstanceKey) {
-    entries.withLock { $0.append(Entry(key: key, object: object)) }
+  func object(for key: InstanceKey) -> (any AnyObject & Sendable)? {
+    entries.withLock { entries in
+      for index in entries.keyed.indices where entries.keyed[index].key == key { return entries.keyed[index].object }
+      return nil
+    }
   }
 
-  func contains(_ key: InstanceKey) -> Bool { object(for: key) != nil }
+  @usableFromInline
+  func store(object: any AnyObject & Sendable, of binding: Binding) {
+    entries.withLock { $0.plain.append((binding, object)) }
+  }
 
-  /// Forgets every instance, keeping the list's storage for the next resolution.
+  @usableFromInline
+  func store(object: any AnyObject & Sendable, for key: InstanceKey) {
+    entries.withLock { $0.keyed.append((key, object)) }
+  }
+
+  /// Forgets every instance, keeping the lists' storage for the next resolution.
   /// Called when the resolution has ended: an instance's deinit that resolves again starts
   /// another resolution, which cannot reach this store, so releasing under the lock is safe.
   func removeAll() {
-    // A store that an unusually large graph grew gives its storage back.
-    entries.withLock { $0.removeAll(keepingCapacity: $0.count <= 64) }
+    entries.withLock { entries in
+      // A store that an unusually large graph grew gives its storage back.
+      entries.plain.removeAll(keepingCapacity: entries.plain.count <= 64)
+      if !entries.keyed.isEmpty { entries.keyed.removeAll(keepingCapacity: entries.keyed.count <= 64) }
+    }
   }
 }
 
