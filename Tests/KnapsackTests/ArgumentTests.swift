@@ -29,9 +29,31 @@ extension Dependencies {
   var argumentRequired: ArgumentKey<Int, String> { .required() }
   var argumentUser: Key<ProfileModel> { Key { r in try r.resolve(\.argumentProfile, argument: UserID(raw: 99)) } }
   var argumentMissingInside: ArgumentKey<Int, String> { ArgumentKey { r, _ in "\(try r[\.clock].now)" } }
+  /// Resolves itself with a smaller argument: recursion, not a cycle.
+  var argumentCountdown: ArgumentKey<Int, Int> {
+    ArgumentKey { r, n in n == 0 ? 0 : try r.resolve(\.argumentCountdown, argument: n - 1) + 1 }
+  }
+  var argumentAsyncCountdown: DependencyKey<AsyncKind, Int, Int> {
+    DependencyKey { r, n in n == 0 ? 0 : try await r.resolve(\.argumentAsyncCountdown, argument: n - 1) + 1 }
+  }
+  /// Resolves itself with the same argument: a cycle.
+  var argumentSelfLoop: ArgumentKey<Int, Int> { ArgumentKey { r, n in try r.resolve(\.argumentSelfLoop, argument: n) } }
 }
 
 @Suite struct ArgumentTests {
+  @Test func anArgumentKeyMayResolveItselfWithAnotherArgument() async throws {
+    let container = Container()
+    #expect(try container.resolve(\.argumentCountdown, argument: 5) == 5)
+    #expect(try container.resolve(\.argumentCountdown, argument: 0) == 0)
+    #expect(try await container.resolve(\.argumentAsyncCountdown, argument: 4) == 4)
+  }
+
+  @Test func anArgumentKeyThatResolvesItselfWithTheSameArgumentIsACycle() throws {
+    let error = try #require(throws: ResolutionError.self) { try Container().resolve(\.argumentSelfLoop, argument: 3) }
+    #expect(error.kind == .cycle)
+    #expect(error.path.map(\.name) == ["\\.argumentSelfLoop", "\\.argumentSelfLoop"])
+  }
+
   @Test func defaultFactoryReceivesTheArgument() async throws {
     let container = Container()
     let model = try container.resolve(\.argumentProfile, argument: UserID(raw: 7))

@@ -7,6 +7,7 @@ extension Dependencies {
   var engineProfile: ArgumentKey<String, Token> { ArgumentKey { r, id in Token(id + (try r[\.engineName])) } }
   var engineName: Key<String> { .required() }
   var engineShared: Key<Token> { Key { Token("shared default") }.scope(.singleton) }
+  var engineAnyArgument: ArgumentKey<any Sendable, String> { ArgumentKey { _, argument in "\(argument)" } }
 }
 
 /// Runs `body` on a new thread with a stack of `stackSize` bytes and returns what it returned.
@@ -36,6 +37,21 @@ func onThread<R: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> R) 
     #expect(report.needsSampleArgument.isEmpty)
     #expect(report.problems.map(\.kind) == [.missingRequiredKey])
     #expect(report.problems.first?.path.map(\.name) == ["\\.engineProfile", "\\.engineName"])
+  }
+
+  @Test func anArgumentKeyTakingAnySendableIsListedNotRunWithAnInventedArgument() async {
+    let container = Container()
+    let given = Collected<String>()
+    container.register(\.engineAnyArgument) { _, argument in
+      given.append("\(type(of: argument))")
+      return "ran"
+    }
+    let report = await container.validate()
+    #expect(given.all.isEmpty)
+    #expect(report.needsSampleArgument.map(\.name) == ["\\.engineAnyArgument"])
+    let sampled = await container.validate(arguments: [\Dependencies.engineAnyArgument: 7])
+    #expect(sampled.needsSampleArgument.isEmpty)
+    #expect(given.all == ["Int"])
   }
 
   @Test func aSampleOfTheWrongTypeIsReportedNotSkipped() async {

@@ -114,7 +114,7 @@ extension Container {
   ) throws -> Value {
     let scope = binding.scope.kind
     guard scope == .unique || scope == .graph else { return try produceScoped(binding, argument, parent) }
-    var frame = Frame(index: binding.index, container: self, parent: parent)
+    var frame = Frame(index: binding.index, container: self, argument: Frame.tag(argument), parent: parent)
     return try withUnsafeMutablePointer(to: &frame) { frame in
       defer { if parent == nil { frame.pointee.releaseGraph() } }
       try enter(binding, frame, making: Value.self, from: Argument.self)
@@ -135,7 +135,7 @@ extension Container {
   func produceScoped<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
-    var frame = Frame(index: binding.index, container: self, parent: parent)
+    var frame = Frame(index: binding.index, container: self, argument: Frame.tag(argument), parent: parent)
     return try withUnsafeMutablePointer(to: &frame) { frame in
       defer { if parent == nil { frame.pointee.releaseGraph() } }
       try enter(binding, frame, making: Value.self, from: Argument.self)
@@ -262,7 +262,7 @@ extension Container {
   private func produceAsync<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ argument: Argument, _ parent: AsyncFrame?
   ) async throws -> Value {
-    let frame = AsyncFrame(index: binding.index, container: self, parent: parent)
+    let frame = AsyncFrame(index: binding.index, container: self, argument: Frame.tag(argument), parent: parent)
     defer { frame.finish() }
     try enter(binding, frame.pointer, making: Value.self, from: Argument.self)
     switch binding.scope.kind {
@@ -353,7 +353,7 @@ extension Container {
     if let parent = frame.pointee.parent {
       // Below 64 levels every step looks for a loop; deeper, every 64th does: a loop repeats
       // its members, so it is still found, and a long chain costs linear time.
-      if depth < 64 || depth & 63 == 0, parent.contains(binding.index, in: frame.pointee.container) {
+      if depth < 64 || depth & 63 == 0, parent.contains(binding.index, in: frame.pointee.container, argument: frame.pointee.argument) {
         throw failure(.cycle, binding.index, frame)
       }
       if depth & (StackGuard.interval - 1) == 0, StackGuard.isExhausted(frame) {

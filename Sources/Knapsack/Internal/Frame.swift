@@ -16,6 +16,10 @@ struct Frame {
   /// The container making the dependency: the same key made by another container (a child
   /// wrapping its parent's value) is not a cycle.
   @usableFromInline let container: ObjectIdentifier
+  /// Tells apart steps that make one argument key for different arguments, so that a key that
+  /// resolves itself with another argument (a countdown, a tree) is not a cycle: the hash of a
+  /// `Hashable` argument, else 0 (no argument, or one whose values cannot be compared).
+  @usableFromInline let argument: Int
   @usableFromInline let parent: UnsafeMutablePointer<Frame>?
   @usableFromInline let depth: Int
   /// Tells this frame apart from an earlier one at the same address (see ``Resolver``).
@@ -32,9 +36,12 @@ struct Frame {
   @usableFromInline var graph: UInt
 
   @inlinable
-  init(index: Int, container: Container, parent: UnsafeMutablePointer<Frame>?, onHeap: Bool = false) {
+  init(
+    index: Int, container: Container, argument: Int = 0, parent: UnsafeMutablePointer<Frame>?, onHeap: Bool = false
+  ) {
     self.index = index
     self.container = ObjectIdentifier(container)
+    self.argument = argument
     self.parent = parent
     let depth = (parent?.pointee.depth ?? -1) + 1
     self.depth = depth
@@ -50,6 +57,17 @@ struct Frame {
       stackBaseDepth = depth
     }
     graph = onHeap && parent == nil ? UInt(bitPattern: Unmanaged.passRetained(GraphStore()).toOpaque()) : 0
+  }
+
+  /// The ``argument`` word of a step that makes a key for `argument`.
+  @inlinable
+  static func tag<Argument: Sendable>(_ argument: Argument) -> Int {
+    Argument.self == Void.self ? 0 : hashTag(argument)
+  }
+
+  @usableFromInline
+  static func hashTag(_ argument: some Sendable) -> Int {
+    (argument as? any Hashable).map { AnyHashable($0).hashValue } ?? 0
   }
 
   /// Lets go of the graph-scope store of a root frame, if one was made (see
@@ -94,11 +112,13 @@ extension UnsafeMutablePointer where Pointee == Frame {
     return indices.reversed()
   }
 
-  /// Whether this frame or one above it makes `index` in `container`.
-  func contains(_ index: Int, in container: ObjectIdentifier) -> Bool {
+  /// Whether this frame or one above it makes `index` in `container` for the same argument.
+  func contains(_ index: Int, in container: ObjectIdentifier, argument: Int) -> Bool {
     var frame: UnsafeMutablePointer<Frame>? = self
     while let current = frame {
-      if current.pointee.index == index, current.pointee.container == container { return true }
+      if current.pointee.index == index, current.pointee.container == container, current.pointee.argument == argument {
+        return true
+      }
       frame = current.pointee.parent
     }
     return false
@@ -132,9 +152,10 @@ final class AsyncFrame: @unchecked Sendable {
   private let parentFrame: AsyncFrame?
   private let finished = Atomic<Bool>(false)
 
-  init(index: Int, container: Container, parent: AsyncFrame?) {
+  init(index: Int, container: Container, argument: Int = 0, parent: AsyncFrame?) {
     pointer = .allocate(capacity: 1)
-    pointer.initialize(to: Frame(index: index, container: container, parent: parent?.pointer, onHeap: true))
+    pointer.initialize(
+      to: Frame(index: index, container: container, argument: argument, parent: parent?.pointer, onHeap: true))
     parentFrame = parent
   }
 

@@ -201,12 +201,17 @@ final class TypedRegistration<Argument: Sendable, Value: Sendable>: Registration
 
   override var valueType: Any.Type { Value.self }
 
+  /// `()` for a factory that takes no argument; nil for one that takes an argument, even of type
+  /// `any Sendable`, which `()` would also pass for.
+  private static var noArgument: Argument? { Argument.self == Void.self ? () as? Argument : nil }
+
   override func dryRun(_ container: Container, argument sample: (any Sendable)?) async throws -> Bool {
     let argument: Argument
-    if let void = () as? Argument {
+    if let void = Self.noArgument {
       argument = void
-    } else if let sample = sample as? Argument {
-      argument = sample
+    } else if let sample, let typed = sample as? Argument {
+      // Unwrapped first: the optional itself would pass for an argument of type `any Sendable`.
+      argument = typed
     } else if let sample {
       throw container.failure(
         .factoryMismatch, index, nil, underlying: WrongSampleArgument(given: type(of: sample), expected: Argument.self))
@@ -218,7 +223,7 @@ final class TypedRegistration<Argument: Sendable, Value: Sendable>: Registration
   }
 
   override func resolveErased(_ context: ResolutionContext) throws -> any Sendable {
-    guard let void = () as? Argument else { throw context.container.failure(.factoryMismatch, index, nil) }
+    guard let void = Self.noArgument else { throw context.container.failure(.factoryMismatch, index, nil) }
     let value: Value = try context.resolve(index, void)
     return value
   }
