@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark regression gate: recounts, under valgrind's callgrind, the instructions and the
 # heap allocations one operation of Knapsack costs in scenarios S1, S2, S3, S3/after-scope,
-# S4/1000, S6 and S7,
+# S3/scope-open, S4/1000, S6 and S7,
 # compares them with the committed baseline (Benchmarks/baseline.json) and fails when any figure
 # is more than 10% worse. Counts, not timings: the same binary gives the same figures on a busy
 # machine, so the gate never depends on wall-clock time.
@@ -44,7 +44,7 @@ objcopy --strip-debug "$binary" "$work/knapsack-bench"
 export SWIFT_DETERMINISTIC_HASHING=1
 
 # scenario:iterations (N; the second run uses 2N).
-plan=(S1:20000 S2:5000 S3:20000 S3/after-scope:20000 S4/1000:2 S6:20000 S7:5000)
+plan=(S1:20000 S2:5000 S3:20000 S3/after-scope:20000 S3/scope-open:20000 S4/1000:2 S6:20000 S7:5000)
 
 # count SCENARIO ITERATIONS -> "instructions allocations" for the whole run
 count() {

@@ -140,3 +140,4 @@ int knapsack_keep_thread_graph(uintptr_t graph) {
 
 uintptr_t knapsack_key_cache[KNAPSACK_KEY_CACHE_SIZE];
 uintptr_t knapsack_override_key = 0;
+intptr_t knapsack_live_override_scopes = 0;

@@ -11,6 +11,24 @@ extension Dependencies {
 }
 
 @Suite struct OverrideTests {
+  /// A task made inside a scope keeps the scope bound after the scope's code has returned: the
+  /// check that lets resolutions skip the task-local look-up while no scope is alive must count
+  /// that scope as alive.
+  @Test func aTaskMadeInAScopeStillSeesItsOverridesAfterTheScopeReturns() async throws {
+    let container = Container()
+    let (started, go) = AsyncStream.makeStream(of: Void.self)
+    let task = await withOverrides { $0.register(\.overrideValue) { "inside" } } operation: {
+      Task {
+        for await _ in started { break }
+        return try container.resolve(\.overrideValue)
+      }
+    }
+    #expect(try container.resolve(\.overrideValue) == "default")
+    go.yield()
+    #expect(try await task.value == "inside")
+    #expect(try container.resolve(\.overrideValue) == "default")
+  }
+
   @Test func overridesAreVisibleInsideTheScopeOnly() async throws {
     let container = Container()
     #expect(try container[\.overrideValue] == "default")

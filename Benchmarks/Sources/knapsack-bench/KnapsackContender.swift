@@ -1,5 +1,6 @@
 import BenchSupport
 import DeepChain
+import Foundation
 import Knapsack
 import S4Knapsack
 
@@ -94,11 +95,27 @@ func knapsackBenchmarks() -> [Benchmark] {
     },
     run("S8") { n in timeLoop(n) { blackHole(resolved { try chain.resolve(type: Int.self, name: "level 0") }) } },
     run("S3/after-scope") { n in
-      // Until the first override scope opens, a resolution skips the task-local look-up for one.
-      // Last in the list, so that no other scenario of a whole run pays for it.
+      // While no override scope is alive, a resolution skips the task-local look-up for one: a
+      // scope that has closed costs nothing.
       withOverrides { _ in
       } operation: {
       }
+      return timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchAppState) }) }
+    },
+    run("S3/scope-open") { n in
+      // Another thread holds an override scope open (as a test running in parallel does), so
+      // this thread's resolutions look for a scope of their own.
+      let opened = DispatchSemaphore(value: 0)
+      let finished = DispatchSemaphore(value: 0)
+      Thread {
+        withOverrides { _ in
+        } operation: {
+          opened.signal()
+          finished.wait()
+        }
+      }.start()
+      opened.wait()
+      defer { finished.signal() }
       return timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchAppState) }) }
     },
   ]

@@ -17,8 +17,10 @@ let scenarioInfos = [
   ScenarioInfo(id: "S7/10000", title: "failure path: resolve something unregistered (10,000 registrations)"),
   ScenarioInfo(id: "S8", title: "deep chain: resolve the first of 100 named registrations, each resolving the next"),
   ScenarioInfo(
-    id: "S3/after-scope",
-    title: "S3 once an override scope has opened and closed in the process: what a test process pays"),
+    id: "S3/after-scope", title: "S3 once an override scope has opened and closed in the process"),
+  ScenarioInfo(
+    id: "S3/scope-open",
+    title: "S3 while another thread holds an override scope open: what a test running in parallel pays"),
 ]
 
 /// Every benchmark of the given contenders (all by default), in scenario order. Each contender's

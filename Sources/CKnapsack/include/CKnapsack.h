@@ -95,15 +95,27 @@ static inline void knapsack_key_cache_store(intptr_t slot, uintptr_t entry) {
 }
 
 // The task-local key of the override scope (the address of its `TaskLocal` object), published
-// before the first scope opens; 0 until then, when no scope can be open.
+// before the first scope opens, and the number of override scopes alive. A task can have a scope
+// bound only while that scope is alive, so while none is, a resolution skips the task-local
+// look-up: a scope slows other tasks only while it is open, and nothing once it has closed.
 extern uintptr_t knapsack_override_key;
+extern intptr_t knapsack_live_override_scopes;
 
+/// The task-local key to look up, or 0 when no override scope is alive.
 static inline uintptr_t knapsack_override_key_load(void) {
+  if (__atomic_load_n(&knapsack_live_override_scopes, __ATOMIC_ACQUIRE) == 0) return 0;
   return __atomic_load_n(&knapsack_override_key, __ATOMIC_ACQUIRE);
 }
 
-static inline void knapsack_override_key_publish(uintptr_t key) {
+/// Called when a scope is made, before it is bound: publishes the key and counts the scope.
+static inline void knapsack_override_scope_made(uintptr_t key) {
   __atomic_store_n(&knapsack_override_key, key, __ATOMIC_RELEASE);
+  __atomic_fetch_add(&knapsack_live_override_scopes, 1, __ATOMIC_ACQ_REL);
+}
+
+/// Called when a scope is freed (no task can have it bound any more).
+static inline void knapsack_override_scope_freed(void) {
+  __atomic_fetch_sub(&knapsack_live_override_scopes, 1, __ATOMIC_ACQ_REL);
 }
 
 #endif

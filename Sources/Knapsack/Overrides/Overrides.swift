@@ -63,7 +63,7 @@ final class OverrideScope: Sendable {
   ///
   /// `TaskLocal.get()` copies the value through its generic witnesses, which costs a resolution
   /// more than the rest of a singleton read. This reads the one word with the runtime's own
-  /// look-up, and nothing at all before the first scope has opened.
+  /// look-up, and nothing at all while no scope is alive in the process.
   @inlinable static var active: OverrideScope? {
     activeAddress.map { Unmanaged<OverrideScope>.fromOpaque($0).takeUnretainedValue() }
   }
@@ -106,12 +106,15 @@ final class OverrideScope: Sendable {
   }
 
   init(_ configure: (Container) throws -> Void) rethrows {
-    // Before any scope can be bound: `active` reads nothing until the key is published.
-    knapsack_override_key_publish(UInt(bitPattern: Unmanaged.passUnretained(Self.$current).toOpaque()))
     let own = Container()
     try configure(own)
     overrides = [own] + (Self.current?.overrides ?? [])
+    // Last, once the scope is made (deinit, which uncounts it, runs only for a made scope), and
+    // before it can be bound: `active` looks only while a scope is alive.
+    knapsack_override_scope_made(UInt(bitPattern: Unmanaged.passUnretained(Self.$current).toOpaque()))
   }
+
+  deinit { knapsack_override_scope_freed() }
 
   func disposeOverlays() async {
     // Children first: deeper copies before their parents.
