@@ -17,7 +17,9 @@ extension Dependencies {
   @Test func aTaskMadeInAScopeStillSeesItsOverridesAfterTheScopeReturns() async throws {
     let container = Container()
     let (started, go) = AsyncStream.makeStream(of: Void.self)
-    let task = await withOverrides { $0.register(\.overrideValue) { "inside" } } operation: {
+    let task = await withOverrides {
+      $0.register(\.overrideValue) { "inside" }
+    } operation: {
       Task {
         for await _ in started { break }
         return try container.resolve(\.overrideValue)

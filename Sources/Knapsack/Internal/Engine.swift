@@ -353,7 +353,9 @@ extension Container {
     if let parent = frame.pointee.parent {
       // Below 64 levels every step looks for a loop; deeper, every 64th does: a loop repeats
       // its members, so it is still found, and a long chain costs linear time.
-      if depth < 64 || depth & 63 == 0, parent.contains(binding.index, in: frame.pointee.container, argument: frame.pointee.argument) {
+      if depth < 64 || depth & 63 == 0,
+        parent.contains(binding.index, in: frame.pointee.container, argument: frame.pointee.argument)
+      {
         throw failure(.cycle, binding.index, frame)
       }
       if depth & (StackGuard.interval - 1) == 0, StackGuard.isExhausted(frame) {
