@@ -193,6 +193,28 @@ func onThread<R: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> R) 
     #expect(oldSingleton == nil, "the replaced registration's singleton is freed")
   }
 
+  @Test func aReplacedRegistrationIsFreedEvenIfItsKeyIsNeverResolvedAgain() throws {
+    let container = Container()
+    weak var capturedByOldFactory: Token?
+    weak var oldSingleton: Token?
+    do {
+      let captured = Token("captured")
+      capturedByOldFactory = captured
+      container.register(type: Token.self, name: "dropped", scope: .singleton) { Token(captured.label + " singleton") }
+      oldSingleton = try container.resolve(type: Token.self, name: "dropped")
+    }
+    container.register(type: Token.self, name: "dropped") { Token("new") }
+    // Released at once unless another test's thread is mid-read; then at a later store into
+    // this container, which resolving another key makes.
+    for attempt in 0..<1_000 where capturedByOldFactory != nil || oldSingleton != nil {
+      container.register(type: Token.self, name: "other") { Token("other \(attempt)") }
+      #expect(try container.resolve(type: Token.self, name: "other").label == "other \(attempt)")
+    }
+    #expect(capturedByOldFactory == nil, "the replaced factory and what it captured are freed")
+    #expect(oldSingleton == nil, "the replaced registration's singleton is freed")
+    #expect(try container.resolve(type: Token.self, name: "dropped").label == "new")
+  }
+
   @Test func resolvingWhileAnotherTaskReplacesTheRegistrationIsSafe() async throws {
     let container = Container()
     container.register(\.engineShared, scope: .singleton) { Token("version 0") }

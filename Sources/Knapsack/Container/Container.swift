@@ -139,8 +139,22 @@ public final class Container: Sendable {
 
   @usableFromInline
   func add(_ registration: Registration) {
-    state.withLock { $0.registrations[registration.index] = registration }
+    let index = registration.index
+    let wasBound = state.withLock { state in
+      state.registrations[index] = registration
+      return state.bindings[index] != nil
+    }
     invalidatePlans()
+    // The binding of what was used before (and its plan) would keep the replaced registration,
+    // its factory's captures and its shared instance alive until the key is planned again: let
+    // them go now. After the plans' generation moved on, so no planner stores the old one again.
+    guard wasBound else { return }
+    let replaced = state.withLock { state in
+      guard let existing = state.bindings[index], existing.registration !== registration else { return false }
+      state.bindings[index] = nil
+      return true
+    }
+    if replaced { slots.remove(at: index) }
   }
 
   func addContribution(_ registration: Registration, to index: Int) {

@@ -138,12 +138,21 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
   /// Stores `element` at `index`. The element it replaces is retired; retired elements are
   /// released, here or at a later store into this table, once no reader can still use them.
   func store(_ element: Element, at index: Int) {
-    let new = UInt(bitPattern: Unmanaged.passRetained(element).toOpaque())
+    replace(at: index, with: UInt(bitPattern: Unmanaged.passRetained(element).toOpaque()))
+  }
+
+  /// Empties `index`; the element it held is retired like a replaced one.
+  func remove(at index: Int) {
+    replace(at: index, with: 0)
+  }
+
+  /// Puts `new` (a retained address, or 0) at `index` and retires what was there.
+  private func replace(at index: Int, with new: UInt) {
     let old: UInt
     if index < Self.directCapacity {
       old = leaf(for: index)[index & 0xFF].exchange(new, ordering: .sequentiallyConsistent)
     } else {
-      old = overflow.withLock { $0.updateValue(new, forKey: index) } ?? 0
+      old = overflow.withLock { new == 0 ? $0.removeValue(forKey: index) : $0.updateValue(new, forKey: index) } ?? 0
     }
     guard old != 0 || retiredCount.load(ordering: .relaxed) > 0 else { return }
     let epoch = old != 0 ? knapsack_retire() : 0
