@@ -76,6 +76,16 @@ public final class Container: Sendable {
     isValidationCopy = false
   }
 
+  deinit {
+    // This container's contributions can no longer be resolved: their indices go back to the
+    // key table for the next container that contributes from the same place.
+    let contributions = state.withLock { $0.contributions }
+    KeyTable.shared.recycleContributionIndices(
+      contributions.flatMap { key, registrations in
+        registrations.map { (KeyTable.ContributionSite(key: key, location: $0.location), $0.index) }
+      })
+  }
+
   /// Creates a container and lets each assembly register into it, in order.
   public convenience init(assemblies: [any Assembly]) {
     self.init()
@@ -120,7 +130,13 @@ public final class Container: Sendable {
   /// it) when the session ends; disposing the parent disposes its live children first.
   public func makeChild() -> Container {
     let child = Container(parent: self)
-    state.withLock { $0.children.append(WeakContainer(child)) }
+    state.withLock { state in
+      // Forget dropped children whenever the list has doubled: linear work, amortized.
+      if state.children.count >= 8, state.children.count.nonzeroBitCount == 1 {
+        state.children.removeAll { $0.container == nil }
+      }
+      state.children.append(WeakContainer(child))
+    }
     plans.add(child.plans)
     return child
   }
@@ -317,7 +333,7 @@ final class PlanNode: Sendable {
   /// Bumped when the container's registrations, decorators, observer or disposal state change,
   /// or those of a container it depends on; a cached plan of another generation is planned again.
   @usableFromInline let generation = Atomic<UInt64>(1)
-  private let dependents = Locked<[WeakPlanNode]>([])
+  let dependents = Locked<[WeakPlanNode]>([])
   /// Whether a dependent was ever added: most containers have none, and registering into them
   /// then takes no lock here. A dependent is added before it plans anything, so an
   /// invalidation that does not see it yet has nothing to invalidate in it.
@@ -335,7 +351,11 @@ final class PlanNode: Sendable {
   }
 
   func add(_ dependent: PlanNode) {
-    dependents.withLock { $0.append(WeakPlanNode(node: dependent)) }
+    dependents.withLock { dependents in
+      // Forget dropped dependents whenever the list has doubled: linear work, amortized.
+      if dependents.count >= 8, dependents.count.nonzeroBitCount == 1 { dependents.removeAll { $0.node == nil } }
+      dependents.append(WeakPlanNode(node: dependent))
+    }
     hasDependents.store(true, ordering: .releasing)
   }
 }

@@ -23,9 +23,18 @@ final class KeyTable: Sendable {
     let keyPath: AnyKeyPath
   }
 
+  /// Where contributions to a multibinding are made: its key and the contributing line.
+  struct ContributionSite: Hashable {
+    let key: Int
+    let location: CodeLocation
+  }
+
   private struct State {
     var byKeyPath: [KeyPathID: Int] = [:]
     var byType: [TypeKey: Int] = [:]
+    /// Indices of contributions whose containers are gone, ready for the next contribution
+    /// from the same site (their descriptors already say the right thing).
+    var freeContributionIndices: [ContributionSite: [Int]] = [:]
     var descriptors: [Descriptor] = []
     /// Every key path object whose address the cache maps, kept alive so that the address is
     /// never reused for another object.
@@ -117,12 +126,24 @@ final class KeyTable: Sendable {
     return index
   }
 
-  /// A fresh index for an anonymous dependency (a multibinding contribution).
-  func anonymousIndex(_ describe: (Int) -> Descriptor) -> Int {
+  /// An index for a contribution made at `site`: one its container holds alone. It is one a
+  /// gone container gave back (see ``recycleContributionIndices(_:)``) if there is one, so that
+  /// contributing into containers that come and go does not grow the table.
+  func contributionIndex(at site: ContributionSite, _ describe: (Int) -> Descriptor) -> Int {
     state.withLock { state in
+      if let index = state.freeContributionIndices[site]?.popLast() { return index }
       let index = state.descriptors.count
       state.descriptors.append(describe(index))
       return index
+    }
+  }
+
+  /// Takes back the contribution indices of a container that is gone: nothing can resolve
+  /// them any more (children, overlays and errors hold their container).
+  func recycleContributionIndices(_ indices: [(site: ContributionSite, index: Int)]) {
+    guard !indices.isEmpty else { return }
+    state.withLock { state in
+      for (site, index) in indices { state.freeContributionIndices[site, default: []].append(index) }
     }
   }
 }

@@ -33,7 +33,8 @@ extension Container {
     let keyIndex = KeyTable.index(of: key)
     let keyName = KeyTable.shared.descriptor(keyIndex).displayName
     let location = CodeLocation(fileID, line)
-    let index = KeyTable.shared.anonymousIndex { index in
+    let site = KeyTable.ContributionSite(key: keyIndex, location: location)
+    let index = KeyTable.shared.contributionIndex(at: site) { index in
       Descriptor(
         index: index, kind: .multibinding, displayName: "\(keyName) contribution (\(location))",
         typeName: KeyTable.typeName(E.self), declaration: location, defaultRegistration: nil)

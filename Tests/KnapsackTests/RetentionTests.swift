@@ -1,0 +1,59 @@
+import Testing
+
+@testable import Knapsack
+
+// What a container leaves behind once it is gone: these bounds are internal state, so these tests
+// read it directly (the only tests in this target that import Knapsack as testable).
+
+extension Dependencies {
+  var retentionNumbers: Multibinding<Int> { Multibinding() }
+}
+
+/// Contributes `value` to `\.retentionNumbers` from one line: the same site every call.
+private func contributeFromOneSite(_ container: Container, _ value: Int) {
+  container.contribute(to: \.retentionNumbers) { _ in value }
+}
+
+@Suite struct RetentionTests {
+  @Test func aParentForgetsTheChildrenThatAreGone() {
+    let parent = Container()
+    let kept = (0..<3).map { _ in parent.makeChild() }
+    for _ in 0..<1_000 { _ = parent.makeChild() }
+    #expect(parent.state.withLock { $0.children.count } < 32)
+    #expect(parent.plans.dependents.withLock { $0.count } < 32)
+    #expect(parent.state.withLock { $0.children.compactMap(\.container) }.count == kept.count)
+  }
+
+  @Test func contributionsIntoContainersThatAreGoneReuseTheirIndices() throws {
+    let first = try contributionIndex(of: Container())
+    var reused = false
+    // Another test may take the freed index first; one of these rounds gets it back.
+    for _ in 0..<100 where !reused { reused = try contributionIndex(of: Container()) == first }
+    #expect(reused)
+  }
+
+  @Test func contributionsFromOnePlaceStayApartInOneContainerAndAcrossParentAndChild() throws {
+    let parent = Container()
+    contributeFromOneSite(parent, 1)
+    contributeFromOneSite(parent, 2)
+    let child = parent.makeChild()
+    contributeFromOneSite(child, 3)
+    #expect(try parent.resolve(\.retentionNumbers) == [1, 2])
+    #expect(try child.resolve(\.retentionNumbers) == [1, 2, 3])
+    let overridden = try withOverrides {
+      contributeFromOneSite($0, 4)
+    } operation: {
+      try child.resolve(\.retentionNumbers)
+    }
+    #expect(overridden == [1, 2, 3, 4])
+  }
+
+  /// The index of the one contribution `contributeFromOneSite` makes into `container`, which is
+  /// then dropped.
+  private func contributionIndex(of container: Container) throws -> Int {
+    contributeFromOneSite(container, 0)
+    #expect(try container.resolve(\.retentionNumbers) == [0])
+    let key = KeyTable.index(of: \Dependencies.retentionNumbers)
+    return try #require(container.state.withLock { $0.contributions[key]?.first?.index })
+  }
+}
