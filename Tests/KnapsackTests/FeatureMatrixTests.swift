@@ -285,9 +285,25 @@ final class NameRecorder: ResolutionObserver {
     KindUnderTest.mainActor.register(container, .singleton, Counter(), "injected", nil)
     @MainActor struct Holder {
       @Injected(\.fxMain) var token: Token
+      @LazyInjected(\.fxMain) var lazyToken: Token
     }
     let holder = await withContainer(container) { Holder() }
     #expect(holder.token.label == "injected")
+    #expect(holder.lazyToken === holder.token)
+  }
+
+  @MainActor @Test func lazyInjectedResolvesAMainActorKeyOnFirstAccessFromItsContainer() async throws {
+    let container = Container()
+    let made = Counter()
+    KindUnderTest.mainActor.register(container, .unique, made, "lazy", nil)
+    @MainActor struct Holder {
+      @LazyInjected(\.fxMain) var token: Token
+    }
+    let holder = await withContainer(container) { Holder() }
+    #expect(made.count == 0)
+    #expect(holder.token.label == "lazy")
+    #expect(holder.token === holder.token)
+    #expect(made.count == 1)
   }
 }
 

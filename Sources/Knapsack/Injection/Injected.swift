@@ -51,10 +51,13 @@ public struct Injected<Value: Sendable>: Sendable {
 /// Like ``Injected``, but resolves on first access instead of at initialization.
 ///
 /// The container and the override scope current at initialization are remembered and used at
-/// first access.
+/// first access. A main-actor key's property must be first read on the main actor (in a
+/// `@MainActor` type, it is).
 @propertyWrapper
 public struct LazyInjected<Value: Sendable>: Sendable {
-  private let provider: Provider<Key<Value>>
+  /// The key's provider, resolving with no argument: synchronously, on the main thread for a
+  /// main-actor key (the engine reports any other thread as the error it is).
+  private let resolve: @Sendable () throws -> Value
   private let storage = LazyStorage<Value>()
   private let fileID: StaticString
   private let line: UInt
@@ -64,9 +67,18 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Key<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    provider = (container ?? .current).provider(key)
-    self.fileID = fileID
-    self.line = line
+    let provider = (container ?? .current).provider(key)
+    self.init({ try provider.resolve(()) }, fileID, line)
+  }
+
+  /// Remembers a main-actor key, the container and the open override scope; resolves on first
+  /// access, which must be on the main actor.
+  public init(
+    _ key: KeyPath<Dependencies, MainActorKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) {
+    let provider = (container ?? .current).provider(key)
+    self.init({ try provider.resolve(()) }, fileID, line)
   }
 
   /// Remembers a registered type; resolves it on first access.
@@ -74,14 +86,19 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     type: Value.Type = Value.self, name: String? = nil, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) {
-    provider = (container ?? .current).provider(type: type, name: name)
+    let provider = (container ?? .current).provider(type: type, name: name)
+    self.init({ try provider.resolve(()) }, fileID, line)
+  }
+
+  private init(_ resolve: @escaping @Sendable () throws -> Value, _ fileID: StaticString, _ line: UInt) {
+    self.resolve = resolve
     self.fileID = fileID
     self.line = line
   }
 
   /// The injected value, resolved on first access.
   public var wrappedValue: Value {
-    resolveOrStop("@LazyInjected", fileID, line) { try storage.value { try provider.get() } }
+    resolveOrStop("@LazyInjected", fileID, line) { try storage.value { try resolve() } }
   }
 }
 
