@@ -35,6 +35,13 @@ extension Dependencies {
   var decMissing: Key<String> { .required() }
   var decUser: Key<String> { Key { r in "user of \(try r[\.decText])" } }
   var decAsync: AsyncKey<String> { AsyncKey { _ in "async" } }
+  var decAsyncSuffix: AsyncKey<String> { AsyncKey { _ in "awaited" } }
+  var decMain: MainActorKey<String> { MainActorKey { _ in "main" } }
+}
+
+/// Main-actor state that a main-actor decorator reads.
+@MainActor enum DecMainState {
+  static var theme = "dark"
 }
 
 @Suite struct DecoratorTests {
@@ -202,5 +209,23 @@ extension Dependencies {
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].path.map(\.name) == ["\\.decText", "\\.decMissing"])
     #expect(await container.graph().edges.contains(.init(from: "\\.decText", to: "\\.decMissing")))
+  }
+
+  @Test func anAsyncKeysDecoratorMayAwait() async throws {
+    let container = Container()
+    container.decorate(\.decAsync) { r, text in text + "+" + (try await r.resolve(\.decAsyncSuffix)) }
+    container.decorate(\.decAsync) { _, text in text + "+sync" }
+    #expect(try await container.resolve(\.decAsync) == "async+awaited+sync")
+    let report = await container.validate(including: [\Dependencies.decAsync])
+    #expect(report.isValid, "\(report)")
+  }
+
+  @MainActor @Test func aMainActorKeysDecoratorRunsOnTheMainActor() async throws {
+    let container = Container()
+    container.decorate(\.decMain) { @MainActor _, text in text + "+" + DecMainState.theme }
+    #expect(try container[\.decMain] == "main+dark")
+    #expect(try await container.resolve(\.decMain) == "main+dark")
+    let fromElsewhere = try await Task.detached { try await container.resolve(\.decMain) }.value
+    #expect(fromElsewhere == "main+dark")
   }
 }

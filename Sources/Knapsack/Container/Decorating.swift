@@ -11,11 +11,36 @@ extension Container {
   /// with ``withOverrides(_:isolation:operation:)`` (whose own decorators come last). A shared
   /// instance is decorated once, when it is made. Add decorators before the first resolution:
   /// adding one later makes shared instances anew.
+  ///
+  /// An ``AsyncKey``'s decorator may be asynchronous, and a ``MainActorKey``'s may run on the main
+  /// actor, like their factories: see the overloads below.
   public func decorate<K, A, V>(
     _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, fileID: StaticString = #fileID, line: UInt = #line,
     _ decorator: @escaping @Sendable (Resolver, V) throws -> V
   ) {
-    addDecoration(Self.decoration(decorator, CodeLocation(fileID, line)), to: KeyTable.index(of: key))
+    let apply = Decoration.Apply.sync { resolver, value in try decorator(resolver, try Self.typed(value)) }
+    addDecoration(Decoration(location: CodeLocation(fileID, line), apply: apply), to: KeyTable.index(of: key))
+  }
+
+  /// Wraps what an asynchronous key resolves to with a decorator that may `await`, for example to
+  /// resolve another asynchronous key.
+  @_disfavoredOverload
+  public func decorate<A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<AsyncKind, A, V>>, fileID: StaticString = #fileID, line: UInt = #line,
+    _ decorator: @escaping @Sendable (Resolver, V) async throws -> V
+  ) {
+    let apply = Decoration.Apply.async { resolver, value in try await decorator(resolver, try Self.typed(value)) }
+    addDecoration(Decoration(location: CodeLocation(fileID, line), apply: apply), to: KeyTable.index(of: key))
+  }
+
+  /// Wraps what a main-actor key resolves to with a decorator that runs on the main actor, as
+  /// the key's factory does.
+  public func decorate<A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<MainActorKind, A, V>>, fileID: StaticString = #fileID,
+    line: UInt = #line, _ decorator: @escaping @MainActor @Sendable (Resolver, V) throws -> V
+  ) {
+    let apply = Decoration.Apply.mainActor { resolver, value in try decorator(resolver, try Self.typed(value)) }
+    addDecoration(Decoration(location: CodeLocation(fileID, line), apply: apply), to: KeyTable.index(of: key))
   }
 
   /// Wraps what a registered type (and name) resolves to.
@@ -23,17 +48,15 @@ extension Container {
     type: T.Type, name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,
     _ decorator: @escaping @Sendable (Resolver, T) throws -> T
   ) {
+    let apply = Decoration.Apply.sync { resolver, value in try decorator(resolver, try Self.typed(value)) }
     addDecoration(
-      Self.decoration(decorator, CodeLocation(fileID, line)), to: KeyTable.index(of: type, name: name))
+      Decoration(location: CodeLocation(fileID, line), apply: apply), to: KeyTable.index(of: type, name: name))
   }
 
-  private static func decoration<V: Sendable>(
-    _ decorator: @escaping @Sendable (Resolver, V) throws -> V, _ location: CodeLocation
-  ) -> Decoration {
-    Decoration(location: location) { resolver, value in
-      guard let typed = value as? V else { throw DecorationTypeMismatch(expected: "\(V.self)") }
-      return try decorator(resolver, typed)
-    }
+  /// The value a decorator of `V` receives.
+  private static func typed<V>(_ value: any Sendable) throws -> V {
+    guard let typed = value as? V else { throw DecorationTypeMismatch(expected: "\(V.self)") }
+    return typed
   }
 }
 

@@ -322,7 +322,7 @@ extension Container {
       guard case .async(let body) = factory.body else {
         throw mismatch(binding, frame.pointer, text: "expected an asynchronous factory")
       }
-      return try decorate(try await body(resolver, argument), binding, resolver, frame.pointer)
+      return try await decorateAsync(try await body(resolver, argument), binding, resolver, frame.pointer)
     } catch {
       throw factoryError(error, binding, frame.pointer)
     }
@@ -428,19 +428,67 @@ extension Container {
     for waiter in waiters { waiter.resume() }
   }
 
-  /// Applies `binding`'s decorators, in order, to what its factory made.
+  /// Applies `binding`'s decorators, in order, to what its synchronous or main-actor factory
+  /// made.
   @usableFromInline
   func decorate<Value: Sendable>(
     _ value: Value, _ binding: Binding, _ resolver: Resolver, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
     var value = value
     for decoration in binding.decorators {
-      guard let decorated = try decoration.apply(resolver, value) as? Value else {
+      value = try decorated(try apply(decoration, to: value, binding, resolver, frame), by: decoration, binding, frame)
+    }
+    return value
+  }
+
+  /// Applies `binding`'s decorators, in order, to what its asynchronous factory made, awaiting
+  /// the asynchronous ones.
+  func decorateAsync<Value: Sendable>(
+    _ value: Value, _ binding: Binding, _ resolver: Resolver, _ frame: UnsafeMutablePointer<Frame>
+  ) async throws -> Value {
+    var value = value
+    for decoration in binding.decorators {
+      let result: any Sendable
+      if case .async(let apply) = decoration.apply {
+        result = try await apply(resolver, value)
+      } else {
+        result = try apply(decoration, to: value, binding, resolver, frame)
+      }
+      value = try decorated(result, by: decoration, binding, frame)
+    }
+    return value
+  }
+
+  /// Runs one decorator that does not need to be awaited.
+  private func apply(
+    _ decoration: Decoration, to value: some Sendable, _ binding: Binding, _ resolver: Resolver,
+    _ frame: UnsafeMutablePointer<Frame>
+  ) throws -> any Sendable {
+    switch decoration.apply {
+    case .sync(let apply):
+      return try apply(resolver, value)
+    case .mainActor(let apply):
+      guard isOnMainThread else {
         throw mismatch(
           binding, frame,
-          text: "the decorator at \(decoration.location) did not return \(KeyTable.typeName(Value.self))")
+          text: "the decorator at \(decoration.location) runs on the main actor: resolve it from @MainActor code, "
+            + "or with `try await`")
       }
-      value = decorated
+      return try MainActor.assumeIsolated { try apply(resolver, value) }
+    case .async:
+      throw mismatch(
+        binding, frame, text: "the decorator at \(decoration.location) is asynchronous: resolve it with `try await`")
+    }
+  }
+
+  /// What a decorator returned, as the dependency's type.
+  private func decorated<Value: Sendable>(
+    _ result: any Sendable, by decoration: Decoration, _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>
+  ) throws -> Value {
+    guard let value = result as? Value else {
+      throw mismatch(
+        binding, frame,
+        text: "the decorator at \(decoration.location) did not return \(KeyTable.typeName(Value.self))")
     }
     return value
   }

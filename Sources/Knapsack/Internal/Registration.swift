@@ -56,9 +56,16 @@ struct WrongSampleArgument: Error, CustomStringConvertible {
 /// A decorator: wraps what a dependency resolves to.
 @usableFromInline
 final class Decoration: Sendable {
-  let apply: @Sendable (Resolver, any Sendable) throws -> any Sendable
+  /// The decorator, in the shape its key's kind allows.
+  enum Apply: Sendable {
+    case sync(@Sendable (Resolver, any Sendable) throws -> any Sendable)
+    case mainActor(@MainActor @Sendable (Resolver, any Sendable) throws -> any Sendable)
+    case async(@Sendable (Resolver, any Sendable) async throws -> any Sendable)
+  }
+
+  let apply: Apply
   let location: CodeLocation
-  init(location: CodeLocation, apply: @escaping @Sendable (Resolver, any Sendable) throws -> any Sendable) {
+  init(location: CodeLocation, apply: Apply) {
     self.apply = apply
     self.location = location
   }
