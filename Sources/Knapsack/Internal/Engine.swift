@@ -95,14 +95,8 @@ extension Container {
   func produceObserved<Argument: Sendable, Value: Sendable>(
     _ slot: Slot, _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
-    let observation = Observation(self, binding, argument, slot.observer, parent: parent)
-    do {
-      let value: Value = try produce(binding, argument, parent)
-      observation.end()
-      return value
-    } catch {
-      observation.end(failed: true)
-      throw error
+    try Observation(self, binding, argument, slot.observer, parent: parent).run {
+      try produce(binding, argument, parent)
     }
   }
 
@@ -246,14 +240,8 @@ extension Container {
       return try await MainActor.run { try self.resolveSync(index, argument, parent: parent?.pointer) }
     case .async:
       guard let observer = slot.observer else { return try await produceAsync(binding, argument, parent) }
-      let observation = Observation(self, binding, argument, observer, parent: parent?.pointer)
-      do {
-        let value: Value = try await produceAsync(binding, argument, parent)
-        observation.end()
-        return value
-      } catch {
-        observation.end(failed: true)
-        throw error
+      return try await Observation(self, binding, argument, observer, parent: parent?.pointer).runAsync {
+        try await produceAsync(binding, argument, parent)
       }
     }
   }
@@ -560,33 +548,73 @@ extension Container {
 /// The observer call around one resolution: written once, used by both drivers.
 struct Observation {
   let observer: any ResolutionObserver
-  let binding: Binding
+  let index: Int
+  let scope: Scope
+  let registeredAt: CodeLocation?
   let requester: Int?
   let depth: Int
   let reused: Bool
   let start: ContinuousClock.Instant
 
+  /// Tells `observer` that the step making `index` under `parent` begins.
+  init(
+    _ observer: (any ResolutionObserver)?, index: Int, scope: Scope, registeredAt: CodeLocation?, reused: Bool,
+    parent: UnsafeMutablePointer<Frame>?
+  ) {
+    self.observer = observer ?? SilentObserver()
+    self.index = index
+    self.scope = scope
+    self.registeredAt = registeredAt
+    self.reused = reused
+    requester = parent?.pointee.index
+    depth = (parent?.pointee.depth ?? -1) + 1
+    self.observer.willResolve(KeyTable.shared.descriptor(index).reference, depth: depth)
+    start = ContinuousClock.now
+  }
+
+  /// Tells `observer` that the resolution of `binding` for `argument` begins.
   init<Argument: Sendable>(
     _ container: Container, _ binding: Binding, _ argument: Argument, _ observer: (any ResolutionObserver)?,
     parent: UnsafeMutablePointer<Frame>?
   ) {
-    self.observer = observer ?? SilentObserver()
-    self.binding = binding
-    requester = parent?.pointee.index
-    depth = (parent?.pointee.depth ?? -1) + 1
-    reused = container.hasInstance(binding, argument, parent)
-    self.observer.willResolve(KeyTable.shared.descriptor(binding.index).reference, depth: depth)
-    start = ContinuousClock.now
+    self.init(
+      observer, index: binding.index, scope: binding.scope,
+      registeredAt: binding.registration.isDefault ? nil : binding.registration.location,
+      reused: container.hasInstance(binding, argument, parent), parent: parent)
   }
 
-  func end(failed: Bool = false) {
+  /// Runs the step and tells the observer how it ended.
+  func run<Value>(_ step: () throws -> Value) throws -> Value {
+    do {
+      let value = try step()
+      end()
+      return value
+    } catch {
+      end(failed: true)
+      throw error
+    }
+  }
+
+  /// Runs an asynchronous step and tells the observer how it ended.
+  func runAsync<Value>(_ step: () async throws -> Value) async throws -> Value {
+    do {
+      let value = try await step()
+      end()
+      return value
+    } catch {
+      end(failed: true)
+      throw error
+    }
+  }
+
+  private func end(failed: Bool = false) {
     let table = KeyTable.shared
     observer.didResolve(
       ResolutionEvent(
-        dependency: table.descriptor(binding.index).reference,
+        dependency: table.descriptor(index).reference,
         requestedBy: requester.map { table.descriptor($0).reference },
-        scope: binding.scope,
-        registeredAt: binding.registration.isDefault ? nil : binding.registration.location,
+        scope: scope,
+        registeredAt: registeredAt,
         depth: depth,
         duration: ContinuousClock.now - start,
         outcome: failed ? .failed : reused ? .reused : .created))

@@ -73,24 +73,10 @@ extension Container {
         return try contributions.map { try resolveSync($0, (), parent: frame) }
       }
       // Observed: the key itself is a node between its users and its contributions.
-      let table = KeyTable.shared
-      let reference = table.descriptor(keyIndex).reference
-      observer.willResolve(reference, depth: frame.pointee.depth)
-      let start = ContinuousClock.now
-      var outcome = ResolutionEvent.Outcome.created
-      defer {
-        observer.didResolve(
-          ResolutionEvent(
-            dependency: reference, requestedBy: parent.map { table.descriptor($0.pointee.index).reference },
-            scope: .unique, registeredAt: nil, depth: frame.pointee.depth, duration: ContinuousClock.now - start,
-            outcome: outcome))
-      }
-      do {
-        return try contributions.map { try resolveSync($0, (), parent: frame) }
-      } catch {
-        outcome = .failed
-        throw error
-      }
+      return try Observation(
+        observer, index: keyIndex, scope: .unique, registeredAt: nil, reused: false, parent: parent
+      )
+      .run { try contributions.map { try resolveSync($0, (), parent: frame) } }
     }
   }
 }
