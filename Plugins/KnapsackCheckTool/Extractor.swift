@@ -4,8 +4,11 @@ import SwiftSyntax
 /// The comment that silences the missing-provider error for a key provided only at run time.
 let silencingMarker = "knapsack-check: runtime-provided"
 
+/// The multibinding kinds: keys that contributions provide, never required.
+let multibindingKinds: Set<String> = ["Multibinding", "AsyncMultibinding", "MainActorMultibinding"]
+
 /// The key kinds declared in `extension Dependencies`.
-let keyKinds: Set<String> = ["Key", "AsyncKey", "MainActorKey", "ArgumentKey", "Multibinding"]
+let keyKinds = Set(["Key", "AsyncKey", "MainActorKey", "ArgumentKey"]).union(multibindingKinds)
 
 /// Reads one file's key declarations, registrations and resolutions.
 func extractFacts(path: String, source: String) -> FileFacts {
@@ -76,7 +79,7 @@ final class FactsCollector: SyntaxVisitor {
       ?? type.as(MemberTypeSyntax.self).map { ($0.name.text, $0.genericArgumentClause) }
     guard let (kind, arguments) = generic, keyKinds.contains(kind) else { return }
     let valueType = arguments?.arguments.last?.argument.trimmedDescription ?? ""
-    let required = kind != "Multibinding" && containsMember(named: "required", in: body)
+    let required = !multibindingKinds.contains(kind) && containsMember(named: "required", in: body)
     let comments = variable.leadingTrivia.pieces.compactMap { piece -> String? in
       switch piece {
       case .lineComment(let text), .blockComment(let text), .docLineComment(let text), .docBlockComment(let text):

@@ -17,6 +17,16 @@ extension Dependencies {
   var mbEmpty: Multibinding<String> { Multibinding() }
   var mbPrefix: Key<String> { Key { "plugin" } }
   var mbPluginCount: Key<Int> { Key { r in try r[\.mbPlugins].count } }
+  var mbAsyncNumbers: AsyncMultibinding<Int> { AsyncMultibinding() }
+  var mbAsyncBase: AsyncKey<Int> { AsyncKey { _ in 40 } }
+  var mbAsyncNeeded: Key<Int> { .required() }
+  var mbAsyncTotal: AsyncKey<Int> { AsyncKey { r in try await r.resolve(\.mbAsyncNumbers).reduce(0, +) } }
+  var mbMainLabels: MainActorMultibinding<String> { MainActorMultibinding() }
+}
+
+/// Main-actor state a main-actor contribution reads.
+@MainActor enum MbMainState {
+  static var screenName = "home"
 }
 
 /// Contributes an analytics plug-in (singleton) and a logging plug-in (unique).
@@ -203,5 +213,36 @@ struct MbCrashAssembly: Assembly {
       try await group.waitForAll()
     }
     #expect(Set(singletons.all).count == 1)
+  }
+
+  // MARK: Kinds
+
+  @Test func asyncContributionsMayAwaitAndComeInOrder() async throws {
+    let container = Container()
+    container.contribute(to: \.mbAsyncNumbers) { r in try await r.resolve(\.mbAsyncBase) + 2 }
+    container.contribute(to: \.mbAsyncNumbers) { _ in 1 }
+    let child = container.makeChild()
+    child.contribute(to: \.mbAsyncNumbers, scope: .singleton) { _ in 7 }
+    #expect(try await container.resolve(\.mbAsyncNumbers) == [42, 1])
+    #expect(try await child.resolve(\.mbAsyncNumbers) == [42, 1, 7])
+    #expect(try await child.resolve(\.mbAsyncTotal) == 50)
+  }
+
+  @Test func validationRunsAsyncContributionsAndFindsWhatTheyMiss() async throws {
+    let container = Container()
+    container.contribute(to: \.mbAsyncNumbers) { r in try r[\.mbAsyncNeeded] }
+    let report = await container.validate()
+    let missing = report.problems(.missingRequiredKey)
+    try #require(missing.count == 1, "\(report)")
+    #expect(missing[0].path.last?.name == "\\.mbAsyncNeeded")
+  }
+
+  @MainActor @Test func mainActorContributionsRunOnTheMainActor() async throws {
+    let container = Container()
+    container.contribute(to: \.mbMainLabels) { _ in MbMainState.screenName }
+    container.contribute(to: \.mbMainLabels, scope: .singleton) { _ in "settings" }
+    #expect(try container[\.mbMainLabels] == ["home", "settings"])
+    let fromElsewhere = try await Task.detached { try await container.resolve(\.mbMainLabels) }.value
+    #expect(fromElsewhere == ["home", "settings"])
   }
 }

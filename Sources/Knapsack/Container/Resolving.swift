@@ -231,7 +231,7 @@ extension KeyTable {
     index(of: key as AnyKeyPath) { Dependencies()[keyPath: key].descriptor(index: $0, keyPath: key) }
   }
 
-  static func index<E>(of key: KeyPath<Dependencies, Multibinding<E>>) -> Int {
+  static func index<K, E>(of key: KeyPath<Dependencies, MultibindingKey<K, E>>) -> Int {
     shared.index(of: key as AnyKeyPath) { Dependencies()[keyPath: key].descriptor(index: $0, keyPath: key) }
   }
 

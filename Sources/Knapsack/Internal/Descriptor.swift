@@ -57,7 +57,7 @@ extension DependencyKey: DeclaredKey {
   }
 }
 
-extension Multibinding: DeclaredKey {
+extension MultibindingKey: DeclaredKey {
   func descriptor(index: Int, keyPath: AnyKeyPath) -> Descriptor {
     Descriptor(
       .multibinding, index: index, keyPath: keyPath, declaration: declaration,

@@ -220,7 +220,7 @@ extension DependencyKey {
   public var declarationSite: CodeLocation { declaration.location }
 }
 
-extension Multibinding {
+extension MultibindingKey {
   /// Where the multibinding was declared: the file and line of its property.
   public var declarationSite: CodeLocation { declaration.location }
 }
@@ -239,7 +239,9 @@ extension Dependencies {
   }
 
   /// Where the multibinding at `key` was declared.
-  public static func declarationSite<Element>(of key: KeyPath<Dependencies, Multibinding<Element>>) -> CodeLocation {
+  public static func declarationSite<Kind, Element>(
+    of key: KeyPath<Dependencies, MultibindingKey<Kind, Element>>
+  ) -> CodeLocation {
     Dependencies()[keyPath: key].declarationSite
   }
 }

@@ -1,7 +1,7 @@
 /// A collection key: several modules contribute elements, and resolving it returns all of them.
 ///
 /// Use it for plug-ins, analytics sinks, middleware: the module that consumes them declares the
-/// key, and any module contributes with ``Container/contribute(to:scope:hasSideEffects:fileID:line:_:)``.
+/// key, and any module contributes with ``Container/contribute(to:scope:hasSideEffects:fileID:line:_:)-(KeyPath<Dependencies,Multibinding<E>>,_,_,_,_,_)``.
 ///
 /// ```swift
 /// extension Dependencies {
@@ -15,7 +15,11 @@
 /// container the order in which they were contributed (so, for assemblies, the order of the
 /// assemblies). Each contribution has its own scope. Inside an override scope, contributions
 /// registered on the override container are appended after the overridden container's.
-public struct Multibinding<Element: Sendable>: Sendable {
+///
+/// Like a key, a multibinding has a kind: ``Multibinding`` elements are made synchronously,
+/// ``AsyncMultibinding`` elements may `await` (resolve it with `try await`), and
+/// ``MainActorMultibinding`` elements are made on the main actor.
+public struct MultibindingKey<Kind: KeyKind, Element: Sendable>: Sendable {
   let declaration: Declaration
 
   /// Declares the key.
@@ -24,15 +28,49 @@ public struct Multibinding<Element: Sendable>: Sendable {
   }
 }
 
+/// A multibinding whose elements are made synchronously.
+public typealias Multibinding<Element: Sendable> = MultibindingKey<SyncKind, Element>
+
+/// A multibinding whose elements may be made asynchronously; resolve it with `try await`.
+public typealias AsyncMultibinding<Element: Sendable> = MultibindingKey<AsyncKind, Element>
+
+/// A multibinding whose elements are made on the main actor.
+public typealias MainActorMultibinding<Element: Sendable> = MultibindingKey<MainActorKind, Element>
+
 extension Container {
   /// Adds an element to a ``Multibinding``; its factory runs with `scope` (unique by default).
   public func contribute<E>(
     to key: KeyPath<Dependencies, Multibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) throws -> E
   ) {
+    addContribution(to: key, Factory(.resolverOnly(factory)), scope, hasSideEffects, CodeLocation(fileID, line))
+  }
+
+  /// Adds an element to an ``AsyncMultibinding``; its factory may `await`.
+  public func contribute<E>(
+    to key: KeyPath<Dependencies, AsyncMultibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) async throws -> E
+  ) {
+    let body = Factory<Void, E>.Body.async { resolver, _ in try await factory(resolver) }
+    addContribution(to: key, Factory(body), scope, hasSideEffects, CodeLocation(fileID, line))
+  }
+
+  /// Adds an element to a ``MainActorMultibinding``; its factory runs on the main actor.
+  public func contribute<E>(
+    to key: KeyPath<Dependencies, MainActorMultibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @MainActor @Sendable (Resolver) throws -> E
+  ) {
+    let body = Factory<Void, E>.Body.mainActor { resolver, _ in try factory(resolver) }
+    addContribution(to: key, Factory(body), scope, hasSideEffects, CodeLocation(fileID, line))
+  }
+
+  /// The routine behind every `contribute`: registers the contribution under an index of its own.
+  private func addContribution<K, E>(
+    to key: KeyPath<Dependencies, MultibindingKey<K, E>>, _ factory: Factory<Void, E>, _ scope: Scope,
+    _ hasSideEffects: Bool, _ location: CodeLocation
+  ) {
     let keyIndex = KeyTable.index(of: key)
     let keyName = KeyTable.shared.descriptor(keyIndex).displayName
-    let location = CodeLocation(fileID, line)
     let site = KeyTable.ContributionSite(key: keyIndex, location: location)
     let index = KeyTable.shared.contributionIndex(at: site) { index in
       Descriptor(
@@ -40,8 +78,8 @@ extension Container {
         typeName: KeyTable.typeName(E.self), declaration: location, defaultRegistration: nil)
     }
     let registration = TypedRegistration(
-      index: index, scope: scope, factory: Factory<Void, E>(.resolverOnly(factory)), location: location,
-      isDefault: false, hasSideEffects: hasSideEffects)
+      index: index, scope: scope, factory: factory, location: location, isDefault: false,
+      hasSideEffects: hasSideEffects)
     state.withLock {
       $0.registrations[index] = registration
       $0.contributions[keyIndex, default: []].append(registration)
@@ -79,12 +117,37 @@ extension Container {
       .run { try contributions.map { try resolveSync($0, (), parent: frame) } }
     }
   }
+
+  /// Resolves every contribution to `keyIndex` from asynchronous code, each the way its kind
+  /// needs (awaited, or on the main actor), as one step of the resolution path.
+  func resolveElementsAsync<E: Sendable>(_ keyIndex: Int, parent: AsyncFrame?) async throws -> [E] {
+    let contributions = contributions(to: keyIndex)
+    let frame = AsyncFrame(index: keyIndex, container: self, parent: parent)
+    defer { frame.finish() }
+    let resolveAll = { () async throws -> [E] in
+      var elements: [E] = []
+      for index in contributions { elements.append(try await self.resolveAsync(index, (), parent: frame)) }
+      return elements
+    }
+    guard let observer = effectiveObserver else { return try await resolveAll() }
+    return try await Observation(
+      observer, index: keyIndex, scope: .unique, registeredAt: nil, reused: false, parent: parent?.pointer
+    )
+    .runAsync(resolveAll)
+  }
 }
 
 extension ResolutionContext {
   func resolveElements<E: Sendable>(_ keyIndex: Int) throws -> [E] {
     if isLiveStep { return try container.resolveElements(keyIndex, parent: asyncFrame?.pointer ?? frame) }
     return try container.servingContainer().resolveElements(keyIndex, parent: ThreadFrame.current)
+  }
+
+  func resolveElementsAsync<E: Sendable>(_ keyIndex: Int) async throws -> [E] {
+    if let asyncFrame, !asyncFrame.isFinished {
+      return try await container.resolveElementsAsync(keyIndex, parent: asyncFrame)
+    }
+    return try await container.servingContainer().resolveElementsAsync(keyIndex, parent: nil)
   }
 }
 
@@ -97,5 +160,29 @@ extension Resolving {
   /// Resolves every element contributed to a ``Multibinding``: `try container[\.plugins]`.
   public subscript<E>(_ key: KeyPath<Dependencies, Multibinding<E>>) -> [E] {
     get throws { try resolve(key) }
+  }
+
+  /// Resolves every element contributed to an ``AsyncMultibinding``, in their stable order.
+  public func resolve<E>(_ key: KeyPath<Dependencies, AsyncMultibinding<E>>) async throws -> [E] {
+    try await resolutionContext.resolveElementsAsync(KeyTable.index(of: key))
+  }
+
+  /// Resolves every element contributed to a ``MainActorMultibinding``, on the main actor.
+  @MainActor
+  public func resolve<E>(_ key: KeyPath<Dependencies, MainActorMultibinding<E>>) throws -> [E] {
+    try resolutionContext.resolveElements(KeyTable.index(of: key))
+  }
+
+  /// Resolves every element contributed to a ``MainActorMultibinding``, on the main actor:
+  /// `try container[\.screens]`.
+  @MainActor
+  public subscript<E>(_ key: KeyPath<Dependencies, MainActorMultibinding<E>>) -> [E] {
+    get throws { try resolutionContext.resolveElements(KeyTable.index(of: key)) }
+  }
+
+  /// Resolves every element contributed to a ``MainActorMultibinding`` from any asynchronous
+  /// code: each element is made on the main actor.
+  public func resolve<E>(_ key: KeyPath<Dependencies, MainActorMultibinding<E>>) async throws -> [E] {
+    try await resolutionContext.resolveElementsAsync(KeyTable.index(of: key))
   }
 }
