@@ -36,6 +36,14 @@ extension Dependencies {
   var argumentAsyncCountdown: DependencyKey<AsyncKind, Int, Int> {
     DependencyKey { r, n in n == 0 ? 0 : try await r.resolve(\.argumentAsyncCountdown, argument: n - 1) + 1 }
   }
+  /// Resolves itself with a new argument each time, without end.
+  var argumentAsyncRunaway: DependencyKey<AsyncKind, Int, Int> {
+    DependencyKey { r, n in try await r.resolve(\.argumentAsyncRunaway, argument: n + 1) }
+  }
+  var argumentAnyGraph: ArgumentKey<any Sendable, Token> { ArgumentKey { _, _ in Token("graph") }.scope(.graph) }
+  var argumentAnyGraphPair: Key<[Token]> {
+    Key { r in [try r.resolve(\.argumentAnyGraph, argument: ()), try r.resolve(\.argumentAnyGraph, argument: ())] }
+  }
   /// Resolves itself with the same argument: a cycle.
   var argumentSelfLoop: ArgumentKey<Int, Int> { ArgumentKey { r, n in try r.resolve(\.argumentSelfLoop, argument: n) } }
 }
@@ -46,6 +54,24 @@ extension Dependencies {
     #expect(try container.resolve(\.argumentCountdown, argument: 5) == 5)
     #expect(try container.resolve(\.argumentCountdown, argument: 0) == 0)
     #expect(try await container.resolve(\.argumentAsyncCountdown, argument: 4) == 4)
+  }
+
+  @Test func anAsynchronousKeyResolvingItselfWithoutEndIsStoppedByTheDepthLimit() async throws {
+    let error = try await #require(throws: ResolutionError.self) {
+      try await Container().resolve(\.argumentAsyncRunaway, argument: 0)
+    }
+    #expect(error.kind == .resolutionTooDeep)
+    #expect(error.description.contains("deeper than the 10000 asynchronous steps a resolution may take"))
+  }
+
+  @Test func aGraphInstanceForAnAnySendableArgumentIsReportedReused() throws {
+    let container = Container()
+    let recorder = TrRecorder()
+    container.observe(recorder)
+    let pair = try container.resolve(\.argumentAnyGraphPair)
+    #expect(pair[0] === pair[1])
+    let outcomes = recorder.events.all.filter { $0.dependency.name == "\\.argumentAnyGraph" }.map(\.outcome)
+    #expect(outcomes == [.created, .reused])
   }
 
   @Test func anArgumentKeyThatResolvesItselfWithTheSameArgumentIsACycle() throws {

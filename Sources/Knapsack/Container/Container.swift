@@ -52,6 +52,7 @@ public final class Container: Sendable {
     var disposal: Task<[DisposalError.Failure], Never>?
     var observer: (any ResolutionObserver)?
     var children: [WeakContainer] = []
+    var childrenPruneThreshold = 8
   }
 
   let parent: Container?
@@ -131,9 +132,11 @@ public final class Container: Sendable {
   public func makeChild() -> Container {
     let child = Container(parent: self)
     state.withLock { state in
-      // Forget dropped children whenever the list has doubled: linear work, amortized.
-      if state.children.count >= 8, state.children.count.nonzeroBitCount == 1 {
+      // Forget dropped children once the list has doubled since the last time: linear work,
+      // amortized over the children added meanwhile.
+      if state.children.count >= state.childrenPruneThreshold {
         state.children.removeAll { $0.container == nil }
+        state.childrenPruneThreshold = max(8, 2 * state.children.count)
       }
       state.children.append(WeakContainer(child))
     }
@@ -166,7 +169,10 @@ public final class Container: Sendable {
     // them go now. After the plans' generation moved on, so no planner stores the old one again.
     guard wasBound else { return }
     let replaced = state.withLock { state in
-      guard let existing = state.bindings[index], existing.registration !== registration else { return false }
+      // Compared with the registration current now, which a racing `add` may have replaced.
+      guard let existing = state.bindings[index], existing.registration !== state.registrations[index] else {
+        return false
+      }
       state.bindings[index] = nil
       return true
     }
@@ -262,7 +268,11 @@ public final class Container: Sendable {
       let generation = plans.generation.load(ordering: .acquiring)
       // Nil when the registrations changed while planning: plan again with what is current.
       guard let slot = computeSlot(index, generation: generation) else { continue }
-      if !isValidationCopy { slots.store(slot, at: index) }
+      if !isValidationCopy {
+        slots.store(slot, at: index)
+        // A registration changed meanwhile: do not leave the stale plan (and what it holds) behind.
+        if plans.generation.load(ordering: .acquiring) != generation { slots.remove(at: index) }
+      }
       return slot
     }
   }
@@ -333,7 +343,7 @@ final class PlanNode: Sendable {
   /// Bumped when the container's registrations, decorators, observer or disposal state change,
   /// or those of a container it depends on; a cached plan of another generation is planned again.
   @usableFromInline let generation = Atomic<UInt64>(1)
-  let dependents = Locked<[WeakPlanNode]>([])
+  let dependents = Locked<(nodes: [WeakPlanNode], pruneThreshold: Int)>(([], 8))
   /// Whether a dependent was ever added: most containers have none, and registering into them
   /// then takes no lock here. A dependent is added before it plans anything, so an
   /// invalidation that does not see it yet has nothing to invalidate in it.
@@ -344,17 +354,20 @@ final class PlanNode: Sendable {
     generation.add(1, ordering: .releasing)
     guard hasDependents.load(ordering: .acquiring) else { return }
     let live = dependents.withLock { dependents in
-      dependents.removeAll { $0.node == nil }
-      return dependents.compactMap(\.node)
+      dependents.nodes.removeAll { $0.node == nil }
+      return dependents.nodes.compactMap(\.node)
     }
     for dependent in live { dependent.invalidate() }
   }
 
   func add(_ dependent: PlanNode) {
     dependents.withLock { dependents in
-      // Forget dropped dependents whenever the list has doubled: linear work, amortized.
-      if dependents.count >= 8, dependents.count.nonzeroBitCount == 1 { dependents.removeAll { $0.node == nil } }
-      dependents.append(WeakPlanNode(node: dependent))
+      // Forget dropped dependents once the list has doubled since the last time (as children).
+      if dependents.nodes.count >= dependents.pruneThreshold {
+        dependents.nodes.removeAll { $0.node == nil }
+        dependents.pruneThreshold = max(8, 2 * dependents.nodes.count)
+      }
+      dependents.nodes.append(WeakPlanNode(node: dependent))
     }
     hasDependents.store(true, ordering: .releasing)
   }

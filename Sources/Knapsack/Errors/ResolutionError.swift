@@ -44,8 +44,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     /// The factory registered for the dependency does not produce the requested type or needs
     /// a different resolution call (an asynchronous factory resolved synchronously).
     case factoryMismatch
-    /// The resolution went so deep that the thread would run out of stack; nothing was
-    /// created past that point. ``ResolutionError/path`` shows how it got there.
+    /// The resolution went so deep that the thread would run out of stack, or deeper than 10,000
+    /// asynchronous steps (a runaway); nothing was created past that point.
+    /// ``ResolutionError/path`` shows how it got there.
     case resolutionTooDeep
   }
 
@@ -207,8 +208,11 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     case .factoryMismatch:
       lines.append("Knapsack: the factory for \(subject) cannot be used here: \(underlying ?? "type mismatch").")
     case .resolutionTooDeep:
-      lines.append(
-        "Knapsack: resolving \(subject) went \(path.count) levels deep, too deep for this thread's stack.")
+      let limit =
+        path.count > StackGuard.heapDepthLimit
+        ? "deeper than the \(StackGuard.heapDepthLimit) asynchronous steps a resolution may take"
+        : "too deep for this thread's stack"
+      lines.append("Knapsack: resolving \(subject) went \(path.count) levels deep, \(limit).")
     }
     if kind == .cycle {
       // Each key of the loop with its own sites (the last one closes the loop).

@@ -216,8 +216,10 @@ final class GraphStore: Sendable {
   }
 
   /// Whether the store holds the instance of `binding` for `argument`.
-  func contains(_ binding: Binding, for argument: some Sendable) -> Bool {
-    (argument is Void ? object(of: binding) : object(for: InstanceKey(binding, argument: argument))) != nil
+  func contains<Argument: Sendable>(_ binding: Binding, for argument: Argument) -> Bool {
+    let object =
+      Argument.self == Void.self ? object(of: binding) : object(for: InstanceKey(binding, argument: argument))
+    return object != nil
   }
 
   /// Whether a `Value` is a class instance, one reference that can be kept as itself.
@@ -298,10 +300,15 @@ enum StackGuard {
   /// Stack kept free besides the room for more levels: what the user's own code and the error
   /// path need.
   static let reserve: UInt = 64 * 1024
+  /// How deep a resolution may go through asynchronous steps, whose frames are on the heap and
+  /// use no stack to measure: past this, it is a runaway (a key resolving itself with a new
+  /// argument each time, say) and fails instead of using memory without end.
+  static let heapDepthLimit = 10_000
 
   /// Whether the resolution at `frame` has too little stack left to go `interval` levels deeper
   /// safely.
   static func isExhausted(_ frame: UnsafeMutablePointer<Frame>) -> Bool {
+    if frame.pointee.stackBase == 0 { return frame.pointee.depth >= heapDepthLimit }
     let limit = knapsack_stack_limit()
     let here = knapsack_stack_pointer()
     guard limit != 0, here > limit else { return false }
