@@ -171,47 +171,51 @@ func onThread<R: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> R) 
 
   // MARK: Replaced registrations
 
+  /// Watches a singleton registration's captured token and the singleton, without keeping them.
+  final class LifeProbe {
+    weak var captured: Token?
+    weak var singleton: Token?
+    var isAnyAlive: Bool { captured != nil || singleton != nil }
+  }
+
+  /// Registers under `name` a singleton factory that captures a token, resolves it once, and
+  /// returns a probe of the two.
+  private func registerAndResolveSingleton(_ container: Container, name: String) throws -> LifeProbe {
+    let probe = LifeProbe()
+    let captured = Token("captured")
+    probe.captured = captured
+    container.register(type: Token.self, name: name, scope: .singleton) { Token(captured.label + " singleton") }
+    let singleton = try container.resolve(type: Token.self, name: name)
+    #expect(singleton.label == "captured singleton")
+    probe.singleton = singleton
+    return probe
+  }
+
   @Test func aReplacedRegistrationIsFreedWithWhatItCapturedAndItsSingleton() throws {
     let container = Container()
-    weak var capturedByOldFactory: Token?
-    weak var oldSingleton: Token?
-    do {
-      let captured = Token("captured")
-      capturedByOldFactory = captured
-      container.register(type: Token.self, name: "replaced", scope: .singleton) { Token(captured.label + " singleton") }
-      let singleton = try container.resolve(type: Token.self, name: "replaced")
-      #expect(singleton.label == "captured singleton")
-      oldSingleton = singleton
-    }
+    let probe = try registerAndResolveSingleton(container, name: "replaced")
     // A replaced plan is released once no thread can be reading it. Other tests' threads may
     // be mid-read at that moment; each later re-plan of this container tries again.
-    for attempt in 0..<1_000 where capturedByOldFactory != nil || oldSingleton != nil {
+    for attempt in 0..<1_000 where probe.isAnyAlive {
       container.register(type: Token.self, name: "replaced", scope: .singleton) { Token("new \(attempt)") }
       #expect(try container.resolve(type: Token.self, name: "replaced").label == "new \(attempt)")
     }
-    #expect(capturedByOldFactory == nil, "the replaced factory and what it captured are freed")
-    #expect(oldSingleton == nil, "the replaced registration's singleton is freed")
+    #expect(probe.captured == nil, "the replaced factory and what it captured are freed")
+    #expect(probe.singleton == nil, "the replaced registration's singleton is freed")
   }
 
   @Test func aReplacedRegistrationIsFreedEvenIfItsKeyIsNeverResolvedAgain() throws {
     let container = Container()
-    weak var capturedByOldFactory: Token?
-    weak var oldSingleton: Token?
-    do {
-      let captured = Token("captured")
-      capturedByOldFactory = captured
-      container.register(type: Token.self, name: "dropped", scope: .singleton) { Token(captured.label + " singleton") }
-      oldSingleton = try container.resolve(type: Token.self, name: "dropped")
-    }
+    let probe = try registerAndResolveSingleton(container, name: "dropped")
     container.register(type: Token.self, name: "dropped") { Token("new") }
     // Released at once unless another test's thread is mid-read; then at a later store into
     // this container, which resolving another key makes.
-    for attempt in 0..<1_000 where capturedByOldFactory != nil || oldSingleton != nil {
+    for attempt in 0..<1_000 where probe.isAnyAlive {
       container.register(type: Token.self, name: "other") { Token("other \(attempt)") }
       #expect(try container.resolve(type: Token.self, name: "other").label == "other \(attempt)")
     }
-    #expect(capturedByOldFactory == nil, "the replaced factory and what it captured are freed")
-    #expect(oldSingleton == nil, "the replaced registration's singleton is freed")
+    #expect(probe.captured == nil, "the replaced factory and what it captured are freed")
+    #expect(probe.singleton == nil, "the replaced registration's singleton is freed")
     #expect(try container.resolve(type: Token.self, name: "dropped").label == "new")
   }
 
