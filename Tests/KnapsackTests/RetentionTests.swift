@@ -20,8 +20,8 @@ private func contributeFromOneSite(_ container: Container, _ value: Int) {
     let kept = (0..<3).map { _ in parent.makeChild() }
     for _ in 0..<1_000 { _ = parent.makeChild() }
     #expect(parent.state.withLock { $0.children.count } < 32)
-    #expect(parent.plans.dependents.withLock { $0.nodes.count } < 32)
-    #expect(parent.state.withLock { $0.children.compactMap(\.container) }.count == kept.count)
+    #expect(parent.plans.dependents.withLock { $0.count } < 32)
+    #expect(parent.state.withLock { $0.children.objects }.count == kept.count)
   }
 
   @Test func contributionsIntoContainersThatAreGoneReuseTheirIndices() throws {

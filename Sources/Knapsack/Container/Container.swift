@@ -51,8 +51,7 @@ public final class Container: Sendable {
     var creating = 0
     var disposal: Task<[DisposalError.Failure], Never>?
     var observer: (any ResolutionObserver)?
-    var children: [WeakContainer] = []
-    var childrenPruneThreshold = 8
+    var children = WeakList<Container>()
   }
 
   let parent: Container?
@@ -131,15 +130,7 @@ public final class Container: Sendable {
   /// it) when the session ends; disposing the parent disposes its live children first.
   public func makeChild() -> Container {
     let child = Container(parent: self)
-    state.withLock { state in
-      // Forget dropped children once the list has doubled since the last time: linear work,
-      // amortized over the children added meanwhile.
-      if state.children.count >= state.childrenPruneThreshold {
-        state.children.removeAll { $0.container == nil }
-        state.childrenPruneThreshold = max(8, 2 * state.children.count)
-      }
-      state.children.append(WeakContainer(child))
-    }
+    state.withLock { $0.children.append(child) }
     plans.add(child.plans)
     return child
   }
@@ -343,7 +334,7 @@ final class PlanNode: Sendable {
   /// Bumped when the container's registrations, decorators, observer or disposal state change,
   /// or those of a container it depends on; a cached plan of another generation is planned again.
   @usableFromInline let generation = Atomic<UInt64>(1)
-  let dependents = Locked<(nodes: [WeakPlanNode], pruneThreshold: Int)>(([], 8))
+  let dependents = Locked(WeakList<PlanNode>())
   /// Whether a dependent was ever added: most containers have none, and registering into them
   /// then takes no lock here. A dependent is added before it plans anything, so an
   /// invalidation that does not see it yet has nothing to invalidate in it.
@@ -354,33 +345,16 @@ final class PlanNode: Sendable {
     generation.add(1, ordering: .releasing)
     guard hasDependents.load(ordering: .acquiring) else { return }
     let live = dependents.withLock { dependents in
-      dependents.nodes.removeAll { $0.node == nil }
-      return dependents.nodes.compactMap(\.node)
+      dependents.removeGone()
+      return dependents.objects
     }
     for dependent in live { dependent.invalidate() }
   }
 
   func add(_ dependent: PlanNode) {
-    dependents.withLock { dependents in
-      // Forget dropped dependents once the list has doubled since the last time (as children).
-      if dependents.nodes.count >= dependents.pruneThreshold {
-        dependents.nodes.removeAll { $0.node == nil }
-        dependents.pruneThreshold = max(8, 2 * dependents.nodes.count)
-      }
-      dependents.nodes.append(WeakPlanNode(node: dependent))
-    }
+    dependents.withLock { $0.append(dependent) }
     hasDependents.store(true, ordering: .releasing)
   }
-}
-
-struct WeakPlanNode: Sendable {
-  weak var node: PlanNode?
-}
-
-/// A weak reference to a container, for a parent's list of children.
-struct WeakContainer: Sendable {
-  weak var container: Container?
-  init(_ container: Container) { self.container = container }
 }
 
 /// A group of registrations, usually one per module.

@@ -199,6 +199,35 @@ enum ReadSection {
   @inlinable static func end() { knapsack_read_end() }
 }
 
+/// Weak references to objects that come and go (a parent's children, a plan's dependents). The
+/// gone ones are forgotten once the list has doubled since they last were: linear work,
+/// amortized over the appends.
+struct WeakList<Object: AnyObject & Sendable>: Sendable {
+  private struct Entry: Sendable {
+    weak var object: Object?
+  }
+
+  private var entries: [Entry] = []
+  private var pruneThreshold = 8
+
+  /// How many entries the list holds, gone objects included.
+  var count: Int { entries.count }
+
+  /// The objects still alive, in the order they were added.
+  var objects: [Object] { entries.compactMap(\.object) }
+
+  mutating func append(_ object: Object) {
+    if entries.count >= pruneThreshold { removeGone() }
+    entries.append(Entry(object: object))
+  }
+
+  /// Forgets the objects that are gone.
+  mutating func removeGone() {
+    entries.removeAll { $0.object == nil }
+    pruneThreshold = max(8, 2 * entries.count)
+  }
+}
+
 /// An immutable box that lets a value of any type be stored behind an object reference.
 @usableFromInline
 final class Box<Value: Sendable>: Sendable {

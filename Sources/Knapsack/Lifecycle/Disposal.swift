@@ -42,7 +42,7 @@ extension Container {
 
   private func disposeEverything() async -> [DisposalError.Failure] {
     var failures: [DisposalError.Failure] = []
-    let children = state.withLock { $0.children.compactMap(\.container) }
+    let children = state.withLock { $0.children.objects }
     for child in children.reversed() {
       do {
         try await child.dispose()
