@@ -17,9 +17,11 @@ struct InstanceKey: Hashable, @unchecked Sendable {
     self.argument = Argument.self == Void.self ? nil : Self.hashable(argument)
   }
 
+  /// An argument as a key: its value if it is `Hashable`, else nil (so is no argument). What
+  /// shared instances, graph instances and the cycle check tell arguments apart by.
   @usableFromInline
   static func hashable(_ argument: some Sendable) -> AnyHashable? {
-    (argument as? any Hashable).map { AnyHashable($0) }
+    argument is Void ? nil : (argument as? any Hashable).map { AnyHashable($0) }
   }
 
   @inlinable
@@ -117,8 +119,7 @@ final class Binding: Sendable {
 
   /// The cell that stores the shared instance for `argument`.
   func cell(for argument: some Sendable) -> SharedCell {
-    guard !(argument is Void), let hashable = argument as? any Hashable else { return cell }
-    let key = AnyHashable(hashable)
+    guard let key = InstanceKey.hashable(argument) else { return cell }
     return argumentCells.withLock { cells in
       if let existing = cells[key] { return existing }
       let fresh = SharedCell()

@@ -67,7 +67,7 @@ struct Frame {
 
   @usableFromInline
   static func hashTag(_ argument: some Sendable) -> Int {
-    (argument as? any Hashable).map { AnyHashable($0).hashValue } ?? 0
+    InstanceKey.hashable(argument)?.hashValue ?? 0
   }
 
   /// Lets go of the graph-scope store of a root frame, if one was made (see
@@ -196,9 +196,7 @@ final class GraphStore: Sendable {
   func instance<Argument: Sendable, Value: Sendable>(
     of binding: Binding, for argument: Argument, as type: Value.Type
   ) -> Value? {
-    let object =
-      Argument.self == Void.self ? object(of: binding) : object(for: InstanceKey(binding, argument: argument))
-    guard let object else { return nil }
+    guard let object = object(of: binding, for: argument) else { return nil }
     if Self.isObject(Value.self) { return unsafeBitCast(object, to: Value.self) }
     return unsafeDowncast(object, to: Box<Value>.self).value
   }
@@ -217,9 +215,14 @@ final class GraphStore: Sendable {
 
   /// Whether the store holds the instance of `binding` for `argument`.
   func contains<Argument: Sendable>(_ binding: Binding, for argument: Argument) -> Bool {
-    let object =
-      Argument.self == Void.self ? object(of: binding) : object(for: InstanceKey(binding, argument: argument))
-    return object != nil
+    object(of: binding, for: argument) != nil
+  }
+
+  /// The instance of `binding` for `argument`, as stored: found by the binding alone when the
+  /// key takes no argument.
+  @inlinable
+  func object<Argument: Sendable>(of binding: Binding, for argument: Argument) -> (any AnyObject & Sendable)? {
+    Argument.self == Void.self ? object(of: binding) : object(for: InstanceKey(binding, argument: argument))
   }
 
   /// Whether a `Value` is a class instance, one reference that can be kept as itself.
