@@ -18,8 +18,7 @@ extension Container {
     _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, fileID: StaticString = #fileID, line: UInt = #line,
     _ decorator: @escaping @Sendable (Resolver, V) throws -> V
   ) {
-    let apply = Decoration.Apply.sync { resolver, value in try decorator(resolver, try Self.typed(value)) }
-    addDecoration(Decoration(location: CodeLocation(fileID, line), apply: apply), to: KeyTable.index(of: key))
+    addDecoration(.sync { r, value in try decorator(r, try Self.typed(value)) }, fileID, line, KeyTable.index(of: key))
   }
 
   /// Wraps what an asynchronous key resolves to with a decorator that may `await`, for example to
@@ -29,8 +28,8 @@ extension Container {
     _ key: KeyPath<Dependencies, DependencyKey<AsyncKind, A, V>>, fileID: StaticString = #fileID, line: UInt = #line,
     _ decorator: @escaping @Sendable (Resolver, V) async throws -> V
   ) {
-    let apply = Decoration.Apply.async { resolver, value in try await decorator(resolver, try Self.typed(value)) }
-    addDecoration(Decoration(location: CodeLocation(fileID, line), apply: apply), to: KeyTable.index(of: key))
+    addDecoration(
+      .async { r, value in try await decorator(r, try Self.typed(value)) }, fileID, line, KeyTable.index(of: key))
   }
 
   /// Wraps what a main-actor key resolves to with a decorator that runs on the main actor, as
@@ -39,8 +38,8 @@ extension Container {
     _ key: KeyPath<Dependencies, DependencyKey<MainActorKind, A, V>>, fileID: StaticString = #fileID,
     line: UInt = #line, _ decorator: @escaping @MainActor @Sendable (Resolver, V) throws -> V
   ) {
-    let apply = Decoration.Apply.mainActor { resolver, value in try decorator(resolver, try Self.typed(value)) }
-    addDecoration(Decoration(location: CodeLocation(fileID, line), apply: apply), to: KeyTable.index(of: key))
+    addDecoration(
+      .mainActor { r, value in try decorator(r, try Self.typed(value)) }, fileID, line, KeyTable.index(of: key))
   }
 
   /// Wraps what a registered type (and name) resolves to.
@@ -48,9 +47,13 @@ extension Container {
     type: T.Type, name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,
     _ decorator: @escaping @Sendable (Resolver, T) throws -> T
   ) {
-    let apply = Decoration.Apply.sync { resolver, value in try decorator(resolver, try Self.typed(value)) }
     addDecoration(
-      Decoration(location: CodeLocation(fileID, line), apply: apply), to: KeyTable.index(of: type, name: name))
+      .sync { r, value in try decorator(r, try Self.typed(value)) }, fileID, line, KeyTable.index(of: type, name: name))
+  }
+
+  /// The routine behind every `decorate`: adds `apply`, made at `fileID`:`line`, to `index`.
+  private func addDecoration(_ apply: Decoration.Apply, _ fileID: StaticString, _ line: UInt, _ index: Int) {
+    addDecoration(Decoration(location: CodeLocation(fileID, line), apply: apply), to: index)
   }
 
   /// The value a decorator of `V` receives.
