@@ -107,14 +107,13 @@ extension Container {
     var frame = Frame(index: keyIndex, container: self, parent: parent)
     return try withUnsafeMutablePointer(to: &frame) { frame in
       defer { if parent == nil { frame.pointee.releaseGraph() } }
-      guard let observer = effectiveObserver else {
-        return try contributions.map { try resolveSync($0, (), parent: frame) }
-      }
+      let resolveAll = { () throws -> [E] in try contributions.map { try self.resolveSync($0, (), parent: frame) } }
+      guard let observer = effectiveObserver else { return try resolveAll() }
       // Observed: the key itself is a node between its users and its contributions.
       return try Observation(
         observer, index: keyIndex, scope: .unique, registeredAt: nil, reused: false, parent: parent
       )
-      .run { try contributions.map { try resolveSync($0, (), parent: frame) } }
+      .run(resolveAll)
     }
   }
 
