@@ -219,6 +219,81 @@ func onThread<R: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> R) 
     #expect(try container.resolve(type: Token.self, name: "dropped").label == "new")
   }
 
+  /// Registers under `name` in `container` a unique factory that captures a token, and returns
+  /// a probe of that token.
+  private func registerCapturing(_ container: Container, name: String) -> LifeProbe {
+    let probe = LifeProbe()
+    let captured = Token("captured")
+    probe.captured = captured
+    container.register(type: Token.self, name: name) { Token(captured.label + " made") }
+    return probe
+  }
+
+  /// Re-registers `name` in `container` until the probe's objects are freed, without resolving
+  /// `name` again. Each round resolves another key from `readers`, which plans it again there:
+  /// a plan released while a reader on another test's thread was mid-read is freed at the next
+  /// store into the same container.
+  private func replaceUntilFreed(
+    _ probe: LifeProbe, name: String, in container: Container, readers: [Container]
+  )
+    throws
+  {
+    container.register(type: Token.self, name: "\(name) other") { Token("other") }
+    for attempt in 0..<1_000 where probe.isAnyAlive {
+      container.register(type: Token.self, name: name) { Token("new \(attempt)") }
+      for reader in readers {
+        #expect(try reader.resolve(type: Token.self, name: "\(name) other").label == "other")
+      }
+    }
+  }
+
+  @Test func aReplacedRegistrationIsFreedFromTheChildrenThatMadeItsValues() throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    let grandchild = child.makeChild()
+    let probe = registerCapturing(parent, name: "inherited")
+    // Unique values of a parent's registration are made by the child that resolves them, with
+    // a binding of its own, and so by the grandchild.
+    #expect(try child.resolve(type: Token.self, name: "inherited").label == "captured made")
+    #expect(try grandchild.resolve(type: Token.self, name: "inherited").label == "captured made")
+    try replaceUntilFreed(probe, name: "inherited", in: parent, readers: [child, grandchild])
+    #expect(probe.captured == nil, "the children let go of the replaced factory and what it captured")
+    #expect(try child.resolve(type: Token.self, name: "inherited").label.hasPrefix("new "))
+    #expect(try grandchild.resolve(type: Token.self, name: "inherited").label.hasPrefix("new "))
+  }
+
+  @Test func aReplacedRegistrationIsFreedFromAnOverrideScopesCopy() throws {
+    let container = Container()
+    let probe = registerCapturing(container, name: "scoped")
+    try withOverrides { _ in
+    } operation: {
+      // The scope's copy of the container binds the registration it resolves; resolving from
+      // `container` in the scope resolves from that copy.
+      #expect(try container.resolve(type: Token.self, name: "scoped").label == "captured made")
+      try replaceUntilFreed(probe, name: "scoped", in: container, readers: [container])
+      #expect(probe.captured == nil, "the scope's copy lets go of the replaced factory and what it captured")
+      #expect(try container.resolve(type: Token.self, name: "scoped").label.hasPrefix("new "))
+    }
+  }
+
+  @Test func aReplacedOverrideIsFreedFromTheScopesCopy() throws {
+    let container = Container()
+    container.register(type: Token.self, name: "overridden") { Token("live") }
+    var scopeOwn: Container?
+    try withOverrides { overrides in
+      scopeOwn = overrides
+    } operation: {
+      let overrides = try #require(scopeOwn)
+      let probe = registerCapturing(overrides, name: "overridden")
+      // The scope's copy of `container` binds the override it resolves; the override is then
+      // registered again into the scope's own container.
+      #expect(try container.resolve(type: Token.self, name: "overridden").label == "captured made")
+      try replaceUntilFreed(probe, name: "overridden", in: overrides, readers: [container])
+      #expect(probe.captured == nil, "the scope's copy lets go of the replaced override and what it captured")
+      #expect(try container.resolve(type: Token.self, name: "overridden").label.hasPrefix("new "))
+    }
+  }
+
   @Test func resolvingWhileAnotherTaskReplacesTheRegistrationIsSafe() async throws {
     let container = Container()
     container.register(\.engineShared, scope: .singleton) { Token("version 0") }

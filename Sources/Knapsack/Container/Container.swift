@@ -63,9 +63,9 @@ public final class Container: Sendable {
   let isValidationCopy: Bool
   /// Cached plans, one per dependency index, valid while ``generation`` is unchanged.
   @usableFromInline let slots = SlotTable<Slot>()
-  /// The generation of this container's plans, and the containers whose plans depend on it.
-  @usableFromInline let plans = PlanNode()
   let state = Locked(State())
+  /// The generation of this container's plans, and the containers whose plans depend on it.
+  @usableFromInline let plans: PlanNode
 
   /// Creates an empty container: every key resolves to its default until you register another
   /// factory.
@@ -74,6 +74,7 @@ public final class Container: Sendable {
     overlay = nil
     overlayScope = nil
     isValidationCopy = false
+    plans = PlanNode(state: state, slots: slots)
   }
 
   deinit {
@@ -97,6 +98,7 @@ public final class Container: Sendable {
     self.overlay = nil
     overlayScope = nil
     isValidationCopy = false
+    plans = PlanNode(state: state, slots: slots)
   }
 
   /// A private copy of `base` for an override scope or a validation run: registrations come
@@ -110,6 +112,7 @@ public final class Container: Sendable {
     overlay = Overlay(base: base, overrides: overrides, scope: scope, recorder: recorder)
     overlayScope = scope
     isValidationCopy = recorder != nil
+    plans = PlanNode(state: state, slots: slots)
     if !isValidationCopy {
       base.addDependent(self)
       for container in overrides { container.addDependent(self) }
@@ -149,25 +152,14 @@ public final class Container: Sendable {
 
   @usableFromInline
   func add(_ registration: Registration) {
-    let index = registration.index
-    let wasBound = state.withLock { state in
-      state.registrations[index] = registration
-      return state.bindings[index] != nil
-    }
-    invalidatePlans()
-    // The binding of what was used before (and its plan) would keep the replaced registration,
-    // its factory's captures and its shared instance alive until the key is planned again: let
-    // them go now. After the plans' generation moved on, so no planner stores the old one again.
-    guard wasBound else { return }
     let replaced = state.withLock { state in
-      // Compared with the registration current now, which a racing `add` may have replaced.
-      guard let existing = state.bindings[index], existing.registration !== state.registrations[index] else {
-        return false
-      }
-      state.bindings[index] = nil
-      return true
+      defer { state.registrations[registration.index] = registration }
+      return state.registrations[registration.index]
     }
-    if replaced { slots.remove(at: index) }
+    // The bindings of the replaced registration, here and in every container that bound it
+    // through this one (a child, an override scope's copy), would keep it, its factory's captures
+    // and its shared instances alive until the key is planned again: let them go now.
+    plans.invalidate(forgetting: replaced)
   }
 
   func addContribution(_ registration: Registration, to index: Int) {
@@ -339,16 +331,40 @@ final class PlanNode: Sendable {
   /// then takes no lock here. A dependent is added before it plans anything, so an
   /// invalidation that does not see it yet has nothing to invalidate in it.
   private let hasDependents = Atomic<Bool>(false)
+  /// The container's bindings and cached plans (not the container itself, which the node must
+  /// not keep alive): what ``invalidate(forgetting:)`` frees.
+  private let state: Locked<Container.State>
+  private let slots: SlotTable<Slot>
 
-  /// Bumps this generation and every dependent's.
-  func invalidate() {
+  init(state: Locked<Container.State>, slots: SlotTable<Slot>) {
+    self.state = state
+    self.slots = slots
+  }
+
+  /// Bumps this generation and every dependent's, and lets each of these containers go of its
+  /// binding (and cached plan) of `replaced`, a registration that is no longer used.
+  ///
+  /// The generation moves first, so a planner that read `replaced` either stored its binding
+  /// before the binding is dropped here, or finds the generation changed and stores nothing.
+  func invalidate(forgetting replaced: Registration? = nil) {
     generation.add(1, ordering: .releasing)
+    if let replaced { forget(replaced) }
     guard hasDependents.load(ordering: .acquiring) else { return }
     let live = dependents.withLock { dependents in
       dependents.removeGone()
       return dependents.objects
     }
-    for dependent in live { dependent.invalidate() }
+    for dependent in live { dependent.invalidate(forgetting: replaced) }
+  }
+
+  private func forget(_ replaced: Registration) {
+    let index = replaced.index
+    let dropped = state.withLock { state in
+      guard let binding = state.bindings[index], binding.registration === replaced else { return false }
+      state.bindings[index] = nil
+      return true
+    }
+    if dropped { slots.remove(at: index) }
   }
 
   func add(_ dependent: PlanNode) {
