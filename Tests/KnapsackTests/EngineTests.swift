@@ -110,6 +110,24 @@ func onThread<R: Sendable>(stackSize: Int, _ body: @escaping @Sendable () -> R) 
     }
   }
 
+  @Test func aSynchronousChainDeeperThanTheAsynchronousLimitBlamesTheStack() async {
+    // On a large stack a synchronous chain runs out of stack beyond 10,000 levels, the limit
+    // for asynchronous steps: the message names the limit that was reached.
+    let container = Self.chain(100_000)
+    let error = await onThread(stackSize: 128 << 20) { () -> ResolutionError? in
+      do {
+        _ = try container.resolve(type: Int.self, name: "step 0")
+        return nil
+      } catch {
+        return error as? ResolutionError
+      }
+    }
+    let tooDeep = try? #require(error)
+    #expect(tooDeep?.kind == .resolutionTooDeep)
+    #expect((tooDeep?.path.count ?? 0) > 10_000)
+    #expect(tooDeep?.description.contains("too deep for this thread's stack") == true, "\(String(describing: tooDeep))")
+  }
+
   @Test func stackUsePerLevelIsMeasuredAndBounded() throws {
     // A 100-deep chain whose last factory notes where the stack is: the difference from the
     // caller's stack, divided by the depth, is what one level of resolution costs.

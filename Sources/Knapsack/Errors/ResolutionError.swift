@@ -89,7 +89,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     return origin.path.map { origin.container.registrationSite($0) }
   }
   private let givenPathRegistrations: [CodeLocation?]
-  /// A description of the error a factory threw, for ``Kind/factoryFailed``.
+  /// A description of the error a factory threw, for ``Kind/factoryFailed``; for
+  /// ``Kind/factoryMismatch`` and ``Kind/resolutionTooDeep``, which check failed.
   public let underlying: String?
   /// For a missing dependency, the registrations closest to it (see ``NearMatch``), nearest
   /// first. Looked up when first read, so that throwing the error costs nothing extra.
@@ -208,11 +209,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     case .factoryMismatch:
       lines.append("Knapsack: the factory for \(subject) cannot be used here: \(underlying ?? "type mismatch").")
     case .resolutionTooDeep:
-      let limit =
-        path.count > StackGuard.heapDepthLimit
-        ? "deeper than the \(StackGuard.heapDepthLimit) asynchronous steps a resolution may take"
-        : "too deep for this thread's stack"
-      lines.append("Knapsack: resolving \(subject) went \(path.count) levels deep, \(limit).")
+      lines.append(
+        "Knapsack: resolving \(subject) went \(path.count) levels deep, \(underlying ?? "too deep for this thread's stack")."
+      )
     }
     if kind == .cycle {
       // Each key of the loop with its own sites (the last one closes the loop).

@@ -346,8 +346,8 @@ extension Container {
       {
         throw failure(.cycle, binding.index, frame)
       }
-      if depth & (StackGuard.interval - 1) == 0, StackGuard.isExhausted(frame) {
-        throw failure(.resolutionTooDeep, binding.index, frame)
+      if depth & (StackGuard.interval - 1) == 0, let limit = StackGuard.exceededLimit(frame) {
+        throw failure(.resolutionTooDeep, binding.index, frame, underlying: limit)
       }
     }
     let registration = binding.registration

@@ -308,17 +308,28 @@ enum StackGuard {
   /// argument each time, say) and fails instead of using memory without end.
   static let heapDepthLimit = 10_000
 
-  /// Whether the resolution at `frame` has too little stack left to go `interval` levels deeper
-  /// safely.
-  static func isExhausted(_ frame: UnsafeMutablePointer<Frame>) -> Bool {
-    if frame.pointee.stackBase == 0 { return frame.pointee.depth >= heapDepthLimit }
+  /// A limit that a resolution can reach.
+  enum Limit: Error, CustomStringConvertible {
+    case stack, asynchronousSteps
+    var description: String {
+      switch self {
+      case .stack: "too deep for this thread's stack"
+      case .asynchronousSteps: "deeper than the \(heapDepthLimit) asynchronous steps a resolution may take"
+      }
+    }
+  }
+
+  /// The limit that stops the resolution at `frame`, if any: a heap frame's depth, or for a
+  /// stack frame, too little stack left to go `interval` levels deeper safely.
+  static func exceededLimit(_ frame: UnsafeMutablePointer<Frame>) -> Limit? {
+    if frame.pointee.stackBase == 0 { return frame.pointee.depth >= heapDepthLimit ? .asynchronousSteps : nil }
     let limit = knapsack_stack_limit()
     let here = knapsack_stack_pointer()
-    guard limit != 0, here > limit else { return false }
+    guard limit != 0, here > limit else { return nil }
     let base = frame.pointee.stackBase
     let levels = UInt(max(frame.pointee.depth - frame.pointee.stackBaseDepth, 1))
     let perLevel = base > here ? (base - here) / levels : 0
-    return here - limit < reserve + perLevel * UInt(interval * 2)
+    return here - limit < reserve + perLevel * UInt(interval * 2) ? .stack : nil
   }
 }
 
