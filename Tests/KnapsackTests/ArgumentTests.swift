@@ -48,7 +48,121 @@ extension Dependencies {
   var argumentSelfLoop: ArgumentKey<Int, Int> { ArgumentKey { r, n in try r.resolve(\.argumentSelfLoop, argument: n) } }
 }
 
+/// A tree whose nodes are values that cannot be compared (not `Hashable`).
+struct TreeNode: Sendable {
+  let label: String
+  let children: [TreeNode]
+}
+
+/// A `Hashable` value whose hash ignores one of the fields equality compares: legal, and two
+/// different values then share a hash.
+struct PartlyHashed: Hashable, Sendable {
+  let group: Int
+  let step: Int
+  func hash(into hasher: inout Hasher) { hasher.combine(group) }
+}
+
+/// An object argument that is not `Hashable`: compared by identity.
+final class Cursor: Sendable {
+  let next: Cursor?
+  init(next: Cursor?) { self.next = next }
+}
+
+extension Dependencies {
+  /// Counts a tree's nodes by resolving itself for each child.
+  var argumentTreeSize: ArgumentKey<TreeNode, Int> {
+    ArgumentKey { r, node in
+      try node.children.reduce(1) { total, child in total + (try r.resolve(\.argumentTreeSize, argument: child)) }
+    }
+  }
+  var argumentAsyncTreeSize: DependencyKey<AsyncKind, TreeNode, Int> {
+    DependencyKey { r, node in
+      var total = 1
+      for child in node.children { total += try await r.resolve(\.argumentAsyncTreeSize, argument: child) }
+      return total
+    }
+  }
+  /// Counts down within a group: every step has the same hash.
+  var argumentPartlyHashed: ArgumentKey<PartlyHashed, Int> {
+    ArgumentKey { r, value in
+      value.step == 0
+        ? 0 : try r.resolve(\.argumentPartlyHashed, argument: PartlyHashed(group: 1, step: value.step - 1)) + 1
+    }
+  }
+  /// Follows a chain of objects; a chain that comes back to an object it passed is a cycle.
+  var argumentCursor: ArgumentKey<Cursor, Int> {
+    ArgumentKey { r, cursor in
+      guard let next = cursor.next else { return 0 }
+      return try r.resolve(\.argumentCursor, argument: next) + 1
+    }
+  }
+  /// Resolves itself with the same object: a cycle.
+  var argumentCursorLoop: ArgumentKey<Cursor, Int> {
+    ArgumentKey { r, cursor in try r.resolve(\.argumentCursorLoop, argument: cursor) }
+  }
+  /// Resolves itself asynchronously with the same argument: a cycle.
+  var argumentAsyncSelfLoop: DependencyKey<AsyncKind, PartlyHashed, Int> {
+    DependencyKey { r, value in try await r.resolve(\.argumentAsyncSelfLoop, argument: value) }
+  }
+  /// Resolves itself with the same tree, without end: a value that cannot be compared.
+  var argumentTreeLoop: ArgumentKey<TreeNode, Int> {
+    ArgumentKey { r, node in try r.resolve(\.argumentTreeLoop, argument: node) }
+  }
+}
+
 @Suite struct ArgumentTests {
+  // MARK: Steps are told apart by their arguments
+
+  static let tree = TreeNode(
+    label: "root",
+    children: [
+      TreeNode(label: "a", children: [TreeNode(label: "a1", children: [])]),
+      TreeNode(label: "b", children: []),
+    ])
+
+  @Test func aKeyMayResolveItselfForArgumentsThatCannotBeCompared() async throws {
+    let container = Container()
+    #expect(try container.resolve(\.argumentTreeSize, argument: Self.tree) == 4)
+    #expect(try await container.resolve(\.argumentAsyncTreeSize, argument: Self.tree) == 4)
+  }
+
+  @Test func argumentsWithTheSameHashAreToldApartByEquality() throws {
+    #expect(try Container().resolve(\.argumentPartlyHashed, argument: PartlyHashed(group: 1, step: 6)) == 6)
+  }
+
+  @Test func objectArgumentsAreToldApartByIdentity() throws {
+    let container = Container()
+    let chain = Cursor(next: Cursor(next: Cursor(next: nil)))
+    #expect(try container.resolve(\.argumentCursor, argument: chain) == 2)
+  }
+
+  @Test func theSameObjectOrAnEqualArgumentAgainIsACycle() async throws {
+    let container = Container()
+    let loop = try #require(throws: ResolutionError.self) {
+      try container.resolve(\.argumentCursorLoop, argument: Cursor(next: nil))
+    }
+    #expect(loop.kind == .cycle)
+    let asyncLoop = try await #require(throws: ResolutionError.self) {
+      try await container.resolve(\.argumentAsyncSelfLoop, argument: PartlyHashed(group: 2, step: 3))
+    }
+    #expect(asyncLoop.kind == .cycle)
+    #expect(asyncLoop.path.map(\.name) == ["\\.argumentAsyncSelfLoop", "\\.argumentAsyncSelfLoop"])
+  }
+
+  @Test func aKeyResolvingItselfForAValueThatCannotBeComparedStopsAtTheDepthLimit() async throws {
+    let container = Container()
+    let error = await onThread(stackSize: 512 * 1024) { () -> ResolutionError? in
+      do {
+        _ = try container.resolve(\.argumentTreeLoop, argument: Self.tree)
+        return nil
+      } catch {
+        return error as? ResolutionError
+      }
+    }
+    #expect(error?.kind == .resolutionTooDeep, "\(String(describing: error))")
+    #expect(error?.path.allSatisfy { $0.name == "\\.argumentTreeLoop" } == true)
+  }
+
   @Test func anArgumentKeyMayResolveItselfWithAnotherArgument() async throws {
     let container = Container()
     #expect(try container.resolve(\.argumentCountdown, argument: 5) == 5)

@@ -108,10 +108,7 @@ extension Container {
   ) throws -> Value {
     let scope = binding.scope.kind
     guard scope == .unique || scope == .graph else { return try produceScoped(binding, argument, parent) }
-    var frame = Frame(index: binding.index, container: self, argument: Frame.tag(argument), parent: parent)
-    return try withUnsafeMutablePointer(to: &frame) { frame in
-      defer { if parent == nil { frame.pointee.releaseGraph() } }
-      try enter(binding, frame, making: Value.self, from: Argument.self)
+    return try step(binding, argument, parent) { frame in
       // Unique, or graph at the top level (where the resolution is this one instance).
       guard scope == .graph, parent != nil else { return try make(binding, argument, frame) }
       let store = frame.graphStore
@@ -124,15 +121,32 @@ extension Container {
     }
   }
 
+  /// Runs `body` in a new synchronous step that makes `binding` for `argument`, below `parent`,
+  /// once ``enter(_:_:making:from:)`` has let it in. The step's frame lives on this thread's
+  /// stack, with the address of `argument`, for as long as `body` runs.
+  @inlinable
+  func step<Argument: Sendable, Value: Sendable>(
+    _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?,
+    _ body: (UnsafeMutablePointer<Frame>) throws -> Value
+  ) throws -> Value {
+    try withUnsafePointer(to: argument) { argumentAddress in
+      var frame = Frame(
+        index: binding.index, container: self, argument: Frame.tag(argument),
+        argumentAddress: Argument.self == Void.self ? nil : UnsafeRawPointer(argumentAddress), parent: parent)
+      return try withUnsafeMutablePointer(to: &frame) { frame in
+        defer { if parent == nil { frame.pointee.releaseGraph() } }
+        try enter(binding, frame, making: Value.self, from: Argument.self)
+        return try body(frame)
+      }
+    }
+  }
+
   /// Finds or makes the instance of `binding` for `argument` in a scope that keeps instances.
   @usableFromInline
   func produceScoped<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
-    var frame = Frame(index: binding.index, container: self, argument: Frame.tag(argument), parent: parent)
-    return try withUnsafeMutablePointer(to: &frame) { frame in
-      defer { if parent == nil { frame.pointee.releaseGraph() } }
-      try enter(binding, frame, making: Value.self, from: Argument.self)
+    try step(binding, argument, parent) { frame in
       switch binding.scope.kind {
       case .unique, .graph:
         // `produce` handles these.
@@ -250,7 +264,7 @@ extension Container {
   private func produceAsync<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ argument: Argument, _ parent: AsyncFrame?
   ) async throws -> Value {
-    let frame = AsyncFrame(index: binding.index, container: self, argument: Frame.tag(argument), parent: parent)
+    let frame = AsyncFrame(index: binding.index, container: self, argument: argument, parent: parent)
     defer { frame.finish() }
     try enter(binding, frame.pointer, making: Value.self, from: Argument.self)
     switch binding.scope.kind {
@@ -342,7 +356,7 @@ extension Container {
       // Below 64 levels every step looks for a loop; deeper, every 64th does: a loop repeats
       // its members, so it is still found, and a long chain costs linear time.
       if depth < 64 || depth & 63 == 0,
-        parent.contains(binding.index, in: frame.pointee.container, argument: frame.pointee.argument)
+        parent.contains(frame, argumentType: argument)
       {
         throw failure(.cycle, binding.index, frame)
       }

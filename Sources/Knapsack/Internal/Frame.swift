@@ -18,8 +18,12 @@ struct Frame {
   @usableFromInline let container: ObjectIdentifier
   /// Tells apart steps that make one argument key for different arguments, so that a key that
   /// resolves itself with another argument (a countdown, a tree) is not a cycle: the hash of a
-  /// `Hashable` argument, else 0 (no argument, or one whose values cannot be compared).
+  /// `Hashable` argument, the identity of an object, else 0 (no argument, or a value that
+  /// cannot be compared). Steps with the same tag compare their arguments themselves.
   @usableFromInline let argument: Int
+  /// The argument, an instance of the key's argument type, for as long as the step runs; nil
+  /// for a key without one.
+  @usableFromInline let argumentAddress: UnsafeRawPointer?
   @usableFromInline let parent: UnsafeMutablePointer<Frame>?
   @usableFromInline let depth: Int
   /// Tells this frame apart from an earlier one at the same address (see ``Resolver``).
@@ -37,11 +41,13 @@ struct Frame {
 
   @inlinable
   init(
-    index: Int, container: Container, argument: Int = 0, parent: UnsafeMutablePointer<Frame>?, onHeap: Bool = false
+    index: Int, container: Container, argument: Int = 0, argumentAddress: UnsafeRawPointer? = nil,
+    parent: UnsafeMutablePointer<Frame>?, onHeap: Bool = false
   ) {
     self.index = index
     self.container = ObjectIdentifier(container)
     self.argument = argument
+    self.argumentAddress = argumentAddress
     self.parent = parent
     let depth = (parent?.pointee.depth ?? -1) + 1
     self.depth = depth
@@ -67,7 +73,31 @@ struct Frame {
 
   @usableFromInline
   static func hashTag(_ argument: some Sendable) -> Int {
-    InstanceKey.hashable(argument)?.hashValue ?? 0
+    if let hashable = InstanceKey.hashable(argument) { return hashable.hashValue }
+    if type(of: argument) is AnyClass { return ObjectIdentifier(argument as AnyObject).hashValue }
+    return 0
+  }
+
+  /// Whether two arguments of one key, of type `type`, at `left` and `right`, are the same:
+  /// equal if `Hashable`, else the same object. Values that cannot be compared are never the
+  /// same, so that a step with one never reads as a cycle; a runaway with them ends at the depth
+  /// limit instead.
+  /// Both are nil for a key without an argument; one index is one key, so both arguments have
+  /// the key's argument type.
+  static func sameArgument(_ type: Any.Type, _ left: UnsafeRawPointer?, _ right: UnsafeRawPointer?) -> Bool {
+    guard let left, let right else { return true }
+    func same<Argument>(_: Argument.Type) -> Bool {
+      let left = left.assumingMemoryBound(to: Argument.self).pointee
+      let right = right.assumingMemoryBound(to: Argument.self).pointee
+      if let left = left as? any Hashable, let right = right as? any Hashable {
+        return AnyHashable(left) == AnyHashable(right)
+      }
+      if Swift.type(of: left) is AnyClass, Swift.type(of: right) is AnyClass {
+        return (left as AnyObject) === (right as AnyObject)
+      }
+      return false
+    }
+    return same(type)
   }
 
   /// Lets go of the graph-scope store of a root frame, if one was made (see
@@ -112,11 +142,35 @@ extension UnsafeMutablePointer where Pointee == Frame {
     return indices.reversed()
   }
 
-  /// Whether this frame or one above it makes `index` in `container` for the same argument.
-  func contains(_ index: Int, in container: ObjectIdentifier, argument: Int) -> Bool {
+  /// Whether this frame or one above it is the same step as `step`: it makes the same index in
+  /// the same container for the same argument, of type `argumentType`.
+  func contains(_ step: UnsafeMutablePointer<Frame>, argumentType: Any.Type) -> Bool {
+    // The walk makes no call, so it stays cheap; comparing arguments starts at a frame that
+    // matches the step's tag, which a chain without a cycle rarely has.
     var frame: UnsafeMutablePointer<Frame>? = self
     while let current = frame {
-      if current.pointee.index == index, current.pointee.container == container, current.pointee.argument == argument {
+      if current.hasTag(of: step) { return current.makesArgument(of: step, argumentType) }
+      frame = current.pointee.parent
+    }
+    return false
+  }
+
+  /// Whether this frame makes the same index in the same container as `step`, for an argument
+  /// with the same tag.
+  private func hasTag(of step: UnsafeMutablePointer<Frame>) -> Bool {
+    pointee.index == step.pointee.index && pointee.container == step.pointee.container
+      && pointee.argument == step.pointee.argument
+  }
+
+  /// ``contains(_:argumentType:)`` from a frame with `step`'s tag: whether it, or one above it
+  /// with the same tag, makes the same argument.
+  @inline(never)
+  private func makesArgument(of step: UnsafeMutablePointer<Frame>, _ argumentType: Any.Type) -> Bool {
+    var frame: UnsafeMutablePointer<Frame>? = self
+    while let current = frame {
+      if current.hasTag(of: step),
+        Frame.sameArgument(argumentType, step.pointee.argumentAddress, current.pointee.argumentAddress)
+      {
         return true
       }
       frame = current.pointee.parent
@@ -151,11 +205,17 @@ final class AsyncFrame: @unchecked Sendable {
   @usableFromInline let pointer: UnsafeMutablePointer<Frame>
   private let parentFrame: AsyncFrame?
   private let finished = Atomic<Bool>(false)
+  /// The frame's argument, which the frame points to; nil for a key without one.
+  private let argument: HeldArgument?
 
-  init(index: Int, container: Container, argument: Int = 0, parent: AsyncFrame?) {
+  init<Argument: Sendable>(index: Int, container: Container, argument: Argument, parent: AsyncFrame?) {
+    let held = Argument.self == Void.self ? nil : TypedHeldArgument(argument)
+    self.argument = held
     pointer = .allocate(capacity: 1)
     pointer.initialize(
-      to: Frame(index: index, container: container, argument: argument, parent: parent?.pointer, onHeap: true))
+      to: Frame(
+        index: index, container: container, argument: Frame.tag(argument), argumentAddress: held?.address,
+        parent: parent?.pointer, onHeap: true))
     parentFrame = parent
   }
 
@@ -168,6 +228,29 @@ final class AsyncFrame: @unchecked Sendable {
   /// Marks the factory call as returned: a resolver kept beyond it starts fresh resolutions.
   func finish() { finished.store(true, ordering: .releasing) }
   @usableFromInline var isFinished: Bool { finished.load(ordering: .acquiring) }
+}
+
+/// An argument kept at a stable address for a heap frame (``TypedHeldArgument`` frees it).
+class HeldArgument: @unchecked Sendable {
+  // Safe: `address` is set once; the value there is immutable and `Sendable`.
+  let address: UnsafeRawPointer
+  init(address: UnsafeRawPointer) { self.address = address }
+}
+
+final class TypedHeldArgument<Argument: Sendable>: HeldArgument, @unchecked Sendable {
+  // Safe: the value is written once in init and only read after, through `address`.
+  private let value: UnsafeMutablePointer<Argument>
+
+  init(_ argument: Argument) {
+    value = .allocate(capacity: 1)
+    value.initialize(to: argument)
+    super.init(address: UnsafeRawPointer(value))
+  }
+
+  deinit {
+    value.deinitialize(count: 1)
+    value.deallocate()
+  }
 }
 
 /// Graph-scoped instances of one top-level resolution: a short list, searched linearly (a

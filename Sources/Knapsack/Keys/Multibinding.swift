@@ -121,7 +121,7 @@ extension Container {
   /// needs (awaited, or on the main actor), as one step of the resolution path.
   func resolveElementsAsync<E: Sendable>(_ keyIndex: Int, parent: AsyncFrame?) async throws -> [E] {
     let contributions = contributions(to: keyIndex)
-    let frame = AsyncFrame(index: keyIndex, container: self, parent: parent)
+    let frame = AsyncFrame(index: keyIndex, container: self, argument: (), parent: parent)
     defer { frame.finish() }
     let resolveAll = { () async throws -> [E] in
       var elements: [E] = []
