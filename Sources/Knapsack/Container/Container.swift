@@ -152,10 +152,7 @@ public final class Container: Sendable {
 
   @usableFromInline
   func add(_ registration: Registration) {
-    let replaced = state.withLock { state in
-      defer { state.registrations[registration.index] = registration }
-      return state.registrations[registration.index]
-    }
+    let replaced = state.withLock { $0.registrations.replace(at: registration.index, with: registration) }
     // The bindings of the replaced registration, here and in every container that bound it
     // through this one (a child, an override scope's copy), would keep it, its factory's captures
     // and its shared instances alive until the key is planned again: let them go now.

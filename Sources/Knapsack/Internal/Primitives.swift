@@ -260,6 +260,18 @@ struct IndexMap<Value> {
     }
   }
 
+  /// Stores `value` at `index` and returns the value it replaces, finding the place once.
+  mutating func replace(at index: Int, with value: Value) -> Value? {
+    let page = index / Self.pageSize
+    if page >= pages.count { pages += repeatElement(nil, count: page - pages.count + 1) }
+    // Taken out of the list while it changes, so that the page's buffer stays unique.
+    var values = pages[page].take() ?? Array(repeating: nil, count: Self.pageSize)
+    let replaced = values[index % Self.pageSize]
+    values[index % Self.pageSize] = value
+    pages[page] = values
+    return replaced
+  }
+
   /// The indices that hold a value, in increasing order.
   var keys: [Int] {
     var keys: [Int] = []
