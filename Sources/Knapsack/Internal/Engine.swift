@@ -100,15 +100,36 @@ extension Container {
     }
   }
 
-  /// Finds or makes the instance of `binding` for `argument`, synchronously. The common case,
-  /// a new instance, is inlined into the caller; the other scopes share ``produceScoped``.
+  /// Finds or makes the instance of `binding` for `argument`, synchronously, in a new step below
+  /// `parent`. For a key that takes an argument, the step keeps the argument's address while it
+  /// runs (see ``Frame/argumentAddress``); a key without one (nearly every one) takes no closure
+  /// for that, and so no more stack per level of a deep graph.
   @inlinable
   func produce<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
+    guard Argument.self != Void.self else { return try produce(binding, argument, parent, argumentAddress: nil) }
+    return try withUnsafePointer(to: argument) { argumentAddress in
+      try produce(binding, argument, parent, argumentAddress: UnsafeRawPointer(argumentAddress))
+    }
+  }
+
+  /// ``produce(_:_:_:)`` with the argument's address. The step's frame lives on this thread's
+  /// stack while the instance is found or made. The common case, a new instance, is inlined into
+  /// the caller; the scopes that keep instances share ``produceShared(_:_:_:)``.
+  @inlinable @inline(__always)
+  func produce<Argument: Sendable, Value: Sendable>(
+    _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?,
+    argumentAddress: UnsafeRawPointer?
+  ) throws -> Value {
     let scope = binding.scope.kind
-    guard scope == .unique || scope == .graph else { return try produceScoped(binding, argument, parent) }
-    return try step(binding, argument, parent) { frame in
+    var frame = Frame(
+      index: binding.index, container: self, argument: Frame.tag(argument), argumentAddress: argumentAddress,
+      parent: parent)
+    return try withUnsafeMutablePointer(to: &frame) { frame in
+      defer { if parent == nil { frame.pointee.releaseGraph() } }
+      try enter(binding, frame, making: Value.self, from: Argument.self)
+      guard scope == .unique || scope == .graph else { return try produceShared(binding, argument, frame) }
       // Unique, or graph at the top level (where the resolution is this one instance).
       guard scope == .graph, parent != nil else { return try make(binding, argument, frame) }
       let store = frame.graphStore
@@ -121,63 +142,36 @@ extension Container {
     }
   }
 
-  /// Runs `body` in a new synchronous step that makes `binding` for `argument`, below `parent`,
-  /// once ``enter(_:_:making:from:)`` has let it in. The step's frame lives on this thread's
-  /// stack, with the address of `argument`, for as long as `body` runs.
-  @inlinable
-  func step<Argument: Sendable, Value: Sendable>(
-    _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?,
-    _ body: (UnsafeMutablePointer<Frame>) throws -> Value
-  ) throws -> Value {
-    try withUnsafePointer(to: argument) { argumentAddress in
-      var frame = Frame(
-        index: binding.index, container: self, argument: Frame.tag(argument),
-        argumentAddress: Argument.self == Void.self ? nil : UnsafeRawPointer(argumentAddress), parent: parent)
-      return try withUnsafeMutablePointer(to: &frame) { frame in
-        defer { if parent == nil { frame.pointee.releaseGraph() } }
-        try enter(binding, frame, making: Value.self, from: Argument.self)
-        return try body(frame)
-      }
-    }
-  }
-
-  /// Finds or makes the instance of `binding` for `argument` in a scope that keeps instances.
+  /// Finds or makes the instance of `binding` for `argument` in a scope that keeps instances
+  /// (weak, cached, singleton), in the step at `frame`.
   @usableFromInline
-  func produceScoped<Argument: Sendable, Value: Sendable>(
-    _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
+  func produceShared<Argument: Sendable, Value: Sendable>(
+    _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
-    try step(binding, argument, parent) { frame in
-      switch binding.scope.kind {
-      case .unique, .graph:
-        // `produce` handles these.
-        return try make(binding, argument, frame)
-      case .weak, .cached, .singleton:
-        let cell = binding.cell(for: argument)
-        let root = UInt(bitPattern: frame.root)
-        while true {
-          switch claim(cell, binding, root: root, thread: currentThreadID(), frame: frame) as Claim<Value> {
-          case .found(let value):
-            return value
-          case .cycle(let creatorPath):
-            throw cycle(creatorPath, frame)
-          case .wait(let creatorIsAsync):
-            if let loop = WaitGraph.shared.beginWait(root: root, for: cell, index: binding.index) {
-              throw crossResolutionCycle(loop, binding, parent)
-            }
-            if creatorIsAsync {
-              // An asynchronous creator holds no lock to block on: poll until it is done.
-              usleep(50)
-            } else {
-              cell.creationLock.lock()
-              cell.creationLock.unlock()
-            }
-            WaitGraph.shared.endWait(root: root)
-          case .create:
-            let result = Result { () throws -> Value in try make(binding, argument, frame) }
-            settle(cell, binding, result, synchronous: true)
-            return try result.get()
-          }
+    let cell = binding.cell(for: argument)
+    let root = UInt(bitPattern: frame.root)
+    while true {
+      switch claim(cell, binding, root: root, thread: currentThreadID(), frame: frame) as Claim<Value> {
+      case .found(let value):
+        return value
+      case .cycle(let creatorPath):
+        throw cycle(creatorPath, frame)
+      case .wait(let creatorIsAsync):
+        if let loop = WaitGraph.shared.beginWait(root: root, for: cell, index: binding.index) {
+          throw crossResolutionCycle(loop, binding, frame.pointee.parent)
         }
+        if creatorIsAsync {
+          // An asynchronous creator holds no lock to block on: poll until it is done.
+          usleep(50)
+        } else {
+          cell.creationLock.lock()
+          cell.creationLock.unlock()
+        }
+        WaitGraph.shared.endWait(root: root)
+      case .create:
+        let result = Result { () throws -> Value in try make(binding, argument, frame) }
+        settle(cell, binding, result, synchronous: true)
+        return try result.get()
       }
     }
   }
