@@ -73,29 +73,29 @@ struct Frame {
 
   @usableFromInline
   static func hashTag(_ argument: some Sendable) -> Int {
-    if let hashable = InstanceKey.hashable(argument) { return hashable.hashValue }
-    if type(of: argument) is AnyClass { return ObjectIdentifier(argument as AnyObject).hashValue }
-    return 0
+    identity(of: argument)?.hashValue ?? 0
   }
 
-  /// Whether two arguments of one key, of type `type`, at `left` and `right`, are the same:
-  /// equal if `Hashable`, else the same object. Values that cannot be compared are never the
-  /// same, so that a step with one never reads as a cycle; a runaway with them ends at the depth
-  /// limit instead.
+  /// What the cycle check tells arguments apart by: the value if it is `Hashable`, else the
+  /// object's identity; nil for a value that can be compared neither way.
+  static func identity(of argument: Any) -> AnyHashable? {
+    if let hashable = argument as? any Hashable { return AnyHashable(hashable) }
+    if type(of: argument) is AnyClass { return AnyHashable(ObjectIdentifier(argument as AnyObject)) }
+    return nil
+  }
+
+  /// Whether two arguments of one key, of type `type`, at `left` and `right`, are the same: they
+  /// have the same ``identity(of:)``. Values that cannot be compared are never the same, so that
+  /// a step with one never reads as a cycle; a runaway with them ends at the depth limit instead.
   /// Both are nil for a key without an argument; one index is one key, so both arguments have
   /// the key's argument type.
   static func sameArgument(_ type: Any.Type, _ left: UnsafeRawPointer?, _ right: UnsafeRawPointer?) -> Bool {
     guard let left, let right else { return true }
     func same<Argument>(_: Argument.Type) -> Bool {
-      let left = left.assumingMemoryBound(to: Argument.self).pointee
-      let right = right.assumingMemoryBound(to: Argument.self).pointee
-      if let left = left as? any Hashable, let right = right as? any Hashable {
-        return AnyHashable(left) == AnyHashable(right)
-      }
-      if Swift.type(of: left) is AnyClass, Swift.type(of: right) is AnyClass {
-        return (left as AnyObject) === (right as AnyObject)
-      }
-      return false
+      guard let left = identity(of: left.assumingMemoryBound(to: Argument.self).pointee),
+        let right = identity(of: right.assumingMemoryBound(to: Argument.self).pointee)
+      else { return false }
+      return left == right
     }
     return same(type)
   }
@@ -205,17 +205,18 @@ final class AsyncFrame: @unchecked Sendable {
   @usableFromInline let pointer: UnsafeMutablePointer<Frame>
   private let parentFrame: AsyncFrame?
   private let finished = Atomic<Bool>(false)
-  /// The frame's argument, which the frame points to; nil for a key without one.
-  private let argument: HeldArgument?
+  /// The frame's argument (a ``HeldArgument``), which the frame points to; nil for a key without
+  /// one.
+  private let argument: (any AnyObject & Sendable)?
 
   init<Argument: Sendable>(index: Int, container: Container, argument: Argument, parent: AsyncFrame?) {
-    let held = Argument.self == Void.self ? nil : TypedHeldArgument(argument)
+    let held = Argument.self == Void.self ? nil : HeldArgument(argument)
     self.argument = held
     pointer = .allocate(capacity: 1)
     pointer.initialize(
       to: Frame(
-        index: index, container: container, argument: Frame.tag(argument), argumentAddress: held?.address,
-        parent: parent?.pointer, onHeap: true))
+        index: index, container: container, argument: Frame.tag(argument),
+        argumentAddress: held.map { UnsafeRawPointer($0.value) }, parent: parent?.pointer, onHeap: true))
     parentFrame = parent
   }
 
@@ -230,21 +231,14 @@ final class AsyncFrame: @unchecked Sendable {
   @usableFromInline var isFinished: Bool { finished.load(ordering: .acquiring) }
 }
 
-/// An argument kept at a stable address for a heap frame (``TypedHeldArgument`` frees it).
-class HeldArgument: @unchecked Sendable {
-  // Safe: `address` is set once; the value there is immutable and `Sendable`.
-  let address: UnsafeRawPointer
-  init(address: UnsafeRawPointer) { self.address = address }
-}
-
-final class TypedHeldArgument<Argument: Sendable>: HeldArgument, @unchecked Sendable {
-  // Safe: the value is written once in init and only read after, through `address`.
-  private let value: UnsafeMutablePointer<Argument>
+/// An argument kept at a stable address for a heap frame, freed with it.
+final class HeldArgument<Argument: Sendable>: @unchecked Sendable {
+  // Safe: the value is written once in init and only read after; it is `Sendable`.
+  let value: UnsafeMutablePointer<Argument>
 
   init(_ argument: Argument) {
     value = .allocate(capacity: 1)
     value.initialize(to: argument)
-    super.init(address: UnsafeRawPointer(value))
   }
 
   deinit {

@@ -243,21 +243,9 @@ struct IndexMap<Value> {
   private var pages: [[Value?]?] = []
 
   subscript(index: Int) -> Value? {
-    get {
-      let page = index / Self.pageSize
-      guard page < pages.count, let values = pages[page] else { return nil }
-      return values[index % Self.pageSize]
-    }
-    set {
-      let page = index / Self.pageSize
-      if page >= pages.count {
-        guard newValue != nil else { return }
-        pages += repeatElement(nil, count: page - pages.count + 1)
-      }
-      if pages[page] == nil { pages[page] = Array(repeating: nil, count: Self.pageSize) }
-      // Optional chaining changes the page in place.
-      pages[page]?[index % Self.pageSize] = newValue
-    }
+    let page = index / Self.pageSize
+    guard page < pages.count, let values = pages[page] else { return nil }
+    return values[index % Self.pageSize]
   }
 
   /// Stores `value` at `index` and returns the value it replaces, finding the place once.
