@@ -231,6 +231,20 @@ extension Dependencies {
     #expect(other[0] !== pair[0])
   }
 
+  @Test func anAsyncResolutionLetsGoOfItsGraphScopedInstancesWhenItEnds() async throws {
+    // An asynchronous resolution's graph store is released, not kept by a thread for the next
+    // resolution: it must let go of what it holds as it goes.
+    let container = Container()
+    container.register(\.scopeLeaf, scope: .graph) { Token("graph") }
+    weak var probe: Token?
+    do {
+      let pair = try await container.resolve(\.asyncPair)
+      probe = pair[0]
+      #expect(probe != nil)
+    }
+    #expect(probe == nil, "the asynchronous resolution's graph store kept its instance alive")
+  }
+
   @Test func asyncSingletonIsCreatedOnceWithinAnOverrideScope() async throws {
     let container = Container()
     let counter = Counter()

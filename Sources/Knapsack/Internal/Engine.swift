@@ -361,11 +361,21 @@ extension Container {
     let registration = binding.registration
     if isValidationCopy, registration.hasSideEffects { throw ValidationSkipped(index: binding.index) }
     guard ObjectIdentifier(type(of: registration)) == factoryClass else {
-      let argumentText = argument == Void.self ? "" : " taking \(KeyTable.typeName(argument))"
-      throw mismatch(
-        binding, frame,
-        text: "expected a factory of \(KeyTable.typeName(value))\(argumentText), found \(registration.summary)")
+      throw factoryMismatch(binding, frame, value: value, argument: argument)
     }
+  }
+
+  /// The error of a binding whose factory does not make `value` from `argument`. Out of line,
+  /// like every error ``enter(_:_:value:argument:factoryClass:)`` throws, so that the check
+  /// itself stays small.
+  @inline(never)
+  func factoryMismatch(
+    _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, value: Any.Type, argument: Any.Type
+  ) -> ResolutionError {
+    let argumentText = argument == Void.self ? "" : " taking \(KeyTable.typeName(argument))"
+    return mismatch(
+      binding, frame,
+      text: "expected a factory of \(KeyTable.typeName(value))\(argumentText), found \(binding.registration.summary)")
   }
 
   enum Claim<Value> {
@@ -508,7 +518,7 @@ extension Container {
     return failure(.factoryFailed, binding.index, frame, underlying: error)
   }
 
-  @usableFromInline
+  @usableFromInline @inline(never)
   func failure(
     _ kind: ResolutionError.Kind, _ index: Int, _ frame: UnsafeMutablePointer<Frame>?, path: [Int]? = nil,
     underlying: (any Error)? = nil
@@ -547,7 +557,7 @@ extension Container {
       .cycle, frame.pointee.index, frame, path: mine.starts(with: creatorPath) ? mine : creatorPath + mine)
   }
 
-  @usableFromInline
+  @usableFromInline @inline(never)
   func mismatch(_ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, text: String) -> ResolutionError {
     failure(.factoryMismatch, binding.index, frame, underlying: MismatchDescription(text: text))
   }

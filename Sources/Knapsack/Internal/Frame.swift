@@ -257,9 +257,21 @@ final class HeldArgument<Argument: Sendable>: @unchecked Sendable {
 final class GraphStore: Sendable {
   /// What the store holds: instances of bindings resolved with no argument (nearly all of them),
   /// found by the binding alone, and instances for an argument, found by binding and argument.
-  struct Entries: Sendable {
-    var plain: [(binding: Binding, object: any AnyObject & Sendable)] = []
+  struct Entries {
+    /// The first ``plainCount`` entries are in use; the rest are the last resolution's, already
+    /// released, kept so that storing overwrites in place instead of growing the list again.
+    var plain: [PlainEntry] = []
+    var plainCount = 0
     var keyed: [(key: InstanceKey, object: any AnyObject & Sendable)] = []
+  }
+
+  /// An instance of a binding resolved with no argument. Both references are retained by hand
+  /// (and released by ``removeAll()``), so that an entry is two plain words: appending, finding
+  /// and clearing entries copies no reference and runs no generic value witness.
+  struct PlainEntry: Sendable {
+    /// Held, not only identified: see ``InstanceKey/binding``.
+    let binding: Unmanaged<Binding>
+    let object: Unmanaged<any AnyObject & Sendable>
   }
 
   // A `Mutex` sits inside the object: one allocation for the store. Contention is rare (only
@@ -267,6 +279,9 @@ final class GraphStore: Sendable {
   private let entries = Mutex(Entries())
 
   @usableFromInline init() {}
+
+  // An asynchronous root's store is released, not emptied, when its resolution ends.
+  deinit { removeAll() }
 
   /// The instance of `binding` stored for `argument`, if any.
   @inlinable
@@ -312,12 +327,14 @@ final class GraphStore: Sendable {
 
   @usableFromInline
   func object(of binding: Binding) -> (any AnyObject & Sendable)? {
-    entries.withLock { entries in
-      for index in entries.plain.indices where entries.plain[index].binding === binding {
+    let wanted = Unmanaged.passUnretained(binding).toOpaque()
+    let found: Unmanaged<any AnyObject & Sendable>? = entries.withLock { entries in
+      for index in 0..<entries.plainCount where entries.plain[index].binding.toOpaque() == wanted {
         return entries.plain[index].object
       }
       return nil
     }
+    return found?.takeUnretainedValue()
   }
 
   @usableFromInline
@@ -330,7 +347,15 @@ final class GraphStore: Sendable {
 
   @usableFromInline
   func store(object: any AnyObject & Sendable, of binding: Binding) {
-    entries.withLock { $0.plain.append((binding, object)) }
+    let entry = PlainEntry(binding: .passRetained(binding), object: .passRetained(object))
+    entries.withLock { entries in
+      if entries.plainCount < entries.plain.count {
+        entries.plain[entries.plainCount] = entry
+      } else {
+        entries.plain.append(entry)
+      }
+      entries.plainCount += 1
+    }
   }
 
   @usableFromInline
@@ -343,8 +368,13 @@ final class GraphStore: Sendable {
   /// another resolution, which cannot reach this store, so releasing under the lock is safe.
   func removeAll() {
     entries.withLock { entries in
+      for index in 0..<entries.plainCount {
+        entries.plain[index].binding.release()
+        entries.plain[index].object.release()
+      }
+      entries.plainCount = 0
       // A store that an unusually large graph grew gives its storage back.
-      entries.plain.removeAll(keepingCapacity: entries.plain.count <= 64)
+      if entries.plain.count > 64 { entries.plain = [] }
       if !entries.keyed.isEmpty { entries.keyed.removeAll(keepingCapacity: entries.keyed.count <= 64) }
     }
   }
