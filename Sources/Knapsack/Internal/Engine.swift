@@ -13,7 +13,7 @@ import Darwin
 ///
 /// A resolution plans its route (``Slot``), then ``produce(_:_:_:)`` (synchronous and main-actor
 /// factories) or ``produceAsync(_:_:_:)`` (asynchronous factories) makes or finds the instance.
-/// Both drivers share every step that is not about waiting: ``enter(_:_:value:argument:)``
+/// Both drivers share every step that is not about waiting: ``enter(_:_:making:from:)``
 /// (cycle, depth and type checks), ``claim(_:_:root:thread:frame:)`` (the scope's storage and
 /// exactly-once creation), ``settle(_:_:_:synchronous:)`` (storing by scope, disposal, waking
 /// waiters), ``decorate(_:_:_:_:)`` and ``Observation``. Validation's dry run goes through the
@@ -333,18 +333,19 @@ extension Container {
   func enter<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, making: Value.Type, from: Argument.Type
   ) throws {
-    try enter(
-      binding, frame, value: Value.self, argument: Argument.self,
-      factoryClass: ObjectIdentifier(TypedRegistration<Argument, Value>.self))
+    let matches = try enter(
+      binding, frame, argument: Argument.self, factoryClass: ObjectIdentifier(TypedRegistration<Argument, Value>.self))
+    // The value's type is looked up only to name it in the error.
+    if !matches { throw factoryMismatch(binding, frame, value: Value.self, argument: Argument.self) }
   }
 
-  /// ``enter(_:_:making:from:)`` with the types as values (named in a mismatch's message) and
-  /// the expected registration class as an identifier: one copy, not specialized per type.
+  /// ``enter(_:_:making:from:)`` with the argument type as a value and the expected
+  /// registration class as an identifier: one copy, not specialized per type. Returns whether
+  /// the registration is of that class.
   @usableFromInline
   func enter(
-    _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, value: Any.Type, argument: Any.Type,
-    factoryClass: ObjectIdentifier
-  ) throws {
+    _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, argument: Any.Type, factoryClass: ObjectIdentifier
+  ) throws -> Bool {
     let depth = frame.pointee.depth
     if let parent = frame.pointee.parent {
       // Below 64 levels every step looks for a loop; deeper, every 64th does: a loop repeats
@@ -360,15 +361,13 @@ extension Container {
     }
     let registration = binding.registration
     if isValidationCopy, registration.hasSideEffects { throw ValidationSkipped(index: binding.index) }
-    guard ObjectIdentifier(type(of: registration)) == factoryClass else {
-      throw factoryMismatch(binding, frame, value: value, argument: argument)
-    }
+    return ObjectIdentifier(type(of: registration)) == factoryClass
   }
 
   /// The error of a binding whose factory does not make `value` from `argument`. Out of line,
-  /// like every error ``enter(_:_:value:argument:factoryClass:)`` throws, so that the check
-  /// itself stays small.
-  @inline(never)
+  /// like every error ``enter(_:_:argument:factoryClass:)`` throws, so that the check itself
+  /// stays small.
+  @usableFromInline @inline(never)
   func factoryMismatch(
     _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, value: Any.Type, argument: Any.Type
   ) -> ResolutionError {

@@ -329,10 +329,11 @@ final class GraphStore: Sendable {
   func object(of binding: Binding) -> (any AnyObject & Sendable)? {
     let wanted = Unmanaged.passUnretained(binding).toOpaque()
     let found: Unmanaged<any AnyObject & Sendable>? = entries.withLock { entries in
-      for index in 0..<entries.plainCount where entries.plain[index].binding.toOpaque() == wanted {
-        return entries.plain[index].object
+      let count = entries.plainCount
+      return entries.plain.withUnsafeBufferPointer { plain in
+        for index in 0..<count where plain[index].binding.toOpaque() == wanted { return plain[index].object }
+        return nil
       }
-      return nil
     }
     return found?.takeUnretainedValue()
   }
