@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Where one benchmark's instructions go, function by function, counted by callgrind:
 #
-#   Benchmarks/scripts/profile.sh SCENARIO CONTENDER [ITERATIONS] [--inclusive]
+#   Benchmarks/scripts/profile.sh SCENARIO CONTENDER [ITERATIONS] [--inclusive | --callers FUNCTION]
 #
 # Runs the benchmark N and 2N times (N = ITERATIONS, default 2000) and prints, for each function,
 # the difference of its instruction counts divided by N: instructions per operation, with set-up
-# and start-up cancelled out. Self cost by default; --inclusive adds callees. Swift names are
-# demangled. SKIP_BUILD=1 uses the existing release build.
+# and start-up cancelled out. Self cost by default; --inclusive adds callees. --callers FUNCTION
+# (a symbol as callgrind names it, such as swift_retain) prints instead who calls FUNCTION: per
+# caller, the instructions per operation spent in FUNCTION on its behalf and the calls per
+# operation. Swift names are demangled. SKIP_BUILD=1 uses the existing release build.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -15,11 +17,17 @@ contender="${2:?contender: manual, knapsack, swinject or swift-dependencies}"
 shift 2
 iterations=2000
 inclusive=no
-for argument in "$@"; do
-  case "$argument" in
+callee=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
     --inclusive) inclusive=yes ;;
-    *) iterations="$argument" ;;
+    --callers)
+      callee="${2:?--callers takes a function name, e.g. swift_retain}"
+      shift
+      ;;
+    *) iterations="$1" ;;
   esac
+  shift
 done
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
@@ -34,8 +42,54 @@ for n in "$iterations" $((2 * iterations)); do
   SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file="$work/out.$n" \
     "$work/knapsack-bench" --scenario "$scenario" --contender "$contender" --iterations "$n" \
     >/dev/null 2>"$work/log"
-  callgrind_annotate --inclusive="$inclusive" --threshold=100 "$work/out.$n" 2>/dev/null >"$work/table.$n"
+  if [[ -n "$callee" ]]; then
+    callgrind_annotate --tree=caller --threshold=100 "$work/out.$n" 2>/dev/null >"$work/table.$n"
+  else
+    callgrind_annotate --inclusive="$inclusive" --threshold=100 "$work/out.$n" 2>/dev/null >"$work/table.$n"
+  fi
 done
+
+if [[ -n "$callee" ]]; then
+  # A caller tree lists each function in a block: its callers' lines (`<`, the cost of their
+  # calls into it, and how many), then its own line (`*`).
+  python3 - "$work/table.$iterations" "$work/table.$((2 * iterations))" "$iterations" "$callee" <<'PY' \
+    | swift demangle --simplified | cut -c1-220
+import re, sys
+
+def callers(path, callee):
+    found, pending = {}, []
+    for line in open(path):
+        m = re.match(r"^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?([<*>])\s+(\S+)(?:\s+\(([\d,]+)x\))?", line)
+        if not m:
+            if not line.strip():
+                pending = []
+            continue
+        cost, mark, name = int(m.group(1).replace(",", "")), m.group(2), m.group(3)
+        name = name.split(":", 1)[1] if ":" in name else name
+        if mark == "<":
+            pending.append((name, cost, int((m.group(4) or "0").replace(",", ""))))
+        elif mark == "*":
+            if name == callee:
+                for caller, cost, calls in pending:
+                    total = found.get(caller, (0, 0))
+                    found[caller] = (total[0] + cost, total[1] + calls)
+            pending = []
+    return found
+
+first = callers(sys.argv[1], sys.argv[4])
+second = callers(sys.argv[2], sys.argv[4])
+n = int(sys.argv[3])
+rows = []
+for caller, (cost, calls) in second.items():
+    cost0, calls0 = first.get(caller, (0, 0))
+    rows.append(((cost - cost0) / n, (calls - calls0) / n, caller))
+print(f"{sum(r[0] for r in rows):10.1f}  {sum(r[1] for r in rows):6.2f}  TOTAL in {sys.argv[4]} per operation (instructions, calls)")
+for per_op, calls, caller in sorted(rows, reverse=True):
+    if per_op >= 1:
+        print(f"{per_op:10.1f}  {calls:6.2f}  {caller}")
+PY
+  exit 0
+fi
 
 python3 - "$work/table.$iterations" "$work/table.$((2 * iterations))" "$iterations" <<'PY' \
   | swift demangle --simplified | cut -c1-220
