@@ -8,6 +8,8 @@ extension Dependencies {
   var engineName: Key<String> { .required() }
   var engineShared: Key<Token> { Key { Token("shared default") }.scope(.singleton) }
   var engineAnyArgument: ArgumentKey<any Sendable, String> { ArgumentKey { _, argument in "\(argument)" } }
+  /// Never resolved, registered or validated: its key path stays unknown to the key table.
+  var engineNeverSeen: Key<Int> { Key { 0 } }
 }
 
 /// Runs `body` on a new thread with a stack of `stackSize` bytes and returns what it returned.
@@ -198,6 +200,28 @@ let isThreadSanitized: Bool = {
       #expect(try container.resolve(type: Int.self, name: "many \(index)") == index)
       #expect(try container.resolve(type: Int.self, name: "many \(index)") == index, "again, from the cached plan")
     }
+  }
+
+  // MARK: Key paths
+
+  @Test func aKeyPathTheTableHasSeenIsNoLongerReferenceCounted() throws {
+    // Threads resolving through one key path literal share its object. The key table makes the
+    // objects it maps immortal, so the retain and release around each use write nothing to it,
+    // and those threads do not contend for one reference count (the S5 benchmark).
+    let key: KeyPath<Dependencies, Key<Token>> = \.engineShared
+    let container = Container()
+    _ = try container.resolve(key)
+    let counted = _getRetainCount(key)
+    let copies = Array(repeating: key, count: 100)
+    #expect(_getRetainCount(key) == counted, "100 more references changed the key path's count")
+    withExtendedLifetime(copies) {}
+
+    // A key path the table has not seen is counted as usual.
+    let unseen: KeyPath<Dependencies, Key<Int>> = \.engineNeverSeen
+    let before = _getRetainCount(unseen)
+    let moreCopies = Array(repeating: unseen, count: 100)
+    #expect(_getRetainCount(unseen) == before + 100)
+    withExtendedLifetime(moreCopies) {}
   }
 
   // MARK: Replaced registrations

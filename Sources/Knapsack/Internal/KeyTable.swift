@@ -5,8 +5,8 @@ import Synchronization
 ///
 /// Containers keep their slots in arrays indexed by it, so a resolution never hashes a key path.
 /// Looking a key path up goes through a direct-mapped cache of atomic words, keyed by the key
-/// path object's address (key path literals are uniqued per use site and the table keeps every
-/// cached object alive, so an address is never reused for another key path).
+/// path object's address (key path literals are uniqued per use site, and the table makes every
+/// cached object immortal, so an address is never reused for another key path).
 @usableFromInline
 final class KeyTable: Sendable {
   @usableFromInline static let shared = KeyTable()
@@ -36,9 +36,6 @@ final class KeyTable: Sendable {
     /// from the same site (their descriptors already say the right thing).
     var freeContributionIndices: [ContributionSite: [Int]] = [:]
     var descriptors: [Descriptor] = []
-    /// Every key path object whose address the cache maps, kept alive so that the address is
-    /// never reused for another object.
-    var keptAlive: [ObjectIdentifier: KeyPathID] = [:]
   }
 
   private let state = Locked(State())
@@ -90,10 +87,11 @@ final class KeyTable: Sendable {
   }
 
   private func remember(_ keyPath: AnyKeyPath, index: Int) {
-    let id = KeyPathID(keyPath: keyPath)
-    state.withLock { state in
-      if state.keptAlive[ObjectIdentifier(keyPath)] == nil { state.keptAlive[ObjectIdentifier(keyPath)] = id }
-    }
+    // The cache maps the object's address, so the object must never be freed (another could
+    // take its address). Immortal, it never is, and the runtime stops counting its references:
+    // the retain and release around each use of a key path literal then write nothing, so
+    // threads resolving through the same literal no longer contend for its reference count.
+    immortalize(Unmanaged.passUnretained(keyPath).toOpaque())
     AddressCache.store(ObjectIdentifier(keyPath), index: index)
   }
 
@@ -153,6 +151,12 @@ extension String {
     hasPrefix(prefix) ? replacement + dropFirst(prefix.count) : self
   }
 }
+
+/// Makes an object immortal: it is never freed, and retaining or releasing it changes nothing
+/// (the runtime's entry point for objects that live as long as the process; it only sets the
+/// object's reference count to the immortal value, atomically).
+@_silgen_name("_swift_stdlib_immortalize")
+private func immortalize(_ object: UnsafeMutableRawPointer)
 
 /// A lock-free, direct-mapped cache from an object's address to an index.
 ///
