@@ -30,6 +30,9 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 
+# The caller tree for --callers, else the per-function table.
+if [[ -n "$callee" ]]; then annotate=(--tree=caller); else annotate=(--inclusive="$inclusive"); fi
+
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   swift build -c release --product knapsack-bench >&2
 fi
@@ -42,11 +45,7 @@ for n in "$iterations" $((2 * iterations)); do
   SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file="$work/out.$n" \
     "$work/knapsack-bench" --scenario "$scenario" --contender "$contender" --iterations "$n" \
     >/dev/null 2>"$work/log"
-  if [[ -n "$callee" ]]; then
-    callgrind_annotate --tree=caller --threshold=100 "$work/out.$n" 2>/dev/null >"$work/table.$n"
-  else
-    callgrind_annotate --inclusive="$inclusive" --threshold=100 "$work/out.$n" 2>/dev/null >"$work/table.$n"
-  fi
+  callgrind_annotate "${annotate[@]}" --threshold=100 "$work/out.$n" 2>/dev/null >"$work/table.$n"
 done
 
 if [[ -n "$callee" ]]; then
