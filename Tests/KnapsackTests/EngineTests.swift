@@ -259,6 +259,32 @@ let isThreadSanitized: Bool = {
     #expect(probe.singleton == nil, "the replaced registration's singleton is freed")
   }
 
+  @Test func droppingAContainerFreesEveryRegistrationAndWhatItCaptured() throws {
+    // Registrations live in pages of 256 indices: names make keys far apart, so that several
+    // pages are written, and one key is registered twice.
+    weak var first: Token?
+    weak var replacement: Token?
+    weak var last: Token?
+    do {
+      let container = Container()
+      let (firstToken, replacementToken, lastToken) = (Token("first"), Token("replacement"), Token("last"))
+      (first, replacement, last) = (firstToken, replacementToken, lastToken)
+      container.register(type: Token.self, name: "dropped page 0") { firstToken }
+      for page in 1...600 {
+        container.register(type: Int.self, name: "dropped filler \(page)") { page }
+      }
+      container.register(type: Token.self, name: "dropped page 0") { replacementToken }
+      container.register(type: Token.self, name: "dropped last page") { lastToken }
+      #expect(first != nil, "the container holds its registrations")
+      #expect(try container.resolve(type: Token.self, name: "dropped page 0") === replacementToken)
+      #expect(try container.resolve(type: Int.self, name: "dropped filler 300") == 300)
+      #expect(container.isRegistered(type: Token.self, name: "dropped last page"))
+    }
+    #expect(first == nil, "a replaced registration is freed")
+    #expect(replacement == nil, "a dropped container frees its registrations")
+    #expect(last == nil, "a dropped container frees the registrations of every page")
+  }
+
   @Test func aReplacedRegistrationIsFreedEvenIfItsKeyIsNeverResolvedAgain() throws {
     let container = Container()
     let probe = try registerAndResolveSingleton(container, name: "dropped")

@@ -238,34 +238,53 @@ final class Box<Value: Sendable>: Sendable {
 /// Values keyed by a dependency's dense index, kept in pages of 256: setting and reading an
 /// entry hashes nothing, and a container that holds a few high indices pays for their pages,
 /// not for the whole range below them. Not thread-safe: a container keeps it in its locked state.
-struct IndexMap<Value> {
+struct IndexMap<Value: AnyObject> {
   private static var pageSize: Int { 256 }
-  private var pages: [[Value?]?] = []
+  /// The pages in order; nil for a page that was never written.
+  private var pages: [Page?] = []
+
+  /// 256 entries, each a retained reference or nil. Entries are read and written through the
+  /// pointer, so that storing one copies no array and checks no uniqueness.
+  private final class Page {
+    let entries = UnsafeMutablePointer<Unmanaged<Value>?>.allocate(capacity: IndexMap.pageSize)
+
+    init() { entries.initialize(repeating: nil, count: IndexMap.pageSize) }
+
+    deinit {
+      for offset in 0..<IndexMap.pageSize { entries[offset]?.release() }
+      entries.deallocate()
+    }
+  }
 
   subscript(index: Int) -> Value? {
     let page = index / Self.pageSize
-    guard page < pages.count, let values = pages[page] else { return nil }
-    return values[index % Self.pageSize]
+    guard page < pages.count, let entries = pages[page]?.entries else { return nil }
+    return entries[index % Self.pageSize]?.takeUnretainedValue()
   }
 
-  /// Stores `value` at `index` and returns the value it replaces, finding the place once.
+  /// Stores `value` at `index` and returns the value it replaces.
   mutating func replace(at index: Int, with value: Value) -> Value? {
     let page = index / Self.pageSize
-    if page >= pages.count { pages += repeatElement(nil, count: page - pages.count + 1) }
-    // Taken out of the list while it changes, so that the page's buffer stays unique.
-    var values = pages[page].take() ?? Array(repeating: nil, count: Self.pageSize)
-    let replaced = values[index % Self.pageSize]
-    values[index % Self.pageSize] = value
-    pages[page] = values
-    return replaced
+    if page >= pages.count { pages.append(contentsOf: repeatElement(nil, count: page - pages.count + 1)) }
+    let entries: UnsafeMutablePointer<Unmanaged<Value>?>
+    if let existing = pages[page]?.entries {
+      entries = existing
+    } else {
+      let new = Page()
+      pages[page] = new
+      entries = new.entries
+    }
+    let replaced = entries[index % Self.pageSize]
+    entries[index % Self.pageSize] = .passRetained(value)
+    return replaced?.takeRetainedValue()
   }
 
   /// The indices that hold a value, in increasing order.
   var keys: [Int] {
     var keys: [Int] = []
-    for (page, values) in pages.enumerated() {
-      guard let values else { continue }
-      for (offset, value) in values.enumerated() where value != nil { keys.append(page * Self.pageSize + offset) }
+    for (page, entries) in pages.enumerated() {
+      guard let entries = entries?.entries else { continue }
+      for offset in 0..<Self.pageSize where entries[offset] != nil { keys.append(page * Self.pageSize + offset) }
     }
     return keys
   }
