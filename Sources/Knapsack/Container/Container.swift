@@ -151,8 +151,11 @@ public final class Container: Sendable {
   // MARK: Registration plumbing
 
   @usableFromInline
-  func add(_ registration: Registration) {
-    let replaced = state.withLock { $0.registrations.replace(at: registration.index, with: registration) }
+  func add(_ registration: consuming Registration) {
+    let index = registration.index
+    // The map takes over the caller's reference: storing retains nothing more.
+    let stored = Unmanaged.passRetained(consume registration)
+    let replaced = state.withLock { $0.registrations.replace(at: index, with: stored) }
     // The bindings of the replaced registration, here and in every container that bound it
     // through this one (a child, an override scope's copy), would keep it, its factory's captures
     // and its shared instances alive until the key is planned again: let them go now.

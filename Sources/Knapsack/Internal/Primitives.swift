@@ -262,8 +262,8 @@ struct IndexMap<Value: AnyObject> {
     return entries[index % Self.pageSize]?.takeUnretainedValue()
   }
 
-  /// Stores `value` at `index` and returns the value it replaces.
-  mutating func replace(at index: Int, with value: Value) -> Value? {
+  /// Stores `value` (a reference the map takes over) at `index` and returns the value it replaces.
+  mutating func replace(at index: Int, with value: Unmanaged<Value>) -> Value? {
     let page = index / Self.pageSize
     if page >= pages.count { pages.append(contentsOf: repeatElement(nil, count: page - pages.count + 1)) }
     let entries: UnsafeMutablePointer<Unmanaged<Value>?>
@@ -275,7 +275,7 @@ struct IndexMap<Value: AnyObject> {
       entries = new.entries
     }
     let replaced = entries[index % Self.pageSize]
-    entries[index % Self.pageSize] = .passRetained(value)
+    entries[index % Self.pageSize] = value
     return replaced?.takeRetainedValue()
   }
 

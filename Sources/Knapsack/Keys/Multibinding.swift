@@ -81,7 +81,7 @@ extension Container {
       index: index, scope: scope, factory: factory, location: location, isDefault: false,
       hasSideEffects: hasSideEffects)
     state.withLock {
-      _ = $0.registrations.replace(at: index, with: registration)
+      _ = $0.registrations.replace(at: index, with: .passRetained(registration))
       $0.contributions[keyIndex, default: []].append(registration)
     }
     invalidatePlans()
