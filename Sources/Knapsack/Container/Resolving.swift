@@ -75,14 +75,17 @@ extension Resolving {
 extension Resolving {
   /// Resolves a key: `try container.resolve(\.storage)`.
   @inlinable
-  public func resolve<V>(_ key: KeyPath<Dependencies, Key<V>>) throws -> V {
-    try resolutionContext.resolve(KeyTable.index(of: key), ())
+  public func resolve<V>(_ key: consuming KeyPath<Dependencies, Key<V>>) throws -> V {
+    // Each `resolve` takes its key over, so the call site has no release to make after it (see
+    // `KeyTable.index(taking:)`).
+    try resolutionContext.resolve(KeyTable.index(taking: key), ())
   }
 
   /// Resolves a key: `try container[\.storage]`.
   @inlinable
   public subscript<V>(_ key: KeyPath<Dependencies, Key<V>>) -> V {
-    get throws { try resolve(key) }
+    // A subscript cannot take its key over (see `resolve(_:)`): it borrows it.
+    get throws { try resolutionContext.resolve(KeyTable.index(of: key), ()) }
   }
 
   /// Resolves a key that takes a runtime argument.
@@ -91,8 +94,8 @@ extension Resolving {
   /// let model = try container.resolve(\.profile, argument: userID)
   /// ```
   @inlinable
-  public func resolve<A, V>(_ key: KeyPath<Dependencies, ArgumentKey<A, V>>, argument: A) throws -> V {
-    try resolutionContext.resolve(KeyTable.index(of: key), argument)
+  public func resolve<A, V>(_ key: consuming KeyPath<Dependencies, ArgumentKey<A, V>>, argument: A) throws -> V {
+    try resolutionContext.resolve(KeyTable.index(taking: key), argument)
   }
 
   /// Resolves a key whose factory is asynchronous.
@@ -101,39 +104,41 @@ extension Resolving {
   /// let database = try await container.resolve(\.database)
   /// ```
   public func resolve<A, V>(
-    _ key: KeyPath<Dependencies, DependencyKey<AsyncKind, A, V>>, argument: A
+    _ key: consuming KeyPath<Dependencies, DependencyKey<AsyncKind, A, V>>, argument: A
   )
     async throws -> V
   {
-    try await resolutionContext.resolveAsync(KeyTable.index(of: key), argument)
+    try await resolutionContext.resolveAsync(KeyTable.index(taking: key), argument)
   }
 
   /// Resolves an ``AsyncKey``: `try await container.resolve(\.database)`.
-  public func resolve<V>(_ key: KeyPath<Dependencies, AsyncKey<V>>) async throws -> V {
-    try await resolutionContext.resolveAsync(KeyTable.index(of: key), ())
+  public func resolve<V>(_ key: consuming KeyPath<Dependencies, AsyncKey<V>>) async throws -> V {
+    try await resolutionContext.resolveAsync(KeyTable.index(taking: key), ())
   }
 
   /// Resolves a main-actor key from main-actor code.
   @MainActor
-  public func resolve<V>(_ key: KeyPath<Dependencies, MainActorKey<V>>) throws -> V {
-    try resolutionContext.resolve(KeyTable.index(of: key), ())
+  public func resolve<V>(_ key: consuming KeyPath<Dependencies, MainActorKey<V>>) throws -> V {
+    try resolutionContext.resolve(KeyTable.index(taking: key), ())
   }
 
   /// Resolves a main-actor key from any asynchronous code: hops to the main actor to run it.
-  public func resolve<V>(_ key: KeyPath<Dependencies, MainActorKey<V>>) async throws -> V {
-    try await resolutionContext.resolveAsync(KeyTable.index(of: key), ())
+  public func resolve<V>(_ key: consuming KeyPath<Dependencies, MainActorKey<V>>) async throws -> V {
+    try await resolutionContext.resolveAsync(KeyTable.index(taking: key), ())
   }
 
   /// Resolves a main-actor key that takes an argument, from main-actor code.
   @MainActor
-  public func resolve<A, V>(_ key: KeyPath<Dependencies, DependencyKey<MainActorKind, A, V>>, argument: A) throws -> V {
-    try resolutionContext.resolve(KeyTable.index(of: key), argument)
+  public func resolve<A, V>(
+    _ key: consuming KeyPath<Dependencies, DependencyKey<MainActorKind, A, V>>, argument: A
+  ) throws -> V {
+    try resolutionContext.resolve(KeyTable.index(taking: key), argument)
   }
 
   /// Resolves a main-actor key: `try container[\.todoScreen]`.
   @MainActor
   public subscript<V>(_ key: KeyPath<Dependencies, MainActorKey<V>>) -> V {
-    get throws { try resolve(key) }
+    get throws { try resolutionContext.resolve(KeyTable.index(of: key), ()) }
   }
 
   /// Resolves a type registered with `register(type:name:scope:...)`.
@@ -224,6 +229,18 @@ extension KeyTable {
   static func index<K: KeyKind, A: Sendable, V: Sendable>(of key: KeyPath<Dependencies, DependencyKey<K, A, V>>) -> Int
   {
     AddressCache.lookup(ObjectIdentifier(key)) ?? shared.slowIndex(of: key)
+  }
+
+  /// ``index(of:)`` for a key path the caller hands over: its reference is kept, not released.
+  /// Every key path looked up becomes immortal (see ``remember(_:index:)``), so keeping one
+  /// reference changes nothing, and the call site is spared a release per resolution.
+  @inlinable
+  static func index<K: KeyKind, A: Sendable, V: Sendable>(
+    taking key: consuming KeyPath<Dependencies, DependencyKey<K, A, V>>
+  ) -> Int {
+    let index = AddressCache.lookup(ObjectIdentifier(key)) ?? shared.slowIndex(of: key)
+    _ = Unmanaged.passRetained(consume key)
+    return index
   }
 
   @usableFromInline
