@@ -40,13 +40,8 @@ uintptr_t knapsack_stack_limit(void) {
 
 // Reader records for safe reclamation (see CKnapsack.h). Records are linked into a list that
 // only grows; a thread's record is marked free when the thread exits and reused by a later one.
-struct knapsack_reader {
-  uint64_t epoch;  // first, so that a record's address is its epoch word's
-  int taken;
-  struct knapsack_reader *next;
-};
-
-__thread uint64_t *knapsack_thread_reader = 0;
+__thread struct knapsack_reader *knapsack_thread_reader = 0;
+__thread uintptr_t knapsack_thread_read_depth = 0;
 uint64_t knapsack_global_epoch = 1;
 // The list's head is read and written sequentially consistently: a writer's scan must not miss
 // a record pushed by a thread that then announced an epoch and read.
@@ -63,7 +58,7 @@ static void release_reader(void *record) {
 
 static void make_reader_key(void) { pthread_key_create(&reader_key, release_reader); }
 
-uint64_t *knapsack_reader_acquire(void) {
+struct knapsack_reader *knapsack_reader_acquire(void) {
   pthread_once(&reader_key_once, make_reader_key);
   struct knapsack_reader *reader = __atomic_load_n(&readers, __ATOMIC_SEQ_CST);
   for (; reader; reader = reader->next) {
@@ -77,6 +72,7 @@ uint64_t *knapsack_reader_acquire(void) {
     // Like the Swift runtime, which traps when an allocation fails.
     if (!reader) abort();
     memset(reader, 0, 128);
+    _Static_assert(sizeof(struct knapsack_reader) <= 128, "a reader record fits its two cache lines");
     reader->taken = 1;
     struct knapsack_reader *head = __atomic_load_n(&readers, __ATOMIC_SEQ_CST);
     do {
@@ -84,18 +80,55 @@ uint64_t *knapsack_reader_acquire(void) {
     } while (!__atomic_compare_exchange_n(&readers, &head, reader, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
   }
   pthread_setspecific(reader_key, reader);
-  knapsack_thread_reader = &reader->epoch;
-  return &reader->epoch;
+  knapsack_thread_reader = reader;
+  return reader;
 }
 
-void knapsack_read_end(void) { __atomic_store_n(knapsack_thread_reader, 0, __ATOMIC_RELEASE); }
+void knapsack_read_add_domain(struct knapsack_reader *reader, uintptr_t domain) {
+  uintptr_t count = __atomic_load_n(&reader->extra_count, __ATOMIC_RELAXED);
+  if (count >= KNAPSACK_READER_DOMAINS) return;
+  for (uintptr_t index = 1; index <= count; index++) {
+    if (__atomic_load_n(&reader->domains[index], __ATOMIC_RELAXED) == domain) return;
+  }
+  if (count + 1 < KNAPSACK_READER_DOMAINS) __atomic_store_n(&reader->domains[count + 1], domain, __ATOMIC_RELAXED);
+  // Sequentially consistent, like the epoch's announcement: a writer that does not see the new
+  // count has published its new value before this section reads the domain.
+  __atomic_store_n(&reader->extra_count, count + 1, __ATOMIC_SEQ_CST);
+}
+
+static void (*release_hook)(uintptr_t) = 0;
+
+void knapsack_set_release_hook(void (*hook)(uintptr_t domain)) {
+  __atomic_store_n(&release_hook, hook, __ATOMIC_RELEASE);
+}
+
+void knapsack_read_end(void) {
+  if (--knapsack_thread_read_depth != 0) return;
+  struct knapsack_reader *reader = knapsack_thread_reader;
+  __atomic_store_n(&reader->epoch, 0, __ATOMIC_RELEASE);
+  // After the epoch: a writer that still sees the section sees its extra domains too, or more.
+  if (reader->extra_count != 0) __atomic_store_n(&reader->extra_count, 0, __ATOMIC_RELAXED);
+  if (__builtin_expect(__atomic_load_n(&reader->held_back, __ATOMIC_RELAXED) == 0, 1)) return;
+  __atomic_store_n(&reader->held_back, 0, __ATOMIC_RELAXED);
+  void (*hook)(uintptr_t) = __atomic_load_n(&release_hook, __ATOMIC_ACQUIRE);
+  if (hook) hook(reader->domains[0]);
+}
 
 uint64_t knapsack_retire(void) { return __atomic_fetch_add(&knapsack_global_epoch, 1, __ATOMIC_SEQ_CST); }
 
-int knapsack_reclaimable(uint64_t epoch) {
+int knapsack_reclaimable(uint64_t epoch, uintptr_t domain) {
   for (struct knapsack_reader *reader = __atomic_load_n(&readers, __ATOMIC_SEQ_CST); reader; reader = reader->next) {
     uint64_t reading = __atomic_load_n(&reader->epoch, __ATOMIC_SEQ_CST);
-    if (reading != 0 && reading <= epoch) return 0;
+    if (reading == 0 || reading > epoch) continue;
+    uintptr_t extra = __atomic_load_n(&reader->extra_count, __ATOMIC_SEQ_CST);
+    int reads = extra >= KNAPSACK_READER_DOMAINS;
+    for (uintptr_t index = 0; !reads && index <= extra; index++) {
+      reads = __atomic_load_n(&reader->domains[index], __ATOMIC_RELAXED) == domain;
+    }
+    if (reads) {
+      __atomic_store_n(&reader->held_back, 1, __ATOMIC_RELAXED);
+      return 0;
+    }
   }
   return 1;
 }

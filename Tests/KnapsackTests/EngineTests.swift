@@ -307,6 +307,58 @@ let isThreadSanitized: Bool = {
     #expect(try container.resolve(type: Token.self, name: "dropped").label == "new")
   }
 
+  /// Starts, on a thread of its own, a resolution from `container` whose factory waits: returns
+  /// once the factory runs, with a function that lets it finish and waits for the thread.
+  private func startBlockedResolution(_ container: Container, name: String) -> () -> Void {
+    let entered = DispatchSemaphore(value: 0)
+    let proceed = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+    container.register(type: Token.self, name: name) {
+      entered.signal()
+      proceed.wait()
+      return Token(name)
+    }
+    Thread {
+      _ = try? container.resolve(type: Token.self, name: name)
+      finished.signal()
+    }.start()
+    entered.wait()
+    return {
+      proceed.signal()
+      finished.wait()
+    }
+  }
+
+  @Test func aFactoryStillRunningInOneContainerHoldsBackNoFreeingInAnother() throws {
+    // A resolution reads its whole path in one read section; the section names the containers
+    // it reads, so that only those wait for it.
+    let finishSlow = startBlockedResolution(Container(), name: "slow elsewhere")
+    defer { finishSlow() }
+    let container = Container()
+    let probe = try registerAndResolveSingleton(container, name: "replaced beside a slow one")
+    container.register(type: Token.self, name: "replaced beside a slow one", scope: .singleton) { Token("new") }
+    // Another test's resolution of more containers than a section can name may hold it back
+    // for a moment; a later store into this container tries again.
+    for attempt in 0..<1_000 where probe.isAnyAlive {
+      container.register(type: Token.self, name: "other") { Token("other \(attempt)") }
+    }
+    #expect(probe.captured == nil, "the replaced factory is freed while the other container's factory runs")
+    #expect(probe.singleton == nil, "the replaced singleton is freed while the other container's factory runs")
+  }
+
+  @Test func aReplacedRegistrationHeldBackByARunningResolutionIsFreedWhenItEnds() throws {
+    let container = Container()
+    let probe = try registerAndResolveSingleton(container, name: "replaced mid-resolution")
+    let finish = startBlockedResolution(container, name: "running")
+    // The running resolution may still read the replaced plan: it is released when that
+    // resolution ends, with no later store into the container.
+    container.register(type: Token.self, name: "replaced mid-resolution", scope: .singleton) { Token("new") }
+    finish()
+    #expect(probe.captured == nil, "the replaced factory is freed once the resolution ends")
+    #expect(probe.singleton == nil, "the replaced singleton is freed once the resolution ends")
+    #expect(try container.resolve(type: Token.self, name: "replaced mid-resolution").label == "new")
+  }
+
   /// Registers under `name` in `container` a unique factory that captures a token, and returns
   /// a probe of that token.
   private func registerCapturing(_ container: Container, name: String) -> LifeProbe {

@@ -45,40 +45,85 @@ static inline uintptr_t knapsack_take_thread_graph(void) {
 /// (the thread already has one), and then the caller still owns `graph`.
 int knapsack_keep_thread_graph(uintptr_t graph);
 
-// Safe reclamation of what lock-free readers may still use (epoch-based).
+// Safe reclamation of what lock-free readers may still use (epoch-based, per domain).
 //
-// A reader brackets each lock-free read with `knapsack_read_begin()` and `knapsack_read_end()`
-// and keeps nothing it read without retaining it. A writer that unpublishes an object calls
+// A reader brackets each lock-free read of a domain (one table of one container) with
+// `knapsack_read_begin(domain)` and `knapsack_read_end()`, and keeps nothing it read beyond the
+// section without retaining it. A writer that unpublishes an object of a domain calls
 // `knapsack_retire()` after the new value is visible, keeps the object alive, and releases it
-// once `knapsack_reclaimable(epoch)` says that no reader that could have seen it is still
-// reading. A read section never runs user code, so sections do not nest.
+// once `knapsack_reclaimable(epoch, domain)` says that no reader that could have seen it is
+// still reading that domain.
+//
+// Sections nest: a synchronous resolution reads its whole path, its factories included, in one
+// section, so what it reads (the plan, its binding) stays alive without being retained until it
+// returns. The outermost section announces the epoch and its domain; a nested one that reads
+// another domain adds it. A slow factory so holds back only the domains its resolution reads,
+// never another container's. A section belongs to its thread: it never spans a suspension.
 
-/// The calling thread's reader record: its first word is the epoch it is reading in (0 when it
-/// is not reading). 0 until the thread first reads.
-extern __thread uint64_t *knapsack_thread_reader;
+/// The domains a reader record can list before it stands for every domain.
+#define KNAPSACK_READER_DOMAINS 8
+
+/// One thread's reader record. The thread writes it; writers scanning for readers read it.
+struct knapsack_reader {
+  /// The epoch of the outermost open section, or 0 when the thread is not reading.
+  uint64_t epoch;
+  int taken;
+  struct knapsack_reader *next;
+  /// The domains the open section reads: the outermost section's, then the first
+  /// `extra_count` others, or every domain when `extra_count` exceeds
+  /// KNAPSACK_READER_DOMAINS - 1.
+  uintptr_t domains[KNAPSACK_READER_DOMAINS];
+  uintptr_t extra_count;
+  /// Set by a writer that could not release what it retired because of this reader's open
+  /// section; the section's end then reports it, so that the reader tries again.
+  int held_back;
+};
+
+/// The calling thread's reader record, 0 until the thread first reads.
+extern __thread struct knapsack_reader *knapsack_thread_reader;
+/// How many read sections the calling thread has open.
+extern __thread uintptr_t knapsack_thread_read_depth;
 extern uint64_t knapsack_global_epoch;
 
 /// Gives the calling thread a reader record (reusing one of an exited thread) and returns it.
-uint64_t *knapsack_reader_acquire(void);
+struct knapsack_reader *knapsack_reader_acquire(void);
 
-static inline void knapsack_read_begin(void) {
-  uint64_t *reader = knapsack_thread_reader;
+/// Adds `domain` to the open section of `reader`, unless it lists it already (out of line: a
+/// nested section in another container than the outermost one is rare).
+void knapsack_read_add_domain(struct knapsack_reader *reader, uintptr_t domain);
+
+static inline void knapsack_read_begin(uintptr_t domain) {
+  struct knapsack_reader *reader = knapsack_thread_reader;
   if (__builtin_expect(reader == 0, 0)) reader = knapsack_reader_acquire();
-  // Sequentially consistent, so that the reads that follow cannot be ordered before it: a
-  // writer that does not see this announcement has published its new value first.
-  __atomic_store_n(reader, __atomic_load_n(&knapsack_global_epoch, __ATOMIC_ACQUIRE), __ATOMIC_SEQ_CST);
+  if (knapsack_thread_read_depth++ != 0) {
+    // Nested: the outer section's epoch, the oldest, protects everything read from here on in
+    // the domains it lists.
+    if (__builtin_expect(reader->domains[0] != domain, 0)) knapsack_read_add_domain(reader, domain);
+    return;
+  }
+  __atomic_store_n(&reader->domains[0], domain, __ATOMIC_RELAXED);
+  // Sequentially consistent, so that the reads that follow cannot be ordered before it (and
+  // the domain written above is seen with it): a writer that does not see this announcement
+  // has published its new value first.
+  __atomic_store_n(&reader->epoch, __atomic_load_n(&knapsack_global_epoch, __ATOMIC_ACQUIRE), __ATOMIC_SEQ_CST);
 }
 
-/// Ends the read section. Not inline on purpose: the Swift optimizer moves a retain past a plain
+/// Ends a read section. If it was the thread's outermost one and a writer could not release what
+/// it retired because of it, calls the release hook with the section's first domain, which the
+/// caller still holds. Not inline on purpose: the Swift optimizer moves a retain past a plain
 /// store (it cannot release), which would retain what was read after the section ended; it never
 /// moves one past a call it cannot see into.
 void knapsack_read_end(void);
 
+/// Sets the function that tries again to release what a domain retired (see
+/// `knapsack_read_end`).
+void knapsack_set_release_hook(void (*hook)(uintptr_t domain));
+
 /// Starts a new epoch and returns the one that ends: the epoch of what was just unpublished.
 uint64_t knapsack_retire(void);
 
-/// Whether no thread is still reading in `epoch` or an earlier one.
-int knapsack_reclaimable(uint64_t epoch);
+/// Whether no thread is still reading `domain` in a section that began in `epoch` or earlier.
+int knapsack_reclaimable(uint64_t epoch, uintptr_t domain);
 
 // The key cache: a direct-mapped table from the address of a key path object (or a metatype) to
 // an immutable entry that Knapsack keeps alive (see `AddressCache`). A C global, so that a

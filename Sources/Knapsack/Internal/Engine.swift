@@ -53,26 +53,26 @@ extension Container {
   func resolveSync<Argument: Sendable, Value: Sendable>(
     _ index: Int, _ argument: Argument, parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
-    // One read section finds the cached plan and, for an existing singleton, its instance, or
-    // else the binding to make it with: the slot and its binding's cell live until the section
-    // ends, so only the binding is retained, for the making.
+    // The resolution runs in one read section of this container's table (nested in the
+    // caller's, when a factory asks): the cached plan, its binding and the binding's cell stay
+    // alive until it returns, so nothing on the fast path is retained but the instance.
+    ReadSection.begin(slots.domain)
+    defer { ReadSection.end() }
     let current = plans.generation.load(ordering: .acquiring)
-    // The binding comes out retained, as an unmanaged reference: taking it back hands that one
-    // retain to this function, which an optional binding would copy again.
-    let (singleton, binding): (Value?, Unmanaged<Binding>?) = slots.read(index) { cached in
-      guard let cached else { return (nil, nil) }
-      return cached._withUnsafeGuaranteedRef { slot in
-        guard slot.generation == current, !slot.isObserved else { return (nil, nil) }
+    if let address = slots.address(index) {
+      // Nil off the fast path (a value that is itself optional comes back wrapped).
+      let planned: Value? = try Unmanaged<Slot>.fromOpaque(address)._withUnsafeGuaranteedRef { slot in
+        guard slot.generation == current, !slot.isObserved else { return nil }
         if Argument.self == Void.self, let cell = slot.singletonCell,
           let value = cell._withUnsafeGuaranteedRef({ $0.loadSingleton(Value.self) })
         {
-          return (value, nil)
+          return value
         }
-        return (nil, slot.binding.map { Unmanaged.passRetained($0) })
+        guard let binding = slot.borrowedBinding else { return nil }
+        return try binding._withUnsafeGuaranteedRef { try produce($0, argument, parent) as Value }
       }
+      if let planned { return planned }
     }
-    if let singleton { return singleton }
-    if let binding { return try produce(binding.takeRetainedValue(), argument, parent) }
     return try resolvePlanned(index, argument, parent: parent)
   }
 

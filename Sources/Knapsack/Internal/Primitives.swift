@@ -70,7 +70,7 @@ final class BlockingLock: @unchecked Sendable {
 /// readers read inside an epoch read section (``read(_:_:)``), and a retired element is
 /// released once no reader that could have loaded it is still reading (see `CKnapsack.h`).
 @usableFromInline
-final class SlotTable<Element: AnyObject>: @unchecked Sendable {
+final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable {
   // Safe: the directory and its leaves are only read and written through `Atomic`, leaves are
   // installed with compare-and-exchange and freed only in deinit; `overflow` and `retired` are
   // guarded by their locks; an element is released only after `knapsack_reclaimable` says no
@@ -85,6 +85,7 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
   private let retiredCount = Atomic<Int>(0)
 
   init() {
+    releaseHookInstalled
     directory = .allocate(capacity: 256)
     for offset in 0..<256 { (directory + offset).initialize(to: Atomic(0)) }
   }
@@ -108,10 +109,14 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
   /// stays alive until `body` returns, and `body` must retain whatever it keeps.
   @inlinable
   func read<R>(_ index: Int, _ body: (Unmanaged<Element>?) -> R) -> R {
-    ReadSection.begin()
+    ReadSection.begin(domain)
     defer { ReadSection.end() }
     return body(address(index).map { Unmanaged<Element>.fromOpaque($0) })
   }
+
+  /// What read sections of this table announce: its address.
+  @inlinable
+  var domain: UInt { UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }
 
   /// The element at `index`, retained.
   @inlinable
@@ -156,11 +161,22 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
     }
     guard old != 0 || retiredCount.load(ordering: .relaxed) > 0 else { return }
     let epoch = old != 0 ? knapsack_retire() : 0
+    release(retiring: old, in: epoch)
+  }
+
+  /// Releases the retired elements that no reader can still use: called when a read section
+  /// that held them back ends (see `knapsack_read_end`).
+  func releaseRetired() { release(retiring: 0, in: 0) }
+
+  /// Adds `element` (a retained address, or 0 for none) to the retired ones, retired in `epoch`,
+  /// then releases every retired element no reader can still use.
+  private func release(retiring element: UInt, in epoch: UInt64) {
+    let domain = self.domain
     let reclaimable = retired.withLock { retired -> [UInt] in
-      if old != 0 { retired.append((epoch, old)) }
+      if element != 0 { retired.append((epoch, element)) }
       var released: [UInt] = []
       retired.removeAll { entry in
-        guard knapsack_reclaimable(entry.epoch) != 0 else { return false }
+        guard knapsack_reclaimable(entry.epoch, domain) != 0 else { return false }
         released.append(entry.element)
         return true
       }
@@ -192,10 +208,27 @@ final class SlotTable<Element: AnyObject>: @unchecked Sendable {
   }
 }
 
+/// Gives the C side, once, the function that calls ``SlotTable/releaseRetired()`` on a domain
+/// (see `knapsack_read_end`): a table's address, alive while the section that names it first
+/// is open.
+private let releaseHookInstalled: Void = knapsack_set_release_hook { domain in
+  guard let table = UnsafeRawPointer(bitPattern: domain) else { return }
+  (Unmanaged<AnyObject>.fromOpaque(table).takeUnretainedValue() as? any RetiredReleasing)?.releaseRetired()
+}
+
+/// A table that can try again to release what it retired (see `knapsack_read_end`).
+protocol RetiredReleasing: AnyObject {
+  func releaseRetired()
+}
+
 /// The epoch read section of the calling thread (see ``SlotTable/read(_:_:)``).
 @usableFromInline
 enum ReadSection {
-  @inlinable static func begin() { knapsack_read_begin() }
+  /// Opens a section that reads `domain` (see ``SlotTable/domain``), or adds the domain to the
+  /// thread's open section.
+  @inlinable static func begin(_ domain: UInt) { knapsack_read_begin(domain) }
+  /// Closes the innermost section. The outermost one, if it held back the release of something
+  /// retired, has its first domain try again (see ``SlotTable/releaseRetired()``).
   @inlinable static func end() { knapsack_read_end() }
 }
 

@@ -5,6 +5,9 @@ final class Slot: Sendable {
   @usableFromInline let generation: UInt64
   /// Make the dependency here, with this binding's storage.
   @usableFromInline let binding: Binding?
+  /// ``binding``, unmanaged (``binding`` keeps it alive), so that the fast path borrows it
+  /// without retaining it.
+  @usableFromInline let borrowedBinding: Unmanaged<Binding>?
   /// Ask this container instead (an ancestor that owns a shared instance).
   @usableFromInline let delegate: Container?
   /// Why neither is possible.
@@ -23,6 +26,7 @@ final class Slot: Sendable {
   ) {
     self.generation = generation
     self.binding = binding
+    self.borrowedBinding = binding.map { Unmanaged.passUnretained($0) }
     self.delegate = delegate
     self.failure = failure
     self.observer = observer
