@@ -53,6 +53,8 @@ static void release_reader(void *record) {
   struct knapsack_reader *reader = record;
   knapsack_thread_reader = 0;
   __atomic_store_n(&reader->epoch, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&reader->extra_count, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&reader->held_back, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&reader->taken, 0, __ATOMIC_RELEASE);
 }
 
@@ -90,7 +92,7 @@ void knapsack_read_add_domain(struct knapsack_reader *reader, uintptr_t domain) 
   for (uintptr_t index = 1; index <= count; index++) {
     if (__atomic_load_n(&reader->domains[index], __ATOMIC_RELAXED) == domain) return;
   }
-  if (count + 1 < KNAPSACK_READER_DOMAINS) __atomic_store_n(&reader->domains[count + 1], domain, __ATOMIC_RELAXED);
+  if (count + 1 < KNAPSACK_READER_DOMAINS) __atomic_store_n(&reader->domains[count + 1], domain, __ATOMIC_RELEASE);
   // Sequentially consistent, like the epoch's announcement: a writer that does not see the new
   // count has published its new value before this section reads the domain.
   __atomic_store_n(&reader->extra_count, count + 1, __ATOMIC_SEQ_CST);
@@ -106,8 +108,9 @@ void knapsack_read_end(void) {
   if (--knapsack_thread_read_depth != 0) return;
   struct knapsack_reader *reader = knapsack_thread_reader;
   __atomic_store_n(&reader->epoch, 0, __ATOMIC_RELEASE);
-  // After the epoch: a writer that still sees the section sees its extra domains too, or more.
-  if (reader->extra_count != 0) __atomic_store_n(&reader->extra_count, 0, __ATOMIC_RELAXED);
+  // Release, like the epoch's: a writer that reads the next section's domains (acquiring) sees
+  // this section ended, with every read it made.
+  if (reader->extra_count != 0) __atomic_store_n(&reader->extra_count, 0, __ATOMIC_RELEASE);
   if (__builtin_expect(__atomic_load_n(&reader->held_back, __ATOMIC_RELAXED) == 0, 1)) return;
   __atomic_store_n(&reader->held_back, 0, __ATOMIC_RELAXED);
   void (*hook)(uintptr_t) = __atomic_load_n(&release_hook, __ATOMIC_ACQUIRE);
@@ -123,7 +126,7 @@ int knapsack_reclaimable(uint64_t epoch, uintptr_t domain) {
     uintptr_t extra = __atomic_load_n(&reader->extra_count, __ATOMIC_SEQ_CST);
     int reads = extra >= KNAPSACK_READER_DOMAINS;
     for (uintptr_t index = 0; !reads && index <= extra; index++) {
-      reads = __atomic_load_n(&reader->domains[index], __ATOMIC_RELAXED) == domain;
+      reads = __atomic_load_n(&reader->domains[index], __ATOMIC_ACQUIRE) == domain;
     }
     if (reads) {
       __atomic_store_n(&reader->held_back, 1, __ATOMIC_RELAXED);

@@ -57,8 +57,13 @@ int knapsack_keep_thread_graph(uintptr_t graph);
 // Sections nest: a synchronous resolution reads its whole path, its factories included, in one
 // section, so what it reads (the plan, its binding) stays alive without being retained until it
 // returns. The outermost section announces the epoch and its domain; a nested one that reads
-// another domain adds it. A slow factory so holds back only the domains its resolution reads,
-// never another container's. A section belongs to its thread: it never spans a suspension.
+// another domain adds it, and the domain stays listed until the outermost section ends. A factory
+// that runs long so holds back only the release of what the containers its resolution reads
+// retire (every container's, in the rare resolution that reads more than
+// KNAPSACK_READER_DOMAINS). A section belongs to its thread: it never spans a suspension.
+//
+// Retired objects are released by the writer that retires them, at a later store into the same
+// table, or when the outermost section that held them back ends (see `knapsack_read_end`).
 
 /// The domains a reader record can list before it stands for every domain.
 #define KNAPSACK_READER_DOMAINS 8
@@ -101,16 +106,20 @@ static inline void knapsack_read_begin(uintptr_t domain) {
     if (__builtin_expect(reader->domains[0] != domain, 0)) knapsack_read_add_domain(reader, domain);
     return;
   }
-  __atomic_store_n(&reader->domains[0], domain, __ATOMIC_RELAXED);
-  // Sequentially consistent, so that the reads that follow cannot be ordered before it (and
-  // the domain written above is seen with it): a writer that does not see this announcement
-  // has published its new value first.
+  // Release: a writer that reads this domain (acquiring) sees the previous section of this
+  // thread ended, with every read it made.
+  __atomic_store_n(&reader->domains[0], domain, __ATOMIC_RELEASE);
+  // Sequentially consistent, like the slot loads that follow: a writer that does not see this
+  // announcement has published its new value first. A writer that reads this epoch sees the
+  // domain written above with it.
   __atomic_store_n(&reader->epoch, __atomic_load_n(&knapsack_global_epoch, __ATOMIC_ACQUIRE), __ATOMIC_SEQ_CST);
 }
 
 /// Ends a read section. If it was the thread's outermost one and a writer could not release what
 /// it retired because of it, calls the release hook with the section's first domain, which the
-/// caller still holds. Not inline on purpose: the Swift optimizer moves a retain past a plain
+/// caller still holds. A writer that marks the section just as it ends, or that retired into
+/// another domain of it, is not called back: what it retired waits for the next store into its
+/// table. Not inline on purpose: the Swift optimizer moves a retain past a plain
 /// store (it cannot release), which would retain what was read after the section ended; it never
 /// moves one past a call it cannot see into.
 void knapsack_read_end(void);

@@ -130,8 +130,9 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
     guard index < Self.directCapacity else { return overflowAddress(index) }
     let leafRaw = directory[index >> 8].load(ordering: .acquiring)
     guard let leaf = UnsafeMutablePointer<Atomic<UInt>>(bitPattern: leafRaw) else { return nil }
-    // Sequentially consistent, like the read section's start: a writer that did not see this
-    // reader announced has already published its replacement, and this load sees it.
+    // Sequentially consistent, like the read section's start (a store alone would not keep this
+    // load after it): a writer that did not see this reader announced has already published its
+    // replacement, and this load sees it.
     return UnsafeRawPointer(bitPattern: leaf[index & 0xFF].load(ordering: .sequentiallyConsistent))
   }
 
@@ -141,7 +142,8 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
   }
 
   /// Stores `element` at `index`. The element it replaces is retired; retired elements are
-  /// released, here or at a later store into this table, once no reader can still use them.
+  /// released once no reader can still use them: here, at a later store into this table, or
+  /// when the read section that held them back ends (see ``releaseRetired()``).
   func store(_ element: Element, at index: Int) {
     replace(at: index, with: UInt(bitPattern: Unmanaged.passRetained(element).toOpaque()))
   }
@@ -164,8 +166,9 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
     release(retiring: old, in: epoch)
   }
 
-  /// Releases the retired elements that no reader can still use: called when a read section
-  /// that held them back ends (see `knapsack_read_end`).
+  /// Releases the retired elements that no reader can still use: called when the outermost read
+  /// section that held them back ends, if this table is the first it read (see
+  /// `knapsack_read_end`).
   func releaseRetired() { release(retiring: 0, in: 0) }
 
   /// Adds `element` (a retained address, or 0 for none) to the retired ones, retired in `epoch`,
