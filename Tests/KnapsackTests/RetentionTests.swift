@@ -14,6 +14,12 @@ private func contributeFromOneSite(_ container: Container, _ value: Int) {
   container.contribute(to: \.retentionNumbers) { _ in value }
 }
 
+/// Like `contributeFromOneSite`, from a site of its own, which only the test of index reuse
+/// contributes from: no test running beside it can take the index it frees.
+private func contributeFromTheReuseSite(_ container: Container, _ value: Int) {
+  container.contribute(to: \.retentionNumbers) { _ in value }
+}
+
 @Suite struct RetentionTests {
   @Test func aParentForgetsTheChildrenThatAreGone() {
     let parent = Container()
@@ -27,7 +33,8 @@ private func contributeFromOneSite(_ container: Container, _ value: Int) {
   @Test func contributionsIntoContainersThatAreGoneReuseTheirIndices() throws {
     let first = try contributionIndex(of: Container())
     var reused = false
-    // Another test may take the freed index first; one of these rounds gets it back.
+    // The site is this test's own, so the first round should get the index back; the rounds
+    // only allow for a container freed a moment late.
     for _ in 0..<100 where !reused { reused = try contributionIndex(of: Container()) == first }
     #expect(reused)
   }
@@ -48,10 +55,10 @@ private func contributeFromOneSite(_ container: Container, _ value: Int) {
     #expect(overridden == [1, 2, 3, 4])
   }
 
-  /// The index of the one contribution `contributeFromOneSite` makes into `container`, which is
-  /// then dropped.
+  /// The index of the one contribution `contributeFromTheReuseSite` makes into `container`,
+  /// which is then dropped.
   private func contributionIndex(of container: Container) throws -> Int {
-    contributeFromOneSite(container, 0)
+    contributeFromTheReuseSite(container, 0)
     #expect(try container.resolve(\.retentionNumbers) == [0])
     let key = KeyTable.index(of: \Dependencies.retentionNumbers)
     return try #require(container.state.withLock { $0.contributions[key]?.first?.index })
