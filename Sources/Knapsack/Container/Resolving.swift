@@ -238,7 +238,7 @@ extension KeyTable {
   static func index<K: KeyKind, A: Sendable, V: Sendable>(
     taking key: consuming KeyPath<Dependencies, DependencyKey<K, A, V>>
   ) -> Int {
-    let index = AddressCache.lookup(ObjectIdentifier(key)) ?? shared.slowIndex(of: key)
+    let index = index(of: key)
     _ = Unmanaged.passRetained(consume key)
     return index
   }
