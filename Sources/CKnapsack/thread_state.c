@@ -155,21 +155,17 @@ static void release_graph(void *value) {
 
 static void make_graph_key(void) { graph_key_made = pthread_key_create(&graph_key, release_graph) == 0; }
 
-int knapsack_keep_thread_graph(uintptr_t graph) {
-  struct knapsack_graph_cell *cell = knapsack_thread_graph_cell;
-  if (!cell) {
-    pthread_once(&graph_key_once, make_graph_key);
-    // Without a key the store could not be released at thread exit: the caller releases it now.
-    if (!graph_key_made) return 0;
-    cell = calloc(1, sizeof *cell);
-    if (!cell) return 0;
-    if (pthread_setspecific(graph_key, cell) != 0) {
-      free(cell);
-      return 0;
-    }
-    knapsack_thread_graph_cell = cell;
+int knapsack_keep_thread_graph_first(uintptr_t graph) {
+  pthread_once(&graph_key_once, make_graph_key);
+  // Without a key the store could not be released at thread exit: the caller releases it now.
+  if (!graph_key_made) return 0;
+  struct knapsack_graph_cell *cell = calloc(1, sizeof *cell);
+  if (!cell) return 0;
+  if (pthread_setspecific(graph_key, cell) != 0) {
+    free(cell);
+    return 0;
   }
-  if (cell->graph) return 0;
+  knapsack_thread_graph_cell = cell;
   cell->graph = graph;
   return 1;
 }

@@ -250,6 +250,24 @@ final class GraphRoot: Sendable {
     #expect(try container[\.scopeLeaf] !== container[\.scopeLeaf])
   }
 
+  /// The graph store tells bindings apart by serial, not by address: the registration that
+  /// replaces a graph-scoped one in the middle of a resolution gets an instance of its own, and
+  /// the instances made before and after the change are each shared with their own requests.
+  @Test func aGraphScopedKeyReRegisteredDuringAResolutionGetsItsOwnInstance() async throws {
+    let container = Container()
+    container.register(\.scopeLeaf, scope: .graph) { Token("before") }
+    container.register(\.scopeRoot) { r in
+      let left = try r[\.scopeLeft]
+      container.register(\.scopeLeaf, scope: .graph) { Token("after") }
+      return GraphRoot(left: left, right: try r[\.scopeRight], leaf: try r[\.scopeLeaf])
+    }
+    let root = try container[\.scopeRoot]
+    #expect(root.left.leaf.label == "before")
+    #expect(root.right.leaf.label == "after")
+    #expect(root.leaf === root.right.leaf)
+    #expect(root.left.leaf !== root.right.leaf)
+  }
+
   @Test func aGraphScopedValueThatIsNotAnObjectIsSharedWithinOneResolutionOnly() async throws {
     let container = Container()
     let counter = Counter()

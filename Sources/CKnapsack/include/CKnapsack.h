@@ -41,9 +41,18 @@ static inline uintptr_t knapsack_take_thread_graph(void) {
   return graph;
 }
 
+/// ``knapsack_keep_thread_graph`` for a thread that has no cell yet: makes it, then keeps.
+int knapsack_keep_thread_graph_first(uintptr_t graph);
+
 /// Keeps `graph` (a retained, emptied store) as this thread's spare; returns 0 if it cannot
 /// (the thread already has one), and then the caller still owns `graph`.
-int knapsack_keep_thread_graph(uintptr_t graph);
+static inline int knapsack_keep_thread_graph(uintptr_t graph) {
+  struct knapsack_graph_cell *cell = knapsack_thread_graph_cell;
+  if (__builtin_expect(cell == 0, 0)) return knapsack_keep_thread_graph_first(graph);
+  if (cell->graph) return 0;
+  cell->graph = graph;
+  return 1;
+}
 
 // Safe reclamation of what lock-free readers may still use (epoch-based, per domain).
 //

@@ -5,15 +5,15 @@ public import Synchronization
 @usableFromInline
 struct InstanceKey: Hashable, @unchecked Sendable {
   // Safe: `argument` is only ever made from a `Sendable` argument value, and is immutable.
-  /// Held, not only identified: a binding replaced during the resolution could otherwise be
-  /// freed and its address reused by another binding of the same graph.
-  @usableFromInline let binding: Binding
+  /// The binding's ``Binding/serial``, which no other binding ever has, even one made after
+  /// this one is freed.
+  @usableFromInline let binding: UInt
   @usableFromInline let argument: AnyHashable?
 
   /// The key of `binding`'s instance for `argument` (a `Hashable` argument's value, else none).
   @inlinable
   init<Argument: Sendable>(_ binding: Binding, argument: Argument) {
-    self.binding = binding
+    self.binding = binding.serial
     self.argument = Argument.self == Void.self ? nil : Self.hashable(argument)
   }
 
@@ -22,17 +22,6 @@ struct InstanceKey: Hashable, @unchecked Sendable {
   @usableFromInline
   static func hashable(_ argument: some Sendable) -> AnyHashable? {
     argument is Void ? nil : (argument as? any Hashable).map { AnyHashable($0) }
-  }
-
-  @inlinable
-  static func == (left: InstanceKey, right: InstanceKey) -> Bool {
-    left.binding === right.binding && left.argument == right.argument
-  }
-
-  @inlinable
-  func hash(into hasher: inout Hasher) {
-    hasher.combine(ObjectIdentifier(binding))
-    hasher.combine(argument)
   }
 }
 
@@ -108,10 +97,19 @@ final class Binding: Sendable {
   @usableFromInline let cell = SharedCell()
   /// An argument key's shared instances, one per `Hashable` argument value.
   private let argumentCells = Locked<[AnyHashable: SharedCell]>([:])
+  /// A number no other binding in the process has: what a graph-scope store finds this
+  /// binding's instance by without holding the binding (an address could be reused by a later
+  /// binding once this one is freed; a serial is never reused).
+  @usableFromInline let serial: UInt
+
+  /// The source of ``serial``. Counted when a container binds a registration (registering,
+  /// decorating, or planning a child's keys), never when resolving.
+  private static let serials = Atomic<UInt>(0)
 
   init(registration: Registration, decorators: [Decoration]) {
     self.registration = registration
     self.decorators = decorators
+    serial = Self.serials.add(1, ordering: .relaxed).newValue
   }
 
   @inlinable var index: Int { registration.index }

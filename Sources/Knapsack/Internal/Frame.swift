@@ -265,12 +265,13 @@ final class GraphStore: Sendable {
     var keyed: [(key: InstanceKey, object: any AnyObject & Sendable)] = []
   }
 
-  /// An instance of a binding resolved with no argument. Both references are retained by hand
-  /// (and released by ``removeAll()``), so that an entry is two plain words: appending, finding
-  /// and clearing entries copies no reference and runs no generic value witness.
+  /// An instance of a binding resolved with no argument. The object is retained by hand (and
+  /// released by ``removeAll()``), so that an entry is two plain words: appending, finding and
+  /// clearing entries copies no reference and runs no generic value witness.
   struct PlainEntry: Sendable {
-    /// Held, not only identified: see ``InstanceKey/binding``.
-    let binding: Unmanaged<Binding>
+    /// The binding's ``Binding/serial``: unlike its address, it stays unique even if the
+    /// binding is replaced and freed during the resolution, so the binding need not be held.
+    let binding: UInt
     let object: Unmanaged<any AnyObject & Sendable>
   }
 
@@ -327,11 +328,11 @@ final class GraphStore: Sendable {
 
   @usableFromInline
   func object(of binding: Binding) -> (any AnyObject & Sendable)? {
-    let wanted = Unmanaged.passUnretained(binding).toOpaque()
+    let wanted = binding.serial
     let found: Unmanaged<any AnyObject & Sendable>? = entries.withLock { entries in
       let count = entries.plainCount
       return entries.plain.withUnsafeBufferPointer { plain in
-        for index in 0..<count where plain[index].binding.toOpaque() == wanted { return plain[index].object }
+        for index in 0..<count where plain[index].binding == wanted { return plain[index].object }
         return nil
       }
     }
@@ -348,7 +349,7 @@ final class GraphStore: Sendable {
 
   @usableFromInline
   func store(object: any AnyObject & Sendable, of binding: Binding) {
-    let entry = PlainEntry(binding: .passRetained(binding), object: .passRetained(object))
+    let entry = PlainEntry(binding: binding.serial, object: .passRetained(object))
     entries.withLock { entries in
       if entries.plainCount < entries.plain.count {
         entries.plain[entries.plainCount] = entry
@@ -370,7 +371,6 @@ final class GraphStore: Sendable {
   func removeAll() {
     entries.withLock { entries in
       for index in 0..<entries.plainCount {
-        entries.plain[index].binding.release()
         entries.plain[index].object.release()
       }
       entries.plainCount = 0
