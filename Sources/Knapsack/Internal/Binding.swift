@@ -102,8 +102,9 @@ final class Binding: Sendable {
   /// binding once this one is freed; a serial is never reused).
   @usableFromInline let serial: UInt
 
-  /// The source of ``serial``. Counted when a container binds a registration (registering,
-  /// decorating, or planning a child's keys), never when resolving.
+  /// The source of ``serial``. Counted only when a container plans a registration it has not
+  /// bound before (the first resolution of a key after it was registered or decorated), never
+  /// on a resolution's fast path.
   private static let serials = Atomic<UInt>(0)
 
   init(registration: Registration, decorators: [Decoration]) {
