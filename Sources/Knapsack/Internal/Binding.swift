@@ -7,13 +7,13 @@ struct InstanceKey: Hashable, @unchecked Sendable {
   // Safe: `argument` is only ever made from a `Sendable` argument value, and is immutable.
   /// The binding's ``Binding/serial``, which no other binding ever has, even one made after
   /// this one is freed.
-  @usableFromInline let binding: UInt
+  @usableFromInline let bindingSerial: UInt
   @usableFromInline let argument: AnyHashable?
 
   /// The key of `binding`'s instance for `argument` (a `Hashable` argument's value, else none).
   @inlinable
   init<Argument: Sendable>(_ binding: Binding, argument: Argument) {
-    self.binding = binding.serial
+    bindingSerial = binding.serial
     self.argument = Argument.self == Void.self ? nil : Self.hashable(argument)
   }
 

@@ -271,7 +271,7 @@ final class GraphStore: Sendable {
   struct PlainEntry: Sendable {
     /// The binding's ``Binding/serial``: unlike its address, it stays unique even if the
     /// binding is replaced and freed during the resolution, so the binding need not be held.
-    let binding: UInt
+    let bindingSerial: UInt
     let object: Unmanaged<any AnyObject & Sendable>
   }
 
@@ -332,7 +332,7 @@ final class GraphStore: Sendable {
     let found: Unmanaged<any AnyObject & Sendable>? = entries.withLock { entries in
       let count = entries.plainCount
       return entries.plain.withUnsafeBufferPointer { plain in
-        for index in 0..<count where plain[index].binding == wanted { return plain[index].object }
+        for index in 0..<count where plain[index].bindingSerial == wanted { return plain[index].object }
         return nil
       }
     }
@@ -349,7 +349,7 @@ final class GraphStore: Sendable {
 
   @usableFromInline
   func store(object: any AnyObject & Sendable, of binding: Binding) {
-    let entry = PlainEntry(binding: binding.serial, object: .passRetained(object))
+    let entry = PlainEntry(bindingSerial: binding.serial, object: .passRetained(object))
     entries.withLock { entries in
       if entries.plainCount < entries.plain.count {
         entries.plain[entries.plainCount] = entry
