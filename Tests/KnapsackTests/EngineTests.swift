@@ -188,6 +188,66 @@ let isThreadSanitized: Bool = {
     #expect(error.kind == .cycle || error.kind == .resolutionTooDeep)
   }
 
+  // MARK: Top-level resolutions of unique keys
+  //
+  // A top-level resolution of an unobserved, undecorated unique (or graph) key runs its factory
+  // at once (`Container.makeDirect`): these check that it still does what the full path does.
+
+  @Test func aFactoryWithoutAResolverThatResolvesItselfThroughItsContainerIsACycleError() async {
+    await #expect(processExitsWith: .success) {
+      let container = Container()
+      // No resolver at all: only the thread's current frame links the two resolutions.
+      container.register(type: CycleNode.self, name: "direct") {
+        CycleNode("direct", next: try container.resolve(type: CycleNode.self, name: "direct"))
+      }
+      // The first resolution plans the key; the second takes the planned route.
+      for _ in 0..<2 {
+        let error = try? #require(throws: ResolutionError.self) {
+          try container.resolve(type: CycleNode.self, name: "direct")
+        }
+        if error?.kind != .cycle { fatalError("expected a cycle error, got \(String(describing: error))") }
+      }
+    }
+  }
+
+  @Test func graphScopedInstancesResolvedThroughTheContainerInsideAFactoryAreShared() throws {
+    let container = Container()
+    container.register(type: Token.self, name: "graph part", scope: .graph) { Token("part") }
+    // The outer factory captures the container: both reads continue its resolution, one graph.
+    container.register(type: [Token].self, name: "graph pair") {
+      [
+        try container.resolve(type: Token.self, name: "graph part"),
+        try container.resolve(type: Token.self, name: "graph part"),
+      ]
+    }
+    // The first resolution plans the key; the second takes the planned route.
+    let pair = try container.resolve(type: [Token].self, name: "graph pair")
+    #expect(pair[0] === pair[1])
+    let again = try container.resolve(type: [Token].self, name: "graph pair")
+    #expect(again[0] === again[1])
+    #expect(again[0] !== pair[0], "a new top-level resolution is a new graph")
+  }
+
+  @Test func aTopLevelFactoryErrorNamesTheKeyAndIsNotCached() throws {
+    struct Broken: Error {}
+    let container = Container()
+    let calls = Locked(0)
+    container.register(type: Int.self, name: "direct failure") {
+      calls.withLock { $0 += 1 }
+      throw Broken()
+    }
+    for _ in 0..<2 {
+      let error = try #require(throws: ResolutionError.self) {
+        try container.resolve(type: Int.self, name: "direct failure")
+      }
+      #expect(error.kind == .factoryFailed)
+      // The second time too: a thread frame left behind by the first failure would show here.
+      #expect(error.path.map(\.name) == [error.dependency.name])
+      #expect(error.underlying?.contains("Broken") == true)
+    }
+    #expect(calls.withLock { $0 } == 2)
+  }
+
   // MARK: Many keys
 
   @Test func moreThanSixtyFiveThousandKeysAllResolve() throws {

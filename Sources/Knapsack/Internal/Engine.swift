@@ -69,6 +69,9 @@ extension Container {
           return value
         }
         guard let binding = slot.borrowedBinding else { return nil }
+        if Argument.self == Void.self, parent == nil, slot.isDirect {
+          return try binding._withUnsafeGuaranteedRef { try makeDirect($0) }
+        }
         return try binding._withUnsafeGuaranteedRef { try produce($0, argument, parent) as Value }
       }
       if let planned { return planned }
@@ -97,6 +100,39 @@ extension Container {
   ) throws -> Value {
     try Observation(self, binding, argument, slot.observer, parent: parent).run {
       try produce(binding, argument, parent)
+    }
+  }
+
+  /// Makes the instance of a binding planned as direct (see ``Slot/isDirect``) for a top-level
+  /// resolution that takes no argument: ``produce(_:_:_:)`` without the steps that cannot apply
+  /// there. A root step closes no cycle and is never too deep; a direct binding keeps no
+  /// instance; and the fast path never reads a validation copy's plans, so the side-effect
+  /// check has nothing to stop. Nil when the registration does not make `Value` (the
+  /// caller then takes the path that reports it).
+  @inlinable
+  func makeDirect<Value: Sendable>(_ binding: Binding) throws -> Value? {
+    guard ObjectIdentifier(type(of: binding.registration)) == ObjectIdentifier(TypedRegistration<Void, Value>.self)
+    else { return nil }
+    var frame = Frame(index: binding.index, container: self, parent: nil)
+    // As in `produce`: the thread's frame is restored before the graph store lets go of its
+    // instances.
+    defer { frame.releaseGraph() }
+    let previous = ThreadFrame.current
+    defer { ThreadFrame.set(previous) }
+    // `&frame` is valid for the call: the frame lives on this stack until the factory returns.
+    return try runDirect(binding, &frame) as Value
+  }
+
+  /// ``makeDirect(_:)`` with its frame in place.
+  @inlinable @inline(__always)
+  func runDirect<Value: Sendable>(_ binding: Binding, _ frame: UnsafeMutablePointer<Frame>) throws -> Value {
+    ThreadFrame.set(frame)
+    let registration = Unmanaged.passUnretained(
+      unsafeDowncast(binding.registration, to: TypedRegistration<Void, Value>.self))
+    do {
+      return try registration._withUnsafeGuaranteedRef { try call($0.factory.body, binding, (), frame) }
+    } catch {
+      throw factoryError(error, binding, frame)
     }
   }
 

@@ -19,6 +19,11 @@ final class Slot: Sendable {
   /// The cell of ``binding``'s singleton when nothing observes it: what the fast path reads.
   /// Unmanaged, because ``binding`` keeps it alive, and so that reading it retains nothing.
   @usableFromInline let singletonCell: Unmanaged<SharedCell>?
+  /// Whether a top-level resolution may run ``binding``'s factory at once (see
+  /// ``Container/makeDirect(_:)``): nothing observes it, it keeps no instance beyond the
+  /// resolution (unique, or graph, which is unique at the top level), it has no decorators, and
+  /// its factory is synchronous.
+  @usableFromInline let isDirect: Bool
 
   init(
     generation: UInt64, binding: Binding? = nil, delegate: Container? = nil, failure: ResolutionError.Kind? = nil,
@@ -33,5 +38,11 @@ final class Slot: Sendable {
     self.isObserved = observer != nil
     self.singletonCell =
       observer == nil && binding?.scope.kind == .singleton ? binding.map { Unmanaged.passUnretained($0.cell) } : nil
+    self.isDirect =
+      observer == nil
+      && binding.map {
+        ($0.scope.kind == .unique || $0.scope.kind == .graph) && $0.decorators.isEmpty
+          && $0.registration.kind == .sync
+      } ?? false
   }
 }

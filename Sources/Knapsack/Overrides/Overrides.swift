@@ -126,7 +126,7 @@ final class OverrideScope: Sendable {
 
   /// The overlay of `base` in this scope, made on first use; unretained, because the scope keeps
   /// it for as long as the scope lives.
-  @usableFromInline
+  @usableFromInline @inline(__always)
   func overlay(for base: Container) -> Unmanaged<Container> {
     let id = ObjectIdentifier(base)
     if let pointer = UnsafeRawPointer(bitPattern: last.load(ordering: .acquiring)) {
@@ -135,6 +135,12 @@ final class OverrideScope: Sendable {
       }
       if let hit { return hit }
     }
+    return overlayMissingLast(for: base)
+  }
+
+  /// ``overlay(for:)`` when the entry used last is another container's: out of line.
+  @inline(never)
+  private func overlayMissingLast(for base: Container) -> Unmanaged<Container> {
     let entry = self.entry(for: base)
     last.store(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()), ordering: .releasing)
     return Unmanaged.passUnretained(entry.overlay)
