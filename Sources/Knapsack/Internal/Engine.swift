@@ -107,33 +107,17 @@ extension Container {
   /// resolution that takes no argument: ``produce(_:_:_:)`` without the steps that cannot apply
   /// there. A root step closes no cycle and is never too deep; a direct binding keeps no
   /// instance; and the fast path never reads a validation copy's plans, so the side-effect
-  /// check has nothing to stop. Nil when the registration does not make `Value` (the
-  /// caller then takes the path that reports it).
+  /// check has nothing to stop. The factory runs in ``make(_:_:_:)``, as every synchronous one
+  /// does. Nil when the registration does not make `Value` (the caller then takes the path that
+  /// reports it).
   @inlinable
   func makeDirect<Value: Sendable>(_ binding: Binding) throws -> Value? {
     guard ObjectIdentifier(type(of: binding.registration)) == ObjectIdentifier(TypedRegistration<Void, Value>.self)
     else { return nil }
     var frame = Frame(index: binding.index, container: self, parent: nil)
-    // As in `produce`: the thread's frame is restored before the graph store lets go of its
-    // instances.
     defer { frame.releaseGraph() }
-    let previous = ThreadFrame.current
-    defer { ThreadFrame.set(previous) }
     // `&frame` is valid for the call: the frame lives on this stack until the factory returns.
-    return try runDirect(binding, &frame) as Value
-  }
-
-  /// ``makeDirect(_:)`` with its frame in place.
-  @inlinable @inline(__always)
-  func runDirect<Value: Sendable>(_ binding: Binding, _ frame: UnsafeMutablePointer<Frame>) throws -> Value {
-    ThreadFrame.set(frame)
-    let registration = Unmanaged.passUnretained(
-      unsafeDowncast(binding.registration, to: TypedRegistration<Void, Value>.self))
-    do {
-      return try registration._withUnsafeGuaranteedRef { try call($0.factory.body, binding, (), frame) }
-    } catch {
-      throw factoryError(error, binding, frame)
-    }
+    return try runFactory(binding, (), &frame) as Value
   }
 
   /// Finds or makes the instance of `binding` for `argument`, synchronously, in a new step below
@@ -212,9 +196,18 @@ extension Container {
     }
   }
 
-  /// Runs the synchronous or main-actor factory of `binding`, then its decorators.
+  /// Runs the synchronous or main-actor factory of `binding`, then its decorators: the call
+  /// that ``produce(_:_:_:argumentAddress:)`` makes.
   @inlinable
   func make<Argument: Sendable, Value: Sendable>(
+    _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
+  ) throws -> Value {
+    try runFactory(binding, argument, frame)
+  }
+
+  /// The body of ``make(_:_:_:)``, which ``makeDirect(_:)`` inlines.
+  @inlinable @inline(__always)
+  func runFactory<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
     // `enter` checked the factory's types. The binding holds the registration for the whole
