@@ -107,9 +107,9 @@ extension Container {
   /// resolution that takes no argument: ``produce(_:_:_:)`` without the steps that cannot apply
   /// there. A root step closes no cycle and is never too deep; a direct binding keeps no
   /// instance; and the fast path never reads a validation copy's plans, so the side-effect
-  /// check has nothing to stop. The factory runs in ``make(_:_:_:)``, as every synchronous one
-  /// does. Nil when the registration does not make `Value` (the caller then takes the path that
-  /// reports it).
+  /// check has nothing to stop. The factory runs through ``runFactory(_:_:_:)``, the body of
+  /// ``make(_:_:_:)`` that every synchronous factory runs through. Nil when the registration does
+  /// not make `Value` (the caller then takes the path that reports it).
   @inlinable
   func makeDirect<Value: Sendable>(_ binding: Binding) throws -> Value? {
     guard ObjectIdentifier(type(of: binding.registration)) == ObjectIdentifier(TypedRegistration<Void, Value>.self)
