@@ -10,10 +10,6 @@ __thread uintptr_t knapsack_thread_serial = 0;
 static __thread uintptr_t stack_limit = 0;
 static __thread int stack_limit_known = 0;
 
-__attribute__((noinline)) uintptr_t knapsack_stack_pointer(void) {
-  return (uintptr_t)__builtin_frame_address(0);
-}
-
 uintptr_t knapsack_stack_limit(void) {
   if (stack_limit_known) return stack_limit;
   stack_limit_known = 1;

@@ -21,8 +21,10 @@ static inline uintptr_t knapsack_next_serial(void) { return ++knapsack_thread_se
 /// unknown. Computed once per thread.
 uintptr_t knapsack_stack_limit(void);
 
-/// The address of a local variable of the caller: how deep the stack is right now.
-uintptr_t knapsack_stack_pointer(void);
+/// The frame address of the function this is inlined into (of this function, where it is not
+/// inlined): how deep the stack is right now, to within one frame. Inline, so that a resolution
+/// reads it without a call.
+static inline uintptr_t knapsack_stack_pointer(void) { return (uintptr_t)__builtin_frame_address(0); }
 
 // The graph-scope store a synchronous resolution left on this thread (a retained object
 // pointer, emptied), reused by the next one so that resolving graph-scoped keys allocates no

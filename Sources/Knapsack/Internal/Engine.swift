@@ -110,14 +110,15 @@ extension Container {
   /// check has nothing to stop. The factory runs through ``runFactory(_:_:_:)``, the body of
   /// ``make(_:_:_:)`` that every synchronous factory runs through. Nil when the registration does
   /// not make `Value` (the caller then takes the path that reports it).
-  @inlinable
+  @inlinable @inline(__always)
   func makeDirect<Value: Sendable>(_ binding: Binding) throws -> Value? {
     guard ObjectIdentifier(type(of: binding.registration)) == ObjectIdentifier(TypedRegistration<Void, Value>.self)
     else { return nil }
     var frame = Frame(index: binding.index, container: self, parent: nil)
     defer { frame.releaseGraph() }
-    // `&frame` is valid for the call: the frame lives on this stack until the factory returns.
-    return try runFactory(binding, (), &frame) as Value
+    // The frame lives on this stack until the factory returns. Its address goes to no code that
+    // could write past it, so the frame needs no stack protector (see `produce`).
+    return try _withUnprotectedUnsafeMutablePointer(to: &frame) { try runFactory(binding, (), $0) as Value }
   }
 
   /// Finds or makes the instance of `binding` for `argument`, synchronously, in a new step below
@@ -146,7 +147,9 @@ extension Container {
     var frame = Frame(
       index: binding.index, container: self, argument: Frame.tag(argument), argumentAddress: argumentAddress,
       parent: parent)
-    return try withUnsafeMutablePointer(to: &frame) { frame in
+    // The frame's address goes to the engine only, which reads and writes its fields and no more:
+    // no buffer to overrun, so no stack protector on every level of a resolution.
+    return try _withUnprotectedUnsafeMutablePointer(to: &frame) { frame in
       defer { if parent == nil { frame.pointee.releaseGraph() } }
       try enter(binding, frame, making: Value.self, from: Argument.self)
       guard scope == .unique || scope == .graph else { return try produceShared(binding, argument, frame) }

@@ -105,7 +105,8 @@ extension Container {
   func resolveElements<E: Sendable>(_ keyIndex: Int, parent: UnsafeMutablePointer<Frame>?) throws -> [E] {
     let contributions = contributions(to: keyIndex)
     var frame = Frame(index: keyIndex, container: self, parent: parent)
-    return try withUnsafeMutablePointer(to: &frame) { frame in
+    // No stack protector for the frame, as in `Container.produce`.
+    return try _withUnprotectedUnsafeMutablePointer(to: &frame) { frame in
       defer { if parent == nil { frame.pointee.releaseGraph() } }
       let resolveAll = { () throws -> [E] in try contributions.map { try self.resolveSync($0, (), parent: frame) } }
       guard let observer = effectiveObserver else { return try resolveAll() }
