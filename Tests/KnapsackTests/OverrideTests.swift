@@ -84,6 +84,111 @@ extension Dependencies {
     #expect(seen.withLock { $0 } == ["other: default", "scoped: thread scope"])
   }
 
+  /// Outside a task, a synchronous scope is read from a word of the thread instead of the
+  /// runtime's task-local storage. A job of a task that runs on that thread inside the scope (a
+  /// nested run loop) belongs to its own task, and must see that task's scope, not the thread's.
+  @Test func aTaskRunOnTheThreadOfASynchronousScopeDoesNotSeeThatScope() async throws {
+    let container = Container()
+    let executor = ManualExecutor()
+    let seenByTask = Mutex<String?>(nil)
+    // Made outside any scope; it waits on `executor` until the thread below runs it.
+    Task.detached(executorPreference: executor) {
+      seenByTask.withLock { $0 = (try? container[\.overrideValue]) ?? "error" }
+    }
+    let onThread = await onThreadOutsideAnyTask { () -> [String] in
+      withOverrides {
+        $0.register(\.overrideValue) { "thread scope" }
+      } operation: {
+        let before = (try? container[\.overrideValue]) ?? "error"
+        let ran = executor.drain(until: { seenByTask.withLock { $0 != nil } })
+        let after = (try? container[\.overrideValue]) ?? "error"
+        return [before, ran ? "task ran" : "task did not run", after]
+      }
+    }
+    #expect(onThread == ["thread scope", "task ran", "thread scope"])
+    #expect(seenByTask.withLock { $0 } == "default")
+  }
+
+  /// The same, for a task that has a scope of its own: it sees its own, not the thread's.
+  @Test func aTaskWithItsOwnScopeRunOnTheThreadOfAnotherSeesItsOwn() async throws {
+    let container = Container()
+    let executor = ManualExecutor()
+    let seenByTask = Mutex<String?>(nil)
+    let finished = Atomic<Bool>(false)
+    Task.detached(executorPreference: executor) {
+      await withOverrides {
+        $0.register(\.overrideValue) { "task scope" }
+      } operation: {
+        seenByTask.withLock { $0 = (try? container[\.overrideValue]) ?? "error" }
+      }
+      finished.store(true, ordering: .releasing)
+    }
+    let onThread = await onThreadOutsideAnyTask { () -> String in
+      withOverrides {
+        $0.register(\.overrideValue) { "thread scope" }
+      } operation: {
+        let ran = executor.drain(until: { finished.load(ordering: .acquiring) })
+        return ran ? (try? container[\.overrideValue]) ?? "error" : "task did not run"
+      }
+    }
+    #expect(onThread == "thread scope")
+    #expect(seenByTask.withLock { $0 } == "task scope")
+  }
+
+  @Test func nestedSynchronousScopesOutsideATaskRestoreTheOuterOne() async throws {
+    let container = Container()
+    struct Failure: Error {}
+    let seen = await onThreadOutsideAnyTask { () -> [String] in
+      var seen: [String] = []
+      let read = { seen.append((try? container[\.overrideValue]) ?? "error") }
+      withOverrides {
+        $0.register(\.overrideValue) { "outer" }
+      } operation: {
+        read()
+        withOverrides {
+          $0.register(\.overrideValue) { "inner" }
+        } operation: {
+          read()
+        }
+        read()
+        // An operation that throws restores the outer scope too.
+        _ = try? withOverrides {
+          $0.register(\.overrideValue) { "failing" }
+        } operation: { () throws -> Void in
+          read()
+          throw Failure()
+        }
+        read()
+      }
+      read()
+      return seen
+    }
+    #expect(seen == ["outer", "inner", "outer", "failing", "outer", "default"])
+  }
+
+  /// A provider resolves in the scope it was made in, whatever scope is open where it is called;
+  /// outside a task too.
+  @Test func aProviderCalledInASynchronousScopeOutsideATaskKeepsItsOwnScope() async throws {
+    let container = Container()
+    let seen = await onThreadOutsideAnyTask { () -> [String] in
+      let unscoped = container.provider(\.overrideValue)
+      let scoped = withOverrides {
+        $0.register(\.overrideValue) { "first" }
+      } operation: {
+        container.provider(\.overrideValue)
+      }
+      return withOverrides {
+        $0.register(\.overrideValue) { "second" }
+      } operation: {
+        [
+          (try? unscoped.get()) ?? "error", (try? scoped.get()) ?? "error",
+          (try? container[\.overrideValue]) ?? "error",
+        ]
+      }
+    }
+    #expect(seen == ["default", "first", "second"])
+  }
+
   @Test func overridesApplyToEveryContainerAndTheirDependents() async throws {
     let first = Container()
     let second = Container()

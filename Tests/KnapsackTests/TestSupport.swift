@@ -150,3 +150,42 @@ enum Outcome: Sendable {
     return nil
   }
 }
+
+/// A task executor that runs its jobs only when ``drain(until:timeout:)`` is called, on the calling
+/// thread: a nested run loop, which runs a job of some task in the middle of other code on that
+/// thread. A task made with it as its executor preference is enqueued here at once, so a test
+/// does not depend on the shared pool being free.
+final class ManualExecutor: TaskExecutor {
+  private let jobs = Mutex<[UnownedJob]>([])
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    jobs.withLock { $0.append(job) }
+  }
+
+  /// Runs enqueued jobs on the calling thread until `done()` holds (checked after each pass) or
+  /// `timeout` passed; returns whether `done()` held.
+  @discardableResult
+  func drain(until done: () -> Bool, timeout: Duration = .seconds(30)) -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+      while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+        job.runSynchronously(on: asUnownedTaskExecutor())
+      }
+      if done() { return true }
+      if ContinuousClock.now > deadline { return false }
+      usleep(100)
+    }
+  }
+}
+
+/// Runs `body` on a new thread, outside any task, and returns its result; nil if it did not finish
+/// within `timeout`.
+func onThreadOutsideAnyTask<T: Sendable>(
+  timeout: Duration = .seconds(30), _ body: @escaping @Sendable () -> T
+) async -> T? {
+  let result = Mutex<T?>(nil)
+  Thread { result.withLock { $0 = body() } }.start()
+  _ = await waitUntil(timeout: timeout) { result.withLock { $0 != nil } }
+  return result.withLock { $0 }
+}

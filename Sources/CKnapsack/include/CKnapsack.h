@@ -172,6 +172,24 @@ static inline uintptr_t knapsack_override_key_load(void) {
   return __atomic_load_n(&knapsack_override_key, __ATOMIC_ACQUIRE);
 }
 
+// The override scope that this thread's code outside any task sees (an unretained `OverrideScope`
+// address, or 0), kept by the synchronous binders of the scope's task local when they run outside
+// a task. Outside a task, the task local lives in the thread's own storage, and only those binders
+// change it there: so while no task is current, this word holds what the task-local look-up
+// would return, without the look-up.
+extern __thread uintptr_t knapsack_thread_override_scope;
+
+/// The Concurrency runtime's current task, or null outside a task: its exported, ABI-stable entry
+/// point, which `withUnsafeCurrentTask` reads too. It takes nothing and returns a pointer, so the
+/// Swift calling convention it is defined with passes them as the C one does.
+extern void *swift_task_getCurrent(void);
+
+/// Whether the calling code runs outside any task.
+static inline int knapsack_outside_task(void) { return swift_task_getCurrent() == 0; }
+
+static inline uintptr_t knapsack_thread_override_scope_load(void) { return knapsack_thread_override_scope; }
+static inline void knapsack_thread_override_scope_store(uintptr_t scope) { knapsack_thread_override_scope = scope; }
+
 /// Called when a scope is made, before it is bound: publishes the key and counts the scope.
 static inline void knapsack_override_scope_made(uintptr_t key) {
   __atomic_store_n(&knapsack_override_key, key, __ATOMIC_RELEASE);

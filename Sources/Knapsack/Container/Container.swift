@@ -58,9 +58,9 @@ public final class Container: Sendable {
   let overlay: Overlay?
   /// The override scope this container is the copy for, if any: read on every top-level
   /// resolution in a scope, so kept apart from ``overlay``.
-  let overlayScope: ObjectIdentifier?
+  @usableFromInline let overlayScope: ObjectIdentifier?
   /// Whether this is a throw-away copy made by ``validate(including:arguments:)``.
-  let isValidationCopy: Bool
+  @usableFromInline let isValidationCopy: Bool
   /// Cached plans, one per dependency index, valid while ``generation`` is unchanged.
   @usableFromInline let slots = SlotTable<Slot>()
   let state = Locked(State())

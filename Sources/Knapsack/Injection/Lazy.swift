@@ -38,7 +38,7 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   func resolve(_ argument: Key.Argument) throws -> Key.Value {
     let context = ResolutionContext(container: container)
     if OverrideScope.active === scope { return try context.resolve(index, argument) }
-    return try OverrideScope.$current.withValue(scope) { try context.resolve(index, argument) }
+    return try OverrideScope.bind(scope) { try context.resolve(index, argument) }
   }
 
   func resolveAsync(_ argument: Key.Argument) async throws -> Key.Value {

@@ -29,7 +29,7 @@ extension Container {
 
   /// This container's copy in the override scope `scope` (unretained: the scope keeps it), or nil
   /// if this container serves it itself (it is that copy, or a validation copy).
-  @usableFromInline
+  @inlinable
   func overlay(in scope: OverrideScope) -> Unmanaged<Container>? {
     guard !isValidationCopy else { return nil }
     if overlayScope == ObjectIdentifier(scope) { return nil }

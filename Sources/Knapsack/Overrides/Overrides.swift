@@ -1,5 +1,5 @@
 public import CKnapsack
-import Synchronization
+public import Synchronization
 
 /// Runs `operation` with overridden dependencies, visible only to this task and its child tasks.
 ///
@@ -49,7 +49,7 @@ public func withOverrides<R>(
   operation: () throws -> R
 ) rethrows -> R {
   let scope = try OverrideScope(configure)
-  return try OverrideScope.$current.withValue(scope, operation: operation)
+  return try OverrideScope.bind(scope, operation: operation)
 }
 
 /// An open override scope: its override registrations and the overlay it made of each
@@ -63,7 +63,8 @@ final class OverrideScope: Sendable {
   ///
   /// `TaskLocal.get()` copies the value through its generic witnesses, which costs a resolution
   /// more than the rest of a singleton read. This reads the one word with the runtime's own
-  /// look-up, and nothing at all while no scope is alive in the process.
+  /// look-up, or outside any task the thread's word (see ``bind(_:operation:)``), and nothing at
+  /// all while no scope is alive in the process.
   @inlinable static var active: OverrideScope? {
     activeAddress.map { Unmanaged<OverrideScope>.fromOpaque($0).takeUnretainedValue() }
   }
@@ -71,10 +72,32 @@ final class OverrideScope: Sendable {
   /// The address of the scope open in this task, unretained: what ``active`` and
   /// ``activeOverlay(of:)`` read.
   @inlinable static var activeAddress: UnsafeRawPointer? {
-    guard let key = UnsafeRawPointer(bitPattern: knapsack_override_key_load()),
-      let value = taskLocalValueAddress(key)
-    else { return nil }
+    guard let key = UnsafeRawPointer(bitPattern: knapsack_override_key_load()) else { return nil }
+    // Outside any task, the thread's word is the scope; looking up the current task costs a
+    // third of the task-local look-up.
+    if let scope = UnsafeRawPointer(bitPattern: knapsack_thread_override_scope_load()), knapsack_outside_task() != 0 {
+      return scope
+    }
+    guard let value = taskLocalValueAddress(key) else { return nil }
     return value.load(as: UnsafeRawPointer?.self)
+  }
+
+  /// Binds `scope` (nil for none) as the scope of this task, or of this thread outside a task, for
+  /// the synchronous `operation`. Every synchronous binding of ``current`` goes through this.
+  ///
+  /// Outside a task, the task local lives in the thread's storage, and only these synchronous
+  /// bindings change it there (an asynchronous one always runs in a task). So this also keeps the
+  /// thread's word (`knapsack_thread_override_scope`) equal to that storage's value while no task
+  /// is current, and ``activeAddress`` reads the word instead. Code of a task that runs on this
+  /// thread meanwhile (a nested run loop) has a current task, and looks the task local up.
+  static func bind<R>(_ scope: OverrideScope?, operation: () throws -> R) rethrows -> R {
+    try $current.withValue(scope) {
+      guard knapsack_outside_task() != 0 else { return try operation() }
+      let outer = knapsack_thread_override_scope_load()
+      knapsack_thread_override_scope_store(UInt(bitPattern: scope.map { Unmanaged.passUnretained($0).toOpaque() }))
+      defer { knapsack_thread_override_scope_store(outer) }
+      return try operation()
+    }
   }
 
   /// The copy of `base` that serves resolutions in the scope open in this task, unretained; nil
@@ -93,12 +116,13 @@ final class OverrideScope: Sendable {
   private let overlays = Locked<[ObjectIdentifier: Entry]>([:])
   /// The entry used last, unretained (``overlays`` keeps it alive): most scopes resolve from one
   /// container, and this spares them the lock.
-  private let last = Atomic<UInt>(0)
+  @usableFromInline let last = Atomic<UInt>(0)
 
   /// One container and its overlay.
-  private final class Entry: Sendable {
-    let base: ObjectIdentifier
-    let overlay: Container
+  @usableFromInline
+  final class Entry: Sendable {
+    @usableFromInline let base: ObjectIdentifier
+    @usableFromInline let overlay: Container
     init(base: ObjectIdentifier, overlay: Container) {
       self.base = base
       self.overlay = overlay
@@ -126,7 +150,7 @@ final class OverrideScope: Sendable {
 
   /// The overlay of `base` in this scope, made on first use; unretained, because the scope keeps
   /// it for as long as the scope lives.
-  @usableFromInline @inline(__always)
+  @inlinable @inline(__always)
   func overlay(for base: Container) -> Unmanaged<Container> {
     let id = ObjectIdentifier(base)
     if let pointer = UnsafeRawPointer(bitPattern: last.load(ordering: .acquiring)) {
@@ -139,8 +163,8 @@ final class OverrideScope: Sendable {
   }
 
   /// ``overlay(for:)`` when the entry used last is another container's: out of line.
-  @inline(never)
-  private func overlayMissingLast(for base: Container) -> Unmanaged<Container> {
+  @usableFromInline @inline(never)
+  func overlayMissingLast(for base: Container) -> Unmanaged<Container> {
     let entry = self.entry(for: base)
     last.store(UInt(bitPattern: Unmanaged.passUnretained(entry).toOpaque()), ordering: .releasing)
     return Unmanaged.passUnretained(entry.overlay)
