@@ -38,7 +38,6 @@ uintptr_t knapsack_stack_limit(void) {
 // only grows; a thread's record is marked free when the thread exits and reused by a later one.
 __thread struct knapsack_reader *knapsack_thread_reader = 0;
 __thread uintptr_t knapsack_thread_read_depth = 0;
-uint64_t knapsack_global_epoch = 1;
 // The list's head is read and written sequentially consistently: a writer's scan must not miss
 // a record pushed by a thread that then announced an epoch and read.
 static struct knapsack_reader *readers = 0;
@@ -96,7 +95,7 @@ void knapsack_read_add_domain(struct knapsack_reader *reader, uintptr_t domain) 
 
 static void (*release_hook)(uintptr_t) = 0;
 
-void knapsack_set_release_hook(void (*hook)(uintptr_t domain)) {
+void knapsack_set_release_hook(void (*hook)(uintptr_t table)) {
   __atomic_store_n(&release_hook, hook, __ATOMIC_RELEASE);
 }
 
@@ -110,19 +109,31 @@ void knapsack_read_end(void) {
   if (__builtin_expect(__atomic_load_n(&reader->held_back, __ATOMIC_RELAXED) == 0, 1)) return;
   __atomic_store_n(&reader->held_back, 0, __ATOMIC_RELAXED);
   void (*hook)(uintptr_t) = __atomic_load_n(&release_hook, __ATOMIC_ACQUIRE);
-  if (hook) hook(reader->domains[0]);
+  if (hook) hook(((const struct knapsack_domain *)reader->domains[0])->table);
 }
 
-uint64_t knapsack_retire(void) { return __atomic_fetch_add(&knapsack_global_epoch, 1, __ATOMIC_SEQ_CST); }
+uint64_t knapsack_retire(struct knapsack_domain *domain) {
+  return __atomic_fetch_add(&domain->epoch, 1, __ATOMIC_SEQ_CST);
+}
 
 int knapsack_reclaimable(uint64_t epoch, uintptr_t domain) {
   for (struct knapsack_reader *reader = __atomic_load_n(&readers, __ATOMIC_SEQ_CST); reader; reader = reader->next) {
     uint64_t reading = __atomic_load_n(&reader->epoch, __ATOMIC_SEQ_CST);
-    if (reading == 0 || reading > epoch) continue;
+    if (reading == 0) continue;
     uintptr_t extra = __atomic_load_n(&reader->extra_count, __ATOMIC_SEQ_CST);
-    int reads = extra >= KNAPSACK_READER_DOMAINS;
-    for (uintptr_t index = 0; !reads && index <= extra; index++) {
-      reads = __atomic_load_n(&reader->domains[index], __ATOMIC_ACQUIRE) == domain;
+    int reads;
+    if (__atomic_load_n(&reader->domains[0], __ATOMIC_ACQUIRE) == domain) {
+      // The section's epoch counts this domain's retirements: one that began after this
+      // retirement reads the new value. (If the record was already reused by the thread's next
+      // section, that section began after the retirement too.)
+      reads = reading <= epoch;
+    } else {
+      // Listed by a nested section, or not at all: a listed domain has no epoch of its own in
+      // the record, so its readers hold it until the section ends.
+      reads = extra >= KNAPSACK_READER_DOMAINS;
+      for (uintptr_t index = 1; !reads && index <= extra; index++) {
+        reads = __atomic_load_n(&reader->domains[index], __ATOMIC_ACQUIRE) == domain;
+      }
     }
     if (reads) {
       __atomic_store_n(&reader->held_back, 1, __ATOMIC_RELAXED);

@@ -7,6 +7,7 @@ import Testing
 
 extension Dependencies {
   var retentionNumbers: Multibinding<Int> { Multibinding() }
+  var retentionValue: Key<Int> { Key { 0 } }
 }
 
 /// Contributes `value` to `\.retentionNumbers` from one line: the same site every call.
@@ -21,6 +22,24 @@ private func contributeFromTheReuseSite(_ container: Container, _ value: Int) {
 }
 
 @Suite struct RetentionTests {
+  @Test func retiringInOneContainerAdvancesOnlyItsOwnEpoch() throws {
+    // Readers announce the epoch of the container they read: a container whose registrations
+    // keep changing must not touch what readers of another one read.
+    let quiet = Container()
+    let busy = Container()
+    #expect(try quiet.resolve(\.retentionValue) == 0)
+    #expect(try busy.resolve(\.retentionValue) == 0)
+    let quietEpoch = quiet.slots.epoch
+    let busyEpoch = busy.slots.epoch
+    for value in 1...10 {
+      busy.register(\.retentionValue) { value }
+      #expect(try busy.resolve(\.retentionValue) == value)
+    }
+    #expect(busy.slots.epoch > busyEpoch)
+    #expect(quiet.slots.epoch == quietEpoch)
+    #expect(try quiet.resolve(\.retentionValue) == 0)
+  }
+
   @Test func aParentForgetsTheChildrenThatAreGone() {
     let parent = Container()
     let kept = (0..<3).map { _ in parent.makeChild() }

@@ -58,34 +58,51 @@ static inline int knapsack_keep_thread_graph(uintptr_t graph) {
 
 // Safe reclamation of what lock-free readers may still use (epoch-based, per domain).
 //
-// A reader brackets each lock-free read of a domain (one table of one container) with
-// `knapsack_read_begin(domain)` and `knapsack_read_end()`, and keeps nothing it read beyond the
-// section without retaining it. A writer that unpublishes an object of a domain calls
-// `knapsack_retire()` after the new value is visible, keeps the object alive, and releases it
-// once `knapsack_reclaimable(epoch, domain)` says that no reader that could have seen it is
-// still reading that domain.
+// A domain is one table of one container, and keeps its own epoch counter (see
+// `struct knapsack_domain`): a writer that retires in one container advances only that
+// container's epoch, so readers of other containers never see its cache line change.
+//
+// A reader brackets each lock-free read of a domain with `knapsack_read_begin(domain)` and
+// `knapsack_read_end()`, and keeps nothing it read beyond the section without retaining it. A
+// writer that unpublishes an object of a domain calls `knapsack_retire(domain)` after the new
+// value is visible, keeps the object alive, and releases it once
+// `knapsack_reclaimable(epoch, domain)` says that no reader that could have seen it is still
+// reading that domain.
 //
 // Sections nest: a synchronous resolution reads its whole path, its factories included, in one
 // section, so what it reads (the plan, its binding) stays alive without being retained until it
-// returns. The outermost section announces the epoch and its domain; a nested one that reads
-// another domain adds it, and the domain stays listed until the outermost section ends. A factory
-// that runs long so holds back only the release of what the containers its resolution reads
-// retire (every container's, in the rare resolution that reads more than
+// returns. The outermost section announces its domain and that domain's epoch; a nested one that
+// reads another domain adds it, and the domain stays listed until the outermost section ends. A
+// domain listed that way has no epoch of its own in the record, so a writer of it waits for the
+// section to end. A factory that runs long so holds back only the release of what the containers
+// its resolution reads retire (every container's, in the rare resolution that reads more than
 // KNAPSACK_READER_DOMAINS). A section belongs to its thread: it never spans a suspension.
 //
 // Retired objects are released by the writer that retires them, at a later store into the same
 // table, or when the outermost section that held them back ends (see `knapsack_read_end`).
+
+/// A domain: its epoch counter, and the table it belongs to (for the release hook). Allocated on
+/// a cache line of its own by the table, which lives at least as long as any section that
+/// reads it; only writers of that table write here.
+struct knapsack_domain {
+  /// Advanced by every retirement in the domain; starts at 1 (0 in a record means "not reading").
+  uint64_t epoch;
+  /// The table (an unretained object address), given to the release hook.
+  uintptr_t table;
+};
 
 /// The domains a reader record can list before it stands for every domain.
 #define KNAPSACK_READER_DOMAINS 8
 
 /// One thread's reader record. The thread writes it; writers scanning for readers read it.
 struct knapsack_reader {
-  /// The epoch of the outermost open section, or 0 when the thread is not reading.
+  /// The epoch of the outermost open section, in the count of its domain (`domains[0]`), or 0
+  /// when the thread is not reading.
   uint64_t epoch;
   int taken;
   struct knapsack_reader *next;
-  /// The domains the open section reads: the outermost section's, then the first
+  /// The domains the open section reads (addresses of `struct knapsack_domain`): the outermost
+  /// section's, then the first
   /// `extra_count` others, or every domain when `extra_count` exceeds
   /// KNAPSACK_READER_DOMAINS - 1.
   uintptr_t domains[KNAPSACK_READER_DOMAINS];
@@ -99,7 +116,6 @@ struct knapsack_reader {
 extern __thread struct knapsack_reader *knapsack_thread_reader;
 /// How many read sections the calling thread has open.
 extern __thread uintptr_t knapsack_thread_read_depth;
-extern uint64_t knapsack_global_epoch;
 
 /// Gives the calling thread a reader record (reusing one of an exited thread) and returns it.
 struct knapsack_reader *knapsack_reader_acquire(void);
@@ -123,24 +139,31 @@ static inline void knapsack_read_begin(uintptr_t domain) {
   // Sequentially consistent, like the slot loads that follow: a writer that does not see this
   // announcement has published its new value first. A writer that reads this epoch sees the
   // domain written above with it.
-  __atomic_store_n(&reader->epoch, __atomic_load_n(&knapsack_global_epoch, __ATOMIC_ACQUIRE), __ATOMIC_SEQ_CST);
+  uint64_t epoch = __atomic_load_n(&((const struct knapsack_domain *)domain)->epoch, __ATOMIC_ACQUIRE);
+  __atomic_store_n(&reader->epoch, epoch, __ATOMIC_SEQ_CST);
 }
 
 /// Ends a read section. If it was the thread's outermost one and a writer could not release what
-/// it retired because of it, calls the release hook with the section's first domain, which the
-/// caller still holds. A writer that marks the section just as it ends, or that retired into
+/// it retired because of it, calls the release hook with the table of the section's first
+/// domain, which the caller still holds. A writer that marks the section just as it ends, or that retired into
 /// another domain of it, is not called back: what it retired waits for the next store into its
 /// table. Not inline on purpose: the Swift optimizer moves a retain past a plain
 /// store (it cannot release), which would retain what was read after the section ended; it never
 /// moves one past a call it cannot see into.
 void knapsack_read_end(void);
 
-/// Sets the function that tries again to release what a domain retired (see
-/// `knapsack_read_end`).
-void knapsack_set_release_hook(void (*hook)(uintptr_t domain));
+/// Sets the function that tries again to release what a table retired (see
+/// `knapsack_read_end`); it receives the `table` of the domain.
+void knapsack_set_release_hook(void (*hook)(uintptr_t table));
 
-/// Starts a new epoch and returns the one that ends: the epoch of what was just unpublished.
-uint64_t knapsack_retire(void);
+/// Starts a new epoch of `domain` and returns the one that ends: the epoch of what was just
+/// unpublished from it.
+uint64_t knapsack_retire(struct knapsack_domain *domain);
+
+/// The current epoch of `domain`.
+static inline uint64_t knapsack_domain_epoch(const struct knapsack_domain *domain) {
+  return __atomic_load_n(&domain->epoch, __ATOMIC_ACQUIRE);
+}
 
 /// Whether no thread is still reading `domain` in a section that began in `epoch` or earlier.
 int knapsack_reclaimable(uint64_t epoch, uintptr_t domain);

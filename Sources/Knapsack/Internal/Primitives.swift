@@ -68,7 +68,9 @@ final class BlockingLock: @unchecked Sendable {
 /// entries); larger ones in a locked dictionary, so every key can be cached. The table holds a
 /// reference to each element it stores. A replaced element is retired, not released at once:
 /// readers read inside an epoch read section (``read(_:_:)``), and a retired element is
-/// released once no reader that could have loaded it is still reading (see `CKnapsack.h`).
+/// released once no reader that could have loaded it is still reading (see `CKnapsack.h`). The
+/// table is its own reclamation domain, with its own epoch: retiring here never touches what
+/// readers of another table read.
 @usableFromInline
 final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable {
   // Safe: the directory and its leaves are only read and written through `Atomic`, leaves are
@@ -77,6 +79,11 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
   // read section that could see it is open.
   @inlinable static var directCapacity: Int { 1 << 16 }
   @usableFromInline let directory: UnsafeMutablePointer<Atomic<UInt>>
+  /// What read sections of this table announce: the address of its `knapsack_domain` (its
+  /// epoch counter, on a cache line of its own).
+  @usableFromInline let domain: UInt
+  /// The record ``domain`` is the address of.
+  private let domainRecord: UnsafeMutablePointer<knapsack_domain>
   /// Elements of indices from ``directCapacity`` on, as retained addresses.
   private let overflow = Locked<[Int: UInt]>([:])
   /// Replaced elements (retained addresses) and the epoch in which each was replaced.
@@ -88,6 +95,10 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
     releaseHookInstalled
     directory = .allocate(capacity: 256)
     for offset in 0..<256 { (directory + offset).initialize(to: Atomic(0)) }
+    domainRecord = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
+      .initializeMemory(as: knapsack_domain.self, repeating: knapsack_domain(epoch: 1, table: 0), count: 1)
+    domain = UInt(bitPattern: domainRecord)
+    domainRecord.pointee.table = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
   }
 
   deinit {
@@ -103,6 +114,8 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
     directory.deallocate()
     for element in overflow.withLock({ Array($0.values) }) { Self.release(element) }
     for entry in retired.withLock({ $0 }) { Self.release(entry.element) }
+    domainRecord.deinitialize(count: 1)
+    UnsafeMutableRawPointer(domainRecord).deallocate()
   }
 
   /// Runs `body` on the element at `index`, unretained, inside a read section: the element
@@ -114,9 +127,8 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
     return body(address(index).map { Unmanaged<Element>.fromOpaque($0) })
   }
 
-  /// What read sections of this table announce: its address.
-  @inlinable
-  var domain: UInt { UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }
+  /// How many elements this table has retired so far, plus one: its domain's epoch.
+  var epoch: UInt64 { knapsack_domain_epoch(domainRecord) }
 
   /// The element at `index`, retained.
   @inlinable
@@ -162,7 +174,7 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
       old = overflow.withLock { new == 0 ? $0.removeValue(forKey: index) : $0.updateValue(new, forKey: index) } ?? 0
     }
     guard old != 0 || retiredCount.load(ordering: .relaxed) > 0 else { return }
-    let epoch = old != 0 ? knapsack_retire() : 0
+    let epoch = old != 0 ? knapsack_retire(domainRecord) : 0
     release(retiring: old, in: epoch)
   }
 
@@ -211,11 +223,11 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
   }
 }
 
-/// Gives the C side, once, the function that calls ``SlotTable/releaseRetired()`` on a domain
-/// (see `knapsack_read_end`): a table's address, alive while the section that names it first
-/// is open.
-private let releaseHookInstalled: Void = knapsack_set_release_hook { domain in
-  guard let table = UnsafeRawPointer(bitPattern: domain) else { return }
+/// Gives the C side, once, the function that calls ``SlotTable/releaseRetired()`` on the table
+/// of a domain (see `knapsack_read_end`): a table's address, alive while the section that names
+/// its domain first is open.
+private let releaseHookInstalled: Void = knapsack_set_release_hook { address in
+  guard let table = UnsafeRawPointer(bitPattern: address) else { return }
   (Unmanaged<AnyObject>.fromOpaque(table).takeUnretainedValue() as? any RetiredReleasing)?.releaseRetired()
 }
 
