@@ -50,6 +50,12 @@ extension Dependencies {
   // A key with a default, checked only when asked for with `including:`.
   var valRootWithDefault: Key<ValThing> { Key { r in ValThing("root", [try r[\.valMissingBehindDefault]]) } }
   var valMissingBehindDefault: Key<ValThing> { .required() }
+  // Multibindings, each test contributing what it needs.
+  var valPlugins: Multibinding<String> { MultibindingKey() }
+  var valMainPlugins: MainActorMultibinding<String> { MultibindingKey() }
+  var valAsyncPlugins: AsyncMultibinding<String> { MultibindingKey() }
+  var valEmptyPlugins: Multibinding<String> { MultibindingKey() }
+  var valPluginNeeds: Key<String> { .required() }
 }
 
 private let file = "KnapsackTests/ValidationTests.swift"
@@ -473,6 +479,36 @@ private func declaration(of key: String) throws -> CodeLocation {
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].dependency.name == "\\.valMissing")
     #expect(missing[0].path.map(\.name) == ["\\.valMissing"])
+  }
+
+  @Test func includedMultibindingsOfEveryKindAreCheckedThroughTheirContributions() async throws {
+    let parent = Container()
+    parent.contribute(to: \.valPlugins) { _ in "from the parent" }
+    let container = parent.makeChild()
+    container.contribute(to: \.valPlugins) { _ in "sync" }
+    container.contribute(to: \.valMainPlugins) { _ in "main actor" }
+    container.contribute(to: \.valAsyncPlugins) { _ in "async" }
+    let keys: [PartialKeyPath<Dependencies>] = [\.valPlugins, \.valMainPlugins, \.valAsyncPlugins, \.valEmptyPlugins]
+    let report = await container.validate(including: keys)
+    #expect(report.isValid, "\(report)")
+    #expect(report.skipped.isEmpty && report.needsSampleArgument.isEmpty)
+    // What validation accepted resolves: a multibinding nobody contributes to is empty.
+    #expect(try container.resolve(\.valPlugins).sorted() == ["from the parent", "sync"])
+    #expect(try container.resolve(\.valEmptyPlugins).isEmpty)
+    #expect(try await container.resolve(\.valAsyncPlugins) == ["async"])
+    #expect(try await container.resolve(\.valMainPlugins) == ["main actor"])
+    #expect(await container.graph(including: keys).report.isValid)
+  }
+
+  @Test func aContributionThatNeedsAMissingKeyIsReportedWhenItsMultibindingIsIncluded() async throws {
+    let container = Container()
+    container.contribute(to: \.valMainPlugins) { r in try r.resolve(\.valPluginNeeds) }
+    let report = await container.validate(including: [\.valMainPlugins])
+    let missing = report.problems(.missingRequiredKey)
+    try #require(missing.count == 1, "\(report)")
+    #expect(missing[0].dependency.name == "\\.valPluginNeeds")
+    #expect(missing[0].dependency.location == (try declaration(of: "valPluginNeeds")))
+    #expect(missing[0].path.first?.name.hasPrefix("\\.valMainPlugins contribution") == true)
   }
 
   @Test func typeRegistrationsAreValidatedToo() async throws {

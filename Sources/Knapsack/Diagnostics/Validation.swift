@@ -228,7 +228,11 @@ extension Container {
     var needsSample: [DependencyReference] = []
     for index in roots.sorted(by: { table.descriptor($0).displayName < table.descriptor($1).displayName }) {
       let descriptor = table.descriptor(index)
-      guard let registration = copy.effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration else {
+      let registration = copy.effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration
+      // A multibinding key has no registration of its own: its contributions are registrations
+      // (roots above, in whichever container made them), and none at all is an empty set.
+      if registration == nil, descriptor.kind == .multibinding { continue }
+      guard let registration else {
         problems.append(
           problem(from: copy.failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)))
         continue
