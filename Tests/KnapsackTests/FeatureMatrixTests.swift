@@ -112,6 +112,56 @@ struct KindUnderTest: Sendable, CustomTestStringConvertible {
     keyName: "\\.fxArgument", sample: { [\Dependencies.fxArgument: "sample"] })
 }
 
+/// What the multibinding row of the table needs to know about one kind of multibinding.
+struct MultibindingKindUnderTest: Sendable, CustomTestStringConvertible {
+  let name: String
+  /// Contributes a token labelled `label`, with `scope`.
+  let contribute: @Sendable (Container, Scope, String) -> Void
+  /// Contributes a token whose factory needs `\.fxNeeded`.
+  let contributeNeedingRequired: @Sendable (Container) -> Void
+  /// Resolves every element, from outside any factory.
+  let resolve: @Sendable (Container) async throws -> [Token]
+  /// The multibinding key, for validation (a key path is not `Sendable`: made on each call).
+  let key: @Sendable () -> PartialKeyPath<Dependencies>
+  let keyName: String
+
+  var testDescription: String { name }
+
+  static let all: [MultibindingKindUnderTest] = [.sync, .async, .mainActor]
+
+  static let sync = MultibindingKindUnderTest(
+    name: "synchronous",
+    contribute: { container, scope, label in container.contribute(to: \.fxPlugins, scope: scope) { _ in Token(label) }
+    },
+    contributeNeedingRequired: { $0.contribute(to: \.fxPlugins) { r in Token(try r[\.fxNeeded].label) } },
+    resolve: { try $0[\.fxPlugins] },
+    key: { \Dependencies.fxPlugins }, keyName: "\\.fxPlugins")
+
+  static let async = MultibindingKindUnderTest(
+    name: "asynchronous",
+    contribute: { container, scope, label in
+      container.contribute(to: \.fxAsyncPlugins, scope: scope) { _ in
+        await Task.yield()
+        return Token(label)
+      }
+    },
+    contributeNeedingRequired: { $0.contribute(to: \.fxAsyncPlugins) { r in Token(try r[\.fxNeeded].label) } },
+    resolve: { try await $0.resolve(\.fxAsyncPlugins) },
+    key: { \Dependencies.fxAsyncPlugins }, keyName: "\\.fxAsyncPlugins")
+
+  static let mainActor = MultibindingKindUnderTest(
+    name: "main-actor",
+    contribute: { container, scope, label in
+      container.contribute(to: \.fxMainPlugins, scope: scope) { _ in
+        MainActor.preconditionIsolated("a main-actor contribution runs on the main actor")
+        return Token(label)
+      }
+    },
+    contributeNeedingRequired: { $0.contribute(to: \.fxMainPlugins) { r in Token(try r[\.fxNeeded].label) } },
+    resolve: { try await $0.resolve(\.fxMainPlugins) },
+    key: { \Dependencies.fxMainPlugins }, keyName: "\\.fxMainPlugins")
+}
+
 /// Two values of one key made by one factory call.
 struct FxPair: Sendable {
   let first: Token
@@ -124,6 +174,9 @@ extension Dependencies {
   var fxMain: MainActorKey<Token> { MainActorKey { _ in Token("default") } }
   var fxArgument: ArgumentKey<String, Token> { ArgumentKey { _, suffix in Token("default" + suffix) } }
   var fxNeeded: Key<Token> { .required() }
+  var fxPlugins: Multibinding<Token> { MultibindingKey() }
+  var fxAsyncPlugins: AsyncMultibinding<Token> { MultibindingKey() }
+  var fxMainPlugins: MainActorMultibinding<Token> { MultibindingKey() }
 
   var fxSyncPair: Key<FxPair> { Key { r in FxPair(first: try r[\.fxSync], second: try r[\.fxSync]) } }
   var fxAsyncPair: AsyncKey<FxPair> {
@@ -264,6 +317,42 @@ final class NameRecorder: ResolutionObserver {
     #expect(missing.dependency.location?.fileID == "KnapsackTests/FeatureMatrixTests.swift")
     #expect(missing.path.map(\.name) == [kind.keyName, "\\.fxNeeded"])
     #expect(report.needsSampleArgument.isEmpty)
+  }
+
+  // MARK: Multibinding contributions (no argument kind: an element takes no argument)
+
+  @Test(arguments: MultibindingKindUnderTest.all) func multibindingContributions(
+    kind: MultibindingKindUnderTest
+  ) async throws {
+    let parent = Container()
+    kind.contribute(parent, .singleton, "parent")
+    let child = parent.makeChild()
+    kind.contribute(child, .unique, "child")
+    let first = try await kind.resolve(child)
+    let second = try await kind.resolve(child)
+    #expect(first.map(\.label).sorted() == ["child", "parent"])
+    let shared = try #require(first.first { $0.label == "parent" })
+    let made = try #require(first.first { $0.label == "child" })
+    #expect(second.contains { $0 === shared }, "a singleton contribution is made once")
+    #expect(!second.contains { $0 === made }, "a unique contribution is made again")
+    #expect(try await kind.resolve(parent).map(\.label) == ["parent"], "a child's contribution stays in the child")
+    #expect(try await kind.resolve(Container()).isEmpty)
+  }
+
+  @Test(arguments: MultibindingKindUnderTest.all) func multibindingValidation(
+    kind: MultibindingKindUnderTest
+  ) async throws {
+    let container = Container()
+    kind.contributeNeedingRequired(container)
+    for report in [await container.validate(), await container.validate(including: [kind.key()])] {
+      let missing = try #require(report.problems(.missingRequiredKey).first, "\(report)")
+      #expect(report.problems.count == 1, "\(report)")
+      #expect(missing.dependency.name == "\\.fxNeeded")
+      #expect(missing.path.first?.name.hasPrefix(kind.keyName + " contribution") == true)
+    }
+    let satisfied = Container()
+    kind.contribute(satisfied, .unique, "fine")
+    #expect(await satisfied.validate(including: [kind.key()]).isValid)
   }
 
   // MARK: Property wrappers (synchronous and main-actor keys; see the table for the others)
