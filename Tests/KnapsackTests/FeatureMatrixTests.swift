@@ -28,7 +28,7 @@ struct KindUnderTest: Sendable, CustomTestStringConvertible {
 
   var testDescription: String { name }
 
-  static let all: [KindUnderTest] = [.sync, .async, .mainActor, .argument]
+  static let all: [KindUnderTest] = [.sync, .async, .mainActor, .argument, .asyncArgument, .mainActorArgument]
 
   static let sync = KindUnderTest(
     name: "synchronous",
@@ -112,6 +112,51 @@ struct KindUnderTest: Sendable, CustomTestStringConvertible {
     keyName: "\\.fxArgument", sample: { [\Dependencies.fxArgument: "sample"] })
 }
 
+extension KindUnderTest {
+  // Asynchronous and main-actor keys that take an argument: the table's argument column, with
+  // the asynchronous or main-actor column's way of running the factory.
+
+  static let asyncArgument = KindUnderTest(
+    name: "asynchronous with an argument",
+    register: { container, scope, counter, label, dispose in
+      container.register(\.fxAsyncArgument, scope: scope, dispose: dispose) { _, suffix in
+        await Task.yield()
+        counter.increment()
+        return Token(label + suffix)
+      }
+    },
+    registerNeedingRequired: { $0.register(\.fxAsyncArgument) { r, _ in Token(try r[\.fxNeeded].label) } },
+    resolve: { try await $0.resolve(\.fxAsyncArgument, argument: "") },
+    resolvePair: { try await $0.resolve(\.fxAsyncArgumentPair) },
+    decorate: { $0.decorate(\.fxAsyncArgument) { _, token in Token(token.label + "+decorated") } },
+    provider: { container in
+      let provider = container.provider(\.fxAsyncArgument)
+      let first = try await provider.get("")
+      return [first, try await provider.get(""), first, first]
+    },
+    keyName: "\\.fxAsyncArgument", sample: { [\Dependencies.fxAsyncArgument: "sample"] })
+
+  static let mainActorArgument = KindUnderTest(
+    name: "main-actor with an argument",
+    register: { container, scope, counter, label, dispose in
+      container.register(\.fxMainArgument, scope: scope, dispose: dispose) { _, suffix in
+        MainActor.preconditionIsolated("a main-actor factory runs on the main actor")
+        counter.increment()
+        return Token(label + suffix)
+      }
+    },
+    registerNeedingRequired: { $0.register(\.fxMainArgument) { r, _ in Token(try r[\.fxNeeded].label) } },
+    resolve: { try await $0.resolve(\.fxMainArgument, argument: "") },
+    resolvePair: { try await $0.resolve(\.fxMainArgumentPair) },
+    decorate: { $0.decorate(\.fxMainArgument) { _, token in Token(token.label + "+decorated") } },
+    provider: { container in
+      let provider = container.provider(\.fxMainArgument)
+      let first = try await provider.get("")
+      return [first, try await provider.get(""), first, first]
+    },
+    keyName: "\\.fxMainArgument", sample: { [\Dependencies.fxMainArgument: "sample"] })
+}
+
 /// What the multibinding row of the table needs to know about one kind of multibinding.
 struct MultibindingKindUnderTest: Sendable, CustomTestStringConvertible {
   let name: String
@@ -174,6 +219,25 @@ extension Dependencies {
   var fxMain: MainActorKey<Token> { MainActorKey { _ in Token("default") } }
   var fxArgument: ArgumentKey<String, Token> { ArgumentKey { _, suffix in Token("default" + suffix) } }
   var fxNeeded: Key<Token> { .required() }
+  var fxAsyncArgument: DependencyKey<AsyncKind, String, Token> {
+    DependencyKey { _, suffix in Token("default" + suffix) }
+  }
+  var fxMainArgument: DependencyKey<MainActorKind, String, Token> {
+    DependencyKey { _, suffix in Token("default" + suffix) }
+  }
+  var fxAsyncArgumentPair: AsyncKey<FxPair> {
+    AsyncKey { r in
+      FxPair(
+        first: try await r.resolve(\.fxAsyncArgument, argument: "g"),
+        second: try await r.resolve(\.fxAsyncArgument, argument: "g"))
+    }
+  }
+  var fxMainArgumentPair: MainActorKey<FxPair> {
+    MainActorKey { r in
+      FxPair(
+        first: try r.resolve(\.fxMainArgument, argument: "g"), second: try r.resolve(\.fxMainArgument, argument: "g"))
+    }
+  }
   var fxPlugins: Multibinding<Token> { MultibindingKey() }
   var fxAsyncPlugins: AsyncMultibinding<Token> { MultibindingKey() }
   var fxMainPlugins: MainActorMultibinding<Token> { MultibindingKey() }
