@@ -105,7 +105,10 @@ func measure(
     for (index, entry) in runnable.enumerated() {
       let summary = Summary(samples: samples[index])
       let opsPerSecond = scenario.hasPrefix("S5") ? 1e9 / summary.median : nil
-      let allocations = try allocationsPerOperation(entry.run, n: entry.n, operationsPerIteration: entry.ops)
+      // A scenario whose other thread keeps allocating would count that thread's allocations.
+      let allocations =
+        busyThreadScenarios.contains(scenario)
+        ? nil : try allocationsPerOperation(entry.run, n: entry.n, operationsPerIteration: entry.ops)
       results.append(
         BenchResult(
           scenario: scenario, contender: entry.contender.rawValue, nanoseconds: summary,

@@ -3,6 +3,7 @@ import DeepChain
 import Foundation
 import Knapsack
 import S4Knapsack
+import Synchronization
 
 // Knapsack as its documentation shows it: keys declared on `Dependencies` with a default factory
 // and a scope, resolved with `try container.resolve(\.key)`, overridden with `withOverrides`.
@@ -116,6 +117,28 @@ func knapsackBenchmarks() -> [Benchmark] {
       }.start()
       opened.wait()
       defer { finished.signal() }
+      return timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchAppState) }) }
+    },
+    run("S3/registering-elsewhere") { n in
+      // Another thread keeps replacing a registration of another container, and so retiring its
+      // plans: state that belongs to that container, which this thread's resolutions never read.
+      let other = Container()
+      let running = Atomic<Bool>(true)
+      let started = DispatchSemaphore(value: 0)
+      let stopped = DispatchSemaphore(value: 0)
+      Thread {
+        started.signal()
+        while running.load(ordering: .relaxed) {
+          other.register(\.benchOverridable) { LiveService() }
+          blackHoleRetained(resolved { try other.resolve(\.benchOverridable) })
+        }
+        stopped.signal()
+      }.start()
+      started.wait()
+      defer {
+        running.store(false, ordering: .relaxed)
+        stopped.wait()
+      }
       return timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchAppState) }) }
     },
   ]

@@ -21,7 +21,14 @@ let scenarioInfos = [
   ScenarioInfo(
     id: "S3/scope-open",
     title: "S3 while another thread holds an override scope open: what a test running in parallel pays"),
+  ScenarioInfo(
+    id: "S3/registering-elsewhere",
+    title: "S3 while another thread keeps re-registering and resolving a key of another container"),
 ]
+
+/// Scenarios in which another thread keeps working (and allocating) while one is measured: their
+/// allocations per operation are not counted, since the counter sees every thread.
+let busyThreadScenarios: Set<String> = ["S3/registering-elsewhere"]
 
 /// Every benchmark of the given contenders (all by default), in scenario order. Each contender's
 /// setup (containers, warm-up resolutions) runs only if it is asked for.
