@@ -76,7 +76,8 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
   // Safe: the directory and its leaves are only read and written through `Atomic`, leaves are
   // installed with compare-and-exchange and freed only in deinit; `overflow` and `retired` are
   // guarded by their locks; an element is released only after `knapsack_reclaimable` says no
-  // read section that could see it is open.
+  // read section that could see it is open; the domain record's epoch is only read and written
+  // by the C side's atomics, and its table word is written once, in init.
   @inlinable static var directCapacity: Int { 1 << 16 }
   @usableFromInline let directory: UnsafeMutablePointer<Atomic<UInt>>
   /// What read sections of this table announce: the address of its `knapsack_domain` (its
