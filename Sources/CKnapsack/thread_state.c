@@ -63,13 +63,14 @@ struct knapsack_reader *knapsack_reader_acquire(void) {
     if (__atomic_compare_exchange_n(&reader->taken, &expected, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) break;
   }
   if (!reader) {
-    // A cache line of its own (two, for adjacent-line prefetching): every read section writes
-    // its record, and records that shared a line would make threads that only read contend.
-    reader = aligned_alloc(128, 128);
+    // Cache lines of its own (whole pairs, for adjacent-line prefetching): every read section
+    // writes its record, and records that shared a line would make threads that only read
+    // contend.
+    reader = aligned_alloc(128, 256);
     // Like the Swift runtime, which traps when an allocation fails.
     if (!reader) abort();
-    memset(reader, 0, 128);
-    _Static_assert(sizeof(struct knapsack_reader) <= 128, "a reader record fits its two cache lines");
+    memset(reader, 0, 256);
+    _Static_assert(sizeof(struct knapsack_reader) <= 256, "a reader record fits its cache lines");
     reader->taken = 1;
     struct knapsack_reader *head = __atomic_load_n(&readers, __ATOMIC_SEQ_CST);
     do {
@@ -87,9 +88,16 @@ void knapsack_read_add_domain(struct knapsack_reader *reader, uintptr_t domain) 
   for (uintptr_t index = 1; index <= count; index++) {
     if (__atomic_load_n(&reader->domains[index], __ATOMIC_RELAXED) == domain) return;
   }
-  if (count + 1 < KNAPSACK_READER_DOMAINS) __atomic_store_n(&reader->domains[count + 1], domain, __ATOMIC_RELEASE);
+  if (count + 1 < KNAPSACK_READER_DOMAINS) {
+    __atomic_store_n(&reader->domains[count + 1], domain, __ATOMIC_RELEASE);
+    // Acquire, like the outermost section's: if a retirement's increment is seen here, the value
+    // it replaced is not seen by the loads that follow.
+    uint64_t epoch = __atomic_load_n(&((const struct knapsack_domain *)domain)->epoch, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&reader->epochs[count + 1], epoch, __ATOMIC_RELEASE);
+  }
   // Sequentially consistent, like the epoch's announcement: a writer that does not see the new
-  // count has published its new value before this section reads the domain.
+  // count has published its new value before this section reads the domain, and one that sees
+  // it sees the domain and its epoch written above.
   __atomic_store_n(&reader->extra_count, count + 1, __ATOMIC_SEQ_CST);
 }
 
@@ -122,17 +130,19 @@ int knapsack_reclaimable(uint64_t epoch, uintptr_t domain) {
     if (reading == 0) continue;
     uintptr_t extra = __atomic_load_n(&reader->extra_count, __ATOMIC_SEQ_CST);
     int reads;
+    // An epoch is compared only with one of the same domain's count: a section that announced a
+    // later one began reading the domain after this retirement, and reads the new value. If the
+    // thread's next section reused the record after `reading` was loaded, what is read below may
+    // be that section's (and `reading` another domain's count): the section `reading` came from
+    // has then ended, and the next one began after this scan loaded it, so after the retirement.
     if (__atomic_load_n(&reader->domains[0], __ATOMIC_ACQUIRE) == domain) {
-      // The section's epoch counts this domain's retirements: one that began after this
-      // retirement reads the new value. (If the record was already reused by the thread's next
-      // section, that section began after the retirement too.)
       reads = reading <= epoch;
     } else {
-      // Listed by a nested section, or not at all: a listed domain has no epoch of its own in
-      // the record, so its readers hold it until the section ends.
       reads = extra >= KNAPSACK_READER_DOMAINS;
       for (uintptr_t index = 1; !reads && index <= extra; index++) {
-        reads = __atomic_load_n(&reader->domains[index], __ATOMIC_ACQUIRE) == domain;
+        if (__atomic_load_n(&reader->domains[index], __ATOMIC_ACQUIRE) != domain) continue;
+        reads = __atomic_load_n(&reader->epochs[index], __ATOMIC_ACQUIRE) <= epoch;
+        break;
       }
     }
     if (reads) {

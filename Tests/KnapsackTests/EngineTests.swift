@@ -371,13 +371,17 @@ let isThreadSanitized: Bool = {
     #expect(try container.resolve(type: Token.self, name: "dropped").label == "new")
   }
 
-  /// Starts, on a thread of its own, a resolution from `container` whose factory waits: returns
-  /// once the factory runs, with a function that lets it finish and waits for the thread.
-  private func startBlockedResolution(_ container: Container, name: String) -> () -> Void {
+  /// Starts, on a thread of its own, a resolution from `container` whose factory runs `first`,
+  /// then waits: returns once it waits, with a function that lets it finish and waits for the
+  /// thread.
+  private func startBlockedResolution(
+    _ container: Container, name: String, first: @escaping @Sendable (Resolver) throws -> Void = { _ in }
+  ) -> () -> Void {
     let entered = DispatchSemaphore(value: 0)
     let proceed = DispatchSemaphore(value: 0)
     let finished = DispatchSemaphore(value: 0)
-    container.register(type: Token.self, name: name) {
+    container.register(type: Token.self, name: name) { r in
+      try first(r)
       entered.signal()
       proceed.wait()
       return Token(name)
@@ -421,6 +425,37 @@ let isThreadSanitized: Bool = {
     #expect(probe.captured == nil, "the replaced factory is freed once the resolution ends")
     #expect(probe.singleton == nil, "the replaced singleton is freed once the resolution ends")
     #expect(try container.resolve(type: Token.self, name: "replaced mid-resolution").label == "new")
+  }
+
+  @Test func aChildsRunningResolutionHoldsBackOnlyWhatItsParentReplacedBeforeItReadTheParent() throws {
+    // A child's resolution reads its parent in a nested section, which lists the parent with
+    // the parent's epoch at that moment. What the parent replaced before then, that section
+    // cannot have read: the parent's next store frees it while the section still runs.
+    let parent = Container()
+    let key = "parent's, read by a child"
+    let probe = try registerAndResolveSingleton(parent, name: key)
+    let child = parent.makeChild()
+    let readParent: @Sendable (Resolver) throws -> Void = { r in
+      let token = try r.resolve(type: Token.self, name: key)
+      #expect(token.label.hasSuffix("singleton"))
+    }
+    // A first resolution reads the parent's plan, then waits while the plan is replaced: it may
+    // still use it, so the plan is kept.
+    let finishFirst = startBlockedResolution(child, name: "first reader", first: readParent)
+    parent.register(type: Token.self, name: key, scope: .singleton) { Token("new singleton") }
+    #expect(probe.isAnyAlive, "a plan a running resolution read is kept")
+    finishFirst()
+    // A second one reads the parent only after the replacement, and waits.
+    let finishSecond = startBlockedResolution(child, name: "second reader", first: readParent)
+    defer { finishSecond() }
+    // Another test's resolution of more containers than a section can name may hold the plan
+    // back for a moment; a later store into the parent tries again.
+    for attempt in 0..<1_000 where probe.isAnyAlive {
+      parent.register(type: Token.self, name: "other") { Token("other \(attempt)") }
+      #expect(try parent.resolve(type: Token.self, name: "other").label == "other \(attempt)")
+    }
+    #expect(probe.captured == nil, "the replaced factory is freed while the later reader runs")
+    #expect(probe.singleton == nil, "the replaced singleton is freed while the later reader runs")
   }
 
   /// Registers under `name` in `container` a unique factory that captures a token, and returns

@@ -60,7 +60,7 @@ static inline int knapsack_keep_thread_graph(uintptr_t graph) {
 //
 // A domain is one table of one container, and keeps its own epoch counter (see
 // `struct knapsack_domain`): a writer that retires in one container advances only that
-// container's epoch, so readers of other containers never see its cache line change.
+// container's epoch, so readers of other containers never see its cache lines change.
 //
 // A reader brackets each lock-free read of a domain with `knapsack_read_begin(domain)` and
 // `knapsack_read_end()`, and keeps nothing it read beyond the section without retaining it. A
@@ -72,18 +72,20 @@ static inline int knapsack_keep_thread_graph(uintptr_t graph) {
 // Sections nest: a synchronous resolution reads its whole path, its factories included, in one
 // section, so what it reads (the plan, its binding) stays alive without being retained until it
 // returns. The outermost section announces its domain and that domain's epoch; a nested one that
-// reads another domain adds it, and the domain stays listed until the outermost section ends. A
-// domain listed that way has no epoch of its own in the record, so a writer of it waits for the
-// section to end. A factory that runs long so holds back only the release of what the containers
-// its resolution reads retire (every container's, in the rare resolution that reads more than
-// KNAPSACK_READER_DOMAINS). A section belongs to its thread: it never spans a suspension.
+// reads another domain adds it with that domain's epoch at the time, and the domain stays listed
+// until the outermost section ends. A factory that runs long so holds back only the release of
+// what the containers its resolution reads retire before it reads them (every container's, in
+// the rare resolution that reads more than KNAPSACK_READER_DOMAINS). A section belongs to its
+// thread: it never spans a suspension.
 //
 // Retired objects are released by the writer that retires them, at a later store into the same
 // table, or when the outermost section that held them back ends (see `knapsack_read_end`).
 
-/// A domain: its epoch counter, and the table it belongs to (for the release hook). Allocated on
-/// a cache line of its own by the table, which lives at least as long as any section that
-/// reads it; only writers of that table write here.
+/// A domain: its epoch counter, and the table it belongs to (for the release hook). Allocated by
+/// the table on lines of its own; only writers of that table write here. The table outlives
+/// every section whose first domain it is, and only a first domain is ever dereferenced: a
+/// domain a nested section listed may be gone (its address then only compared) once that nested
+/// section has returned.
 struct knapsack_domain {
   /// Advanced by every retirement in the domain; starts at 1 (0 in a record means "not reading").
   uint64_t epoch;
@@ -105,6 +107,9 @@ struct knapsack_reader {
   /// section's, then the first `extra_count` others, or every domain when `extra_count` exceeds
   /// KNAPSACK_READER_DOMAINS - 1.
   uintptr_t domains[KNAPSACK_READER_DOMAINS];
+  /// The epoch of each of `domains[1...]` when the section first read it, in that domain's count
+  /// (`epochs[0]` is unused: the outermost domain's is `epoch`).
+  uint64_t epochs[KNAPSACK_READER_DOMAINS];
   uintptr_t extra_count;
   /// Set by a writer that could not release what it retired because of this reader's open
   /// section; the section's end then reports it, so that the reader tries again.
@@ -127,8 +132,8 @@ static inline void knapsack_read_begin(uintptr_t domain) {
   struct knapsack_reader *reader = knapsack_thread_reader;
   if (__builtin_expect(reader == 0, 0)) reader = knapsack_reader_acquire();
   if (knapsack_thread_read_depth++ != 0) {
-    // Nested: the outer section's epoch, the oldest, protects everything read from here on in
-    // the domains it lists.
+    // Nested: the outermost section's epoch protects what is read from here on in its domain; a
+    // domain listed with its own epoch, what is read from here on in that one.
     if (__builtin_expect(reader->domains[0] != domain, 0)) knapsack_read_add_domain(reader, domain);
     return;
   }
@@ -164,7 +169,9 @@ static inline uint64_t knapsack_domain_epoch(const struct knapsack_domain *domai
   return __atomic_load_n(&domain->epoch, __ATOMIC_ACQUIRE);
 }
 
-/// Whether no thread is still reading `domain` in a section that began in `epoch` or earlier.
+/// Whether no thread is still reading `domain` in a section that began reading it in `epoch` of
+/// that domain or earlier (or in any section, for a thread reading more domains than its record
+/// lists).
 int knapsack_reclaimable(uint64_t epoch, uintptr_t domain);
 
 // The key cache: a direct-mapped table from the address of a key path object (or a metatype) to

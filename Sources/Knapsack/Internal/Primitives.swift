@@ -81,7 +81,7 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
   @inlinable static var directCapacity: Int { 1 << 16 }
   @usableFromInline let directory: UnsafeMutablePointer<Atomic<UInt>>
   /// What read sections of this table announce: the address of its `knapsack_domain` (its
-  /// epoch counter, on a cache line of its own).
+  /// epoch counter, on cache lines of its own).
   @usableFromInline let domain: UInt
   /// The record ``domain`` is the address of.
   private let domainRecord: UnsafeMutablePointer<knapsack_domain>
@@ -96,7 +96,8 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
     releaseHookInstalled
     directory = .allocate(capacity: 256)
     for offset in 0..<256 { (directory + offset).initialize(to: Atomic(0)) }
-    domainRecord = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
+    // Two lines of its own, as reader records have: no other object's writes share them.
+    domainRecord = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 128)
       .initializeMemory(as: knapsack_domain.self, repeating: knapsack_domain(epoch: 1, table: 0), count: 1)
     domain = UInt(bitPattern: domainRecord)
     domainRecord.pointee.table = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
