@@ -101,6 +101,23 @@ void knapsack_read_add_domain(struct knapsack_reader *reader, uintptr_t domain) 
   __atomic_store_n(&reader->extra_count, count + 1, __ATOMIC_SEQ_CST);
 }
 
+// The epoch new domains start at: above every epoch a freed domain reached.
+static uint64_t domain_epoch_floor = 1;
+
+void knapsack_domain_init(struct knapsack_domain *domain, uintptr_t table) {
+  // Acquire: a freed domain whose address this one reuses raised the floor before it was freed.
+  domain->epoch = __atomic_load_n(&domain_epoch_floor, __ATOMIC_ACQUIRE);
+  domain->table = table;
+}
+
+void knapsack_domain_finish(const struct knapsack_domain *domain) {
+  uint64_t reached = __atomic_load_n(&domain->epoch, __ATOMIC_ACQUIRE) + 1;
+  uint64_t floor = __atomic_load_n(&domain_epoch_floor, __ATOMIC_RELAXED);
+  while (floor < reached &&
+         !__atomic_compare_exchange_n(&domain_epoch_floor, &floor, reached, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+  }
+}
+
 static void (*release_hook)(uintptr_t) = 0;
 
 void knapsack_set_release_hook(void (*hook)(uintptr_t table)) {

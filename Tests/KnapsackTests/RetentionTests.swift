@@ -40,6 +40,23 @@ private func contributeFromTheReuseSite(_ container: Container, _ value: Int) {
     #expect(try quiet.resolve(\.retentionValue) == 0)
   }
 
+  @Test func aNewContainersEpochStartsAboveEveryDroppedOnesEpoch() throws {
+    // A running read section may still list a dropped container's table whose address a new
+    // table reuses, with the old table's epoch: new epochs start above every old one, so that
+    // entry never looks newer than what the new table retires.
+    var reached: UInt64 = 0
+    do {
+      let dropped = Container()
+      for value in 1...20 {
+        dropped.register(\.retentionValue) { value }
+        #expect(try dropped.resolve(\.retentionValue) == value)
+      }
+      reached = dropped.slots.epoch
+    }
+    #expect(reached > 1)
+    #expect(Container().slots.epoch > reached)
+  }
+
   @Test func aParentForgetsTheChildrenThatAreGone() {
     let parent = Container()
     let kept = (0..<3).map { _ in parent.makeChild() }

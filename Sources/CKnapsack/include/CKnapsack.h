@@ -87,11 +87,22 @@ static inline int knapsack_keep_thread_graph(uintptr_t graph) {
 /// domain a nested section listed may be gone (its address then only compared) once that nested
 /// section has returned.
 struct knapsack_domain {
-  /// Advanced by every retirement in the domain; starts at 1 (0 in a record means "not reading").
+  /// Advanced by every retirement in the domain; starts above every freed domain's (never 0, which
+  /// in a record means "not reading").
   uint64_t epoch;
   /// The table (an unretained object address), given to the release hook.
   uintptr_t table;
 };
+
+/// Readies `domain` (uninitialized memory) for `table`. Its epoch starts above every epoch a freed
+/// domain reached: a running section may still list a freed domain whose address this one
+/// reuses, with an epoch of the freed domain's count, and that entry must never look newer than
+/// what this domain retires.
+void knapsack_domain_init(struct knapsack_domain *domain, uintptr_t table);
+
+/// Called just before `domain` is freed: raises the epoch new domains start at above the one it
+/// reached (see `knapsack_domain_init`). Only containers being made or freed touch that floor.
+void knapsack_domain_finish(const struct knapsack_domain *domain);
 
 /// The domains a reader record can list before it stands for every domain.
 #define KNAPSACK_READER_DOMAINS 8

@@ -76,8 +76,8 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
   // Safe: the directory and its leaves are only read and written through `Atomic`, leaves are
   // installed with compare-and-exchange and freed only in deinit; `overflow` and `retired` are
   // guarded by their locks; an element is released only after `knapsack_reclaimable` says no
-  // read section that could see it is open; the domain record's epoch is only read and written
-  // by the C side's atomics, and its table word is written once, in init.
+  // read section that could see it is open; the domain record is written only by the C side:
+  // its table word once, in init, and its epoch with atomics.
   @inlinable static var directCapacity: Int { 1 << 16 }
   @usableFromInline let directory: UnsafeMutablePointer<Atomic<UInt>>
   /// What read sections of this table announce: the address of its `knapsack_domain` (its
@@ -98,9 +98,9 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
     for offset in 0..<256 { (directory + offset).initialize(to: Atomic(0)) }
     // Two lines of its own, as reader records have: no other object's writes share them.
     domainRecord = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 128)
-      .initializeMemory(as: knapsack_domain.self, repeating: knapsack_domain(epoch: 1, table: 0), count: 1)
+      .bindMemory(to: knapsack_domain.self, capacity: 1)
     domain = UInt(bitPattern: domainRecord)
-    domainRecord.pointee.table = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+    knapsack_domain_init(domainRecord, UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
   }
 
   deinit {
@@ -116,7 +116,7 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
     directory.deallocate()
     for element in overflow.withLock({ Array($0.values) }) { Self.release(element) }
     for entry in retired.withLock({ $0 }) { Self.release(entry.element) }
-    domainRecord.deinitialize(count: 1)
+    knapsack_domain_finish(domainRecord)
     UnsafeMutableRawPointer(domainRecord).deallocate()
   }
 
