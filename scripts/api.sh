@@ -25,17 +25,27 @@ lines = set()
 for path in [os.path.join(work, f"{module}.symbols.json")] + glob.glob(os.path.join(work, f"{module}@*.symbols.json")):
     graph = json.load(open(path))
     for symbol in graph["symbols"]:
-        if symbol.get("accessLevel") != "public":
+        # Everything a client can use: public and open declarations, underscored names included.
+        if symbol.get("accessLevel") not in ("public", "open"):
             continue
         # Copies of protocol-extension members on each conforming type: listed once, on the protocol.
         if "::SYNTHESIZED::" in symbol["identifier"]["precise"]:
-            continue
-        if symbol["pathComponents"] and symbol["pathComponents"][-1].startswith("_"):
             continue
         declaration = "".join(f["spelling"] for f in symbol.get("declarationFragments", []))
         declaration = " ".join(declaration.split())
         owner = ".".join(symbol["pathComponents"][:-1])
         lines.add(f"{owner + ': ' if owner else ''}{declaration}")
+# The compiler leaves public declarations whose names start with "_" out of its symbol graphs;
+# find them in the sources, so that adding one shows in the diff too.
+import re
+pattern = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?:[a-z]+\s+)*?"
+                     r"(?:func|var|let|class|struct|enum|protocol|typealias|actor)\s+(_\w*)")
+for root, _, files in os.walk(os.path.join("Sources", module)):
+    for name in files:
+        if name.endswith(".swift"):
+            for text in open(os.path.join(root, name), encoding="utf-8"):
+                if match := pattern.match(text):
+                    lines.add(f"(underscored, not in the symbol graph) {' '.join(text.split('{')[0].split())}")
 for line in sorted(lines):
     print(line)
 PY
