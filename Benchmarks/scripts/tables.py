@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes (or, with --check, verifies) every table derived from results/latest.json: the results
-section of Benchmarks/README.md and the benchmark summary of the repository's README.md.
+and targets sections of Benchmarks/README.md (the targets also read results/instructions.txt) and
+the benchmark summary of the repository's README.md.
 Run through scripts/tables.sh, which first renders results/latest.md and latest.svg from the same
 JSON with `knapsack-bench render`.
 
@@ -61,8 +62,9 @@ def summary():
                      f"| {ratio(median(scenario, 'swift-dependencies'), k)} |")
     ops = field("S5/2-threads", "knapsack", "ops_per_s")
     lines += ["",
-              f"The failure path (S7) costs Knapsack {duration(median('S7', 'knapsack'))} with 100 registrations and "
-              f"{duration(median('S7/10000', 'knapsack'))} with 10,000 (Swinject: {duration(median('S7/10000', 'swinject'))}). "
+              f"The failure path (S7) costs Knapsack {duration(median('S7', 'knapsack'))} in a container that registers "
+              f"nothing (its keys have defaults) and {duration(median('S7/10000', 'knapsack'))} in one with 10,000 "
+              f"registrations (Swinject: {duration(median('S7/10000', 'swinject'))}). "
               f"Registering and resolving 1,000 services (S4/1000) takes Knapsack {duration(median('S4/1000', 'knapsack'))}, "
               f"swift-dependencies {duration(median('S4/1000', 'swift-dependencies'))} and Swinject "
               f"{duration(median('S4/1000', 'swinject'))}; at 10,000, Knapsack holds "
@@ -84,6 +86,77 @@ def full():
     return "\n".join(parts)
 
 
+def instruction_counts():
+    """Instructions per operation by (scenario, contender), from results/instructions.txt."""
+    counts = {}
+    path = pathlib.Path("results/instructions.txt")
+    if path.exists():
+        for line in path.read_text().splitlines()[1:]:
+            parts = line.split()
+            if len(parts) == 3 and parts[2].isdigit():
+                counts[(parts[0], parts[1])] = int(parts[2])
+    return counts
+
+
+def targets():
+    """The speed targets of issue 10, each with the figure of the committed run and whether it is met:
+    in instructions (callgrind, the stable figure) and in nanoseconds (the user-facing one)."""
+    counts = instruction_counts()
+
+    def count(scenario, contender="knapsack"):
+        return counts.get((scenario, contender))
+
+    def quotient(a, b):
+        return None if a is None or b is None or b == 0 else a / b
+
+    def cell(value, met, text):
+        return "n/a" if value is None else f"{text} {'✓' if met(value) else '✗'}"
+
+    def times(value):
+        return f"{value:.2f}×"
+
+    rows = []
+    for scenario, limit in (("S1", 3), ("S2", 3), ("S3", 3), ("S6", 5)):
+        by_instructions = quotient(count(scenario), count(scenario, "manual"))
+        by_time = quotient(median(scenario, "knapsack"), median(scenario, "manual"))
+        rows.append((f"{scenario} within {limit}× of manual construction",
+                     cell(by_instructions, lambda v: v <= limit, times(by_instructions or 0)),
+                     cell(by_time, lambda v: v <= limit, times(by_time or 0))))
+    by_instructions = quotient(count("S4/10000"), count("S4/1000"))
+    by_time = quotient(median("S4/10000", "knapsack"), median("S4/1000", "knapsack"))
+    rows.append(("S4 linear: 10,000 registrations within 11× of 1,000",
+                 cell(by_instructions, lambda v: v <= 11, times(by_instructions or 0)),
+                 cell(by_time, lambda v: v <= 11, times(by_time or 0))))
+    for scenario in ("S4/1000", "S4/10000"):
+        by_instructions = quotient(count(scenario), count(scenario, "swift-dependencies"))
+        by_time = quotient(median(scenario, "knapsack"), median(scenario, "swift-dependencies"))
+        rows.append((f"{scenario} faster than swift-dependencies (Knapsack ÷ swift-dependencies)",
+                     cell(by_instructions, lambda v: v < 1, times(by_instructions or 0)),
+                     cell(by_time, lambda v: v < 1, times(by_time or 0))))
+    per_registration = field("S4/10000", "knapsack", "bytes_per_registration")
+    rows.append(("under 100 heap bytes per registration (at 10,000)", "",
+                 cell(per_registration, lambda v: v < 100, f"{per_registration or 0:.0f} B")))
+    ops = field("S5/2-threads", "knapsack", "ops_per_s")
+    manual_ops = field("S5/2-threads", "manual", "ops_per_s")
+    rows.append(("S5: two threads resolve at least 14 M singletons per second in all", "",
+                 cell(ops, lambda v: v >= 14e6, f"{(ops or 0) / 1e6:.1f} M/s (manual {(manual_ops or 0) / 1e6:.1f} M/s)")))
+    by_instructions = quotient(count("S7/10000"), count("S7"))
+    by_time = quotient(median("S7/10000", "knapsack"), median("S7", "knapsack"))
+    rows.append(("S7 constant in the container's size (10,000 registrations ÷ none; met within 10%)",
+                 cell(by_instructions, lambda v: v <= 1.1, times(by_instructions or 0)),
+                 cell(by_time, lambda v: v <= 1.1, times(by_time or 0))))
+    allocations = [(scenario, field(scenario, "knapsack", "allocations_per_op"), field(scenario, "manual", "allocations_per_op"))
+                   for scenario in ("S1", "S2", "S3", "S6")]
+    known = [(s, k, m) for s, k, m in allocations if k is not None and m is not None]
+    text = ", ".join(f"{s} {k:g} ({m:g})" for s, k, m in known)
+    rows.append(("no heap allocation per resolution but the factories' objects (Knapsack's, manual's in brackets)", "",
+                 "n/a" if not known else f"{text} {'✓' if all(k <= m for _, k, m in known) else '✗'}"))
+    lines = ["| target | instructions (callgrind) | timed run |", "| --- | --- | --- |"]
+    lines += [f"| {target} | {a} | {b} |" for target, a, b in rows]
+    lines += ["", "Generated by `scripts/tables.sh` from `results/latest.json` and `results/instructions.txt`."]
+    return "\n".join(lines)
+
+
 def replace(path, begin, end, body):
     text = pathlib.Path(path).read_text()
     pattern = re.compile(re.escape(begin) + r"\n.*?" + re.escape(end), re.S)
@@ -95,6 +168,7 @@ def replace(path, begin, end, body):
 stale = []
 for path, begin, end, body in (
     ("README.md", "<!-- results:begin -->", "<!-- results:end -->", full()),
+    ("README.md", "<!-- targets:begin -->", "<!-- targets:end -->", targets()),
     ("../README.md", "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->", summary()),
 ):
     old, new = replace(path, begin, end, body)
