@@ -4,7 +4,8 @@
 # changed, and a run with nothing changed (every file from the per-file cache). Each figure is the
 # median of 5 runs of the knapsack-check tool, debug build, as `swift build` runs it.
 #
-#   bash scripts/plugin-timing.sh
+#   bash scripts/plugin-timing.sh           # print the table
+#   bash scripts/plugin-timing.sh --write   # also write it, dated, into the BuildTimeCheck article
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -32,8 +33,24 @@ rm -rf "${cache:?}"/*
 cold=$(run)
 files=$(sed -E 's/knapsack-check: ([0-9]+) files.*/\1/' <<<"$cold")
 parsed=$(sed -E 's/.*\(([0-9]+) parsed.*/\1/' <<<"$cold")
-echo "| Run of knapsack-check | Files parsed | Time (median of 5) |"
-echo "|---|---|---|"
-echo "| First run, no cache | $parsed of $files (the others name no key API) | $first ms |"
-echo "| One file changed | 1 of $files | $one ms |"
-echo "| Nothing changed | 0 of $files | $warm ms |"
+table="| Run of knapsack-check | Files parsed | Time (median of 5) |
+|---|---|---|
+| First run, no cache | $parsed of $files (the others name no key API) | $first ms |
+| One file changed | 1 of $files | $one ms |
+| Nothing changed | 0 of $files | $warm ms |"
+echo "$table"
+if [[ "${1:-}" == "--write" ]]; then
+  article=Sources/Knapsack/Knapsack.docc/BuildTimeCheck.md
+  TABLE="$table" DAY="$(date -u +%Y-%m-%d)" python3 - "$article" <<'PY'
+import os, re, sys
+path = sys.argv[1]
+text = open(path).read()
+begin, end = "<!-- plugin-timing:begin -->", "<!-- plugin-timing:end -->"
+body = f"Measured {os.environ['DAY']} by `bash scripts/plugin-timing.sh --write`:\n\n{os.environ['TABLE']}"
+new, count = re.subn(re.escape(begin) + r"\n.*?" + re.escape(end), lambda _: f"{begin}\n{body}\n{end}", text, flags=re.S)
+if count != 1:
+    sys.exit(f"plugin-timing: {path} has no {begin} … {end} section")
+open(path, "w").write(new)
+print(f"plugin-timing: wrote the table into {path}")
+PY
+fi
