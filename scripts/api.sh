@@ -19,7 +19,7 @@ bash scripts/symbol-graphs.sh "$work" || {
 status=0
 for module in Knapsack KnapsackTesting; do
   python3 - "$work" "$module" >"$work/$module.txt" <<'PY'
-import glob, json, os, sys
+import glob, json, os, re, sys
 work, module = sys.argv[1], sys.argv[2]
 lines = set()
 for path in [os.path.join(work, f"{module}.symbols.json")] + glob.glob(os.path.join(work, f"{module}@*.symbols.json")):
@@ -37,14 +37,13 @@ for path in [os.path.join(work, f"{module}.symbols.json")] + glob.glob(os.path.j
         lines.add(f"{owner + ': ' if owner else ''}{declaration}")
 # The compiler leaves public declarations whose names start with "_" out of its symbol graphs;
 # find them in the sources, so that adding one shows in the diff too.
-import re
 pattern = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?:[a-z]+\s+)*?"
                      r"(?:func|var|let|class|struct|enum|protocol|typealias|actor)\s+(_\w*)")
 for root, _, files in os.walk(os.path.join("Sources", module)):
     for name in files:
         if name.endswith(".swift"):
             for text in open(os.path.join(root, name), encoding="utf-8"):
-                if match := pattern.match(text):
+                if pattern.match(text):
                     lines.add(f"(underscored, not in the symbol graph) {' '.join(text.split('{')[0].split())}")
 for line in sorted(lines):
     print(line)

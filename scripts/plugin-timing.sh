@@ -41,16 +41,7 @@ table="| Run of knapsack-check | Files parsed | Time (median of 5) |
 echo "$table"
 if [[ "${1:-}" == "--write" ]]; then
   article=Sources/Knapsack/Knapsack.docc/BuildTimeCheck.md
-  TABLE="$table" DAY="$(date -u +%Y-%m-%d)" python3 - "$article" <<'PY'
-import os, re, sys
-path = sys.argv[1]
-text = open(path).read()
-begin, end = "<!-- plugin-timing:begin -->", "<!-- plugin-timing:end -->"
-body = f"Measured {os.environ['DAY']} by `bash scripts/plugin-timing.sh --write`:\n\n{os.environ['TABLE']}"
-new, count = re.subn(re.escape(begin) + r"\n.*?" + re.escape(end), lambda _: f"{begin}\n{body}\n{end}", text, flags=re.S)
-if count != 1:
-    sys.exit(f"plugin-timing: {path} has no {begin} … {end} section")
-open(path, "w").write(new)
-print(f"plugin-timing: wrote the table into {path}")
-PY
+  printf 'Measured %s by `bash scripts/plugin-timing.sh --write`:\n\n%s\n' "$(date -u +%Y-%m-%d)" "$table" |
+    python3 scripts/markers.py "$article" "<!-- plugin-timing:begin -->" "<!-- plugin-timing:end -->"
+  echo "plugin-timing: wrote the table into $article"
 fi

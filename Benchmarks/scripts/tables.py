@@ -7,9 +7,11 @@ JSON with `knapsack-bench render`.
 
     python3 scripts/tables.py RENDER_DIR [--check]
 """
-import json, os, pathlib, re, sys
+import json, os, pathlib, sys
 
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, "../scripts")
+from markers import replaced  # noqa: E402  (the repository's one way to write between markers)
 render_dir = pathlib.Path(sys.argv[1])
 check = "--check" in sys.argv[2:]
 results = json.load(open("results/latest.json"))
@@ -159,10 +161,7 @@ def targets():
 
 def replace(path, begin, end, body):
     text = pathlib.Path(path).read_text()
-    pattern = re.compile(re.escape(begin) + r"\n.*?" + re.escape(end), re.S)
-    if not pattern.search(text):
-        sys.exit(f"tables: {path} has no {begin} … {end} section")
-    return text, pattern.sub(lambda _: begin + "\n" + body + "\n" + end, text)
+    return text, replaced(text, begin, end, body, path)
 
 
 stale = []
