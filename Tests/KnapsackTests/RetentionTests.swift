@@ -57,20 +57,6 @@ private func contributeFromTheReuseSite(_ container: Container, _ value: Int) {
     #expect(Container().slots.epoch > reached)
   }
 
-  @Test func registeringIntoAContainerThatNeverPlannedLeavesItsGenerationAlone() throws {
-    // What an app does while it starts: many registrations, then the first resolution. Until a
-    // container has planned, no plan of it can be stale, so registering moves nothing that every
-    // resolution of it reads; from its first plan on, every change does.
-    let container = Container()
-    let start = container.plans.generation.load(ordering: .acquiring)
-    for value in 1...10 { container.register(\.retentionValue) { value } }
-    #expect(container.plans.generation.load(ordering: .acquiring) == start)
-    #expect(try container.resolve(\.retentionValue) == 10)
-    container.register(\.retentionValue) { 11 }
-    #expect(container.plans.generation.load(ordering: .acquiring) > start)
-    #expect(try container.resolve(\.retentionValue) == 11)
-  }
-
   @Test func aParentForgetsTheChildrenThatAreGone() {
     let parent = Container()
     let kept = (0..<3).map { _ in parent.makeChild() }

@@ -247,7 +247,6 @@ public final class Container: Sendable {
   /// Plans how to resolve `index` here, caches the plan, and returns it.
   @usableFromInline
   func plan(_ index: Int) -> Slot {
-    plans.willPlan()
     while true {
       let generation = plans.generation.load(ordering: .acquiring)
       // Nil when the registrations changed while planning: plan again with what is current.
@@ -332,10 +331,6 @@ final class PlanNode: Sendable {
   /// then takes no lock here. A dependent is added before it plans anything, so an
   /// invalidation that does not see it yet has nothing to invalidate in it.
   private let hasDependents = Atomic<Bool>(false)
-  /// Whether the container ever started planning: until it has, it holds no plan that a change
-  /// could make stale, and registering into it (what a container does most while an app starts)
-  /// leaves ``generation`` alone. Set before a planner reads ``generation``, never cleared.
-  private let hasPlanned = Atomic<Bool>(false)
   /// The container's bindings and cached plans (not the container itself, which the node must
   /// not keep alive): what ``invalidate(forgetting:)`` frees.
   private let state: Locked<Container.State>
@@ -346,22 +341,14 @@ final class PlanNode: Sendable {
     self.slots = slots
   }
 
-  /// Bumps this generation (once the container has planned) and every dependent's, and lets each
-  /// of these containers go of its binding (and cached plan) of `replaced`, a registration that
-  /// is no longer used.
+  /// Bumps this generation and every dependent's, and lets each of these containers go of its
+  /// binding (and cached plan) of `replaced`, a registration that is no longer used.
   ///
   /// The generation moves first, so a planner that read `replaced` either stored its binding
   /// before the binding is dropped here, or finds the generation changed and stores nothing.
   func invalidate(forgetting replaced: Registration? = nil) {
-    // The change was made under the lock of the container that changed, before this load. A
-    // planner stores `hasPlanned` before it takes that lock to read what it plans from. Both are
-    // sequentially consistent, so a false here means that planner's store comes later in their
-    // one order: its lock then follows this change's, and it plans with the change. Nothing was
-    // planned before it (and so no binding made), so the generation need not move.
-    if hasPlanned.load(ordering: .sequentiallyConsistent) {
-      generation.add(1, ordering: .releasing)
-      if let replaced { forget(replaced) }
-    }
+    generation.add(1, ordering: .releasing)
+    if let replaced { forget(replaced) }
     guard hasDependents.load(ordering: .acquiring) else { return }
     let live = dependents.withLock { dependents in
       dependents.removeGone()
@@ -378,12 +365,6 @@ final class PlanNode: Sendable {
       return true
     }
     if dropped { slots.remove(at: index) }
-  }
-
-  /// Called by the planner before it reads ``generation``: see ``invalidate(forgetting:)``.
-  func willPlan() {
-    guard !hasPlanned.load(ordering: .relaxed) else { return }
-    hasPlanned.store(true, ordering: .sequentiallyConsistent)
   }
 
   func add(_ dependent: PlanNode) {
