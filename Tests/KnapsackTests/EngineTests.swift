@@ -556,6 +556,34 @@ let isThreadSanitized: Bool = {
     #expect(try container.resolve(\.engineShared).label == "version 200")
   }
 
+  @Test func aResolutionThatStartsAfterTheFirstRegistrationSeesIt() async throws {
+    // A planner racing the first registration of a fresh container must never leave a plan
+    // behind that misses it.
+    for round in 0..<2_000 {
+      let container = Container()
+      let registered = Locked(false)
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask {
+          while true {
+            let done = registered.withLock { $0 }
+            if let name = try? container.resolve(\.engineName) {
+              #expect(name == "round \(round)")
+              return
+            }
+            // Before the registration, the key is missing; once it is done, it never is.
+            #expect(!done, "a resolution that started after the registration missed it")
+            if done { return }
+          }
+        }
+        group.addTask {
+          container.register(\.engineName) { "round \(round)" }
+          registered.withLock { $0 = true }
+        }
+        try await group.waitForAll()
+      }
+    }
+  }
+
   @Test func aSingletonReRegisteredWhileResolvedIsMadeOnceForItsRegistration() async throws {
     // A planner that read the replaced registration must not displace the new registration's
     // binding (and so its singleton): each registration's factory runs at most once.
