@@ -56,6 +56,7 @@ extension Dependencies {
   var valAsyncPlugins: AsyncMultibinding<String> { MultibindingKey() }
   var valEmptyPlugins: Multibinding<String> { MultibindingKey() }
   var valPluginNeeds: Key<String> { .required() }
+  var valProfile: ArgumentKey<Int, ValThing> { .required() }
 }
 
 private let file = "KnapsackTests/ValidationTests.swift"
@@ -631,6 +632,47 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(returned == expected)
     #expect(recorded.all.count == expected.problems.count)
     #expect(Set(recorded.all) == Set(expected.problems.map(\.description)))
+  }
+
+  @Test func expectValidGraphNamesWhatItCouldNotRunInAWarning() async throws {
+    let container = Container()
+    container.register(\.valProfile) { _, id in ValThing("profile \(id)") }
+    container.register(\.valSideEffect, hasSideEffects: true) { ValThing("side effect") }
+    let recorded = Collected<String>()
+    let valid = Collected<Bool>()
+    await withKnownIssue {
+      valid.append(await expectValidGraph(container).isValid)
+    } matching: { issue in
+      // A warning: shown in the output, not a failure.
+      #expect(issue.severity == .warning)
+      #expect(!issue.isFailure)
+      recorded.append(issue.comments.map(\.rawValue).joined())
+      return true
+    }
+    #expect(valid.all == [true])
+    #expect(recorded.all.count == 1)
+    let warning = recorded.all.first ?? ""
+    #expect(warning.contains("no sample argument (pass one in `arguments:`): \\.valProfile"))
+    #expect(warning.contains("side effects: \\.valSideEffect"))
+
+    // With a sample for the argument key, only the side-effect registration is left.
+    let sampled = Collected<String>()
+    await withKnownIssue {
+      await expectValidGraph(container, arguments: [\.valProfile: 7])
+    } matching: { issue in
+      sampled.append(issue.comments.map(\.rawValue).joined())
+      return true
+    }
+    #expect(sampled.all.count == 1)
+    #expect(sampled.all.first?.contains("valProfile") == false)
+  }
+
+  @Test func expectValidGraphRecordsNothingWhenEveryFactoryRan() async throws {
+    let container = Container()
+    container.register(\.valProfile) { _, id in ValThing("profile \(id)") }
+    // No known issue may be recorded here: withKnownIssue would report that none was.
+    let report = await expectValidGraph(container, arguments: [\.valProfile: 7])
+    #expect(report.isValid && report.needsSampleArgument.isEmpty && report.skipped.isEmpty)
   }
 
   @Test func expectValidGraphChecksIncludedKeys() async throws {
