@@ -29,9 +29,9 @@ struct InstanceKey: Hashable, @unchecked Sendable {
 @usableFromInline
 final class SharedCell: Sendable {
   struct Creator {
-    /// The root frame of the resolution making the instance (its address; unique among live
-    /// frames), and the thread of a synchronous one.
-    let root: UInt
+    /// The frame of the step making the instance (its address: unique among live frames, and
+    /// the step lives until it lets the cell go), and the thread of a synchronous one.
+    let frame: UInt
     let thread: UInt?
     let path: [Int]
   }
@@ -131,33 +131,63 @@ final class Binding: Sendable {
   var allCells: [SharedCell] { [cell] + argumentCells.withLock { Array($0.values) } }
 }
 
-/// The process-wide record of resolutions that are waiting for another resolution's shared
-/// instance. Before it blocks, a resolution follows the chain of waits; if the chain leads back
+/// The process-wide record of resolution steps that are waiting for a shared instance another
+/// step is making. Before it blocks, a step follows the chain of waits; if the chain leads back
 /// to itself, the wait would deadlock and it throws a cycle error instead. Only contended
 /// creations touch it.
 final class WaitGraph: Sendable {
   static let shared = WaitGraph()
-  private let waits = Locked<[UInt: (cell: SharedCell, index: Int)]>([:])
+  /// Each step that waits for a shared instance (by its frame's address): the cell, and the
+  /// dependency it is for.
+  private let waits = Locked<[UInt: Wait]>([:])
 
-  /// Registers `root` as waiting for `cell` (of dependency `index`); returns the dependencies of
-  /// the cycle instead if the wait would close one.
-  func beginWait(root: UInt, for cell: SharedCell, index: Int) -> [Int]? {
-    waits.withLock { waits in
-      var current = cell
-      var path: [Int] = [index]
+  /// What one step waits for: the cell and its dependency, and the asynchronous factory call
+  /// its task runs (the address of its frame, 0 for none), which awaits the step even when the
+  /// step's own frames do not lead to it.
+  private struct Wait {
+    let cell: SharedCell
+    let index: Int
+    let factory: UInt
+
+    /// Whether the step at `step` waits under the creation whose frame is at `creator`.
+    func isUnder(_ creator: UInt, step: UnsafeMutablePointer<Frame>) -> Bool {
+      if step.isAt(orBelow: creator) { return true }
+      guard let factory = UnsafeMutablePointer<Frame>(bitPattern: self.factory) else { return false }
+      return factory.isAt(orBelow: creator)
+    }
+  }
+
+  /// Registers the step at `frame` as waiting for `cell` (of dependency `index`); returns the
+  /// dependencies of the cycle instead if the wait would close one.
+  ///
+  /// A creator is stuck while a step under it (in its own factory, or in a child task of it)
+  /// waits; the wait closes a cycle if, following what stuck creators wait for, it comes back
+  /// to a creator at or above `frame`. Steps of one resolution that run side by side (child
+  /// tasks) wait for each other like any two resolutions: only a creator above the waiting step
+  /// is this step's own.
+  func beginWait(_ frame: UnsafeMutablePointer<Frame>, for cell: SharedCell, index: Int) -> [Int]? {
+    let mine = Wait(cell: cell, index: index, factory: AsyncFrame.current.map { UInt(bitPattern: $0.pointer) } ?? 0)
+    return waits.withLock { waits in
+      // Every waiting step stays alive (blocked) while it is listed, and so do the steps above
+      // it and the factory call its task runs: walking their frames under the lock is safe.
+      var pending: [(cell: SharedCell, path: [Int])] = [(cell, [index])]
       var seen: Set<UInt> = []
-      while let creator = current.state.withLock({ $0.creator }) {
-        if creator.root == root { return path }
-        guard seen.insert(creator.root).inserted, let next = waits[creator.root] else { break }
-        path.append(next.index)
-        current = next.cell
+      while let (current, path) = pending.popLast() {
+        guard let creator = current.state.withLock({ $0.creator }) else { continue }
+        if mine.isUnder(creator.frame, step: frame) { return path }
+        guard seen.insert(creator.frame).inserted else { continue }
+        for (waiter, wait) in waits {
+          guard let step = UnsafeMutablePointer<Frame>(bitPattern: waiter), wait.isUnder(creator.frame, step: step)
+          else { continue }
+          pending.append((wait.cell, path + [wait.index]))
+        }
       }
-      waits[root] = (cell, index)
+      waits[UInt(bitPattern: frame)] = mine
       return nil
     }
   }
 
-  func endWait(root: UInt) {
-    _ = waits.withLock { $0.removeValue(forKey: root) }
+  func endWait(_ frame: UnsafeMutablePointer<Frame>) {
+    _ = waits.withLock { $0.removeValue(forKey: UInt(bitPattern: frame)) }
   }
 }

@@ -14,7 +14,7 @@ import Darwin
 /// A resolution plans its route (``Slot``), then ``produce(_:_:_:)`` (synchronous and main-actor
 /// factories) or ``produceAsync(_:_:_:)`` (asynchronous factories) makes or finds the instance.
 /// Both drivers share every step that is not about waiting: ``enter(_:_:making:from:)``
-/// (cycle, depth and type checks), ``claim(_:_:root:thread:frame:)`` (the scope's storage and
+/// (cycle, depth and type checks), ``claim(_:_:thread:frame:)`` (the scope's storage and
 /// exactly-once creation), ``settle(_:_:_:synchronous:)`` (storing by scope, disposal, waking
 /// waiters), ``decorate(_:_:_:_:)`` and ``Observation``. Validation's dry run goes through the
 /// same drivers.
@@ -172,15 +172,14 @@ extension Container {
     _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
     let cell = binding.cell(for: argument)
-    let root = UInt(bitPattern: frame.root)
     while true {
-      switch claim(cell, binding, root: root, thread: currentThreadID(), frame: frame) as Claim<Value> {
+      switch claim(cell, binding, thread: currentThreadID(), frame: frame) as Claim<Value> {
       case .found(let value):
         return value
       case .cycle(let creatorPath):
         throw cycle(creatorPath, frame)
       case .wait(let creatorIsAsync):
-        if let loop = WaitGraph.shared.beginWait(root: root, for: cell, index: binding.index) {
+        if let loop = WaitGraph.shared.beginWait(frame, for: cell, index: binding.index) {
           throw crossResolutionCycle(loop, binding, frame.pointee.parent)
         }
         if creatorIsAsync {
@@ -190,7 +189,7 @@ extension Container {
           cell.creationLock.lock()
           cell.creationLock.unlock()
         }
-        WaitGraph.shared.endWait(root: root)
+        WaitGraph.shared.endWait(frame)
       case .create:
         let result = Result { () throws -> Value in try make(binding, argument, frame) }
         settle(cell, binding, result, synchronous: true)
@@ -306,15 +305,14 @@ extension Container {
       return value
     case .weak, .cached, .singleton:
       let cell = binding.cell(for: argument)
-      let root = UInt(bitPattern: frame.pointer.root)
       while true {
-        switch claim(cell, binding, root: root, thread: nil, frame: frame.pointer) as Claim<Value> {
+        switch claim(cell, binding, thread: nil, frame: frame.pointer) as Claim<Value> {
         case .found(let value):
           return value
         case .cycle(let creatorPath):
           throw cycle(creatorPath, frame.pointer)
         case .wait:
-          if let loop = WaitGraph.shared.beginWait(root: root, for: cell, index: binding.index) {
+          if let loop = WaitGraph.shared.beginWait(frame.pointer, for: cell, index: binding.index) {
             throw crossResolutionCycle(loop, binding, parent?.pointer)
           }
           await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -325,7 +323,7 @@ extension Container {
             }
             if resumeNow { continuation.resume() }
           }
-          WaitGraph.shared.endWait(root: root)
+          WaitGraph.shared.endWait(frame.pointer)
         case .create:
           let result: Result<Value, any Error>
           do {
@@ -350,7 +348,12 @@ extension Container {
       guard case .async(let body) = factory.body else {
         throw mismatch(binding, frame.pointer, text: "expected an asynchronous factory")
       }
-      return try await decorateAsync(try await body(resolver, argument), binding, resolver, frame.pointer)
+      // The task knows which factory it runs, so that a resolution that does not continue this
+      // step (through a captured container or a provider) can still tell that it waits for
+      // this step's own creation (see `claim`).
+      return try await AsyncFrame.$current.withValue(frame) {
+        try await decorateAsync(try await body(resolver, argument), binding, resolver, frame.pointer)
+      }
     } catch {
       throw factoryError(error, binding, frame.pointer)
     }
@@ -421,8 +424,13 @@ extension Container {
   }
 
   /// Looks up the shared instance of `cell`, or claims its creation exactly once.
+  ///
+  /// A creation in progress is this step's own cycle when its creator is this step or above it,
+  /// or the asynchronous factory this task runs (which awaits this step, even through a captured
+  /// container or a provider), or is synchronous and on this thread; any other creator (another
+  /// resolution, or a child task of this one running side by side) is waited for.
   func claim<Value: Sendable>(
-    _ cell: SharedCell, _ binding: Binding, root: UInt, thread: UInt?, frame: UnsafeMutablePointer<Frame>
+    _ cell: SharedCell, _ binding: Binding, thread: UInt?, frame: UnsafeMutablePointer<Frame>
   ) -> Claim<Value> {
     let scope = binding.scope.kind
     if let value = cell.stored(scope, as: Value.self) { return .found(value) }
@@ -434,10 +442,14 @@ extension Container {
       case .unique, .graph: break
       }
       if let creator = state.creator {
-        if creator.root == root || (thread != nil && creator.thread == thread) { return .cycle(creator.path) }
+        if frame.isAt(orBelow: creator.frame) || (thread != nil && creator.thread == thread)
+          || AsyncFrame.runs(within: creator.frame)
+        {
+          return .cycle(creator.path)
+        }
         return .wait(creatorIsAsync: creator.thread == nil)
       }
-      state.creator = SharedCell.Creator(root: root, thread: thread, path: frame.path)
+      state.creator = SharedCell.Creator(frame: UInt(bitPattern: frame), thread: thread, path: frame.path)
       if thread != nil { cell.creationLock.lock() }
       return .create
     }
@@ -445,7 +457,7 @@ extension Container {
     return claim
   }
 
-  /// Ends a creation claimed with ``claim(_:_:root:thread:frame:)``: stores a made instance by
+  /// Ends a creation claimed with ``claim(_:_:thread:frame:)``: stores a made instance by
   /// its scope and records it for disposal (a failure is not cached), then lets waiters go.
   func settle<Value: Sendable>(
     _ cell: SharedCell, _ binding: Binding, _ result: Result<Value, any Error>, synchronous: Bool

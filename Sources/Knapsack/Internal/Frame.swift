@@ -131,6 +131,16 @@ extension UnsafeMutablePointer where Pointee == Frame {
     return frame
   }
 
+  /// Whether this frame, or one above it, is the frame at `address`.
+  func isAt(orBelow address: UInt) -> Bool {
+    var frame: UnsafeMutablePointer<Frame>? = self
+    while let current = frame {
+      if UInt(bitPattern: current) == address { return true }
+      frame = current.pointee.parent
+    }
+    return false
+  }
+
   /// The indices from the root to this frame.
   var path: [Int] {
     var indices: [Int] = []
@@ -224,6 +234,15 @@ final class AsyncFrame: @unchecked Sendable {
     pointer.pointee.releaseGraph()
     pointer.deinitialize(count: 1)
     pointer.deallocate()
+  }
+
+  /// The asynchronous factory call this task runs, if any: set around each call, and inherited
+  /// by the child tasks it makes. Read only when a resolution meets a creation in progress.
+  @TaskLocal static var current: AsyncFrame?
+
+  /// Whether this task runs the factory call at `address`, or one made for it (below it).
+  static func runs(within address: UInt) -> Bool {
+    current?.pointer.isAt(orBelow: address) ?? false
   }
 
   /// Marks the factory call as returned: a resolver kept beyond it starts fresh resolutions.

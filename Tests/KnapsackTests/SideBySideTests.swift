@@ -1,0 +1,161 @@
+import Foundation
+import Knapsack
+import Testing
+
+/// Two dependencies made in parallel by one factory's child tasks.
+struct SideBySidePair: Sendable {
+  let first: Token
+  let second: Token
+}
+
+extension Dependencies {
+  var sideShared: Key<Token> { .required() }
+  var sideSharedAsync: AsyncKey<Token> { .required() }
+  var sideServiceA: AsyncKey<Token> { AsyncKey { r in Token("A uses " + (try r[\.sideShared]).label) } }
+  var sideServiceB: AsyncKey<Token> { AsyncKey { r in Token("B uses " + (try r[\.sideShared]).label) } }
+  /// Makes service A and service B in two child tasks at once; both need `sideShared`.
+  var sideApp: AsyncKey<SideBySidePair> {
+    AsyncKey { r in
+      async let a = r.resolve(\.sideServiceA)
+      async let b = r.resolve(\.sideServiceB)
+      return SideBySidePair(first: try await a, second: try await b)
+    }
+  }
+  /// Resolves `sideSharedAsync` in two child tasks at once.
+  var sideFanOut: AsyncKey<SideBySidePair> {
+    AsyncKey { r in
+      async let first = r.resolve(\.sideSharedAsync)
+      async let second = r.resolve(\.sideSharedAsync)
+      return SideBySidePair(first: try await first, second: try await second)
+    }
+  }
+  var sideSelf: AsyncKey<Token> { .required() }
+  var sideLeft: AsyncKey<Token> { .required() }
+  var sideRight: AsyncKey<Token> { .required() }
+  /// Makes `sideLeft` and `sideRight` side by side; each of them needs the other.
+  var sideBoth: AsyncKey<SideBySidePair> {
+    AsyncKey { r in
+      async let left = r.resolve(\.sideLeft)
+      async let right = r.resolve(\.sideRight)
+      return SideBySidePair(first: try await left, second: try await right)
+    }
+  }
+}
+
+/// Child tasks of one resolution that need the same shared instance at the same time: the steps
+/// run side by side, so one waits for the other's creation. Neither is the other's cycle.
+@Suite struct SideBySideTests {
+  @Test(arguments: [Scope.singleton, .cached, .weak])
+  func childTasksOfOneFactoryShareASynchronousInstanceMadeOnce(scope: Scope) async throws {
+    let container = Container()
+    let made = Collected<Int>()
+    container.register(\.sideShared, scope: scope) {
+      made.append(1)
+      usleep(50_000)  // the two creations overlap
+      return Token("client")
+    }
+    let pair = try await container.resolve(\.sideApp)
+    #expect(pair.first.label == "A uses client" && pair.second.label == "B uses client")
+    // Nothing keeps a weak instance once its user is made: the second user may need a new one.
+    if scope != .weak { #expect(made.all.count == 1) }
+  }
+
+  @Test(arguments: [Scope.singleton, .cached, .weak])
+  func childTasksOfOneFactoryShareAnAsynchronousInstanceMadeOnce(scope: Scope) async throws {
+    let container = Container()
+    let made = Collected<Int>()
+    container.register(\.sideSharedAsync, scope: scope) { _ in
+      made.append(1)
+      try await Task.sleep(for: .milliseconds(50))
+      return Token("shared")
+    }
+    let pair = try await container.resolve(\.sideFanOut)
+    #expect(pair.first === pair.second)
+    #expect(made.all.count == 1)
+  }
+
+  @Test func validationPassesAGraphWhoseChildTasksShareASingleton() async throws {
+    let container = Container()
+    container.register(\.sideShared, scope: .singleton) {
+      usleep(20_000)
+      return Token("client")
+    }
+    let report = await container.validate(including: [\.sideApp])
+    #expect(report.isValid, "\(report)")
+  }
+
+  /// Two singletons that need each other, made side by side: each child task waits for the
+  /// other's creation, so the wait closes a cycle. It throws, and does not hang.
+  @Test func twoSingletonsThatNeedEachOtherMadeSideBySideAreACycleNotAHang() async throws {
+    let container = Container()
+    container.register(\.sideLeft, scope: .singleton) { r in
+      try await Task.sleep(for: .milliseconds(30))
+      return Token("left needs " + (try await r.resolve(\.sideRight)).label)
+    }
+    container.register(\.sideRight, scope: .singleton) { r in
+      try await Task.sleep(for: .milliseconds(30))
+      return Token("right needs " + (try await r.resolve(\.sideLeft)).label)
+    }
+    let outcome = Collected<String>()
+    Task.detached {
+      do {
+        _ = try await container.resolve(\.sideBoth)
+        outcome.append("made")
+      } catch let error as ResolutionError {
+        outcome.append(error.kind.rawValue)
+      } catch {
+        outcome.append("\(error)")
+      }
+    }
+    #expect(await waitUntil(timeout: .seconds(10)) { !outcome.all.isEmpty }, "the resolution hung")
+    #expect(outcome.all == ["cycle"])
+  }
+
+  /// Runs `resolve` in a detached task and reports how it ended: "made", an error kind, or
+  /// nothing if it did not finish within ten seconds.
+  private func outcome(_ resolve: @escaping @Sendable () async throws -> Token) async -> [String] {
+    let outcome = Collected<String>()
+    Task.detached {
+      do {
+        _ = try await resolve()
+        outcome.append("made")
+      } catch let error as ResolutionError {
+        outcome.append(error.kind.rawValue)
+      } catch {
+        outcome.append("\(error)")
+      }
+    }
+    _ = await waitUntil(timeout: .seconds(10)) { !outcome.all.isEmpty }
+    return outcome.all
+  }
+
+  /// An asynchronous singleton whose factory resolves it again through the container it
+  /// captured (not its resolver): the factory awaits its own creation.
+  @Test(arguments: [Scope.singleton, .cached, .weak])
+  func anAsyncSharedInstanceResolvingItselfThroughItsCapturedContainerIsACycleNotAHang(scope: Scope) async {
+    let container = Container()
+    container.register(\.sideSelf, scope: scope) { _ in
+      Token("self " + (try await container.resolve(\.sideSelf)).label)
+    }
+    #expect(await outcome { try await container.resolve(\.sideSelf) } == ["cycle"])
+  }
+
+  @Test func anAsyncSingletonReadingItsOwnProviderInItsFactoryIsACycleNotAHang() async {
+    let container = Container()
+    container.register(\.sideSelf, scope: .singleton) { r in
+      let provider = r.provider(\.sideSelf)
+      return Token("self " + (try await provider.get()).label)
+    }
+    #expect(await outcome { try await container.resolve(\.sideSelf) } == ["cycle"])
+  }
+
+  /// The same through a child task the factory awaits.
+  @Test func anAsyncSingletonAwaitingAChildTaskThatResolvesItIsACycleNotAHang() async {
+    let container = Container()
+    container.register(\.sideSelf, scope: .singleton) { _ in
+      async let inner = container.resolve(\.sideSelf)
+      return Token("self " + (try await inner).label)
+    }
+    #expect(await outcome { try await container.resolve(\.sideSelf) } == ["cycle"])
+  }
+}
