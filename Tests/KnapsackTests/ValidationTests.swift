@@ -634,6 +634,48 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(Set(recorded.all) == Set(expected.problems.map(\.description)))
   }
 
+  /// The `DependencyProvider` style: a factory resolves through the container it captured, not
+  /// its resolver. The dry run still runs in copies: it makes no real singleton and calls no
+  /// factory registered with side effects.
+  @Test func factoriesThatUseTheirCapturedContainerAreValidatedInTheCopy() async throws {
+    let made = Collected<String>()
+    let container = Container()
+    container.register(\.valSingleton, scope: .singleton) {
+      made.append("singleton")
+      return ValThing("real")
+    }
+    container.register(\.valSideEffect, hasSideEffects: true) {
+      made.append("side effect")
+      return ValThing("side effect")
+    }
+    container.register(\.valPlainUser) { [container] in
+      ValThing("user", [try container[\.valSingleton], try container[\.valSideEffect]])
+    }
+    container.register(type: ValRegistered.self) { [container] in
+      _ = try container.resolve(\.valUsesMissing)
+      return ValRegistered()
+    }
+    let report = await container.validate()
+    // One singleton, the copy's (shared by the copy's resolutions), and no side effect.
+    #expect(made.all == ["singleton"], "\(made.all)")
+    #expect(report.skipped.map(\.name) == [#"\.valSideEffect"#])
+    // What the captured container reaches is checked, with its path.
+    let missing = report.problems(.missingRequiredKey).first { $0.path.first?.name == "ValRegistered" }
+    #expect(missing?.path.map(\.name) == ["ValRegistered", #"\.valUsesMissing"#], "\(report)")
+    // The real container made nothing: its singleton is made on first use.
+    _ = try container[\.valSingleton]
+    #expect(made.all == ["singleton", "singleton"])
+  }
+
+  @Test func aSampleForAKeyThatTakesNoArgumentIsAMismatch() async throws {
+    let container = Container()
+    container.register(\.valPlain) { ValThing("plain") }
+    let report = await container.validate(arguments: [\.valPlain: 5])
+    let mismatch = report.problems(.factoryMismatch)
+    #expect(mismatch.map(\.dependency.name) == [#"\.valPlain"#])
+    #expect(mismatch.first?.message.contains("the sample argument given to validate() is Int, but the key takes no argument") == true, "\(report)")
+  }
+
   @Test func expectValidGraphNamesWhatItCouldNotRunInAWarning() async throws {
     let container = Container()
     container.register(\.valProfile) { _, id in ValThing("profile \(id)") }

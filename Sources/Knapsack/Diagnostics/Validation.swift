@@ -163,7 +163,9 @@ extension Container {
   /// listed in ``ValidationReport/needsSampleArgument``, and a registration made with
   /// `hasSideEffects: true` in ``ValidationReport/skipped``: never silently passed.
   ///
-  /// The copy keeps no instance. Each registration is resolved as its own root, so a problem in
+  /// The copy keeps no instance. A factory that resolves through a container it captured (the
+  /// `DependencyProvider` style) rather than its resolver reaches a copy too, so the run makes no
+  /// real instance there either. Each registration is resolved as its own root, so a problem in
   /// one does not hide the others; within one factory, resolution stops at its first failing
   /// dependency.
   ///
@@ -171,15 +173,16 @@ extension Container {
   ///   - keys: Keys to check besides the registrations, such as the keys your app resolves at
   ///     the top level (their defaults and dependencies are checked too).
   ///   - arguments: A sample argument for each argument key to run, such as
-  ///     `[\.profile: UserID("sample")]`. A sample of a type the key does not take is reported
-  ///     as a ``ValidationReport/Problem/Kind/factoryMismatch`` problem.
+  ///     `[\.profile: UserID("sample")]`. A sample of a type the key does not take, or for a key
+  ///     that takes no argument, is reported as a
+  ///     ``ValidationReport/Problem/Kind/factoryMismatch`` problem.
   ///
   /// Inside a ``withOverrides(_:isolation:operation:)`` scope it validates the container as the
   /// scope sees it, overrides included.
   public func validate(
     including keys: [PartialKeyPath<Dependencies>] = [], arguments: [PartialKeyPath<Dependencies>: any Sendable] = [:]
   ) async -> ValidationReport {
-    await servingContainer().dryRun(including: keys, arguments: arguments).report
+    await dryRun(including: keys, arguments: arguments).report
   }
 
   /// The dependency graph seen by a dry run (see ``validate(including:arguments:)``): every
@@ -187,13 +190,7 @@ extension Container {
   public func graph(
     including keys: [PartialKeyPath<Dependencies>] = [], arguments: [PartialKeyPath<Dependencies>: any Sendable] = [:]
   ) async -> DependencyGraph {
-    await servingContainer().dryRun(including: keys, arguments: arguments).graph
-  }
-
-  private func validationCopy(_ recorder: ValidationRecorder) -> Container {
-    Container(
-      overlayOf: self, parent: parent?.validationCopy(recorder), overrides: overlay?.overrides ?? [], scope: nil,
-      recorder: recorder)
+    await dryRun(including: keys, arguments: arguments).graph
   }
 
   /// Every dependency registered here or in an ancestor (or, for a copy, in the container it
@@ -213,8 +210,12 @@ extension Container {
   ) async -> (report: ValidationReport, graph: DependencyGraph) {
     let table = KeyTable.shared
     let recorder = ValidationRecorder()
-    let copy = validationCopy(recorder)
-    var roots = registeredIndices
+    // The run happens in a scope of its own, so that every container resolved in it is served
+    // by a throw-away copy: this one, and any container a factory captured (the
+    // `DependencyProvider` style), whose resolutions would otherwise make real instances.
+    let validation = OverrideScope(validatingWith: recorder)
+    let copy = validation.overlay(for: self).takeUnretainedValue()
+    var roots = copy.registeredIndices
     for key in keys { if let index = table.index(ofDeclared: key) { roots.insert(index) } }
     var samples: [Int: any Sendable] = [:]
     for (key, sample) in arguments {
@@ -223,6 +224,45 @@ extension Container {
       roots.insert(index)
     }
 
+    let (problems, skipped, needsSample) = await OverrideScope.$current.withValue(validation) {
+      await copy.runEach(roots, samples: samples)
+    }
+    let events = recorder.recorded
+    let found = problems + captiveDependencies(in: events)
+    let sorted = Array(Set(found)).sorted {
+      ($0.kind.order, $0.dependency.name, $0.path.map(\.name).joined(separator: " "))
+        < ($1.kind.order, $1.dependency.name, $1.path.map(\.name).joined(separator: " "))
+    }
+    // One cycle is found once from each of its members: report it once, from its first member.
+    var seenLoops: Set<[String]> = []
+    let unique = sorted.filter { problem in
+      guard problem.kind == .cycle, let closing = problem.path.last,
+        let start = problem.path.firstIndex(where: { $0.name == closing.name })
+      else { return true }
+      return seenLoops.insert(problem.path[start...].map(\.name).dropLast().sorted()).inserted
+    }
+    let checked = Set(events.map(\.dependency.name)).union(roots.map { table.descriptor($0).displayName })
+      .union(unique.flatMap(\.path).map(\.name)).count
+    let report = ValidationReport(
+      problems: unique, checkedCount: checked, skipped: Array(Set(skipped)).sorted { $0.name < $1.name },
+      needsSampleArgument: Array(Set(needsSample)).sorted { $0.name < $1.name })
+    let pathIndices = unique.flatMap(\.path).compactMap { table.index(named: $0) }
+    let nodes = roots.union(pathIndices).map { index in
+      (
+        table.descriptor(index).reference,
+        copy.effectiveRegistration(index)?.0 ?? table.descriptor(index).defaultRegistration
+      )
+    }
+    return (report, DependencyGraph(events: events, report: report, roots: nodes))
+  }
+
+  /// Resolves each of `roots` as its own root in this validation copy: the problems found, the
+  /// registrations skipped for their side effects, and the argument keys with no sample.
+  private func runEach(
+    _ roots: Set<Int>, samples: [Int: any Sendable]
+  ) async -> (problems: [ValidationReport.Problem], skipped: [DependencyReference], needsSample: [DependencyReference]) {
+    let table = KeyTable.shared
+    let copy = self
     var problems: [ValidationReport.Problem] = []
     var skipped: [DependencyReference] = []
     var needsSample: [DependencyReference] = []
@@ -250,33 +290,7 @@ extension Container {
         problems.append(problem(from: copy.failure(.factoryFailed, index, nil, underlying: error)))
       }
     }
-    let events = recorder.recorded
-    problems += captiveDependencies(in: events)
-    let sorted = Array(Set(problems)).sorted {
-      ($0.kind.order, $0.dependency.name, $0.path.map(\.name).joined(separator: " "))
-        < ($1.kind.order, $1.dependency.name, $1.path.map(\.name).joined(separator: " "))
-    }
-    // One cycle is found once from each of its members: report it once, from its first member.
-    var seenLoops: Set<[String]> = []
-    let unique = sorted.filter { problem in
-      guard problem.kind == .cycle, let closing = problem.path.last,
-        let start = problem.path.firstIndex(where: { $0.name == closing.name })
-      else { return true }
-      return seenLoops.insert(problem.path[start...].map(\.name).dropLast().sorted()).inserted
-    }
-    let checked = Set(events.map(\.dependency.name)).union(roots.map { table.descriptor($0).displayName })
-      .union(unique.flatMap(\.path).map(\.name)).count
-    let report = ValidationReport(
-      problems: unique, checkedCount: checked, skipped: Array(Set(skipped)).sorted { $0.name < $1.name },
-      needsSampleArgument: Array(Set(needsSample)).sorted { $0.name < $1.name })
-    let pathIndices = unique.flatMap(\.path).compactMap { table.index(named: $0) }
-    let nodes = roots.union(pathIndices).map { index in
-      (
-        table.descriptor(index).reference,
-        copy.effectiveRegistration(index)?.0 ?? table.descriptor(index).defaultRegistration
-      )
-    }
-    return (report, DependencyGraph(events: events, report: report, roots: nodes))
+    return (problems, skipped, needsSample)
   }
 
   private func problem(from error: ResolutionError) -> ValidationReport.Problem {

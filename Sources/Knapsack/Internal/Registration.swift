@@ -49,7 +49,8 @@ struct WrongSampleArgument: Error, CustomStringConvertible {
   let given: Any.Type
   let expected: Any.Type
   var description: String {
-    "the sample argument given to validate() is \(KeyTable.typeName(given)), but the key takes \(KeyTable.typeName(expected))"
+    let takes = expected == Void.self ? "no argument" : KeyTable.typeName(expected)
+    return "the sample argument given to validate() is \(KeyTable.typeName(given)), but the key takes \(takes)"
   }
 }
 
@@ -215,6 +216,10 @@ final class TypedRegistration<Argument: Sendable, Value: Sendable>: Registration
   override func dryRun(_ container: Container, argument sample: (any Sendable)?) async throws -> Bool {
     let argument: Argument
     if let void = Self.noArgument {
+      if let sample {
+        throw container.failure(
+          .factoryMismatch, index, nil, underlying: WrongSampleArgument(given: type(of: sample), expected: Void.self))
+      }
       argument = void
     } else if let sample, let typed = sample as? Argument {
       // Unwrapped first: the optional itself would pass for an argument of type `any Sendable`.

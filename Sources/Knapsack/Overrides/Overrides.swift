@@ -111,6 +111,9 @@ final class OverrideScope: Sendable {
 
   /// Override containers, innermost first.
   let overrides: [Container]
+  /// For a validation run's scope, what its copies report to: each container resolved in it,
+  /// the validated one or one a factory captured, is served by a throw-away validation copy.
+  let recorder: (any ResolutionObserver)?
   /// Each container resolved from in this scope, with its overlay. Entries live as long as the
   /// scope.
   private let overlays = Locked<[ObjectIdentifier: Entry]>([:])
@@ -133,8 +136,18 @@ final class OverrideScope: Sendable {
     let own = Container()
     try configure(own)
     overrides = [own] + (Self.current?.overrides ?? [])
+    recorder = nil
     // Last, once the scope is made (deinit, which uncounts it, runs only for a made scope), and
     // before it can be bound: `active` looks only while a scope is alive.
+    knapsack_override_scope_made(UInt(bitPattern: Unmanaged.passUnretained(Self.$current).toOpaque()))
+  }
+
+  /// The scope of a validation run: no overrides of its own (those of the scope open here still
+  /// apply), and copies that record to `recorder`, keep no instance and call no factory
+  /// registered with side effects.
+  init(validatingWith recorder: any ResolutionObserver) {
+    overrides = Self.current?.overrides ?? []
+    self.recorder = recorder
     knapsack_override_scope_made(UInt(bitPattern: Unmanaged.passUnretained(Self.$current).toOpaque()))
   }
 
@@ -177,7 +190,7 @@ final class OverrideScope: Sendable {
     return overlays.withLock { overlays in
       if let raced = overlays[id] { return raced }
       let overlay = Container(
-        overlayOf: base, parent: parent, overrides: overrides, scope: ObjectIdentifier(self), recorder: nil)
+        overlayOf: base, parent: parent, overrides: overrides, scope: ObjectIdentifier(self), recorder: recorder)
       let entry = Entry(base: id, overlay: overlay)
       overlays[id] = entry
       return entry
