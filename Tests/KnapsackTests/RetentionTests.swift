@@ -8,6 +8,9 @@ import Testing
 extension Dependencies {
   var retentionNumbers: Multibinding<Int> { Multibinding() }
   var retentionValue: Key<Int> { Key { 0 } }
+  /// A key with a subscript argument: its key path is a new object each time it is evaluated.
+  subscript(retentionSlot slot: Int) -> Key<Int> { Key { slot } }
+  var retentionAppended: Key<Int> { Key { 11 } }
 }
 
 /// Contributes `value` to `\.retentionNumbers` from one line: the same site every call.
@@ -22,6 +25,21 @@ private func contributeFromTheReuseSite(_ container: Container, _ value: Int) {
 }
 
 @Suite struct RetentionTests {
+  /// A key path with a subscript argument, or one built with `appending`, is a new object each
+  /// time: resolving through it many times keeps a bounded number of them, and still resolves.
+  @Test func keyPathsThatAreNewObjectsEachTimeAreRememberedABoundedNumberOfTimes() throws {
+    let container = Container()
+    for _ in 0..<1_000 {
+      #expect(try container.resolve(\.[retentionSlot: 424_242]) == 424_242)
+      let appended: KeyPath<Dependencies, Key<Int>> = (\Dependencies.self).appending(path: \.retentionAppended)
+      #expect(try container.resolve(appended) == 11)
+    }
+    let slot = KeyTable.index(of: \Dependencies.[retentionSlot: 424_242])
+    let appended = KeyTable.index(of: \Dependencies.retentionAppended)
+    #expect(KeyTable.shared.rememberedCount(of: slot) == KeyTable.rememberedPerKey)
+    #expect(KeyTable.shared.rememberedCount(of: appended) <= KeyTable.rememberedPerKey)
+  }
+
   @Test func retiringInOneContainerAdvancesOnlyItsOwnEpoch() throws {
     // Readers announce the epoch of the container they read: a container whose registrations
     // keep changing must not touch what readers of another one read.

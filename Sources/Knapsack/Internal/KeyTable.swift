@@ -36,7 +36,16 @@ final class KeyTable: Sendable {
     /// from the same site (their descriptors already say the right thing).
     var freeContributionIndices: [ContributionSite: [Int]] = [:]
     var descriptors: [Descriptor] = []
+    /// How many key path objects the address cache remembers for each key (see
+    /// ``rememberedPerKey``).
+    var remembered: [Int: Int] = [:]
   }
+
+  /// The most key path objects remembered for one key: a key path literal is one object per
+  /// use site, but one with a subscript argument (`\.[plugin: id]`) is a new object each time
+  /// it is evaluated. Remembering each would keep every one of them alive, so past this many a
+  /// key is looked up by value, in the locked table.
+  static let rememberedPerKey = 64
 
   private let state = Locked(State())
   /// Indices grouped by the base name of their type, for the near matches an error lists (see
@@ -61,7 +70,7 @@ final class KeyTable: Sendable {
     // Describe outside the lock: it runs the key's getter, user code.
     let id = KeyPathID(keyPath: keyPath)
     if let known = state.withLock({ $0.byKeyPath[id] }) {
-      remember(keyPath, index: known)
+      if shouldRemember(keyPath, known) { remember(keyPath, index: known) }
       return known
     }
     var next = state.withLock { $0.descriptors.count }
@@ -80,9 +89,27 @@ final class KeyTable: Sendable {
         return next
       }
       if let index {
-        remember(keyPath, index: index)
+        if shouldRemember(keyPath, index) { remember(keyPath, index: index) }
         return index
       }
+    }
+  }
+
+  /// How many key path objects of the key at `index` the address cache remembers.
+  func rememberedCount(of index: Int) -> Int {
+    state.withLock { $0.remembered[index, default: 0] }
+  }
+
+  /// Whether `keyPath`, of the key at `index`, may be remembered: it is already (its entry only
+  /// lost its slot to another), or fewer than ``rememberedPerKey`` objects of the key are (then
+  /// it counts).
+  private func shouldRemember(_ keyPath: AnyKeyPath, _ index: Int) -> Bool {
+    if AddressCache.keeps(ObjectIdentifier(keyPath)) { return true }
+    return state.withLock { state in
+      let count = state.remembered[index, default: 0]
+      guard count < Self.rememberedPerKey else { return false }
+      state.remembered[index] = count + 1
+      return true
     }
   }
 
@@ -188,6 +215,11 @@ enum AddressCache {
     let address = UInt(bitPattern: id)
     guard let pointer = UnsafeRawPointer(bitPattern: knapsack_key_cache_load(slot(address))) else { return nil }
     return Unmanaged<Entry>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.address == address ? $0.index : nil }
+  }
+
+  /// Whether an entry for `id` was ever stored.
+  static func keeps(_ id: ObjectIdentifier) -> Bool {
+    kept.withLock { $0[UInt(bitPattern: id)] != nil }
   }
 
   static func store(_ id: ObjectIdentifier, index: Int) {
