@@ -220,6 +220,24 @@ extension Dependencies {
     #expect(report.isValid, "\(report)")
   }
 
+  /// Written the way a factory is, with no `@MainActor` on the closure: a main-actor key's
+  /// decorator is the main-actor one, so it may read main-actor state.
+  @MainActor @Test func aMainActorKeysDecoratorNeedsNoAnnotationToUseMainActorState() throws {
+    let container = Container()
+    container.decorate(\.decMain) { _, text in text + "+" + DecMainState.theme }
+    #expect(try container.resolve(\.decMain) == "main+" + DecMainState.theme)
+  }
+
+  @Test func aMainActorKeysUnannotatedDecoratorRunsOnTheMainActorFromElsewhere() async throws {
+    let container = Container()
+    container.decorate(\.decMain) { _, text in
+      MainActor.assertIsolated()
+      return text + "+" + DecMainState.theme
+    }
+    let value = try await Task.detached { try await container.resolve(\.decMain) }.value
+    #expect(value == "main+" + (await DecMainState.theme))
+  }
+
   @MainActor @Test func aMainActorKeysDecoratorRunsOnTheMainActor() async throws {
     let container = Container()
     container.decorate(\.decMain) { @MainActor _, text in text + "+" + DecMainState.theme }

@@ -12,8 +12,11 @@ extension Container {
   /// instance is decorated once, when it is made. Add decorators before the first resolution:
   /// adding one later makes shared instances anew.
   ///
-  /// An ``AsyncKey``'s decorator may be asynchronous, and a ``MainActorKey``'s may run on the main
-  /// actor, like their factories: see the overloads below.
+  /// An ``AsyncKey``'s decorator may be asynchronous, and a ``MainActorKey``'s runs on the main
+  /// actor, like their factories: see the overloads below. (This one is disfavored so that a
+  /// main-actor key's decorator is the main-actor one, and may use main-actor state, without
+  /// saying `@MainActor`.)
+  @_disfavoredOverload
   public func decorate<K, A, V>(
     _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, fileID: StaticString = #fileID, line: UInt = #line,
     _ decorator: @escaping @Sendable (Resolver, V) throws -> V
