@@ -2,6 +2,8 @@ import Foundation
 import Knapsack
 import Testing
 
+struct SideBySideFailure: Error {}
+
 /// Two dependencies made in parallel by one factory's child tasks.
 struct SideBySidePair: Sendable {
   let first: Token
@@ -30,6 +32,32 @@ extension Dependencies {
     }
   }
   var sideSelf: AsyncKey<Token> { .required() }
+  var sideGraphAsync: AsyncKey<Token> { .required() }
+  var sideGraphSync: Key<Token> { .required() }
+  /// Resolves the graph-scoped `sideGraphAsync` in two child tasks at once.
+  var sideGraphFanOut: AsyncKey<SideBySidePair> {
+    AsyncKey { r in
+      async let first = r.resolve(\.sideGraphAsync)
+      async let second = r.resolve(\.sideGraphAsync)
+      return SideBySidePair(first: try await first, second: try await second)
+    }
+  }
+  /// Resolves `sideGraphAsync` in two child tasks at once, each turning a failure into "failed".
+  var sideGraphTolerantFanOut: AsyncKey<[String]> {
+    AsyncKey { r in
+      async let first = (try? await r.resolve(\.sideGraphAsync))?.label ?? "failed"
+      async let second = (try? await r.resolve(\.sideGraphAsync))?.label ?? "failed"
+      return await [first, second]
+    }
+  }
+  /// Resolves the synchronous graph-scoped `sideGraphSync` in two child tasks at once.
+  var sideGraphSyncFanOut: AsyncKey<SideBySidePair> {
+    AsyncKey { r in
+      async let first = { try r[\.sideGraphSync] }()
+      async let second = { try r[\.sideGraphSync] }()
+      return SideBySidePair(first: try await first, second: try await second)
+    }
+  }
   var sideLeft: AsyncKey<Token> { .required() }
   var sideRight: AsyncKey<Token> { .required() }
   /// Makes `sideLeft` and `sideRight` side by side; each of them needs the other.
@@ -72,6 +100,46 @@ extension Dependencies {
     let pair = try await container.resolve(\.sideFanOut)
     #expect(pair.first === pair.second)
     #expect(made.all.count == 1)
+  }
+
+  /// A graph-scoped instance is one per top-level resolution, also when child tasks of that
+  /// resolution ask for it at the same time; the next resolution gets a new one.
+  @Test func childTasksOfOneResolutionShareOneGraphScopedInstance() async throws {
+    let container = Container()
+    let made = Collected<Int>()
+    container.register(\.sideGraphAsync, scope: .graph) { _ in
+      made.append(1)
+      try await Task.sleep(for: .milliseconds(30))
+      return Token("graph")
+    }
+    container.register(\.sideGraphSync, scope: .graph) {
+      made.append(2)
+      usleep(30_000)
+      return Token("graph")
+    }
+    let pair = try await container.resolve(\.sideGraphFanOut)
+    #expect(pair.first === pair.second)
+    let syncPair = try await container.resolve(\.sideGraphSyncFanOut)
+    #expect(syncPair.first === syncPair.second)
+    #expect(made.all.sorted() == [1, 2])
+    let next = try await container.resolve(\.sideGraphFanOut)
+    #expect(next.first !== pair.first)
+    #expect(made.all.sorted() == [1, 1, 2])
+  }
+
+  /// A graph-scoped instance that failed is made again by the next step that asks for it.
+  @Test func aGraphScopedFailureInOneChildTaskIsNotKept() async throws {
+    let container = Container()
+    let attempts = Collected<Int>()
+    container.register(\.sideGraphAsync, scope: .graph) { _ in
+      attempts.append(1)
+      if attempts.all.count == 1 { throw SideBySideFailure() }
+      return Token("second try")
+    }
+    let labels = try await container.resolve(\.sideGraphTolerantFanOut)
+    // The step that ran the failing factory failed; the other one made it again.
+    #expect(labels.sorted() == ["failed", "second try"])
+    #expect(attempts.all.count == 2)
   }
 
   @Test func validationPassesAGraphWhoseChildTasksShareASingleton() async throws {

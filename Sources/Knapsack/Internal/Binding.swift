@@ -25,7 +25,9 @@ struct InstanceKey: Hashable, @unchecked Sendable {
   }
 }
 
-/// Where one shared instance (singleton, cached or weak) lives, and who is making it.
+/// Where one shared instance (singleton, cached or weak) lives, and who is making it; or one
+/// graph-scoped instance of an asynchronous resolution, whose child tasks may ask for it at once
+/// (kept like a cached one, in the resolution's ``GraphStore``).
 @usableFromInline
 final class SharedCell: Sendable {
   struct Creator {
@@ -65,9 +67,9 @@ final class SharedCell: Sendable {
   func stored<Value: Sendable>(_ scope: Scope.Kind, as _: Value.Type) -> Value? {
     switch scope {
     case .singleton: loadSingleton(Value.self)
-    case .cached: state.withLock { $0.cached } as? Value
+    case .cached, .graph: state.withLock { $0.cached } as? Value
     case .weak: state.withLock { $0.weakInstance } as? Value
-    case .unique, .graph: nil
+    case .unique: nil
     }
   }
 
@@ -81,9 +83,9 @@ final class SharedCell: Sendable {
     case .singleton:
       let box = Unmanaged.passRetained(Box(value) as AnyObject)
       singleton.store(UInt(bitPattern: box.toOpaque()), ordering: .releasing)
-    case .cached: state.withLock { $0.cached = value }
+    case .cached, .graph: state.withLock { $0.cached = value }
     case .weak: state.withLock { $0.weakInstance = value as AnyObject }
-    case .unique, .graph: break
+    case .unique: break
     }
   }
 }

@@ -156,6 +156,10 @@ extension Container {
       // Unique, or graph at the top level (where the resolution is this one instance).
       guard scope == .graph, parent != nil else { return try make(binding, argument, frame) }
       let store = frame.graphStore
+      if store._withUnsafeGuaranteedRef({ $0.isConcurrent }) {
+        // An asynchronous resolution, whose child tasks may ask for the instance at once.
+        return try produceGraphShared(binding, argument, frame)
+      }
       if let value = store._withUnsafeGuaranteedRef({ $0.instance(of: binding, for: argument, as: Value.self) }) {
         return value
       }
@@ -171,7 +175,24 @@ extension Container {
   func produceShared<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
-    let cell = binding.cell(for: argument)
+    try produceClaimed(binding.cell(for: argument), binding, argument, frame)
+  }
+
+  /// Finds or makes the graph-scoped instance of `binding` for `argument` in an asynchronous
+  /// resolution, whose child tasks may ask for it at once: made exactly once, through its cell.
+  @usableFromInline
+  func produceGraphShared<Argument: Sendable, Value: Sendable>(
+    _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
+  ) throws -> Value {
+    let cell = frame.graphStore._withUnsafeGuaranteedRef { $0.creationCell(of: binding, for: argument) }
+    return try produceClaimed(cell, binding, argument, frame)
+  }
+
+  /// Finds the instance of `binding` for `argument` in `cell`, or waits for the step making it,
+  /// or makes it exactly once: the loop every step that keeps an instance runs.
+  func produceClaimed<Argument: Sendable, Value: Sendable>(
+    _ cell: SharedCell, _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
+  ) throws -> Value {
     while true {
       switch claim(cell, binding, thread: currentThreadID(), frame: frame) as Claim<Value> {
       case .found(let value):
@@ -296,44 +317,48 @@ extension Container {
     case .unique:
       return try await makeAsync(binding, argument, frame)
     case .graph:
-      let store = frame.pointer.graphStore
-      if let value = store._withUnsafeGuaranteedRef({ $0.instance(of: binding, for: argument, as: Value.self) }) {
-        return value
-      }
-      let value: Value = try await makeAsync(binding, argument, frame)
-      store._withUnsafeGuaranteedRef { $0.store(value, of: binding, for: argument) }
-      return value
+      // Child tasks of this resolution may ask for the instance at once: made once, like a
+      // shared one, in the resolution's store.
+      // (An asynchronous step's root is asynchronous: its store is a concurrent one.)
+      let cell = frame.pointer.graphStore._withUnsafeGuaranteedRef { $0.creationCell(of: binding, for: argument) }
+      return try await produceClaimed(cell, binding, argument, frame, parent)
     case .weak, .cached, .singleton:
-      let cell = binding.cell(for: argument)
-      while true {
-        switch claim(cell, binding, thread: nil, frame: frame.pointer) as Claim<Value> {
-        case .found(let value):
-          return value
-        case .cycle(let creatorPath):
-          throw cycle(creatorPath, frame.pointer)
-        case .wait:
-          if let loop = WaitGraph.shared.beginWait(frame.pointer, for: cell, index: binding.index) {
-            throw crossResolutionCycle(loop, binding, parent?.pointer)
-          }
-          await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = cell.state.withLock { state in
-              if state.creator == nil { return true }
-              state.asyncWaiters.append(continuation)
-              return false
-            }
-            if resumeNow { continuation.resume() }
-          }
-          WaitGraph.shared.endWait(frame.pointer)
-        case .create:
-          let result: Result<Value, any Error>
-          do {
-            result = .success(try await makeAsync(binding, argument, frame))
-          } catch {
-            result = .failure(error)
-          }
-          settle(cell, binding, result, synchronous: false)
-          return try result.get()
+      return try await produceClaimed(binding.cell(for: argument), binding, argument, frame, parent)
+    }
+  }
+
+  /// ``produceClaimed(_:_:_:_:)`` for a step with an asynchronous factory.
+  private func produceClaimed<Argument: Sendable, Value: Sendable>(
+    _ cell: SharedCell, _ binding: Binding, _ argument: Argument, _ frame: AsyncFrame, _ parent: AsyncFrame?
+  ) async throws -> Value {
+    while true {
+      switch claim(cell, binding, thread: nil, frame: frame.pointer) as Claim<Value> {
+      case .found(let value):
+        return value
+      case .cycle(let creatorPath):
+        throw cycle(creatorPath, frame.pointer)
+      case .wait:
+        if let loop = WaitGraph.shared.beginWait(frame.pointer, for: cell, index: binding.index) {
+          throw crossResolutionCycle(loop, binding, parent?.pointer)
         }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+          let resumeNow = cell.state.withLock { state in
+            if state.creator == nil { return true }
+            state.asyncWaiters.append(continuation)
+            return false
+          }
+          if resumeNow { continuation.resume() }
+        }
+        WaitGraph.shared.endWait(frame.pointer)
+      case .create:
+        let result: Result<Value, any Error>
+        do {
+          result = .success(try await makeAsync(binding, argument, frame))
+        } catch {
+          result = .failure(error)
+        }
+        settle(cell, binding, result, synchronous: false)
+        return try result.get()
       }
     }
   }
@@ -437,9 +462,9 @@ extension Container {
     let claim: Claim<Value> = cell.state.withLock { state in
       switch scope {
       case .singleton: if let value = cell.loadSingleton(Value.self) { return .found(value) }
-      case .cached: if let value = state.cached as? Value { return .found(value) }
+      case .cached, .graph: if let value = state.cached as? Value { return .found(value) }
       case .weak: if let value = state.weakInstance as? Value { return .found(value) }
-      case .unique, .graph: break
+      case .unique: break
       }
       if let creator = state.creator {
         if frame.isAt(orBelow: creator.frame) || (thread != nil && creator.thread == thread)
@@ -464,8 +489,9 @@ extension Container {
   ) {
     if case .success(let value) = result {
       cell.publish(value, binding.scope.kind)
-      // The container owns singletons and cached instances; a weak one belongs to its holders.
-      if binding.scope.kind != .weak { recordCreated(value, by: binding) }
+      // The container owns singletons and cached instances; a weak one belongs to its holders,
+      // a graph one to its resolution.
+      if binding.scope.kind != .weak && binding.scope.kind != .graph { recordCreated(value, by: binding) }
     }
     let waiters = cell.state.withLock { state in
       state.creator = nil

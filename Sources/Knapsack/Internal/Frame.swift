@@ -62,7 +62,7 @@ struct Frame {
       stackBase = ThreadFrame.stackPointer()
       stackBaseDepth = depth
     }
-    graph = onHeap && parent == nil ? UInt(bitPattern: Unmanaged.passRetained(GraphStore()).toOpaque()) : 0
+    graph = onHeap && parent == nil ? UInt(bitPattern: Unmanaged.passRetained(GraphStore(concurrent: true)).toOpaque()) : 0
   }
 
   /// The ``argument`` word of a step that makes a key for `argument`.
@@ -297,8 +297,28 @@ final class GraphStore: Sendable {
   // A `Mutex` sits inside the object: one allocation for the store. Contention is rare (only
   // the child tasks of one asynchronous factory share a store).
   private let entries = Mutex(Entries())
+  /// Whether this is the store of an asynchronous resolution, whose child tasks may ask for one
+  /// instance at once: it keeps each instance in a cell through which it is made exactly once
+  /// (see ``creationCell(of:for:)``). A synchronous resolution's store, which one thread uses,
+  /// keeps them in its entries.
+  @usableFromInline let isConcurrent: Bool
+  private let creations = Mutex<[InstanceKey: SharedCell]>([:])
 
-  @usableFromInline init() {}
+  @usableFromInline init(concurrent: Bool = false) {
+    isConcurrent = concurrent
+  }
+
+  /// The cell through which the instance of `binding` for `argument` is made and kept, in the
+  /// store of an asynchronous resolution.
+  func creationCell<Argument: Sendable>(of binding: Binding, for argument: Argument) -> SharedCell {
+    let key = InstanceKey(binding, argument: argument)
+    return creations.withLock { cells in
+      if let existing = cells[key] { return existing }
+      let fresh = SharedCell()
+      cells[key] = fresh
+      return fresh
+    }
+  }
 
   // An asynchronous root's store is released, not emptied, when its resolution ends.
   deinit { removeAll() }
@@ -327,7 +347,10 @@ final class GraphStore: Sendable {
 
   /// Whether the store holds the instance of `binding` for `argument`.
   func contains<Argument: Sendable>(_ binding: Binding, for argument: Argument) -> Bool {
-    object(of: binding, for: argument) != nil
+    if isConcurrent {
+      return creations.withLock { $0[InstanceKey(binding, argument: argument)] }?.isOccupied ?? false
+    }
+    return object(of: binding, for: argument) != nil
   }
 
   /// The instance of `binding` for `argument`, as stored: found by the binding alone when the
