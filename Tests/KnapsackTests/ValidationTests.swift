@@ -667,6 +667,40 @@ private func declaration(of key: String) throws -> CodeLocation {
     #expect(made.all == ["singleton", "singleton"])
   }
 
+  /// A factory that takes a `Lazy` or a `Provider` resolves nothing through it while it runs:
+  /// the dry run checks what the handle will resolve as a root of its own, and the graph shows
+  /// who holds the handle.
+  @Test func keysReachedOnlyThroughALazyOrAProviderAreChecked() async throws {
+    let container = Container()
+    container.register(\.valPlainUser) { r in
+      _ = r.lazy(\.valMissing)
+      return ValThing("user")
+    }
+    container.register(type: ValRegistered.self) { r in
+      _ = r.provider(\.valUsesMissing)
+      return ValRegistered()
+    }
+    let report = await container.validate()
+    let missing = Set(report.problems(.missingRequiredKey).map(\.dependency.name))
+    #expect(missing == [#"\.valMissing"#, #"\.valUsesMissing"#], "\(report)")
+    let edges = await container.graph().edges
+    #expect(edges.contains(DependencyGraph.Edge(from: #"\.valPlainUser"#, to: #"\.valMissing"#)))
+    #expect(edges.contains(DependencyGraph.Edge(from: "ValRegistered", to: #"\.valUsesMissing"#)))
+  }
+
+  /// A cycle broken with a `Lazy` or a `Provider` is valid: the handle's key is checked on its own.
+  @Test func aCycleBrokenWithALazyOrAProviderIsValid() async throws {
+    for useProvider in [false, true] {
+      let container = Container()
+      container.register(\.cycleOwner, scope: .singleton) { r in CycleOwner(helper: try r[\.cycleHelper]) }
+      container.register(\.cycleHelper, scope: .singleton) { r in
+        useProvider ? CycleHelper(ownerProvider: r.provider(\.cycleOwner)) : CycleHelper(lazyOwner: r.lazy(\.cycleOwner))
+      }
+      let report = await container.validate()
+      #expect(report.isValid, "\(report)")
+    }
+  }
+
   @Test func aSampleForAKeyThatTakesNoArgumentIsAMismatch() async throws {
     let container = Container()
     container.register(\.valPlain) { ValThing("plain") }

@@ -57,7 +57,13 @@ public struct DependencyGraph: Sendable, Hashable, Codable {
     self.report = report
   }
 
-  init(events: [ResolutionEvent], report: ValidationReport, roots: [(DependencyReference, Registration?)]) {
+  /// The graph of a dry run: its `roots`, what its resolutions resolved (`events`), the paths of
+  /// the report's problems, and the `Lazy` and `Provider` handles factories made (`handles`:
+  /// who made a handle to what).
+  init(
+    events: [ResolutionEvent], report: ValidationReport, roots: [(DependencyReference, Registration?)],
+    handles: [(from: DependencyReference, to: DependencyReference)] = []
+  ) {
     let problems = report.problems
     var nodes: [String: Node] = [:]
     for (reference, registration) in roots {
@@ -77,6 +83,7 @@ public struct DependencyGraph: Sendable, Hashable, Codable {
       }
       for (from, to) in zip(problem.path, problem.path.dropFirst()) { edges.append(Edge(from: from.name, to: to.name)) }
     }
+    edges += handles.map { Edge(from: $0.from.name, to: $0.to.name) }
     self.init(nodes: Array(nodes.values), edges: edges, report: report)
   }
 

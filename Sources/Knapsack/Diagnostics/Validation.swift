@@ -224,9 +224,27 @@ extension Container {
       roots.insert(index)
     }
 
-    let (problems, skipped, needsSample) = await OverrideScope.$current.withValue(validation) {
+    var (problems, skipped, needsSample) = await OverrideScope.$current.withValue(validation) {
       await copy.runEach(roots, samples: samples)
     }
+    // What a `Lazy` or `Provider` made during the run will resolve is checked as a root of its
+    // own, and so is what those make handles to, until nothing new is found.
+    var checkedRoots = roots
+    var handleEdges: [(from: Int, to: Int)] = []
+    while true {
+      let noted = validation.takeDeferred()
+      handleEdges += noted.compactMap { handle in handle.from.map { ($0, handle.to) } }
+      let fresh = Set(noted.map(\.to)).subtracting(checkedRoots)
+      guard !fresh.isEmpty else { break }
+      checkedRoots.formUnion(fresh)
+      let more = await OverrideScope.$current.withValue(validation) {
+        await copy.runEach(fresh, samples: samples)
+      }
+      problems += more.problems
+      skipped += more.skipped
+      needsSample += more.needsSample
+    }
+    roots = checkedRoots
     let events = recorder.recorded
     let found = problems + captiveDependencies(in: events)
     let sorted = Array(Set(found)).sorted {
@@ -253,7 +271,8 @@ extension Container {
         copy.effectiveRegistration(index)?.0 ?? table.descriptor(index).defaultRegistration
       )
     }
-    return (report, DependencyGraph(events: events, report: report, roots: nodes))
+    let handles = handleEdges.map { (from: table.descriptor($0.from).reference, to: table.descriptor($0.to).reference) }
+    return (report, DependencyGraph(events: events, report: report, roots: nodes, handles: handles))
   }
 
   /// Resolves each of `roots` as its own root in this validation copy: the problems found, the

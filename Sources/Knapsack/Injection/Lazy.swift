@@ -32,7 +32,10 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   init(index: Int, container: Container) {
     self.index = index
     self.container = container
-    self.scope = OverrideScope.active
+    let scope = OverrideScope.active
+    self.scope = scope
+    // In a validation run, what the handle will resolve is checked too.
+    scope?.noteDeferred(index)
   }
 
   func resolve(_ argument: Key.Argument) throws -> Key.Value {

@@ -114,6 +114,10 @@ final class OverrideScope: Sendable {
   /// For a validation run's scope, what its copies report to: each container resolved in it,
   /// the validated one or one a factory captured, is served by a throw-away validation copy.
   let recorder: (any ResolutionObserver)?
+  /// In a validation run's scope, the dependencies that factories made a `Lazy` or `Provider`
+  /// of, with the step that made each (its dependency's index, if known): the run checks them
+  /// too, since nothing resolves them during it.
+  private let deferred = Locked<[(from: Int?, to: Int)]>([])
   /// Each container resolved from in this scope, with its overlay. Entries live as long as the
   /// scope.
   private let overlays = Locked<[ObjectIdentifier: Entry]>([:])
@@ -152,6 +156,21 @@ final class OverrideScope: Sendable {
   }
 
   deinit { knapsack_override_scope_freed() }
+
+  /// Notes, in a validation run's scope, that the step running here made a handle to `index`.
+  func noteDeferred(_ index: Int) {
+    guard recorder != nil else { return }
+    let from = ThreadFrame.current?.pointee.index ?? AsyncFrame.current?.pointer.pointee.index
+    deferred.withLock { $0.append((from, index)) }
+  }
+
+  /// The handles noted so far (see ``noteDeferred(_:)``), which it forgets.
+  func takeDeferred() -> [(from: Int?, to: Int)] {
+    deferred.withLock { noted in
+      defer { noted = [] }
+      return noted
+    }
+  }
 
   func disposeOverlays() async {
     // Children first: deeper copies before their parents.
