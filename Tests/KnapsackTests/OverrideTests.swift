@@ -44,6 +44,23 @@ extension Dependencies {
     #expect(!container.isRegistered(\.overrideValue))
   }
 
+  /// Inside a scope, the scope's copy of a container serves it: `resetCached()` on the container
+  /// clears the copy's cached instances too, for overrides and for the app's registrations.
+  @Test func resetCachedInsideAScopeClearsWhatTheScopeCached() async throws {
+    let container = Container()
+    container.register(\.overrideShared, scope: .cached) { Token("app") }
+    try await withOverrides {
+      $0.register(\.overrideValue, scope: .cached) { UUID().uuidString }
+    } operation: { () async throws in
+      let token = try container.resolve(\.overrideShared)
+      let value = try container.resolve(\.overrideValue)
+      #expect(try container.resolve(\.overrideShared) === token)
+      container.resetCached()
+      #expect(try container.resolve(\.overrideShared) !== token)
+      #expect(try container.resolve(\.overrideValue) != value)
+    }
+  }
+
   @Test func synchronousScopeWorksToo() async throws {
     let container = Container()
     let inside = try await withOverrides {

@@ -139,8 +139,16 @@ public final class Container: Sendable {
   }
 
   /// Clears every ``Scope/cached`` instance this container holds; the next resolution makes a
-  /// new one. Singletons are not affected.
+  /// new one. Singletons are not affected. Inside a ``withOverrides(_:isolation:operation:)``
+  /// scope (or a test's `.overrides` trait), where the scope's copy of this container serves the
+  /// resolutions, it clears the copy's cached instances too.
   public func resetCached() {
+    clearCached()
+    OverrideScope.activeOverlay(of: self)?._withUnsafeGuaranteedRef { $0.clearCached() }
+  }
+
+  /// Clears the cached instances of this container itself.
+  private func clearCached() {
     state.withLock { state in
       for binding in state.bindings.values where binding.scope == .cached {
         for cell in binding.allCells { cell.state.withLock { $0.cached = nil } }
