@@ -142,6 +142,40 @@ extension Dependencies {
     #expect(attempts.all.count == 2)
   }
 
+  /// Ten first resolutions of one shared instance at once: one made it, nine waited and reused
+  /// it, and tracing says so (`created` means the factory ran).
+  @Test(arguments: [Scope.singleton, .cached, .weak])
+  func tracingTellsTheStepThatMadeAnInstanceFromTheStepsThatWaitedForIt(scope: Scope) async throws {
+    let container = Container()
+    let observer = RecordingObserver()
+    container.observe(observer)
+    let made = Collected<Int>()
+    let release = Collected<Token>()  // keeps a weak instance alive for the whole test
+    container.register(\.sideSharedAsync, scope: scope) { _ in
+      made.append(1)
+      try await Task.sleep(for: .milliseconds(50))
+      return Token("async")
+    }
+    container.register(\.sideShared, scope: scope) {
+      made.append(2)
+      usleep(50_000)
+      return Token("sync")
+    }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for _ in 0..<10 {
+        group.addTask { release.append(try await container.resolve(\.sideSharedAsync)) }
+        group.addTask { release.append(try container.resolve(\.sideShared)) }
+      }
+      try await group.waitForAll()
+    }
+    #expect(made.all.sorted() == [1, 2])
+    for name in [#"\.sideSharedAsync"#, #"\.sideShared"#] {
+      let outcomes = observer.events.all.filter { $0.dependency.name == name }.map(\.outcome)
+      #expect(outcomes.filter { $0 == .created }.count == 1, "\(name): \(outcomes)")
+      #expect(outcomes.filter { $0 == .reused }.count == 9, "\(name): \(outcomes)")
+    }
+  }
+
   @Test func validationPassesAGraphWhoseChildTasksShareASingleton() async throws {
     let container = Container()
     container.register(\.sideShared, scope: .singleton) {

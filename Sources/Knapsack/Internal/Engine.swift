@@ -488,6 +488,8 @@ extension Container {
     _ cell: SharedCell, _ binding: Binding, _ result: Result<Value, any Error>, synchronous: Bool
   ) {
     if case .success(let value) = result {
+      // An observed step learns here that it made the instance (see `Observation`).
+      MadeRecord.current?.serial.store(binding.serial, ordering: .relaxed)
       cell.publish(value, binding.scope.kind)
       // The container owns singletons and cached instances; a weak one belongs to its holders,
       // a graph one to its resolution.
@@ -633,6 +635,16 @@ extension Container {
 }
 
 /// The observer call around one resolution: written once, used by both drivers.
+/// What an observed step that may find its instance made: the ``Binding/serial`` of the last
+/// binding whose instance was made under it, written by the step that made it (``settle``). The
+/// step's own creation settles last, so the step made its instance if the record holds its
+/// binding's serial when it returns.
+final class MadeRecord: Sendable {
+  /// The record of the observed step running in this task (or on this thread), if any.
+  @TaskLocal static var current: MadeRecord?
+  let serial = Atomic<UInt>(0)
+}
+
 struct Observation {
   let observer: any ResolutionObserver
   let index: Int
@@ -640,19 +652,26 @@ struct Observation {
   let registeredAt: CodeLocation?
   let requester: Int?
   let depth: Int
+  /// Whether the instance existed when the step began.
   let reused: Bool
+  /// For a step that makes its instance through a cell (a shared instance, or a graph one of
+  /// an asynchronous resolution), where it learns whether it made it or found one another step
+  /// made meanwhile, and its binding's serial; nil for a step whose instance existed or not
+  /// when it began (``reused`` tells).
+  let made: (record: MadeRecord, serial: UInt)?
   let start: ContinuousClock.Instant
 
   /// Tells `observer` that the step making `index` under `parent` begins.
   init(
     _ observer: (any ResolutionObserver)?, index: Int, scope: Scope, registeredAt: CodeLocation?, reused: Bool,
-    parent: UnsafeMutablePointer<Frame>?
+    made: (record: MadeRecord, serial: UInt)? = nil, parent: UnsafeMutablePointer<Frame>?
   ) {
     self.observer = observer ?? SilentObserver()
     self.index = index
     self.scope = scope
     self.registeredAt = registeredAt
     self.reused = reused
+    self.made = made
     requester = parent?.pointee.index
     depth = (parent?.pointee.depth ?? -1) + 1
     self.observer.willResolve(KeyTable.shared.descriptor(index).reference, depth: depth)
@@ -664,16 +683,23 @@ struct Observation {
     _ container: Container, _ binding: Binding, _ argument: Argument, _ observer: (any ResolutionObserver)?,
     parent: UnsafeMutablePointer<Frame>?
   ) {
+    let throughCell =
+      switch binding.scope.kind {
+      case .singleton, .cached, .weak: true
+      case .graph: parent?.graphStore._withUnsafeGuaranteedRef { $0.isConcurrent } ?? false
+      case .unique: false
+      }
     self.init(
       observer, index: binding.index, scope: binding.scope,
       registeredAt: binding.registration.isDefault ? nil : binding.registration.location,
-      reused: container.hasInstance(binding, argument, parent), parent: parent)
+      reused: container.hasInstance(binding, argument, parent),
+      made: throughCell ? (MadeRecord(), binding.serial) : nil, parent: parent)
   }
 
   /// Runs the step and tells the observer how it ended.
   func run<Value>(_ step: () throws -> Value) throws -> Value {
     do {
-      let value = try step()
+      let value = try made.map { made in try MadeRecord.$current.withValue(made.record) { try step() } } ?? step()
       end()
       return value
     } catch {
@@ -685,13 +711,25 @@ struct Observation {
   /// Runs an asynchronous step and tells the observer how it ended.
   func runAsync<Value>(_ step: () async throws -> Value) async throws -> Value {
     do {
-      let value = try await step()
+      let value: Value
+      if let made {
+        value = try await MadeRecord.$current.withValue(made.record) { try await step() }
+      } else {
+        value = try await step()
+      }
       end()
       return value
     } catch {
       end(failed: true)
       throw error
     }
+  }
+
+  /// Whether the step made its instance: what its record says, for one that made it through a
+  /// cell; else whether there was none when it began.
+  private var createdInstance: Bool {
+    guard let made else { return !reused }
+    return made.record.serial.load(ordering: .relaxed) == made.serial
   }
 
   private func end(failed: Bool = false) {
@@ -704,7 +742,7 @@ struct Observation {
         registeredAt: registeredAt,
         depth: depth,
         duration: ContinuousClock.now - start,
-        outcome: failed ? .failed : reused ? .reused : .created))
+        outcome: failed ? .failed : createdInstance ? .created : .reused))
   }
 }
 
