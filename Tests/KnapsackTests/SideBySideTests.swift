@@ -10,6 +10,16 @@ struct SideBySidePair: Sendable {
   let second: Token
 }
 
+/// Runs `first` and `second` with `r` in two child tasks at once: what the factories below do.
+private func inParallel(
+  _ r: Resolver, _ first: @escaping @Sendable (Resolver) async throws -> Token,
+  _ second: @escaping @Sendable (Resolver) async throws -> Token
+) async throws -> SideBySidePair {
+  async let one = first(r)
+  async let two = second(r)
+  return SideBySidePair(first: try await one, second: try await two)
+}
+
 extension Dependencies {
   var sideShared: Key<Token> { .required() }
   var sideSharedAsync: AsyncKey<Token> { .required() }
@@ -17,18 +27,12 @@ extension Dependencies {
   var sideServiceB: AsyncKey<Token> { AsyncKey { r in Token("B uses " + (try r[\.sideShared]).label) } }
   /// Makes service A and service B in two child tasks at once; both need `sideShared`.
   var sideApp: AsyncKey<SideBySidePair> {
-    AsyncKey { r in
-      async let a = r.resolve(\.sideServiceA)
-      async let b = r.resolve(\.sideServiceB)
-      return SideBySidePair(first: try await a, second: try await b)
-    }
+    AsyncKey { r in try await inParallel(r, { try await $0.resolve(\.sideServiceA) }, { try await $0.resolve(\.sideServiceB) }) }
   }
   /// Resolves `sideSharedAsync` in two child tasks at once.
   var sideFanOut: AsyncKey<SideBySidePair> {
     AsyncKey { r in
-      async let first = r.resolve(\.sideSharedAsync)
-      async let second = r.resolve(\.sideSharedAsync)
-      return SideBySidePair(first: try await first, second: try await second)
+      try await inParallel(r, { try await $0.resolve(\.sideSharedAsync) }, { try await $0.resolve(\.sideSharedAsync) })
     }
   }
   var sideSelf: AsyncKey<Token> { .required() }
@@ -37,9 +41,7 @@ extension Dependencies {
   /// Resolves the graph-scoped `sideGraphAsync` in two child tasks at once.
   var sideGraphFanOut: AsyncKey<SideBySidePair> {
     AsyncKey { r in
-      async let first = r.resolve(\.sideGraphAsync)
-      async let second = r.resolve(\.sideGraphAsync)
-      return SideBySidePair(first: try await first, second: try await second)
+      try await inParallel(r, { try await $0.resolve(\.sideGraphAsync) }, { try await $0.resolve(\.sideGraphAsync) })
     }
   }
   /// Resolves `sideGraphAsync` in two child tasks at once, each turning a failure into "failed".
@@ -52,21 +54,13 @@ extension Dependencies {
   }
   /// Resolves the synchronous graph-scoped `sideGraphSync` in two child tasks at once.
   var sideGraphSyncFanOut: AsyncKey<SideBySidePair> {
-    AsyncKey { r in
-      async let first = { try r[\.sideGraphSync] }()
-      async let second = { try r[\.sideGraphSync] }()
-      return SideBySidePair(first: try await first, second: try await second)
-    }
+    AsyncKey { r in try await inParallel(r, { try $0[\.sideGraphSync] }, { try $0[\.sideGraphSync] }) }
   }
   var sideLeft: AsyncKey<Token> { .required() }
   var sideRight: AsyncKey<Token> { .required() }
   /// Makes `sideLeft` and `sideRight` side by side; each of them needs the other.
   var sideBoth: AsyncKey<SideBySidePair> {
-    AsyncKey { r in
-      async let left = r.resolve(\.sideLeft)
-      async let right = r.resolve(\.sideRight)
-      return SideBySidePair(first: try await left, second: try await right)
-    }
+    AsyncKey { r in try await inParallel(r, { try await $0.resolve(\.sideLeft) }, { try await $0.resolve(\.sideRight) }) }
   }
 }
 
