@@ -248,13 +248,36 @@ extension Dependencies {
     #expect(await outcome { try await container.resolve(\.sideSelf) } == ["cycle"])
   }
 
-  /// The same through a child task the factory awaits.
-  @Test func anAsyncSingletonAwaitingAChildTaskThatResolvesItIsACycleNotAHang() async {
+  /// Two asynchronous singletons that reach each other through the container they captured: each
+  /// factory awaits the other's creation in the same task.
+  @Test func twoAsyncSingletonsThatReachEachOtherThroughACapturedContainerAreACycleNotAHang() async {
     let container = Container()
-    container.register(\.sideSelf, scope: .singleton) { _ in
-      async let inner = container.resolve(\.sideSelf)
-      return Token("self " + (try await inner).label)
+    container.register(\.sideLeft, scope: .singleton) { _ in
+      Token("left needs " + (try await container.resolve(\.sideRight)).label)
     }
-    #expect(await outcome { try await container.resolve(\.sideSelf) } == ["cycle"])
+    container.register(\.sideRight, scope: .singleton) { _ in
+      Token("right needs " + (try await container.resolve(\.sideLeft)).label)
+    }
+    #expect(await outcome { try await container.resolve(\.sideLeft) } == ["cycle"])
   }
+
+  /// A factory that starts an unstructured task, which resolves an instance still being made
+  /// above it, does not await that task: the task waits for the instance, and no cycle is
+  /// reported.
+  @Test func anUnstructuredTaskThatResolvesAnInstanceStillBeingMadeWaitsForIt() async throws {
+    let container = Container()
+    let background = Collected<Task<Token, any Error>>()
+    container.register(\.sideLeft, scope: .singleton) { r in
+      Token("left with " + (try await r.resolve(\.sideRight)).label)
+    }
+    container.register(\.sideRight) { _ in
+      background.append(Task { try await container.resolve(\.sideLeft) })
+      try await Task.sleep(for: .milliseconds(20))
+      return Token("right")
+    }
+    let left = try await container.resolve(\.sideLeft)
+    let seen = try await #require(background.all.first).value
+    #expect(seen === left)
+  }
+
 }

@@ -68,6 +68,12 @@ private func declaration(of key: String) throws -> CodeLocation {
   return CodeLocation(fileID: file, line: index + 1)
 }
 
+/// A weak reference, to see whether an object is gone.
+final class WeakReference<Object: AnyObject & Sendable>: Sendable {
+  weak let object: Object?
+  init(_ object: Object) { self.object = object }
+}
+
 @Suite struct ValidationTests {
   // MARK: One report with every problem
 
@@ -686,6 +692,50 @@ private func declaration(of key: String) throws -> CodeLocation {
     let edges = await container.graph().edges
     #expect(edges.contains(DependencyGraph.Edge(from: #"\.valPlainUser"#, to: #"\.valMissing"#)))
     #expect(edges.contains(DependencyGraph.Edge(from: "ValRegistered", to: #"\.valUsesMissing"#)))
+  }
+
+  /// A handle resolves from the container it was made from: the dry run checks its key there.
+  @Test func aHandleToAnotherContainerIsCheckedInThatContainer() async throws {
+    let core = Container()
+    core.register(\.valPlain) { ValThing("core's") }
+    let app = Container()
+    app.register(\.valPlainUser) { _ in
+      _ = core.provider(\.valPlain)  // provided by core
+      _ = core.lazy(\.valMissing)  // provided by nobody
+      return ValThing("user")
+    }
+    let report = await app.validate()
+    #expect(report.problems.map(\.dependency.name) == [#"\.valMissing"#], "\(report)")
+  }
+
+  /// When a child is validated, a handle that a parent's singleton holds resolves in the parent,
+  /// which does not see the child's registrations.
+  @Test func aParentSingletonsHandleIsCheckedInTheParent() async throws {
+    let parent = Container()
+    parent.register(\.valSingleton, scope: .singleton) { r in
+      _ = r.lazy(\.valSessionOnly)
+      return ValThing("app-wide")
+    }
+    let child = parent.makeChild()
+    child.register(\.valSessionOnly) { ValThing("session") }
+    let report = await child.validate()
+    #expect(report.problems(.missingRequiredKey).map(\.dependency.name) == [#"\.valSessionOnly"#], "\(report)")
+  }
+
+  /// What the dry run made, the copies and their instances, is freed when it returns, also when
+  /// an instance holds a handle made during the run (the handle does not keep the run alive).
+  @Test func aValidationRunKeepsNothingAliveThroughTheHandlesItsInstancesHold() async throws {
+    let made = Collected<WeakReference<CycleOwner>>()
+    let container = Container()
+    container.register(\.cycleOwner, scope: .singleton) { r in
+      let owner = CycleOwner(helper: CycleHelper(lazyOwner: r.lazy(\.cycleOwner)))
+      made.append(WeakReference(owner))
+      return owner
+    }
+    let report = await container.validate()
+    #expect(report.isValid, "\(report)")
+    #expect(!made.all.isEmpty)
+    #expect(made.all.allSatisfy { $0.object == nil }, "an instance the dry run made is still alive")
   }
 
   /// A cycle broken with a `Lazy` or a `Provider` is valid: the handle's key is checked on its own.

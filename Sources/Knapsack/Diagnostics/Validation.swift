@@ -228,23 +228,34 @@ extension Container {
       await copy.runEach(roots, samples: samples)
     }
     // What a `Lazy` or `Provider` made during the run will resolve is checked as a root of its
-    // own, and so is what those make handles to, until nothing new is found.
-    var checkedRoots = roots
+    // own, in the copy of the container it resolves from, and so is what those make handles
+    // to, until nothing new is found.
+    var handled = Set(roots.map { HandleTarget(container: ObjectIdentifier(copy), index: $0) })
     var handleEdges: [(from: Int, to: Int)] = []
     while true {
       let noted = validation.takeDeferred()
       handleEdges += noted.compactMap { handle in handle.from.map { ($0, handle.to) } }
-      let fresh = Set(noted.map(\.to)).subtracting(checkedRoots)
-      guard !fresh.isEmpty else { break }
-      checkedRoots.formUnion(fresh)
-      let more = await OverrideScope.$current.withValue(validation) {
-        await copy.runEach(fresh, samples: samples)
+      var fresh: [ObjectIdentifier: (copy: Container, indices: Set<Int>)] = [:]
+      for handle in noted {
+        let target =
+          handle.container.isValidationCopy
+          ? handle.container : validation.overlay(for: handle.container).takeUnretainedValue()
+        guard handled.insert(HandleTarget(container: ObjectIdentifier(target), index: handle.to)).inserted else {
+          continue
+        }
+        fresh[ObjectIdentifier(target), default: (target, [])].indices.insert(handle.to)
+        if target === copy { roots.insert(handle.to) }
       }
-      problems += more.problems
-      skipped += more.skipped
-      needsSample += more.needsSample
+      guard !fresh.isEmpty else { break }
+      for (target, indices) in fresh.values {
+        let more = await OverrideScope.$current.withValue(validation) {
+          await target.runEach(indices, samples: samples)
+        }
+        problems += more.problems
+        skipped += more.skipped
+        needsSample += more.needsSample
+      }
     }
-    roots = checkedRoots
     let events = recorder.recorded
     let found = problems + captiveDependencies(in: events)
     let sorted = Array(Set(found)).sorted {
@@ -273,6 +284,12 @@ extension Container {
     }
     let handles = handleEdges.map { (from: table.descriptor($0.from).reference, to: table.descriptor($0.to).reference) }
     return (report, DependencyGraph(events: events, report: report, roots: nodes, handles: handles))
+  }
+
+  /// A dependency a handle made during a validation run resolves, in the copy it resolves from.
+  private struct HandleTarget: Hashable {
+    let container: ObjectIdentifier
+    let index: Int
   }
 
   /// Resolves each of `roots` as its own root in this validation copy: the problems found, the

@@ -26,26 +26,41 @@ extension DependencyKey: DependencyKeyType {}
 /// whatever scope is open where it is called.
 public struct Provider<Key: DependencyKeyType>: Sendable {
   let index: Int
-  let container: Container
-  let scope: OverrideScope?
+  /// The container the handle resolves from, and the override scope it was made in, which it
+  /// resolves in; a validation run's are held weakly (see ``Held``).
+  private let heldContainer: Held<Container>
+  private let heldScope: Held<OverrideScope>
+  var scope: OverrideScope? { heldScope.object }
 
   init(index: Int, container: Container) {
     self.index = index
-    self.container = container
     let scope = OverrideScope.active
-    self.scope = scope
+    heldContainer = Held(container, weakly: container.isValidationCopy)
+    heldScope = Held(scope, weakly: scope?.recorder != nil)
     // In a validation run, what the handle will resolve is checked too.
-    scope?.noteDeferred(index)
+    scope?.noteDeferred(index, in: container)
+  }
+
+  /// The container the handle resolves from; for a handle a validation run made, an error once
+  /// the run has ended.
+  private var container: Container {
+    get throws {
+      if let container = heldContainer.object { return container }
+      let dependency = KeyTable.shared.descriptor(index).reference
+      throw ResolutionError(
+        kind: .containerDisposed, dependency: dependency, path: [dependency],
+        underlying: "the handle was made by a validation run, which has ended")
+    }
   }
 
   func resolve(_ argument: Key.Argument) throws -> Key.Value {
-    let context = ResolutionContext(container: container)
+    let context = ResolutionContext(container: try container)
     if OverrideScope.active === scope { return try context.resolve(index, argument) }
     return try OverrideScope.bind(scope) { try context.resolve(index, argument) }
   }
 
   func resolveAsync(_ argument: Key.Argument) async throws -> Key.Value {
-    let context = ResolutionContext(container: container)
+    let context = ResolutionContext(container: try container)
     if OverrideScope.active === scope { return try await context.resolveAsync(index, argument) }
     return try await OverrideScope.$current.withValue(scope) { try await context.resolveAsync(index, argument) }
   }

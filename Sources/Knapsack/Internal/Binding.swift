@@ -143,19 +143,18 @@ final class WaitGraph: Sendable {
   /// dependency it is for.
   private let waits = Locked<[UInt: Wait]>([:])
 
-  /// What one step waits for: the cell and its dependency, and the asynchronous factory call
-  /// its task runs (the address of its frame, 0 for none), which awaits the step even when the
-  /// step's own frames do not lead to it.
+  /// What one step waits for: the cell and its dependency, and the asynchronous factory calls
+  /// its task is in (with the task), which await the step even when the step's own frames do
+  /// not lead to them.
   private struct Wait {
     let cell: SharedCell
     let index: Int
-    let factory: UInt
+    let calls: FactoryCall?
+    let task: UInt
 
     /// Whether the step at `step` waits under the creation whose frame is at `creator`.
     func isUnder(_ creator: UInt, step: UnsafeMutablePointer<Frame>) -> Bool {
-      if step.isAt(orBelow: creator) { return true }
-      guard let factory = UnsafeMutablePointer<Frame>(bitPattern: self.factory) else { return false }
-      return factory.isAt(orBelow: creator)
+      step.isAt(orBelow: creator) || calls?.awaits(creator, in: task) == true
     }
   }
 
@@ -168,10 +167,10 @@ final class WaitGraph: Sendable {
   /// tasks) wait for each other like any two resolutions: only a creator above the waiting step
   /// is this step's own.
   func beginWait(_ frame: UnsafeMutablePointer<Frame>, for cell: SharedCell, index: Int) -> [Int]? {
-    let mine = Wait(cell: cell, index: index, factory: AsyncFrame.current.map { UInt(bitPattern: $0.pointer) } ?? 0)
+    let mine = Wait(cell: cell, index: index, calls: FactoryCall.current, task: FactoryCall.currentTask)
     return waits.withLock { waits in
       // Every waiting step stays alive (blocked) while it is listed, and so do the steps above
-      // it and the factory call its task runs: walking their frames under the lock is safe.
+      // it; the factory calls it lists keep their frames: walking them under the lock is safe.
       var pending: [(cell: SharedCell, path: [Int])] = [(cell, [index])]
       var seen: Set<UInt> = []
       while let (current, path) = pending.popLast() {

@@ -376,7 +376,7 @@ extension Container {
       // The task knows which factory it runs, so that a resolution that does not continue this
       // step (through a captured container or a provider) can still tell that it waits for
       // this step's own creation (see `claim`).
-      return try await AsyncFrame.$current.withValue(frame) {
+      return try await FactoryCall.$current.withValue(FactoryCall(frame: frame, outer: FactoryCall.current)) {
         try await decorateAsync(try await body(resolver, argument), binding, resolver, frame.pointer)
       }
     } catch {
@@ -451,9 +451,9 @@ extension Container {
   /// Looks up the shared instance of `cell`, or claims its creation exactly once.
   ///
   /// A creation in progress is this step's own cycle when its creator is this step or above it,
-  /// or the asynchronous factory this task runs (which awaits this step, even through a captured
-  /// container or a provider), or is synchronous and on this thread; any other creator (another
-  /// resolution, or a child task of this one running side by side) is waited for.
+  /// or an asynchronous factory call this task is in (which awaits this step, even through a
+  /// captured container or a provider), or is synchronous and on this thread; any other creator
+  /// (another resolution, or a child task of this one running side by side) is waited for.
   func claim<Value: Sendable>(
     _ cell: SharedCell, _ binding: Binding, thread: UInt?, frame: UnsafeMutablePointer<Frame>
   ) -> Claim<Value> {
@@ -468,7 +468,7 @@ extension Container {
       }
       if let creator = state.creator {
         if frame.isAt(orBelow: creator.frame) || (thread != nil && creator.thread == thread)
-          || AsyncFrame.runs(within: creator.frame)
+          || FactoryCall.currentTaskAwaits(creator.frame)
         {
           return .cycle(creator.path)
         }
@@ -489,7 +489,9 @@ extension Container {
   ) {
     if case .success(let value) = result {
       // An observed step learns here that it made the instance (see `Observation`).
-      MadeRecord.current?.serial.store(binding.serial, ordering: .relaxed)
+      if let record = MadeRecord.current, record.task == FactoryCall.currentTask {
+        record.serial.store(binding.serial, ordering: .relaxed)
+      }
       cell.publish(value, binding.scope.kind)
       // The container owns singletons and cached instances; a weak one belongs to its holders,
       // a graph one to its resolution.
@@ -640,9 +642,11 @@ extension Container {
 /// step's own creation settles last, so the step made its instance if the record holds its
 /// binding's serial when it returns.
 final class MadeRecord: Sendable {
-  /// The record of the observed step running in this task (or on this thread), if any.
+  /// The record of the observed step running in this task (or on this thread), if any. Tasks
+  /// made meanwhile inherit it, but only the step's own task writes it.
   @TaskLocal static var current: MadeRecord?
   let serial = Atomic<UInt>(0)
+  let task = FactoryCall.currentTask
 }
 
 struct Observation {

@@ -236,18 +236,52 @@ final class AsyncFrame: @unchecked Sendable {
     pointer.deallocate()
   }
 
-  /// The asynchronous factory call this task runs, if any: set around each call, and inherited
-  /// by the child tasks it makes. Read only when a resolution meets a creation in progress.
-  @TaskLocal static var current: AsyncFrame?
-
-  /// Whether this task runs the factory call at `address`, or one made for it (below it).
-  static func runs(within address: UInt) -> Bool {
-    current?.pointer.isAt(orBelow: address) ?? false
-  }
-
   /// Marks the factory call as returned: a resolver kept beyond it starts fresh resolutions.
   func finish() { finished.store(true, ordering: .releasing) }
   @usableFromInline var isFinished: Bool { finished.load(ordering: .acquiring) }
+}
+
+/// An asynchronous factory call in progress in a task, and the call that task was in when it
+/// began. A resolution through a captured container or a provider starts a new root, whose
+/// frames do not lead back to the factory that awaits it: this chain does.
+///
+/// Tasks inherit the chain (it is a task-local value), but only the calls of the task itself
+/// count: a child task or an unstructured `Task {}` made in a factory may outlive the factory's
+/// wait, or never be awaited by it, so it cannot tell whether the factory waits for it.
+final class FactoryCall: Sendable {
+  /// The innermost factory call in progress in this task, if any; read only when a resolution
+  /// meets a creation in progress.
+  @TaskLocal static var current: FactoryCall?
+
+  let frame: AsyncFrame
+  /// The task that runs the call (its runtime address).
+  let task: UInt
+  let outer: FactoryCall?
+
+  init(frame: AsyncFrame, outer: FactoryCall?) {
+    self.frame = frame
+    self.outer = outer
+    task = Self.currentTask
+  }
+
+  /// The current task's runtime address (0 outside a task).
+  static var currentTask: UInt { UInt(bitPattern: swift_task_getCurrent()) }
+
+  /// Whether `task` awaits the step at `address`: a call of `task` in this chain runs that step,
+  /// or one below it.
+  func awaits(_ address: UInt, in task: UInt) -> Bool {
+    var call: FactoryCall? = self
+    while let current = call {
+      if current.task == task, current.frame.pointer.isAt(orBelow: address) { return true }
+      call = current.outer
+    }
+    return false
+  }
+
+  /// Whether the current task awaits the step at `address` (see ``awaits(_:in:)``).
+  static func currentTaskAwaits(_ address: UInt) -> Bool {
+    current?.awaits(address, in: currentTask) ?? false
+  }
 }
 
 /// An argument kept at a stable address for a heap frame, freed with it.
@@ -302,16 +336,20 @@ final class GraphStore: Sendable {
   /// (see ``creationCell(of:for:)``). A synchronous resolution's store, which one thread uses,
   /// keeps them in its entries.
   @usableFromInline let isConcurrent: Bool
-  private let creations = Mutex<[InstanceKey: SharedCell]>([:])
+  /// The cells of a concurrent store (``Locked``, not `Mutex`: its contended path is one that
+  /// ThreadSanitizer sees); nil for a synchronous resolution's.
+  private let creations: Locked<[InstanceKey: SharedCell]>?
 
   @usableFromInline init(concurrent: Bool = false) {
     isConcurrent = concurrent
+    creations = concurrent ? Locked([:]) : nil
   }
 
   /// The cell through which the instance of `binding` for `argument` is made and kept, in the
   /// store of an asynchronous resolution.
   func creationCell<Argument: Sendable>(of binding: Binding, for argument: Argument) -> SharedCell {
     let key = InstanceKey(binding, argument: argument)
+    guard let creations else { return SharedCell() }  // never: only a concurrent store is asked
     return creations.withLock { cells in
       if let existing = cells[key] { return existing }
       let fresh = SharedCell()
@@ -347,7 +385,7 @@ final class GraphStore: Sendable {
 
   /// Whether the store holds the instance of `binding` for `argument`.
   func contains<Argument: Sendable>(_ binding: Binding, for argument: Argument) -> Bool {
-    if isConcurrent {
+    if let creations {
       return creations.withLock { $0[InstanceKey(binding, argument: argument)] }?.isOccupied ?? false
     }
     return object(of: binding, for: argument) != nil

@@ -115,9 +115,16 @@ final class OverrideScope: Sendable {
   /// the validated one or one a factory captured, is served by a throw-away validation copy.
   let recorder: (any ResolutionObserver)?
   /// In a validation run's scope, the dependencies that factories made a `Lazy` or `Provider`
-  /// of, with the step that made each (its dependency's index, if known): the run checks them
-  /// too, since nothing resolves them during it.
-  private let deferred = Locked<[(from: Int?, to: Int)]>([])
+  /// of: the container the handle resolves from, and the step that made it (its dependency's
+  /// index, if known). The run checks them too, since nothing resolves them during it.
+  private let deferred = Locked<[Handle]>([])
+
+  /// A `Lazy` or `Provider` made during a validation run (see ``deferred``).
+  struct Handle {
+    let from: Int?
+    let to: Int
+    let container: Container
+  }
   /// Each container resolved from in this scope, with its overlay. Entries live as long as the
   /// scope.
   private let overlays = Locked<[ObjectIdentifier: Entry]>([:])
@@ -157,15 +164,16 @@ final class OverrideScope: Sendable {
 
   deinit { knapsack_override_scope_freed() }
 
-  /// Notes, in a validation run's scope, that the step running here made a handle to `index`.
-  func noteDeferred(_ index: Int) {
+  /// Notes, in a validation run's scope, that the step running here made a handle to `index`
+  /// that resolves from `container`.
+  func noteDeferred(_ index: Int, in container: Container) {
     guard recorder != nil else { return }
-    let from = ThreadFrame.current?.pointee.index ?? AsyncFrame.current?.pointer.pointee.index
-    deferred.withLock { $0.append((from, index)) }
+    let from = ThreadFrame.current?.pointee.index ?? FactoryCall.current?.frame.pointer.pointee.index
+    deferred.withLock { $0.append(Handle(from: from, to: index, container: container)) }
   }
 
-  /// The handles noted so far (see ``noteDeferred(_:)``), which it forgets.
-  func takeDeferred() -> [(from: Int?, to: Int)] {
+  /// The handles noted so far (see ``noteDeferred(_:in:)``), which it forgets.
+  func takeDeferred() -> [Handle] {
     deferred.withLock { noted in
       defer { noted = [] }
       return noted
@@ -214,6 +222,31 @@ final class OverrideScope: Sendable {
       overlays[id] = entry
       return entry
     }
+  }
+}
+
+/// An object as a `Lazy` or `Provider` holds it: strongly, except what belongs to a validation
+/// run (its scope, and its copies of containers), which a handle must not keep alive: the run's
+/// copies keep the instances it made, and an instance may keep a handle.
+enum Held<Object: AnyObject & Sendable>: Sendable {
+  case strong(Object?)
+  case weak(WeakBox)
+
+  init(_ object: Object?, weakly: Bool) {
+    if let object, weakly { self = .weak(WeakBox(object)) } else { self = .strong(object) }
+  }
+
+  /// The object; nil for none, or for a validation run's that is gone.
+  var object: Object? {
+    switch self {
+    case .strong(let object): object
+    case .weak(let box): box.object
+    }
+  }
+
+  final class WeakBox: Sendable {
+    weak let object: Object?
+    init(_ object: Object) { self.object = object }
   }
 }
 
