@@ -44,8 +44,9 @@ final class KeyTable: Sendable {
   /// The most key path objects remembered for one key: a key path literal is one object per
   /// use site, but one with a subscript argument (`\.[plugin: id]`) is a new object each time
   /// it is evaluated. Remembering each would keep every one of them alive, so past this many a
-  /// key is looked up by value, in the locked table.
-  static let rememberedPerKey = 64
+  /// key is looked up by value, in the locked table. High enough that a key an app resolves in
+  /// a thousand places (a logger) is remembered at every one.
+  static let rememberedPerKey = 1024
 
   private let state = Locked(State())
   /// Indices grouped by the base name of their type, for the near matches an error lists (see
