@@ -45,5 +45,7 @@ func notRunComment(_ report: ValidationReport) -> Comment? {
     lines.append("not run, registered with side effects: " + report.skipped.map(\.name).joined(separator: ", "))
   }
   guard !lines.isEmpty else { return nil }
-  return Comment(rawValue: "Knapsack validation did not call every factory; their dependencies are unchecked.\n" + lines.joined(separator: "\n"))
+  return Comment(
+    rawValue: "Knapsack validation did not call every factory; their dependencies are unchecked.\n"
+      + lines.joined(separator: "\n"))
 }

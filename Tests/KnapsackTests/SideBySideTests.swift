@@ -27,7 +27,9 @@ extension Dependencies {
   var sideServiceB: AsyncKey<Token> { AsyncKey { r in Token("B uses " + (try r[\.sideShared]).label) } }
   /// Makes service A and service B in two child tasks at once; both need `sideShared`.
   var sideApp: AsyncKey<SideBySidePair> {
-    AsyncKey { r in try await inParallel(r, { try await $0.resolve(\.sideServiceA) }, { try await $0.resolve(\.sideServiceB) }) }
+    AsyncKey { r in
+      try await inParallel(r, { try await $0.resolve(\.sideServiceA) }, { try await $0.resolve(\.sideServiceB) })
+    }
   }
   /// Resolves `sideSharedAsync` in two child tasks at once.
   var sideFanOut: AsyncKey<SideBySidePair> {
@@ -60,7 +62,9 @@ extension Dependencies {
   var sideRight: AsyncKey<Token> { .required() }
   /// Makes `sideLeft` and `sideRight` side by side; each of them needs the other.
   var sideBoth: AsyncKey<SideBySidePair> {
-    AsyncKey { r in try await inParallel(r, { try await $0.resolve(\.sideLeft) }, { try await $0.resolve(\.sideRight) }) }
+    AsyncKey { r in
+      try await inParallel(r, { try await $0.resolve(\.sideLeft) }, { try await $0.resolve(\.sideRight) })
+    }
   }
 }
 

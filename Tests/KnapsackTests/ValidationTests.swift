@@ -744,7 +744,8 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
       let container = Container()
       container.register(\.cycleOwner, scope: .singleton) { r in CycleOwner(helper: try r[\.cycleHelper]) }
       container.register(\.cycleHelper, scope: .singleton) { r in
-        useProvider ? CycleHelper(ownerProvider: r.provider(\.cycleOwner)) : CycleHelper(lazyOwner: r.lazy(\.cycleOwner))
+        useProvider
+          ? CycleHelper(ownerProvider: r.provider(\.cycleOwner)) : CycleHelper(lazyOwner: r.lazy(\.cycleOwner))
       }
       let report = await container.validate()
       #expect(report.isValid, "\(report)")
@@ -757,7 +758,9 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let report = await container.validate(arguments: [\.valPlain: 5])
     let mismatch = report.problems(.factoryMismatch)
     #expect(mismatch.map(\.dependency.name) == [#"\.valPlain"#])
-    #expect(mismatch.first?.message.contains("the sample argument given to validate() is Int, but the key takes no argument") == true, "\(report)")
+    #expect(
+      mismatch.first?.message.contains("the sample argument given to validate() is Int, but the key takes no argument")
+        == true, "\(report)")
   }
 
   @Test func expectValidGraphNamesWhatItCouldNotRunInAWarning() async throws {

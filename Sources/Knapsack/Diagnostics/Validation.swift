@@ -296,7 +296,8 @@ extension Container {
   /// registrations skipped for their side effects, and the argument keys with no sample.
   private func runEach(
     _ roots: Set<Int>, samples: [Int: any Sendable]
-  ) async -> (problems: [ValidationReport.Problem], skipped: [DependencyReference], needsSample: [DependencyReference]) {
+  ) async -> (problems: [ValidationReport.Problem], skipped: [DependencyReference], needsSample: [DependencyReference])
+  {
     let table = KeyTable.shared
     let copy = self
     var problems: [ValidationReport.Problem] = []

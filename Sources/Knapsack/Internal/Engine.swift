@@ -636,7 +636,6 @@ extension Container {
   }
 }
 
-/// The observer call around one resolution: written once, used by both drivers.
 /// What an observed step that may find its instance made: the ``Binding/serial`` of the last
 /// binding whose instance was made under it, written by the step that made it (``settle``). The
 /// step's own creation settles last, so the step made its instance if the record holds its
@@ -649,6 +648,7 @@ final class MadeRecord: Sendable {
   let task = FactoryCall.currentTask
 }
 
+/// The observer call around one resolution: written once, used by both drivers.
 struct Observation {
   let observer: any ResolutionObserver
   let index: Int

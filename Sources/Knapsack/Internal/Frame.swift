@@ -62,7 +62,8 @@ struct Frame {
       stackBase = ThreadFrame.stackPointer()
       stackBaseDepth = depth
     }
-    graph = onHeap && parent == nil ? UInt(bitPattern: Unmanaged.passRetained(GraphStore(concurrent: true)).toOpaque()) : 0
+    graph =
+      onHeap && parent == nil ? UInt(bitPattern: Unmanaged.passRetained(GraphStore(concurrent: true)).toOpaque()) : 0
   }
 
   /// The ``argument`` word of a step that makes a key for `argument`.
