@@ -224,18 +224,27 @@ extension Container {
       roots.insert(index)
     }
 
-    var (problems, skipped, needsSample) = await OverrideScope.$current.withValue(validation) {
-      await copy.runEach(roots, samples: samples)
-    }
-    // What a `Lazy` or `Provider` made during the run will resolve is checked as a root of its
-    // own, in the copy of the container it resolves from, and so is what those make handles
-    // to, until nothing new is found.
+    // The registrations and keys first, each as a root of its own. Then what a `Lazy` or
+    // `Provider` made during the run will resolve, in the copy of the container it resolves
+    // from, and what those make handles to, until nothing new is found.
+    var problems: [ValidationReport.Problem] = []
+    var skipped: [DependencyReference] = []
+    var needsSample: [DependencyReference] = []
     var handled = Set(roots.map { HandleTarget(container: ObjectIdentifier(copy), index: $0) })
     var handleEdges: [(from: Int, to: Int)] = []
-    while true {
+    var batch: [ObjectIdentifier: (copy: Container, indices: Set<Int>)] = [ObjectIdentifier(copy): (copy, roots)]
+    while !batch.isEmpty {
+      for (target, indices) in batch.values {
+        let found = await OverrideScope.$current.withValue(validation) {
+          await target.runEach(indices, samples: samples)
+        }
+        problems += found.problems
+        skipped += found.skipped
+        needsSample += found.needsSample
+      }
       let noted = validation.takeDeferred()
       handleEdges += noted.compactMap { handle in handle.from.map { ($0, handle.to) } }
-      var fresh: [ObjectIdentifier: (copy: Container, indices: Set<Int>)] = [:]
+      batch = [:]
       for handle in noted {
         let target =
           handle.container.isValidationCopy
@@ -243,17 +252,8 @@ extension Container {
         guard handled.insert(HandleTarget(container: ObjectIdentifier(target), index: handle.to)).inserted else {
           continue
         }
-        fresh[ObjectIdentifier(target), default: (target, [])].indices.insert(handle.to)
+        batch[ObjectIdentifier(target), default: (target, [])].indices.insert(handle.to)
         if target === copy { roots.insert(handle.to) }
-      }
-      guard !fresh.isEmpty else { break }
-      for (target, indices) in fresh.values {
-        let more = await OverrideScope.$current.withValue(validation) {
-          await target.runEach(indices, samples: samples)
-        }
-        problems += more.problems
-        skipped += more.skipped
-        needsSample += more.needsSample
       }
     }
     let events = recorder.recorded
@@ -299,24 +299,23 @@ extension Container {
   ) async -> (problems: [ValidationReport.Problem], skipped: [DependencyReference], needsSample: [DependencyReference])
   {
     let table = KeyTable.shared
-    let copy = self
     var problems: [ValidationReport.Problem] = []
     var skipped: [DependencyReference] = []
     var needsSample: [DependencyReference] = []
     for index in roots.sorted(by: { table.descriptor($0).displayName < table.descriptor($1).displayName }) {
       let descriptor = table.descriptor(index)
-      let registration = copy.effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration
+      let registration = effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration
       // A multibinding key has no registration of its own: its contributions are registrations
       // (roots above, in whichever container made them), and none at all is an empty set.
       if registration == nil, descriptor.kind == .multibinding { continue }
       guard let registration else {
         problems.append(
-          problem(from: copy.failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)))
+          problem(from: failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)))
         continue
       }
       do {
         // The same resolution routine as the app's, with the registration's own types.
-        if try await !registration.dryRun(copy, argument: samples[index]) {
+        if try await !registration.dryRun(self, argument: samples[index]) {
           needsSample.append(descriptor.reference)
         }
       } catch let error as ResolutionError {
@@ -324,7 +323,7 @@ extension Container {
       } catch let skip as ValidationSkipped {
         skipped.append(table.descriptor(skip.index).reference)
       } catch {
-        problems.append(problem(from: copy.failure(.factoryFailed, index, nil, underlying: error)))
+        problems.append(problem(from: failure(.factoryFailed, index, nil, underlying: error)))
       }
     }
     return (problems, skipped, needsSample)
