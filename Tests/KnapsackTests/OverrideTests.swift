@@ -382,6 +382,22 @@ extension Dependencies {
     #expect(try child[\.overrideShared].label == "child's own")
   }
 
+  @Test func overriddenSingletonIsOnePerContainerHierarchyInAScope() async throws {
+    let first = Container()
+    let second = Container()
+    try await withOverrides {
+      $0.register(\.overrideShared, scope: .singleton) { Token("override") }
+    } operation: { () async throws in
+      let fromFirst = try first[\.overrideShared]
+      #expect(try first[\.overrideShared] === fromFirst)
+      // An unrelated container shares no instance with the first one, in a scope as outside it.
+      let fromSecond = try second[\.overrideShared]
+      #expect(fromSecond.label == "override")
+      #expect(fromSecond !== fromFirst)
+      #expect(try second.makeChild()[\.overrideShared] === fromSecond)
+    }
+  }
+
   // MARK: Parallel isolation
 
   /// Resolves the same key many times, yielding in between so that other tests and tasks run.

@@ -224,9 +224,6 @@ extern __thread uintptr_t knapsack_thread_override_scope;
 /// Swift calling convention it is defined with passes them as the C one does.
 extern void *swift_task_getCurrent(void);
 
-/// Whether the calling code runs outside any task.
-static inline int knapsack_outside_task(void) { return swift_task_getCurrent() == 0; }
-
 static inline uintptr_t knapsack_thread_override_scope_load(void) { return knapsack_thread_override_scope; }
 static inline void knapsack_thread_override_scope_store(uintptr_t scope) { knapsack_thread_override_scope = scope; }
 

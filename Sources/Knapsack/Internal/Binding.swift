@@ -167,7 +167,7 @@ final class WaitGraph: Sendable {
   /// tasks) wait for each other like any two resolutions: only a creator above the waiting step
   /// is this step's own.
   func beginWait(_ frame: UnsafeMutablePointer<Frame>, for cell: SharedCell, index: Int) -> [Int]? {
-    let mine = Wait(cell: cell, index: index, calls: FactoryCall.current, task: FactoryCall.currentTask)
+    let mine = Wait(cell: cell, index: index, calls: FactoryCall.current, task: currentTaskAddress)
     return waits.withLock { waits in
       // Every waiting step stays alive (blocked) while it is listed, and so do the steps above
       // it; the factory calls it lists keep their frames: walking them under the lock is safe.

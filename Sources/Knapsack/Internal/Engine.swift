@@ -158,7 +158,7 @@ extension Container {
       let store = frame.graphStore
       if store._withUnsafeGuaranteedRef({ $0.isConcurrent }) {
         // An asynchronous resolution, whose child tasks may ask for the instance at once.
-        return try produceGraphShared(binding, argument, frame)
+        return try produceGraphShared(store, binding, argument, frame)
       }
       if let value = store._withUnsafeGuaranteedRef({ $0.instance(of: binding, for: argument, as: Value.self) }) {
         return value
@@ -178,13 +178,14 @@ extension Container {
     try produceClaimed(binding.cell(for: argument), binding, argument, frame)
   }
 
-  /// Finds or makes the graph-scoped instance of `binding` for `argument` in an asynchronous
-  /// resolution, whose child tasks may ask for it at once: made exactly once, through its cell.
+  /// Finds or makes the graph-scoped instance of `binding` for `argument` in `store`, an
+  /// asynchronous resolution's, whose child tasks may ask for it at once: made exactly once,
+  /// through its cell.
   @usableFromInline
   func produceGraphShared<Argument: Sendable, Value: Sendable>(
-    _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
+    _ store: Unmanaged<GraphStore>, _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
-    let cell = frame.graphStore._withUnsafeGuaranteedRef { $0.creationCell(of: binding, for: argument) }
+    let cell = store._withUnsafeGuaranteedRef { $0.creationCell(of: binding, for: argument) }
     return try produceClaimed(cell, binding, argument, frame)
   }
 
@@ -489,7 +490,7 @@ extension Container {
   ) {
     if case .success(let value) = result {
       // An observed step learns here that it made the instance (see `Observation`).
-      if let record = MadeRecord.current, record.task == FactoryCall.currentTask {
+      if let record = MadeRecord.current, record.task == currentTaskAddress {
         record.serial.store(binding.serial, ordering: .relaxed)
       }
       cell.publish(value, binding.scope.kind)
@@ -645,7 +646,7 @@ final class MadeRecord: Sendable {
   /// made meanwhile inherit it, but only the step's own task writes it.
   @TaskLocal static var current: MadeRecord?
   let serial = Atomic<UInt>(0)
-  let task = FactoryCall.currentTask
+  let task = currentTaskAddress
 }
 
 /// The observer call around one resolution: written once, used by both drivers.

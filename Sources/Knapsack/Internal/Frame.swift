@@ -262,11 +262,8 @@ final class FactoryCall: Sendable {
   init(frame: AsyncFrame, outer: FactoryCall?) {
     self.frame = frame
     self.outer = outer
-    task = Self.currentTask
+    task = currentTaskAddress
   }
-
-  /// The current task's runtime address (0 outside a task).
-  static var currentTask: UInt { UInt(bitPattern: swift_task_getCurrent()) }
 
   /// Whether `task` awaits the step at `address`: a call of `task` in this chain runs that step,
   /// or one below it.
@@ -281,7 +278,7 @@ final class FactoryCall: Sendable {
 
   /// Whether the current task awaits the step at `address` (see ``awaits(_:in:)``).
   static func currentTaskAwaits(_ address: UInt) -> Bool {
-    current?.awaits(address, in: currentTask) ?? false
+    current?.awaits(address, in: currentTaskAddress) ?? false
   }
 }
 

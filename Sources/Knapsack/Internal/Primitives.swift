@@ -238,6 +238,10 @@ protocol RetiredReleasing: AnyObject {
   func releaseRetired()
 }
 
+/// The runtime address of the task running the calling code, or 0 outside any task: the
+/// concurrency runtime's own look-up (see `swift_task_getCurrent` in CKnapsack.h).
+@inlinable var currentTaskAddress: UInt { UInt(bitPattern: swift_task_getCurrent()) }
+
 /// The epoch read section of the calling thread (see ``SlotTable/read(_:_:)``).
 @usableFromInline
 enum ReadSection {

@@ -75,7 +75,7 @@ final class OverrideScope: Sendable {
     guard let key = UnsafeRawPointer(bitPattern: knapsack_override_key_load()) else { return nil }
     // Outside any task, the thread's word is the scope; looking up the current task costs a
     // third of the task-local look-up.
-    if let scope = UnsafeRawPointer(bitPattern: knapsack_thread_override_scope_load()), knapsack_outside_task() != 0 {
+    if let scope = UnsafeRawPointer(bitPattern: knapsack_thread_override_scope_load()), currentTaskAddress == 0 {
       return scope
     }
     guard let value = taskLocalValueAddress(key) else { return nil }
@@ -92,7 +92,7 @@ final class OverrideScope: Sendable {
   /// thread meanwhile (a nested run loop) has a current task, and looks the task local up.
   static func bind<R>(_ scope: OverrideScope?, operation: () throws -> R) rethrows -> R {
     try $current.withValue(scope) {
-      guard knapsack_outside_task() != 0 else { return try operation() }
+      guard currentTaskAddress == 0 else { return try operation() }
       let outer = knapsack_thread_override_scope_load()
       knapsack_thread_override_scope_store(UInt(bitPattern: scope.map { Unmanaged.passUnretained($0).toOpaque() }))
       defer { knapsack_thread_override_scope_store(outer) }
@@ -143,22 +143,26 @@ final class OverrideScope: Sendable {
     }
   }
 
-  init(_ configure: (Container) throws -> Void) rethrows {
+  /// A scope whose overrides are what `configure` registers, on top of those of the scope open
+  /// here.
+  convenience init(_ configure: (Container) throws -> Void) rethrows {
     let own = Container()
     try configure(own)
-    overrides = [own] + (Self.current?.overrides ?? [])
-    recorder = nil
-    // Last, once the scope is made (deinit, which uncounts it, runs only for a made scope), and
-    // before it can be bound: `active` looks only while a scope is alive.
-    knapsack_override_scope_made(UInt(bitPattern: Unmanaged.passUnretained(Self.$current).toOpaque()))
+    self.init(overrides: [own] + (Self.current?.overrides ?? []), recorder: nil)
   }
 
   /// The scope of a validation run: no overrides of its own (those of the scope open here still
   /// apply), and copies that record to `recorder`, keep no instance and call no factory
   /// registered with side effects.
-  init(validatingWith recorder: any ResolutionObserver) {
-    overrides = Self.current?.overrides ?? []
+  convenience init(validatingWith recorder: any ResolutionObserver) {
+    self.init(overrides: Self.current?.overrides ?? [], recorder: recorder)
+  }
+
+  private init(overrides: [Container], recorder: (any ResolutionObserver)?) {
+    self.overrides = overrides
     self.recorder = recorder
+    // Last, once the scope is made (deinit, which uncounts it, runs only for a made scope), and
+    // before it can be bound: `active` looks only while a scope is alive.
     knapsack_override_scope_made(UInt(bitPattern: Unmanaged.passUnretained(Self.$current).toOpaque()))
   }
 
