@@ -124,6 +124,17 @@ let isThreadSanitized: Bool = {
     }
   }
 
+  @Test(.enabled(if: !isThreadSanitized, "the sanitizer's instrumentation makes every frame larger"))
+  func aSixtyFourDeepChainResolvesOnASmallStackInADebugBuild() async throws {
+    // Far deeper than an app's graph, on a secondary thread's stack size on Apple platforms: a
+    // first resolution (which plans every level) must fit, in this debug build too.
+    let container = Self.chain(64)
+    let outcome = await onThread(stackSize: 512 * 1024) {
+      Result { try container.resolve(type: Int.self, name: "step 0") }
+    }
+    #expect(try outcome.get() == 63)
+  }
+
   @Test(.enabled(if: !isThreadSanitized, "the sanitizer's shadow call stack is shorter than this chain"))
   func aSynchronousChainDeeperThanTheAsynchronousLimitBlamesTheStack() async throws {
     // On a large stack a synchronous chain runs out of stack beyond 10,000 levels, the limit

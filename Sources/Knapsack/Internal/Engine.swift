@@ -91,7 +91,15 @@ extension Container {
       return try produceObserved(slot, binding, argument, parent)
     }
     if let delegate = slot.delegate { return try delegate.resolveSync(index, argument, parent: parent) }
-    throw failure(slot.failure ?? .notRegistered, index, parent)
+    throw unresolvable(slot, index, parent)
+  }
+
+  /// The error for a plan that resolves to nothing, boxed out of line: so the frame of
+  /// ``resolvePlanned(_:_:parent:)``, on every level of a graph's first resolution, has no room
+  /// for a ``ResolutionError``.
+  @inline(never)
+  func unresolvable(_ slot: Slot, _ index: Int, _ parent: UnsafeMutablePointer<Frame>?) -> any Error {
+    failure(slot.failure ?? .notRegistered, index, parent)
   }
 
   /// ``produce(_:_:_:)`` with the slot's observer told about it.
@@ -268,6 +276,20 @@ extension Container {
       return try body(Resolver(container: self, frame: frame))
     case .plain(let body):
       return try body()
+    case .mainActor, .async:
+      return try callOffThread(body, binding, argument, frame)
+    }
+  }
+
+  /// ``call(_:_:_:_:)`` for a main-actor factory, or an asynchronous one (which a synchronous
+  /// resolution cannot call). Out of line: the locals these cases need would otherwise take
+  /// stack on every level of a deep graph of synchronous factories.
+  @usableFromInline @inline(never)
+  func callOffThread<Argument: Sendable, Value: Sendable>(
+    _ body: borrowing Factory<Argument, Value>.Body, _ binding: Binding, _ argument: Argument,
+    _ frame: UnsafeMutablePointer<Frame>
+  ) throws -> Value {
+    switch body {
     case .mainActor(let body):
       guard isOnMainThread else {
         throw mismatch(
@@ -278,6 +300,8 @@ extension Container {
       return try MainActor.assumeIsolated { try body(resolver, argument) }
     case .async:
       throw mismatch(binding, frame, text: "its factory is asynchronous: resolve it with `try await`")
+    case .sync, .resolverOnly, .plain:
+      return try call(body, binding, argument, frame)
     }
   }
 
