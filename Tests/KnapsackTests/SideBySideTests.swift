@@ -265,6 +265,67 @@ extension Dependencies {
     #expect(await outcome { try await container.resolve(\.sideLeft) } == ["cycle"])
   }
 
+  /// A factory that awaits a child task (`async let`) which resolves the instance the factory is
+  /// making, through the container it captured: the factory cannot return before its child
+  /// does, so the child's wait is a cycle.
+  @Test func anAsyncSingletonWhoseChildTaskResolvesItThroughACapturedContainerIsACycleNotAHang() async {
+    let container = Container()
+    container.register(\.sideSelf, scope: .singleton) { _ in
+      async let again = container.resolve(\.sideSelf)
+      return Token("self " + (try await again).label)
+    }
+    #expect(await outcome { try await container.resolve(\.sideSelf) } == ["cycle"])
+  }
+
+  @Test func anAsyncSingletonWhoseTaskGroupResolvesItThroughACapturedContainerIsACycleNotAHang() async {
+    let container = Container()
+    container.register(\.sideSelf, scope: .singleton) { _ in
+      try await withThrowingTaskGroup(of: Token.self) { group in
+        group.addTask { try await container.resolve(\.sideSelf) }
+        var labels: [String] = []
+        for try await token in group { labels.append(token.label) }
+        return Token("self " + labels.joined())
+      }
+    }
+    #expect(await outcome { try await container.resolve(\.sideSelf) } == ["cycle"])
+  }
+
+  /// A → B → A where A's factory resolves B in a child task, and B's factory reaches A through
+  /// the captured container: A's factory awaits the child, which awaits B, which waits for A.
+  @Test func twoAsyncSingletonsThatReachEachOtherThroughAChildTaskAreACycleNotAHang() async {
+    let container = Container()
+    container.register(\.sideLeft, scope: .singleton) { _ in
+      async let right = container.resolve(\.sideRight)
+      return Token("left needs " + (try await right).label)
+    }
+    container.register(\.sideRight, scope: .singleton) { _ in
+      Token("right needs " + (try await container.resolve(\.sideLeft)).label)
+    }
+    #expect(await outcome { try await container.resolve(\.sideLeft) } == ["cycle"])
+  }
+
+  /// A child task of an unstructured task is not awaited by the factory that started the
+  /// unstructured one: it waits for the instance being made above it, and no cycle is reported.
+  @Test func aChildOfAnUnstructuredTaskThatResolvesAnInstanceStillBeingMadeWaitsForIt() async throws {
+    let container = Container()
+    let background = Collected<Task<Token, any Error>>()
+    container.register(\.sideLeft, scope: .singleton) { r in
+      Token("left with " + (try await r.resolve(\.sideRight)).label)
+    }
+    container.register(\.sideRight) { _ in
+      background.append(
+        Task {
+          async let left = container.resolve(\.sideLeft)
+          return try await left
+        })
+      try await Task.sleep(for: .milliseconds(20))
+      return Token("right")
+    }
+    let left = try await container.resolve(\.sideLeft)
+    let seen = try await #require(background.all.first).value
+    #expect(seen === left)
+  }
+
   /// A factory that starts an unstructured task, which resolves an instance still being made
   /// above it, does not await that task: the task waits for the instance, and no cycle is
   /// reported.

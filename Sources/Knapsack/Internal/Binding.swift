@@ -143,18 +143,19 @@ final class WaitGraph: Sendable {
   /// dependency it is for.
   private let waits = Locked<[UInt: Wait]>([:])
 
-  /// What one step waits for: the cell and its dependency, and the asynchronous factory calls
-  /// its task is in (with the task), which await the step even when the step's own frames do
-  /// not lead to them.
+  /// What one step waits for: the cell and its dependency, and the innermost asynchronous
+  /// factory call where it runs (with where it found that call bound): the calls that await it
+  /// even when the step's own frames do not lead to them.
   private struct Wait {
     let cell: SharedCell
     let index: Int
-    let calls: FactoryCall?
-    let task: UInt
+    let calls: (call: FactoryCall, address: UInt)?
 
     /// Whether the step at `step` waits under the creation whose frame is at `creator`.
     func isUnder(_ creator: UInt, step: UnsafeMutablePointer<Frame>) -> Bool {
-      step.isAt(orBelow: creator) || calls?.awaits(creator, in: task) == true
+      guard !step.isAt(orBelow: creator) else { return true }
+      guard let (call, address) = calls else { return false }
+      return call.awaits(creator, seenAt: address)
     }
   }
 
@@ -167,7 +168,7 @@ final class WaitGraph: Sendable {
   /// tasks) wait for each other like any two resolutions: only a creator above the waiting step
   /// is this step's own.
   func beginWait(_ frame: UnsafeMutablePointer<Frame>, for cell: SharedCell, index: Int) -> [Int]? {
-    let mine = Wait(cell: cell, index: index, calls: FactoryCall.current, task: currentTaskAddress)
+    let mine = Wait(cell: cell, index: index, calls: FactoryCall.seen)
     return waits.withLock { waits in
       // Every waiting step stays alive (blocked) while it is listed, and so do the steps above
       // it; the factory calls it lists keep their frames: walking them under the lock is safe.

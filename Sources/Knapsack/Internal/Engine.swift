@@ -398,10 +398,11 @@ extension Container {
       guard case .async(let body) = factory.body else {
         throw mismatch(binding, frame.pointer, text: "expected an asynchronous factory")
       }
-      // The task knows which factory it runs, so that a resolution that does not continue this
-      // step (through a captured container or a provider) can still tell that it waits for
-      // this step's own creation (see `claim`).
-      return try await FactoryCall.$current.withValue(FactoryCall(frame: frame, outer: FactoryCall.current)) {
+      // The factory runs as a call bound in its task, so that a resolution that does not
+      // continue this step (through a captured container or a provider), in this task or a
+      // structured child task of it, can still tell that it waits for this step's own creation
+      // (see `claim`).
+      return try await FactoryCall(frame: frame).run {
         try await decorateAsync(try await body(resolver, argument), binding, resolver, frame.pointer)
       }
     } catch {
@@ -476,9 +477,11 @@ extension Container {
   /// Looks up the shared instance of `cell`, or claims its creation exactly once.
   ///
   /// A creation in progress is this step's own cycle when its creator is this step or above it,
-  /// or an asynchronous factory call this task is in (which awaits this step, even through a
-  /// captured container or a provider), or is synchronous and on this thread; any other creator
-  /// (another resolution, or a child task of this one running side by side) is waited for.
+  /// or an asynchronous factory call that awaits this code (in this task, or in a task whose
+  /// structured child this is; even through a captured container or a provider), or is
+  /// synchronous and on this thread; any other creator (another resolution, a child task of
+  /// this one running side by side, or the factory that started this unstructured task) is
+  /// waited for.
   func claim<Value: Sendable>(
     _ cell: SharedCell, _ binding: Binding, thread: UInt?, frame: UnsafeMutablePointer<Frame>
   ) -> Claim<Value> {
@@ -493,7 +496,7 @@ extension Container {
       }
       if let creator = state.creator {
         if frame.isAt(orBelow: creator.frame) || (thread != nil && creator.thread == thread)
-          || FactoryCall.currentTaskAwaits(creator.frame)
+          || FactoryCall.hereAwaits(creator.frame)
         {
           return .cycle(creator.path)
         }

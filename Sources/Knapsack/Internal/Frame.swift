@@ -242,43 +242,73 @@ final class AsyncFrame: @unchecked Sendable {
   @usableFromInline var isFinished: Bool { finished.load(ordering: .acquiring) }
 }
 
-/// An asynchronous factory call in progress in a task, and the call that task was in when it
-/// began. A resolution through a captured container or a provider starts a new root, whose
-/// frames do not lead back to the factory that awaits it: this chain does.
+/// An asynchronous factory call in progress, and the call that was in progress where it began.
+/// A resolution through a captured container or a provider starts a new root, whose frames do
+/// not lead back to the factory that awaits it: this chain does.
 ///
-/// Tasks inherit the chain (it is a task-local value), but only the calls of the task itself
-/// count: a child task or an unstructured `Task {}` made in a factory may outlive the factory's
-/// wait, or never be awaited by it, so it cannot tell whether the factory waits for it.
+/// The chain is a task-local value, so every task made inside a call inherits it, but the call
+/// awaits only some of them: the task that runs it, and that task's structured child tasks
+/// (`async let`, task groups), which the call cannot return before. An unstructured `Task {}`
+/// may never be awaited. The runtime tells them apart: a structured child task reads its
+/// parent's binding of a task local in place, while an unstructured task reads a copy of it. So
+/// each call notes where its binding lives, and code that finds the binding at that address
+/// runs in a task the call awaits.
 final class FactoryCall: Sendable {
-  /// The innermost factory call in progress in this task, if any; read only when a resolution
-  /// meets a creation in progress.
-  @TaskLocal static var current: FactoryCall?
+  /// The innermost factory call in progress where this code runs, if any; read only when a
+  /// resolution meets a creation in progress.
+  @TaskLocal private static var current: FactoryCall?
 
   let frame: AsyncFrame
-  /// The task that runs the call (its runtime address).
-  let task: UInt
   let outer: FactoryCall?
+  /// Where the task that began this call found ``outer`` bound: the outer call awaits this one
+  /// only if that is the outer call's own binding, not a copy.
+  private let outerSeenAt: UInt
+  /// Where this call's binding lives: noted by the task that runs the call, as it begins.
+  private let boundAt = Atomic<UInt>(0)
 
-  init(frame: AsyncFrame, outer: FactoryCall?) {
+  init(frame: AsyncFrame) {
     self.frame = frame
-    self.outer = outer
-    task = currentTaskAddress
+    (outer, outerSeenAt) = Self.seen ?? (nil, 0)
   }
 
-  /// Whether `task` awaits the step at `address`: a call of `task` in this chain runs that step,
-  /// or one below it.
-  func awaits(_ address: UInt, in task: UInt) -> Bool {
+  /// Runs `body` as this call (the factory of ``frame``'s step).
+  func run<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
+    try await Self.$current.withValue(self) {
+      boundAt.store(Self.seen?.address ?? 0, ordering: .releasing)
+      return try await body()
+    }
+  }
+
+  /// The innermost call where this code runs, and the address of the binding it was found at.
+  static var seen: (call: FactoryCall, address: UInt)? {
+    let key = UnsafeRawPointer(Unmanaged.passUnretained($current).toOpaque())
+    guard let address = taskLocalValueAddress(key), let call = address.load(as: FactoryCall?.self) else {
+      return nil
+    }
+    return (call, UInt(bitPattern: address))
+  }
+
+  /// The index of the dependency whose factory is the innermost call where this code runs.
+  static var currentIndex: Int? { current?.frame.pointer.pointee.index }
+
+  /// Whether code that found this call bound at `address` runs in a task that awaits the step
+  /// at `step`: a call that awaits the task runs that step, or one below it.
+  func awaits(_ step: UInt, seenAt address: UInt) -> Bool {
     var call: FactoryCall? = self
-    while let current = call {
-      if current.task == task, current.frame.pointer.isAt(orBelow: address) { return true }
+    var seenAt = address
+    // Past a copied binding, the calls further out need not await this code.
+    while let current = call, current.boundAt.load(ordering: .acquiring) == seenAt {
+      if current.frame.pointer.isAt(orBelow: step) { return true }
+      seenAt = current.outerSeenAt
       call = current.outer
     }
     return false
   }
 
-  /// Whether the current task awaits the step at `address` (see ``awaits(_:in:)``).
-  static func currentTaskAwaits(_ address: UInt) -> Bool {
-    current?.awaits(address, in: currentTaskAddress) ?? false
+  /// Whether the code running here is awaited by the step at `step` (see ``awaits(_:seenAt:)``).
+  static func hereAwaits(_ step: UInt) -> Bool {
+    guard let (call, address) = seen else { return false }
+    return call.awaits(step, seenAt: address)
   }
 }
 

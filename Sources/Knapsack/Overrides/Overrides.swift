@@ -172,7 +172,7 @@ final class OverrideScope: Sendable {
   /// that resolves from `container`.
   func noteDeferred(_ index: Int, in container: Container) {
     guard recorder != nil else { return }
-    let from = ThreadFrame.current?.pointee.index ?? FactoryCall.current?.frame.pointer.pointee.index
+    let from = ThreadFrame.current?.pointee.index ?? FactoryCall.currentIndex
     deferred.withLock { $0.append(Handle(from: from, to: index, container: container)) }
   }
 
