@@ -252,49 +252,13 @@ extension Dependencies {
     #expect(await outcome { try await container.resolve(\.sideSelf) } == ["cycle"])
   }
 
-  /// Two asynchronous singletons that reach each other through the container they captured: each
-  /// factory awaits the other's creation in the same task.
-  @Test func twoAsyncSingletonsThatReachEachOtherThroughACapturedContainerAreACycleNotAHang() async {
+  /// Two asynchronous singletons that reach each other through the container they captured:
+  /// each factory awaits the other's creation, in its own task or in a child task it awaits.
+  @Test(arguments: [false, true])
+  func twoAsyncSingletonsThatReachEachOtherThroughACapturedContainerAreACycleNotAHang(inAChildTask: Bool) async {
     let container = Container()
     container.register(\.sideLeft, scope: .singleton) { _ in
-      Token("left needs " + (try await container.resolve(\.sideRight)).label)
-    }
-    container.register(\.sideRight, scope: .singleton) { _ in
-      Token("right needs " + (try await container.resolve(\.sideLeft)).label)
-    }
-    #expect(await outcome { try await container.resolve(\.sideLeft) } == ["cycle"])
-  }
-
-  /// A factory that awaits a child task (`async let`) which resolves the instance the factory is
-  /// making, through the container it captured: the factory cannot return before its child
-  /// does, so the child's wait is a cycle.
-  @Test func anAsyncSingletonWhoseChildTaskResolvesItThroughACapturedContainerIsACycleNotAHang() async {
-    let container = Container()
-    container.register(\.sideSelf, scope: .singleton) { _ in
-      async let again = container.resolve(\.sideSelf)
-      return Token("self " + (try await again).label)
-    }
-    #expect(await outcome { try await container.resolve(\.sideSelf) } == ["cycle"])
-  }
-
-  @Test func anAsyncSingletonWhoseTaskGroupResolvesItThroughACapturedContainerIsACycleNotAHang() async {
-    let container = Container()
-    container.register(\.sideSelf, scope: .singleton) { _ in
-      try await withThrowingTaskGroup(of: Token.self) { group in
-        group.addTask { try await container.resolve(\.sideSelf) }
-        var labels: [String] = []
-        for try await token in group { labels.append(token.label) }
-        return Token("self " + labels.joined())
-      }
-    }
-    #expect(await outcome { try await container.resolve(\.sideSelf) } == ["cycle"])
-  }
-
-  /// A → B → A where A's factory resolves B in a child task, and B's factory reaches A through
-  /// the captured container: A's factory awaits the child, which awaits B, which waits for A.
-  @Test func twoAsyncSingletonsThatReachEachOtherThroughAChildTaskAreACycleNotAHang() async {
-    let container = Container()
-    container.register(\.sideLeft, scope: .singleton) { _ in
+      guard inAChildTask else { return Token("left needs " + (try await container.resolve(\.sideRight)).label) }
       async let right = container.resolve(\.sideRight)
       return Token("left needs " + (try await right).label)
     }
@@ -304,9 +268,32 @@ extension Dependencies {
     #expect(await outcome { try await container.resolve(\.sideLeft) } == ["cycle"])
   }
 
-  /// A child task of an unstructured task is not awaited by the factory that started the
-  /// unstructured one: it waits for the instance being made above it, and no cycle is reported.
-  @Test func aChildOfAnUnstructuredTaskThatResolvesAnInstanceStillBeingMadeWaitsForIt() async throws {
+  /// A factory that awaits child tasks (`async let`, a task group) which resolve the instance the
+  /// factory is making, through the container it captured: the factory cannot return before its
+  /// children do, so their wait is a cycle.
+  @Test(arguments: [false, true])
+  func anAsyncSingletonWhoseChildTaskResolvesItThroughACapturedContainerIsACycleNotAHang(inAGroup: Bool) async {
+    let container = Container()
+    container.register(\.sideSelf, scope: .singleton) { _ in
+      guard inAGroup else {
+        async let again = container.resolve(\.sideSelf)
+        return Token("self " + (try await again).label)
+      }
+      return try await withThrowingTaskGroup(of: Token.self) { group in
+        group.addTask { try await container.resolve(\.sideSelf) }
+        var labels: [String] = []
+        for try await token in group { labels.append(token.label) }
+        return Token("self " + labels.joined())
+      }
+    }
+    #expect(await outcome { try await container.resolve(\.sideSelf) } == ["cycle"])
+  }
+
+  /// A factory that starts an unstructured task, which resolves an instance still being made
+  /// above it (itself, or in a child task of its own), does not await that task: the task waits
+  /// for the instance, and no cycle is reported.
+  @Test(arguments: [false, true])
+  func anUnstructuredTaskThatResolvesAnInstanceStillBeingMadeWaitsForIt(inAChildTask: Bool) async throws {
     let container = Container()
     let background = Collected<Task<Token, any Error>>()
     container.register(\.sideLeft, scope: .singleton) { r in
@@ -315,28 +302,10 @@ extension Dependencies {
     container.register(\.sideRight) { _ in
       background.append(
         Task {
+          guard inAChildTask else { return try await container.resolve(\.sideLeft) }
           async let left = container.resolve(\.sideLeft)
           return try await left
         })
-      try await Task.sleep(for: .milliseconds(20))
-      return Token("right")
-    }
-    let left = try await container.resolve(\.sideLeft)
-    let seen = try await #require(background.all.first).value
-    #expect(seen === left)
-  }
-
-  /// A factory that starts an unstructured task, which resolves an instance still being made
-  /// above it, does not await that task: the task waits for the instance, and no cycle is
-  /// reported.
-  @Test func anUnstructuredTaskThatResolvesAnInstanceStillBeingMadeWaitsForIt() async throws {
-    let container = Container()
-    let background = Collected<Task<Token, any Error>>()
-    container.register(\.sideLeft, scope: .singleton) { r in
-      Token("left with " + (try await r.resolve(\.sideRight)).label)
-    }
-    container.register(\.sideRight) { _ in
-      background.append(Task { try await container.resolve(\.sideLeft) })
       try await Task.sleep(for: .milliseconds(20))
       return Token("right")
     }
