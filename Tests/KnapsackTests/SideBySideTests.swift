@@ -270,9 +270,12 @@ extension Dependencies {
 
   /// A factory that awaits child tasks (`async let`, a task group) which resolve the instance the
   /// factory is making, through the container it captured: the factory cannot return before its
-  /// children do, so their wait is a cycle.
-  @Test(arguments: [false, true])
-  func anAsyncSingletonWhoseChildTaskResolvesItThroughACapturedContainerIsACycleNotAHang(inAGroup: Bool) async {
+  /// children do, so their wait is a cycle. Also when the resolution starts in the body of a
+  /// task group, where the runtime copies task-local bindings for child tasks.
+  @Test(arguments: [false, true], [false, true])
+  func anAsyncSingletonWhoseChildTaskResolvesItThroughACapturedContainerIsACycleNotAHang(
+    inAGroup: Bool, fromAGroupBody: Bool
+  ) async {
     let container = Container()
     container.register(\.sideSelf, scope: .singleton) { _ in
       guard inAGroup else {
@@ -286,7 +289,44 @@ extension Dependencies {
         return Token("self " + labels.joined())
       }
     }
-    #expect(await outcome { try await container.resolve(\.sideSelf) } == ["cycle"])
+    #expect(
+      await outcome {
+        guard fromAGroupBody else { return try await container.resolve(\.sideSelf) }
+        return try await withThrowingTaskGroup(of: Void.self) { _ in try await container.resolve(\.sideSelf) }
+      } == ["cycle"])
+  }
+
+  /// A factory that resolves another key in the body of a task group of its own, whose factory
+  /// reaches back to the first through a child task: a cycle, not a hang. The same graph without
+  /// the loop resolves.
+  @Test(arguments: [true, false])
+  func aFactoryCallMadeInATaskGroupBodyStillSeesItsChildTasks(loops: Bool) async {
+    let container = Container()
+    container.register(\.sideLeft, scope: .singleton) { r in
+      try await withThrowingTaskGroup(of: Void.self) { _ in
+        Token("left needs " + (try await r.resolve(\.sideRight)).label)
+      }
+    }
+    container.register(\.sideRight) { _ in
+      async let other = container.resolve(loops ? \.sideLeft : \.sideSelf)
+      return Token("right needs " + (try await other).label)
+    }
+    container.register(\.sideSelf) { _ in Token("self") }
+    #expect(await outcome { try await container.resolve(\.sideLeft) } == [loops ? "cycle" : "made"])
+  }
+
+  @Test func validationStartedInATaskGroupBodyFindsACycleClosedByAChildTask() async {
+    let container = Container()
+    container.register(\.sideSelf, scope: .singleton) { _ in
+      async let again = container.resolve(\.sideSelf)
+      return Token("self " + (try await again).label)
+    }
+    let kinds = Collected<[ValidationReport.Problem.Kind]>()
+    Task.detached {
+      kinds.append(await withDiscardingTaskGroup { _ in await container.validate().problems.map(\.kind) })
+    }
+    #expect(await waitUntil(timeout: .seconds(60)) { !kinds.all.isEmpty }, "validate() hung")
+    #expect(kinds.all == [[.cycle]])
   }
 
   /// A factory that starts an unstructured task, which resolves an instance still being made

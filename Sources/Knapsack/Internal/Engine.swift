@@ -403,7 +403,7 @@ extension Container {
       // structured child task of it, can still tell that it waits for this step's own creation
       // (see `claim`).
       return try await FactoryCall(frame: frame).run {
-        try await decorateAsync(try await body(resolver, argument), binding, resolver, frame.pointer)
+        try await self.decorateAsync(try await body(resolver, argument), binding, resolver, frame.pointer)
       }
     } catch {
       throw factoryError(error, binding, frame.pointer)

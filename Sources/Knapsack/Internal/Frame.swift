@@ -252,7 +252,8 @@ final class AsyncFrame: @unchecked Sendable {
 /// may never be awaited. The runtime tells them apart: a structured child task reads its
 /// parent's binding of a task local in place, while an unstructured task reads a copy of it. So
 /// each call notes where its binding lives, and code that finds the binding at that address
-/// runs in a task the call awaits.
+/// runs in a task the call awaits. (A binding made in the body of a task group is copied for
+/// structured children too: ``run(_:)`` makes none there.)
 final class FactoryCall: Sendable {
   /// The innermost factory call in progress where this code runs, if any; read only when a
   /// resolution meets a creation in progress.
@@ -272,9 +273,23 @@ final class FactoryCall: Sendable {
   }
 
   /// Runs `body` as this call (the factory of ``frame``'s step).
-  func run<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
+  func run<R: Sendable>(_ body: @escaping @Sendable () async throws -> R) async throws -> R {
+    // In the body of a task group, the runtime gives child tasks copies of the bindings made
+    // there, so that the body may end them while the group's children run: this call's children
+    // would not find its binding. It is made in a child task of its own instead, outside any
+    // group body.
+    guard taskHasTaskGroupStatusRecord() else { return try await bound(body) }
+    async let result = bound(body)
+    return try await result
+  }
+
+  /// Runs `body` with this call bound, noting where.
+  private func bound<R>(_ body: () async throws -> R) async throws -> R {
     try await Self.$current.withValue(self) {
       boundAt.store(Self.seen?.address ?? 0, ordering: .releasing)
+      // When the body returns, the child tasks it awaits have ended, and a binding found later
+      // at this address (freed, then reused for another task's copy) is not this call's.
+      defer { boundAt.store(0, ordering: .releasing) }
       return try await body()
     }
   }
@@ -311,6 +326,11 @@ final class FactoryCall: Sendable {
     return call.awaits(step, seenAt: address)
   }
 }
+
+/// Whether the current task is in the body of a task group it made: the Concurrency runtime's
+/// exported check, which `TaskLocal.withValue` makes too.
+@_silgen_name("swift_task_hasTaskGroupStatusRecord")
+func taskHasTaskGroupStatusRecord() -> Bool
 
 /// An argument kept at a stable address for a heap frame, freed with it.
 final class HeldArgument<Argument: Sendable>: @unchecked Sendable {
