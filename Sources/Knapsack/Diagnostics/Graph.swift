@@ -11,8 +11,7 @@ public struct DependencyGraph: Sendable, Hashable, Codable {
     /// Where it was registered, or nil for a key's default.
     public let registeredAt: CodeLocation?
 
-    /// Creates a node.
-    public init(dependency: DependencyReference, scope: Scope?, registeredAt: CodeLocation?) {
+    init(dependency: DependencyReference, scope: Scope?, registeredAt: CodeLocation?) {
       self.dependency = dependency
       self.scope = scope
       self.registeredAt = registeredAt
@@ -20,7 +19,7 @@ public struct DependencyGraph: Sendable, Hashable, Codable {
 
     /// The type name, unless the dependency is named after its type (a type registration): what
     /// the exports print under the name.
-    public var typeLine: String? { dependency.typeName == dependency.name ? nil : dependency.typeName }
+    var typeLine: String? { dependency.typeName == dependency.name ? nil : dependency.typeName }
 
     /// Orders nodes by name.
     public static func < (lhs: Node, rhs: Node) -> Bool { lhs.dependency.name < rhs.dependency.name }
@@ -50,8 +49,7 @@ public struct DependencyGraph: Sendable, Hashable, Codable {
   /// The problems the dry run found (the same as ``Container/validate(including:arguments:)`` reports).
   public let report: ValidationReport
 
-  /// Creates a graph.
-  public init(nodes: [Node], edges: [Edge], report: ValidationReport) {
+  init(nodes: [Node], edges: [Edge], report: ValidationReport) {
     self.nodes = nodes.sorted()
     self.edges = Array(Set(edges)).sorted()
     self.report = report

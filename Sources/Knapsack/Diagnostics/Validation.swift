@@ -51,8 +51,7 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
     /// For a missing dependency, the registrations closest to it, nearest first.
     public let nearMatches: [ResolutionError.NearMatch]
 
-    /// Creates a problem.
-    public init(
+    init(
       kind: Kind, dependency: DependencyReference, registeredAt: CodeLocation?, path: [DependencyReference],
       pathRegistrations: [CodeLocation?]? = nil, message: String, nearMatches: [ResolutionError.NearMatch] = []
     ) {
@@ -100,8 +99,7 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
   /// (pass one in `validate(arguments:)`); their presence is checked, their dependencies are not.
   public let needsSampleArgument: [DependencyReference]
 
-  /// Creates a report.
-  public init(
+  init(
     problems: [Problem], checkedCount: Int, skipped: [DependencyReference],
     needsSampleArgument: [DependencyReference] = []
   ) {

@@ -214,17 +214,6 @@ struct Declaration: Sendable {
   }
 }
 
-extension DependencyKey {
-  /// Where the key was declared: the file and line of its property in an extension of
-  /// ``Dependencies``.
-  public var declarationSite: CodeLocation { declaration.location }
-}
-
-extension MultibindingKey {
-  /// Where the multibinding was declared: the file and line of its property.
-  public var declarationSite: CodeLocation { declaration.location }
-}
-
 extension Dependencies {
   /// Where the key at `key` was declared, such as `Storage/Keys.swift:12`: for tools and error
   /// messages of your own.
@@ -235,13 +224,13 @@ extension Dependencies {
   public static func declarationSite<Kind, Argument, Value>(
     of key: KeyPath<Dependencies, DependencyKey<Kind, Argument, Value>>
   ) -> CodeLocation {
-    Dependencies()[keyPath: key].declarationSite
+    Dependencies()[keyPath: key].declaration.location
   }
 
   /// Where the multibinding at `key` was declared.
   public static func declarationSite<Kind, Element>(
     of key: KeyPath<Dependencies, MultibindingKey<Kind, Element>>
   ) -> CodeLocation {
-    Dependencies()[keyPath: key].declarationSite
+    Dependencies()[keyPath: key].declaration.location
   }
 }
