@@ -245,4 +245,20 @@ struct MbCrashAssembly: Assembly {
     let fromElsewhere = try await Task.detached { try await container.resolve(\.mbMainLabels) }.value
     #expect(fromElsewhere == ["home", "settings"])
   }
+
+  @Test func aDisposedContainerRefusesAMultibindingWithNoContributions() async throws {
+    let container = Container()
+    let child = container.makeChild()
+    #expect(try container[\.mbEmpty].isEmpty)
+    try await container.dispose()
+    for resolving in [container, child] {
+      let sync = #expect(throws: ResolutionError.self) { try resolving[\.mbEmpty] }
+      #expect(sync?.kind == .containerDisposed)
+      #expect(sync?.path.map(\.name) == ["\\.mbEmpty"])
+      let async = await #expect(throws: ResolutionError.self) { try await resolving.resolve(\.mbAsyncNumbers) }
+      #expect(async?.kind == .containerDisposed)
+      let main = await #expect(throws: ResolutionError.self) { try await resolving.resolve(\.mbMainLabels) }
+      #expect(main?.kind == .containerDisposed)
+    }
+  }
 }
