@@ -44,6 +44,11 @@ extension Dependencies {
   static var theme = "dark"
 }
 
+extension Dependencies {
+  var decSharedAsync: AsyncKey<DecService> { AsyncKey { _ in DecService("async") }.scope(.singleton) }
+  var decSharedMain: MainActorKey<DecService> { MainActorKey { _ in DecService("main") }.scope(.singleton) }
+}
+
 @Suite struct DecoratorTests {
   @Test func decoratorsApplyToTheKeysDefault() async throws {
     let container = Container()
@@ -245,5 +250,58 @@ extension Dependencies {
     #expect(try await container.resolve(\.decMain) == "main+dark")
     let fromElsewhere = try await Task.detached { try await container.resolve(\.decMain) }.value
     #expect(fromElsewhere == "main+dark")
+  }
+
+  // A child that decorates a dependency an ancestor shares keeps an instance of its own, made by
+  // the ancestor's registration and wrapped by both containers' decorators: its decorator cannot
+  // wrap the ancestor's instance, which the ancestor and its other children use as it is.
+
+  @Test(arguments: [Scope.singleton, .cached, .weak])
+  func aChildDecoratesASharedDependencyOfItsParentInAnInstanceOfItsOwn(scope: Scope) throws {
+    let parent = Container()
+    parent.register(\.decStore, scope: scope) { DecBaseStore() }
+    parent.decorate(\.decStore) { _, store in DecWrappingStore("parent", wrapping: store) }
+    let child = parent.makeChild()
+    child.decorate(\.decStore) { _, store in DecWrappingStore("child", wrapping: store) }
+    let grandchild = child.makeChild()
+    let sibling = parent.makeChild()
+
+    let parentStore = try parent[\.decStore]
+    let childStore = try child[\.decStore]
+    #expect(parentStore.description == "parent(base)")
+    #expect(childStore.description == "child(parent(base))")
+    // Each keeps its instance for its scope, and shares it below.
+    #expect(try child[\.decStore] as AnyObject === childStore as AnyObject)
+    #expect(try grandchild[\.decStore] as AnyObject === childStore as AnyObject)
+    #expect(try sibling[\.decStore] as AnyObject === parentStore as AnyObject)
+    #expect(try parent[\.decStore] as AnyObject === parentStore as AnyObject)
+  }
+
+  @Test func aChildDecoratesAKeysSharedDefaultAndAsynchronousAndMainActorKeys() async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    child.decorate(\.decSharedStore) { _, store in DecWrappingStore("child", wrapping: store) }
+    child.decorate(\.decSharedAsync) { _, service in DecService(service.label + "+child") }
+    child.decorate(\.decSharedMain) { _, service in DecService(service.label + "+child") }
+
+    #expect(try parent[\.decSharedStore].description == "shared")
+    #expect(try child[\.decSharedStore].description == "child(shared)")
+    #expect(try child[\.decSharedStore] as AnyObject === (try child[\.decSharedStore]) as AnyObject)
+    #expect(try await parent.resolve(\.decSharedAsync).label == "async")
+    let asyncService = try await child.resolve(\.decSharedAsync)
+    #expect(asyncService.label == "async+child")
+    #expect(try await child.resolve(\.decSharedAsync) === asyncService)
+    #expect(try await parent.resolve(\.decSharedMain).label == "main")
+    #expect(try await child.resolve(\.decSharedMain).label == "main+child")
+  }
+
+  @Test func aChildDecoratorAddedAfterTheParentsInstanceWasSharedAppliesFromThen() throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    let before = try child[\.decSharedStore]
+    #expect(before as AnyObject === (try parent[\.decSharedStore]) as AnyObject)
+    child.decorate(\.decSharedStore) { _, store in DecWrappingStore("child", wrapping: store) }
+    #expect(try child[\.decSharedStore].description == "child(shared)")
+    #expect(try parent[\.decSharedStore] as AnyObject === before as AnyObject)
   }
 }

@@ -274,21 +274,43 @@ public final class Container: Sendable {
     let descriptor = KeyTable.shared.descriptor(index)
     let missing: ResolutionError.Kind = descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided
 
-    if let (registration, owner) = effectiveRegistration(index) {
-      if owner === self || !registration.scope.isContainerOwned {
-        guard let binding = binding(for: registration, generation: generation) else { return nil }
-        return Slot(generation: generation, binding: binding, observer: observer)
-      }
-      return Slot(generation: generation, delegate: owner, observer: observer)
-    }
-    guard let registration = descriptor.defaultRegistration else {
+    let registration: Registration
+    let owner: Container
+    if let (registered, registeredIn) = effectiveRegistration(index) {
+      registration = registered
+      owner = registration.scope.isContainerOwned ? instanceOwner(of: index, registeredIn: registeredIn) : self
+    } else if let fallback = descriptor.defaultRegistration {
+      // A key's default is registered, in effect, in the root.
+      registration = fallback
+      owner = registration.scope.isContainerOwned ? instanceOwner(of: index, registeredIn: root) : self
+    } else {
       return Slot(generation: generation, failure: missing, observer: observer)
     }
-    if parent == nil || !registration.scope.isContainerOwned {
-      guard let binding = binding(for: registration, generation: generation) else { return nil }
-      return Slot(generation: generation, binding: binding, observer: observer)
+    if owner !== self { return Slot(generation: generation, delegate: owner, observer: observer) }
+    guard let binding = binding(for: registration, generation: generation) else { return nil }
+    return Slot(generation: generation, binding: binding, observer: observer)
+  }
+
+  /// The container that keeps the shared instance of `index` (singleton, cached or weak) for
+  /// this one, when `registeredIn` (this one or an ancestor) registered it: `registeredIn`,
+  /// unless this container or one between them decorates `index`. Then the nearest that does
+  /// keeps an instance of its own, so that its decorators apply to what it resolves: they
+  /// cannot wrap the ancestor's instance, which the ancestor and its other children use as is.
+  private func instanceOwner(of index: Int, registeredIn: Container) -> Container {
+    var container = self
+    while container !== registeredIn {
+      if container.decoratesItself(index) { return container }
+      guard let parent = container.parent else { break }
+      container = parent
     }
-    return Slot(generation: generation, delegate: root, observer: observer)
+    return registeredIn
+  }
+
+  /// Whether a decorator of `index` was registered on this container itself (for a copy, on the
+  /// container it copies).
+  private func decoratesItself(_ index: Int) -> Bool {
+    if let overlay { return overlay.base.decoratesItself(index) }
+    return state.withLock { $0.decorators[index]?.isEmpty == false }
   }
 
   /// This container's binding of `registration`, reused while the registration and its
