@@ -536,4 +536,43 @@ final class LcTypedService: Sendable {}
     #expect(!container.makeChild().isDisposedContainer)
     #expect(try container[\.lcNumber] == 42)
   }
+
+  // MARK: Decorators
+
+  @Test(arguments: [Scope.singleton, .cached])
+  func whatTheFactoryMadeIsDisposedWhenADecoratorOfItThrows(scope: Scope) async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcA, scope: scope) { LcResource("made", log: log) }
+    let attempts = Counter()
+    container.decorate(\.lcA) { _, resource in
+      if attempts.increment() == 1 { throw PlannedFailure("decorator") }
+      return resource
+    }
+    #expect(throws: ResolutionError.self) { try container[\.lcA] }
+    // Not cached: the next resolution makes and decorates a new one.
+    #expect(try container[\.lcA].label == "made")
+    try await container.dispose()
+    #expect(log.all == ["made", "made"])
+  }
+
+  @Test func anAsynchronousDecoratorThatThrowsLeavesTheFactorysValueToTheContainer() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcDatabase, scope: .singleton) { _ async throws in LcDatabase(log: log) }
+    container.decorate(\.lcDatabase) { _, _ async throws -> LcDatabase in throw PlannedFailure("decorator") }
+    await #expect(throws: ResolutionError.self) { try await container.resolve(\.lcDatabase) }
+    try await container.dispose()
+    #expect(log.all == ["database"])
+  }
+
+  @Test func aUniqueValueWhoseDecoratorThrowsIsNotTheContainers() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcA) { LcResource("unique", log: log) }
+    container.decorate(\.lcA) { _, _ -> LcResource in throw PlannedFailure("decorator") }
+    #expect(throws: ResolutionError.self) { try container[\.lcA] }
+    try await container.dispose()
+    #expect(log.all.isEmpty)
+  }
 }

@@ -541,11 +541,17 @@ extension Container {
   func decorate<Value: Sendable>(
     _ value: Value, _ binding: Binding, _ resolver: Resolver, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
-    var value = value
-    for decoration in binding.decorators {
-      value = try decorated(try apply(decoration, to: value, binding, resolver, frame), by: decoration, binding, frame)
+    var decoratedValue = value
+    do {
+      for decoration in binding.decorators {
+        decoratedValue = try decorated(
+          try apply(decoration, to: decoratedValue, binding, resolver, frame), by: decoration, binding, frame)
+      }
+    } catch {
+      keepForDisposal(value, of: binding)
+      throw error
     }
-    return value
+    return decoratedValue
   }
 
   /// Applies `binding`'s decorators, in order, to what its asynchronous factory made, awaiting
@@ -553,17 +559,31 @@ extension Container {
   func decorateAsync<Value: Sendable>(
     _ value: Value, _ binding: Binding, _ resolver: Resolver, _ frame: UnsafeMutablePointer<Frame>
   ) async throws -> Value {
-    var value = value
-    for decoration in binding.decorators {
-      let result: any Sendable
-      if case .async(let apply) = decoration.apply {
-        result = try await apply(resolver, value)
-      } else {
-        result = try apply(decoration, to: value, binding, resolver, frame)
+    var decoratedValue = value
+    do {
+      for decoration in binding.decorators {
+        let result: any Sendable
+        if case .async(let apply) = decoration.apply {
+          result = try await apply(resolver, decoratedValue)
+        } else {
+          result = try apply(decoration, to: decoratedValue, binding, resolver, frame)
+        }
+        decoratedValue = try decorated(result, by: decoration, binding, frame)
       }
-      value = try decorated(result, by: decoration, binding, frame)
+    } catch {
+      keepForDisposal(value, of: binding)
+      throw error
     }
-    return value
+    return decoratedValue
+  }
+
+  /// Keeps what the factory of a singleton or cached `binding` made, when a decorator of it
+  /// failed, to dispose of with the container: nobody received it, and it may hold a resource
+  /// (a database the factory opened). Instances of other scopes are their holders' to dispose of.
+  @inline(never)
+  func keepForDisposal(_ made: some Sendable, of binding: Binding) {
+    guard !isValidationCopy, binding.scope.kind == .singleton || binding.scope.kind == .cached else { return }
+    recordCreated(made, by: binding)
   }
 
   /// Runs one decorator that does not need to be awaited.
