@@ -110,6 +110,25 @@ extension Dependencies {
   }
 }
 
+/// Argument keys with a scope that keeps instances, whose arguments may not be `Hashable`.
+extension Dependencies {
+  var argumentPair: ArgumentKey<(Int, Int), Token> { ArgumentKey { _, pair in Token("\(pair.0),\(pair.1)") } }
+  var argumentPairSingleton: ArgumentKey<(Int, Int), Token> {
+    ArgumentKey { _, pair in Token("\(pair.0),\(pair.1)") }.scope(.singleton)
+  }
+  var argumentPairGraph: ArgumentKey<(Int, Int), Token> {
+    ArgumentKey { _, pair in Token("\(pair.0),\(pair.1)") }.scope(.graph)
+  }
+  var argumentPairGraphUser: Key<Token> { Key { r in try r.resolve(\.argumentPairGraph, argument: (1, 2)) } }
+  var argumentCursorSingleton: ArgumentKey<Cursor, Token> { ArgumentKey { _, _ in Token("cursor") }.scope(.singleton) }
+  var argumentAnyCached: ArgumentKey<any Sendable, Token> {
+    ArgumentKey { _, value in Token("\(value)") }.scope(.cached)
+  }
+  var argumentAsyncPairSingleton: DependencyKey<AsyncKind, (Int, Int), Token> {
+    DependencyKey { _, pair in Token("\(pair.0),\(pair.1)") }.scope(.singleton)
+  }
+}
+
 @Suite struct ArgumentTests {
   // MARK: Steps are told apart by their arguments
 
@@ -268,5 +287,64 @@ extension Dependencies {
       #expect(try container.resolve(\.argumentRequired, argument: 5) == "override 5")
     }
     #expect(throws: ResolutionError.self) { try container.resolve(\.argumentRequired, argument: 5) }
+  }
+
+  // A scope that keeps instances keeps one per argument: an argument it cannot tell apart from
+  // another (not `Hashable`) fails, rather than get the instance made for another argument.
+
+  @Test(arguments: [Scope.singleton, .cached, .weak, .graph])
+  func aSharedScopeRefusesAnArgumentThatIsNotHashable(scope: Scope) throws {
+    let container = Container()
+    container.register(\.argumentPair, scope: scope) { _, pair in Token("\(pair.0),\(pair.1)") }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(\.argumentPair, argument: (1, 2)) }
+    #expect(error.kind == .factoryMismatch)
+    #expect(error.path.map(\.name) == ["\\.argumentPair"])
+    #expect(
+      error.description.contains("its \(scope) scope keeps one instance per argument, but (Int, Int) is not Hashable"))
+    #expect(error.description.contains("make the argument type Hashable"))
+  }
+
+  @Test func aUniqueArgumentKeyTakesAnyArgument() throws {
+    let container = Container()
+    #expect(try container.resolve(\.argumentPair, argument: (1, 2)).label == "1,2")
+    #expect(try container.resolve(\.argumentPair, argument: (3, 4)).label == "3,4")
+  }
+
+  @Test func aKeysOwnSharedScopeRefusesATupleAnObjectAndAsynchronously() async throws {
+    let container = Container()
+    let tuple = #expect(throws: ResolutionError.self) {
+      try container.resolve(\.argumentPairSingleton, argument: (1, 2))
+    }
+    #expect(tuple?.kind == .factoryMismatch)
+    // Nested, where a graph-scoped instance would be shared with the rest of the resolution.
+    let nested = #expect(throws: ResolutionError.self) { try container[\.argumentPairGraphUser] }
+    #expect(nested?.kind == .factoryMismatch)
+    #expect(nested?.path.map(\.name) == ["\\.argumentPairGraphUser", "\\.argumentPairGraph"])
+    let object = #expect(throws: ResolutionError.self) {
+      try container.resolve(\.argumentCursorSingleton, argument: Cursor(next: nil))
+    }
+    #expect(object?.description.contains("Cursor is not Hashable") == true)
+    let async = await #expect(throws: ResolutionError.self) {
+      try await container.resolve(\.argumentAsyncPairSingleton, argument: (1, 2))
+    }
+    #expect(async?.kind == .factoryMismatch)
+  }
+
+  @Test func anAnySendableArgumentIsKeptPerHashableValue() throws {
+    let container = Container()
+    let one = try container.resolve(\.argumentAnyCached, argument: 1)
+    #expect(try container.resolve(\.argumentAnyCached, argument: 1) === one)
+    #expect(try container.resolve(\.argumentAnyCached, argument: 2) !== one)
+    #expect(try container.resolve(\.argumentAnyCached, argument: "1") !== one)
+    let error = #expect(throws: ResolutionError.self) { try container.resolve(\.argumentAnyCached, argument: (1, 2)) }
+    #expect(error?.kind == .factoryMismatch)
+  }
+
+  @Test func validationReportsASharedScopeWithATupleSample() async throws {
+    let container = Container()
+    container.register(\.argumentPair, scope: .singleton) { _, pair in Token("\(pair.0)") }
+    let report = await container.validate(arguments: [\.argumentPair: (1, 2)])
+    let problem = try #require(report.problems(.factoryMismatch).first { $0.dependency.name == "\\.argumentPair" })
+    #expect(problem.message.contains("not Hashable"))
   }
 }

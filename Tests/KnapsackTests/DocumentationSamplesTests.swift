@@ -289,7 +289,7 @@ extension Dependencies {
     AsyncKey { r in TodoSync(database: try await r.resolve(\.todoDatabase), store: try r[\.todoStore]) }
   }
 
-  @MainActor var todoListModel: MainActorKey<TodoListModel> {
+  var todoListModel: MainActorKey<TodoListModel> {
     MainActorKey { r in TodoListModel(repository: try r[\.todoRepository]) }
   }
 }
@@ -744,6 +744,23 @@ struct TodoRepositoryTests {
     container.register(\.dateSource) { SystemDateSource() }
     let model = try container[\.todoListModel]
     #expect(model.titles.isEmpty)
+  }
+
+  /// The key is declared without `@MainActor`, so code off the main actor names it: an assembly
+  /// registers it, and a nonisolated asynchronous function resolves it with `await`.
+  @Test func mainActorKeysFromElsewhere() async throws {
+    struct ScreensAssembly: Assembly {
+      func assemble(into container: Container) {
+        container.register(\.todoListModel) { r in TodoListModel(repository: try r[\.todoRepository]) }
+      }
+    }
+    @Sendable func elsewhere(_ container: Container) async throws -> TodoListModel {
+      try await container.resolve(\.todoListModel)
+    }
+    let container = Container(assemblies: [ScreensAssembly()])
+    container.register(\.dateSource) { SystemDateSource() }
+    let model = try await Task.detached { try await elsewhere(container) }.value
+    #expect(await model.titles.isEmpty)
   }
 }
 

@@ -36,6 +36,10 @@ extension Dependencies {
     Key { r in CatalogCache(session: try r[\.catalogSession]) }.scope(.singleton)
   }
   var catalogProfile: ArgumentKey<Int, CatalogSession> { ArgumentKey { _, _ in CatalogSession() } }
+  /// Cached per argument, with a tuple for an argument, which cannot be told apart from another.
+  var catalogSearch: ArgumentKey<(query: String, page: Int), CatalogSession> {
+    ArgumentKey { _, _ in CatalogSession() }.scope(.cached)
+  }
 }
 
 /// One container per message.

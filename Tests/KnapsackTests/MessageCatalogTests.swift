@@ -48,6 +48,9 @@ import Testing
           kind: .factoryMismatch,
           dependency: DependencyReference(name: "\\.catalogProfile", typeName: "CatalogSession", location: nil),
           path: [], underlying: "expected a factory of CatalogSession taking Int, found a synchronous factory")))
+    add(
+      "resolution.factoryMismatch.unhashableArgument",
+      error { try Container().resolve(\.catalogSearch, argument: (query: "milk", page: 1)) })
     let deep = Catalog.chain(10_000)
     add(
       "resolution.resolutionTooDeep",

@@ -23,6 +23,14 @@ struct InstanceKey: Hashable, @unchecked Sendable {
   static func hashable(_ argument: some Sendable) -> AnyHashable? {
     argument is Void ? nil : (argument as? any Hashable).map { AnyHashable($0) }
   }
+
+  /// Whether instances can be kept per `argument`: it is `Hashable`, or no argument at all (`()`,
+  /// also as the value of an `any Sendable` argument). A scope that keeps instances (any but
+  /// unique) needs it, or a second argument would get the first one's instance.
+  @usableFromInline
+  static func canKeep(_ argument: some Sendable) -> Bool {
+    argument is Void || argument is any Hashable
+  }
 }
 
 /// Where one shared instance (singleton, cached or weak) lives, and who is making it; or one
@@ -95,7 +103,8 @@ final class SharedCell: Sendable {
 final class Binding: Sendable {
   @usableFromInline let registration: Registration
   @usableFromInline let decorators: [Decoration]
-  /// The shared instance (for an argument key, the one of a non-`Hashable` argument).
+  /// The shared instance (for an argument key, the one of the argument `()`: a key whose
+  /// argument cannot be told apart from others keeps no instance, it fails in `enter`).
   @usableFromInline let cell = SharedCell()
   /// An argument key's shared instances, one per `Hashable` argument value.
   private let argumentCells = Locked<[AnyHashable: SharedCell]>([:])

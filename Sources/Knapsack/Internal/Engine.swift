@@ -159,7 +159,7 @@ extension Container {
     // no buffer to overrun, so no stack protector on every level of a resolution.
     return try _withUnprotectedUnsafeMutablePointer(to: &frame) { frame in
       defer { if parent == nil { frame.pointee.releaseGraph() } }
-      try enter(binding, frame, making: Value.self, from: Argument.self)
+      try enter(binding, frame, making: Value.self, from: argument)
       guard scope == .unique || scope == .graph else { return try produceShared(binding, argument, frame) }
       // Unique, or graph at the top level (where the resolution is this one instance).
       guard scope == .graph, parent != nil else { return try make(binding, argument, frame) }
@@ -337,7 +337,7 @@ extension Container {
   ) async throws -> Value {
     let frame = AsyncFrame(index: binding.index, container: self, argument: argument, parent: parent)
     defer { frame.finish() }
-    try enter(binding, frame.pointer, making: Value.self, from: Argument.self)
+    try enter(binding, frame.pointer, making: Value.self, from: argument)
     switch binding.scope.kind {
     case .unique:
       return try await makeAsync(binding, argument, frame)
@@ -414,15 +414,20 @@ extension Container {
 
   /// Checks that making `binding` in `frame` closes no cycle, fits on the stack, may run (in a
   /// validation copy) and has the types the caller expects: a factory of `Value` from
-  /// `Argument`, whose registration is the ``TypedRegistration`` of the two.
+  /// `Argument`, whose registration is the ``TypedRegistration`` of the two; and that a scope
+  /// that keeps an instance per argument can tell `argument` from others.
   @inlinable
   func enter<Argument: Sendable, Value: Sendable>(
-    _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, making: Value.Type, from: Argument.Type
+    _ binding: Binding, _ frame: UnsafeMutablePointer<Frame>, making: Value.Type, from argument: Argument
   ) throws {
     let matches = try enter(
       binding, frame, argument: Argument.self, factoryClass: ObjectIdentifier(TypedRegistration<Argument, Value>.self))
     // The value's type is looked up only to name it in the error.
     if !matches { throw factoryMismatch(binding, frame, value: Value.self, argument: Argument.self) }
+    // Decided when compiled for a key without an argument, nearly every one.
+    if Argument.self != Void.self, binding.scope.kind != .unique, !InstanceKey.canKeep(argument) {
+      throw unhashableArgument(binding.index, frame, argument: type(of: argument), scope: binding.scope)
+    }
   }
 
   /// ``enter(_:_:making:from:)`` with the argument type as a value and the expected
@@ -448,6 +453,21 @@ extension Container {
     let registration = binding.registration
     if isValidationCopy, registration.hasSideEffects { throw ValidationSkipped(index: binding.index) }
     return ObjectIdentifier(type(of: registration)) == factoryClass
+  }
+
+  /// The error of a registration whose scope keeps an instance per argument, for an argument
+  /// that is not `Hashable`: a second argument would otherwise get the first one's instance.
+  /// Out of line, like the other errors of ``enter(_:_:making:from:)``.
+  @usableFromInline @inline(never)
+  func unhashableArgument(
+    _ index: Int, _ frame: UnsafeMutablePointer<Frame>?, argument: Any.Type, scope: Scope
+  ) -> ResolutionError {
+    failure(
+      .factoryMismatch, index, frame,
+      underlying: MismatchDescription(
+        text: "its \(scope) scope keeps one instance per argument, but \(KeyTable.typeName(argument)) is not "
+          + "Hashable, so arguments cannot be told apart; make the argument type Hashable (a struct, not a tuple) "
+          + "or register the key with scope: .unique"))
   }
 
   /// The error of a binding whose factory does not make `value` from `argument`. Out of line,
