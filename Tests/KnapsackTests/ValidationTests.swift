@@ -57,6 +57,8 @@ extension Dependencies {
   var valEmptyPlugins: Multibinding<String> { MultibindingKey() }
   var valPluginNeeds: Key<String> { .required() }
   var valProfile: ArgumentKey<Int, ValThing> { .required() }
+  // Has a default, is never registered, and is decorated.
+  var valLogger: Key<String> { Key { "log" } }
 }
 
 private let file = "KnapsackTests/ValidationTests.swift"
@@ -689,6 +691,13 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let report = await container.validate()
     let missing = Set(report.problems(.missingRequiredKey).map(\.dependency.name))
     #expect(missing == [#"\.valMissing"#, #"\.valUsesMissing"#], "\(report)")
+    // Reported like a direct dependency: the handle's holder heads the path and asks for it.
+    let lazy = try #require(report.problems.first { $0.dependency.name == #"\.valMissing"# })
+    #expect(lazy.path.map(\.name) == [#"\.valPlainUser"#, #"\.valMissing"#])
+    #expect(lazy.message.contains(#"\.valPlainUser asks for it (registered at \#(file):"#), "\(lazy.message)")
+    #expect(lazy.pathRegistrations.first??.fileID == file)
+    let provider = try #require(report.problems.first { $0.dependency.name == #"\.valUsesMissing"# })
+    #expect(provider.path.map(\.name) == ["ValRegistered", #"\.valUsesMissing"#])
     let edges = await container.graph().edges
     #expect(edges.contains(DependencyGraph.Edge(from: #"\.valPlainUser"#, to: #"\.valMissing"#)))
     #expect(edges.contains(DependencyGraph.Edge(from: "ValRegistered", to: #"\.valUsesMissing"#)))
@@ -814,5 +823,66 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     }
     #expect(recorded.all.count == 1)
     #expect(recorded.all.first?.contains("\\.valMissingBehindDefault") == true)
+  }
+
+  /// A handle made in the factory of a dependency that a handle resolves: the path runs through
+  /// both holders.
+  @Test func aKeyBehindTwoHandlesIsReportedWithBothHolders() async throws {
+    let container = Container()
+    container.register(\.valPlainUser) { r in
+      _ = r.provider(\.valPlain)
+      return ValThing("user")
+    }
+    container.register(\.valPlain) { r in
+      _ = r.lazy(\.valMissing)
+      return ValThing("plain")
+    }
+    let report = await container.validate()
+    let problem = try #require(report.problems(.missingRequiredKey).first)
+    // \.valPlain is registered, so it is a root of its own and heads the path.
+    #expect(problem.path.map(\.name) == [#"\.valPlain"#, #"\.valMissing"#])
+    // With only a default, \.valRootWithDefault's handle target is found through the holder.
+    let viaDefault = Container()
+    viaDefault.register(\.valPlainUser) { r in
+      _ = r.provider(\.valRootWithDefault)
+      return ValThing("user")
+    }
+    let second = await viaDefault.validate()
+    let behind = try #require(second.problems(.missingRequiredKey).first)
+    #expect(behind.path.map(\.name) == [#"\.valPlainUser"#, #"\.valRootWithDefault"#, #"\.valMissingBehindDefault"#])
+  }
+
+  /// A decorator runs in the app even when only the key's default provides the key: the dry run
+  /// runs it too.
+  @Test func aDecoratorOfAnUnregisteredKeyIsChecked() async throws {
+    let container = Container()
+    container.decorate(\.valLogger) { r, log in log + (try r[\.valMissing]).label }
+    let report = await container.validate()
+    let problem = try #require(report.problems(.missingRequiredKey).first, "\(report)")
+    #expect(problem.path.map(\.name) == [#"\.valLogger"#, #"\.valMissing"#])
+    #expect(throws: ResolutionError.self) { try container[\.valLogger] }
+    // In a child, the parent's decorator is checked too.
+    #expect(await container.makeChild().validate().problems(.missingRequiredKey).count == 1)
+  }
+
+  /// A registration an earlier root's resolution made is not run again as a root of its own:
+  /// a chain of registrations costs its length, not its square.
+  @Test func aChainOfRegistrationsIsResolvedOnceByTheDryRun() async throws {
+    let container = Container()
+    let calls = Counter()
+    let length = 300
+    for step in 0..<length {
+      // Zero-padded, so that the roots, taken in name order, start at the head of the chain.
+      let name = String(format: "chain %03d", step)
+      let next = String(format: "chain %03d", step + 1)
+      container.register(type: Int.self, name: name) { r in
+        calls.increment()
+        return step == length - 1 ? 0 : try r.resolve(type: Int.self, name: next) + 1
+      }
+    }
+    let report = await container.validate()
+    #expect(report.isValid, "\(report)")
+    #expect(report.checkedCount == length)
+    #expect(calls.count == length)
   }
 }

@@ -144,11 +144,33 @@ struct ValidationSkipped: Error {
   let index: Int
 }
 
-/// Records what a dry run resolved.
+/// Records what a dry run resolved, and what it made in each validation copy.
 final class ValidationRecorder: ResolutionObserver {
   private let events = Locked<[ResolutionEvent]>([])
-  func didResolve(_ event: ResolutionEvent) { events.withLock { $0.append(event) } }
+  /// For each copy (by the container it copies), the names of the dependencies made there.
+  private let made = Locked<[ObjectIdentifier: Set<String>]>([:])
+
+  func didResolve(_ event: ResolutionEvent) { record(event, in: nil) }
   var recorded: [ResolutionEvent] { events.withLock { $0 } }
+
+  private func record(_ event: ResolutionEvent, in copy: ObjectIdentifier?) {
+    events.withLock { $0.append(event) }
+    if let copy, event.outcome == .created { made.withLock { _ = $0[copy, default: []].insert(event.dependency.name) } }
+  }
+
+  /// What the copy of `base` reports to: this recorder, with the copy named.
+  func tap(for base: ObjectIdentifier) -> Tap { Tap(recorder: self, copy: base) }
+
+  /// The observer of one validation copy.
+  struct Tap: ResolutionObserver {
+    let recorder: ValidationRecorder
+    let copy: ObjectIdentifier
+    func didResolve(_ event: ResolutionEvent) { recorder.record(event, in: copy) }
+    /// Whether a resolution in this copy made `dependency`.
+    func madeHere(_ dependency: DependencyReference) -> Bool {
+      recorder.made.withLock { $0[copy]?.contains(dependency.name) ?? false }
+    }
+  }
 }
 
 extension Container {
@@ -191,15 +213,19 @@ extension Container {
     await dryRun(including: keys, arguments: arguments).graph
   }
 
-  /// Every dependency registered here or in an ancestor (or, for a copy, in the container it
-  /// copies and its overrides).
-  var registeredIndices: Set<Int> {
-    var indices = Set(state.withLock { $0.registrations.keys })
-    if let overlay {
-      indices.formUnion(overlay.base.registeredIndices)
-      for overrides in overlay.overrides { indices.formUnion(overrides.state.withLock { $0.registrations.keys }) }
+  /// Every dependency registered or decorated here or in an ancestor (or, for a copy, in the
+  /// container it copies and its overrides): what a dry run resolves. A decorator of a key that
+  /// is not registered (its default serves) runs in the app, so the run checks it too.
+  var validatedIndices: Set<Int> {
+    func own(_ container: Container) -> Set<Int> {
+      container.state.withLock { Set($0.registrations.keys).union($0.decorators.keys) }
     }
-    if let parent { indices.formUnion(parent.registeredIndices) }
+    var indices = own(self)
+    if let overlay {
+      indices.formUnion(overlay.base.validatedIndices)
+      for overrides in overlay.overrides { indices.formUnion(own(overrides)) }
+    }
+    if let parent { indices.formUnion(parent.validatedIndices) }
     return indices
   }
 
@@ -213,7 +239,7 @@ extension Container {
     // `DependencyProvider` style), whose resolutions would otherwise make real instances.
     let validation = OverrideScope(validatingWith: recorder)
     let copy = validation.overlay(for: self).takeUnretainedValue()
-    var roots = copy.registeredIndices
+    var roots = copy.validatedIndices
     for key in keys { if let index = table.index(ofDeclared: key) { roots.insert(index) } }
     var samples: [Int: any Sendable] = [:]
     for (key, sample) in arguments {
@@ -230,11 +256,15 @@ extension Container {
     var needsSample: [DependencyReference] = []
     var handled = Set(roots.map { HandleTarget(container: ObjectIdentifier(copy), index: $0) })
     var handleEdges: [(from: Int, to: Int)] = []
+    // For what a handle resolves, the dependencies that lead to it: the one whose factory made
+    // the handle, after those that led to that one. A problem found there is reported with them
+    // at the head of its path, as if the handle's target were a direct dependency.
+    var holders: [Int: [Int]] = [:]
     var batch: [ObjectIdentifier: (copy: Container, indices: Set<Int>)] = [ObjectIdentifier(copy): (copy, roots)]
     while !batch.isEmpty {
       for (target, indices) in batch.values {
         let found = await OverrideScope.$current.withValue(validation) {
-          await target.runEach(indices, samples: samples)
+          await target.runEach(indices, samples: samples, holders: holders)
         }
         problems += found.problems
         skipped += found.skipped
@@ -244,6 +274,9 @@ extension Container {
       handleEdges += noted.compactMap { handle in handle.from.map { ($0, handle.to) } }
       batch = [:]
       for handle in noted {
+        if let from = handle.from, from != handle.to, holders[handle.to] == nil {
+          holders[handle.to] = (holders[from] ?? []) + [from]
+        }
         let target =
           handle.container.isValidationCopy
           ? handle.container : validation.overlay(for: handle.container).takeUnretainedValue()
@@ -292,11 +325,18 @@ extension Container {
 
   /// Resolves each of `roots` as its own root in this validation copy: the problems found, the
   /// registrations skipped for their side effects, and the argument keys with no sample.
+  /// `holders` are the dependencies that lead to a root a handle resolves, put at the head of
+  /// the path of a problem found from it.
+  ///
+  /// A root that an earlier root's resolution already made in this copy is not run again: it
+  /// made it with every dependency it has (a failure would have failed it), and what it resolved
+  /// is recorded. So a chain of registrations is resolved once, not once from each member.
   private func runEach(
-    _ roots: Set<Int>, samples: [Int: any Sendable]
+    _ roots: Set<Int>, samples: [Int: any Sendable], holders: [Int: [Int]]
   ) async -> (problems: [ValidationReport.Problem], skipped: [DependencyReference], needsSample: [DependencyReference])
   {
     let table = KeyTable.shared
+    let tap = overlay?.recorder as? ValidationRecorder.Tap
     var problems: [ValidationReport.Problem] = []
     var skipped: [DependencyReference] = []
     var needsSample: [DependencyReference] = []
@@ -307,24 +347,38 @@ extension Container {
       // (roots above, in whichever container made them), and none at all is an empty set.
       if registration == nil, descriptor.kind == .multibinding { continue }
       guard let registration else {
-        problems.append(
-          problem(from: failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)))
+        let missing = failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)
+        problems.append(problem(from: headed(missing, by: holders[index])))
         continue
       }
+      // An argument key made with another factory's argument has not been run with its sample,
+      // nor listed as needing one.
+      if samples[index] == nil, !registration.takesArgument, let tap, tap.madeHere(descriptor.reference) { continue }
       do {
         // The same resolution routine as the app's, with the registration's own types.
         if try await !registration.dryRun(self, argument: samples[index]) {
           needsSample.append(descriptor.reference)
         }
       } catch let error as ResolutionError {
-        problems.append(problem(from: error))
+        problems.append(problem(from: headed(error, by: holders[index])))
       } catch let skip as ValidationSkipped {
         skipped.append(table.descriptor(skip.index).reference)
       } catch {
-        problems.append(problem(from: failure(.factoryFailed, index, nil, underlying: error)))
+        problems.append(
+          problem(from: headed(failure(.factoryFailed, index, nil, underlying: error), by: holders[index])))
       }
     }
     return (problems, skipped, needsSample)
+  }
+
+  /// `error` with the dependencies `holders` (indices) at the head of its path.
+  private func headed(_ error: ResolutionError, by holders: [Int]?) -> ResolutionError {
+    guard let holders, !holders.isEmpty else { return error }
+    let references = holders.map { KeyTable.shared.descriptor($0).reference }
+    return ResolutionError(
+      kind: error.kind, dependency: error.dependency, registeredAt: error.registeredAt, path: references + error.path,
+      pathRegistrations: holders.map(registrationSite) + error.pathRegistrations, underlying: error.underlying,
+      nearMatches: error.nearMatches)
   }
 
   private func problem(from error: ResolutionError) -> ValidationReport.Problem {

@@ -156,6 +156,8 @@ class Registration: @unchecked Sendable {
 
   /// The type the factory makes. Overridden by ``TypedRegistration``, the only subclass.
   var valueType: Any.Type { Any.self }
+  /// Whether the factory takes an argument.
+  var takesArgument: Bool { false }
 
   /// Resolves this registration's dependency once in `container` with its factory's own types:
   /// validation's dry run goes through the same resolution routine as the app. `argument` is the
@@ -208,6 +210,7 @@ final class TypedRegistration<Argument: Sendable, Value: Sendable>: Registration
   }
 
   override var valueType: Any.Type { Value.self }
+  override var takesArgument: Bool { Argument.self != Void.self }
 
   /// `()` for a factory that takes no argument; nil for one that takes an argument, even of type
   /// `any Sendable`, which `()` would also pass for.

@@ -220,8 +220,10 @@ final class OverrideScope: Sendable {
     let parent = base.parent.map { overlay(for: $0).takeUnretainedValue() }
     return overlays.withLock { overlays in
       if let raced = overlays[id] { return raced }
+      // A validation run's recorder learns which copy each step ran in.
+      let observer = (recorder as? ValidationRecorder).map { $0.tap(for: id) } ?? recorder
       let overlay = Container(
-        overlayOf: base, parent: parent, overrides: overrides, scope: ObjectIdentifier(self), recorder: recorder)
+        overlayOf: base, parent: parent, overrides: overrides, scope: ObjectIdentifier(self), recorder: observer)
       let entry = Entry(base: id, overlay: overlay)
       overlays[id] = entry
       return entry
