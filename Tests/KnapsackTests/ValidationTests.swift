@@ -885,4 +885,49 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(report.checkedCount == length)
     #expect(calls.count == length)
   }
+
+  /// Every root on a chain too deep for the stack fails down the same chain: reported once per
+  /// stretch of it, not once per root, while every root still runs, so what lies past the deep
+  /// part is checked.
+  @Test func aChainTooDeepForTheStackIsReportedOncePerStretch() async throws {
+    let container = Container()
+    let length = 300
+    for step in 0..<length {
+      let next = String(format: "deep %03d", step + 1)
+      container.register(type: Int.self, name: String(format: "deep %03d", step)) { r in
+        // Each step takes a lot of stack, as a factory with large frames would.
+        func descend(_ levels: Int) throws -> Int {
+          levels == 0 ? try r.resolve(type: Int.self, name: next) : try descend(levels - 1) + 0
+        }
+        return step == length - 1 ? (try r[\.valMissing]).label.count : try descend(1_000)
+      }
+    }
+    let report = await container.validate()
+    let deep = report.problems(.resolutionTooDeep)
+    let first = try #require(deep.first { $0.path.first?.name == #"Int (name: "deep 000")"# }, "\(report)")
+    #expect(deep.count <= length / (first.path.count - 1) + 1, "\(deep.count) deep problems")
+    #expect(report.problems(.missingRequiredKey).map(\.dependency.name) == [#"\.valMissing"#])
+  }
+
+  /// A chain that fails at its end fails the same way from each member: resolved once from its
+  /// head, it is reported once, with the whole path.
+  @Test func aChainThatFailsIsResolvedAndReportedOnce() async throws {
+    let container = Container()
+    let calls = Counter()
+    let length = 300
+    for step in 0..<length {
+      let next = String(format: "failing %03d", step + 1)
+      container.register(type: Int.self, name: String(format: "failing %03d", step)) { r in
+        calls.increment()
+        return step == length - 1 ? (try r[\.valMissing]).label.count : try r.resolve(type: Int.self, name: next)
+      }
+    }
+    let report = await container.validate()
+    let problem = try #require(report.problems.first)
+    #expect(report.problems.count == 1, "\(report)")
+    #expect(problem.kind == .missingRequiredKey)
+    #expect(problem.path.count == length + 1)
+    #expect(problem.path.first?.name == #"Int (name: "failing 000")"#)
+    #expect(calls.count == length)
+  }
 }

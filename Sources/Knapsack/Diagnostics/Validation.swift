@@ -146,15 +146,19 @@ struct ValidationSkipped: Error {
 
 /// Records what a dry run resolved, and what it made in each validation copy.
 final class ValidationRecorder: ResolutionObserver {
-  private let events = Locked<[ResolutionEvent]>([])
-  /// For each copy (by the container it copies), the names of the dependencies made there.
+  /// The first event of each dependency for each requester: all that the graph and the captive
+  /// check read, so that a run that resolves a long chain from many roots keeps one of each.
+  private let events = Locked<(list: [ResolutionEvent], seen: Set<String>)>(([], []))
+  /// For each copy (by the container it copies), the names of the dependencies made there, or
+  /// on the path of a failure there.
   private let made = Locked<[ObjectIdentifier: Set<String>]>([:])
 
   func didResolve(_ event: ResolutionEvent) { record(event, in: nil) }
-  var recorded: [ResolutionEvent] { events.withLock { $0 } }
+  var recorded: [ResolutionEvent] { events.withLock { $0.list } }
 
   private func record(_ event: ResolutionEvent, in copy: ObjectIdentifier?) {
-    events.withLock { $0.append(event) }
+    let edge = event.dependency.name + "\u{0}" + (event.requestedBy?.name ?? "")
+    events.withLock { if $0.seen.insert(edge).inserted { $0.list.append(event) } }
     if let copy, event.outcome == .created { made.withLock { _ = $0[copy, default: []].insert(event.dependency.name) } }
   }
 
@@ -166,9 +170,18 @@ final class ValidationRecorder: ResolutionObserver {
     let recorder: ValidationRecorder
     let copy: ObjectIdentifier
     func didResolve(_ event: ResolutionEvent) { recorder.record(event, in: copy) }
-    /// Whether a resolution in this copy made `dependency`.
-    func madeHere(_ dependency: DependencyReference) -> Bool {
+    /// Whether a resolution in this copy settled `dependency` already: made it, or failed
+    /// through it (see ``noteFailure(_:)``).
+    func settledHere(_ dependency: DependencyReference) -> Bool {
       recorder.made.withLock { $0[copy]?.contains(dependency.name) ?? false }
+    }
+
+    /// Notes the dependencies on the path of `error`, which a root's resolution in this copy
+    /// failed with: resolved as roots of their own, each would fail the same way, down the same
+    /// path (for a chain too deep for the stack, not so: from further down, it may fit).
+    func noteFailure(_ error: ResolutionError) {
+      guard error.kind != .resolutionTooDeep else { return }
+      recorder.made.withLock { $0[copy, default: []].formUnion(error.path.map(\.name)) }
     }
   }
 }
@@ -260,11 +273,12 @@ extension Container {
     // the handle, after those that led to that one. A problem found there is reported with them
     // at the head of its path, as if the handle's target were a direct dependency.
     var holders: [Int: [Int]] = [:]
+    let deepChains = DeepChains()
     var batch: [ObjectIdentifier: (copy: Container, indices: Set<Int>)] = [ObjectIdentifier(copy): (copy, roots)]
     while !batch.isEmpty {
       for (target, indices) in batch.values {
         let found = await OverrideScope.$current.withValue(validation) {
-          await target.runEach(indices, samples: samples, holders: holders)
+          await target.runEach(indices, samples: samples, holders: holders, deepChains: deepChains)
         }
         problems += found.problems
         skipped += found.skipped
@@ -288,11 +302,10 @@ extension Container {
       }
     }
     let events = recorder.recorded
-    let found = problems + captiveDependencies(in: events)
-    let sorted = Array(Set(found)).sorted {
-      ($0.kind.order, $0.dependency.name, $0.path.map(\.name).joined(separator: " "))
-        < ($1.kind.order, $1.dependency.name, $1.path.map(\.name).joined(separator: " "))
-    }
+    let found = Array(Set(problems + captiveDependencies(in: events)))
+    let sorted = found.map { ($0, $0.path.map(\.name).joined(separator: " ")) }
+      .sorted { ($0.0.kind.order, $0.0.dependency.name, $0.1) < ($1.0.kind.order, $1.0.dependency.name, $1.1) }
+      .map(\.0)
     // One cycle is found once from each of its members: report it once, from its first member.
     var seenLoops: Set<[String]> = []
     let unique = sorted.filter { problem in
@@ -306,7 +319,11 @@ extension Container {
     let report = ValidationReport(
       problems: unique, checkedCount: checked, skipped: Array(Set(skipped)).sorted { $0.name < $1.name },
       needsSampleArgument: Array(Set(needsSample)).sorted { $0.name < $1.name })
-    let pathIndices = unique.flatMap(\.path).compactMap { table.index(named: $0) }
+    var byName: [String: Int] = [:]
+    for descriptor in table.descriptors {
+      byName[descriptor.displayName + "\u{0}" + descriptor.typeName] = descriptor.index
+    }
+    let pathIndices = Set(unique.flatMap(\.path).map { $0.name + "\u{0}" + $0.typeName }).compactMap { byName[$0] }
     let nodes = roots.union(pathIndices).map { index in
       (
         table.descriptor(index).reference,
@@ -315,6 +332,22 @@ extension Container {
     }
     let handles = handleEdges.map { (from: table.descriptor($0.from).reference, to: table.descriptor($0.to).reference) }
     return (report, DependencyGraph(events: events, report: report, roots: nodes, handles: handles))
+  }
+
+  /// The chains a validation run found too deep for the stack, so far: the names on their paths.
+  final class DeepChains: Sendable {
+    private let covered = Locked<Set<String>>([])
+    /// Whether `error`, too deep, starts at a root not on the path of a chain found before; if
+    /// so, its chain is noted. Each root on a deep chain fails the same way, down the same
+    /// chain: reported once, the run keeps no thousands of long paths (every root still runs).
+    func isNew(_ error: ResolutionError) -> Bool {
+      guard let root = error.path.first?.name else { return true }
+      return covered.withLock { covered in
+        guard !covered.contains(root) else { return false }
+        covered.formUnion(error.path.dropFirst().map(\.name))
+        return true
+      }
+    }
   }
 
   /// A dependency a handle made during a validation run resolves, in the copy it resolves from.
@@ -330,9 +363,11 @@ extension Container {
   ///
   /// A root that an earlier root's resolution already made in this copy is not run again: it
   /// made it with every dependency it has (a failure would have failed it), and what it resolved
-  /// is recorded. So a chain of registrations is resolved once, not once from each member.
+  /// is recorded. Nor is one on the path of an earlier root's failure: it would fail the same
+  /// way, and that problem is reported. So a chain of registrations is resolved once, not once
+  /// from each member.
   private func runEach(
-    _ roots: Set<Int>, samples: [Int: any Sendable], holders: [Int: [Int]]
+    _ roots: Set<Int>, samples: [Int: any Sendable], holders: [Int: [Int]], deepChains: DeepChains
   ) async -> (problems: [ValidationReport.Problem], skipped: [DependencyReference], needsSample: [DependencyReference])
   {
     let table = KeyTable.shared
@@ -353,13 +388,17 @@ extension Container {
       }
       // An argument key made with another factory's argument has not been run with its sample,
       // nor listed as needing one.
-      if samples[index] == nil, !registration.takesArgument, let tap, tap.madeHere(descriptor.reference) { continue }
+      if samples[index] == nil, !registration.takesArgument, let tap, tap.settledHere(descriptor.reference) {
+        continue
+      }
       do {
         // The same resolution routine as the app's, with the registration's own types.
         if try await !registration.dryRun(self, argument: samples[index]) {
           needsSample.append(descriptor.reference)
         }
       } catch let error as ResolutionError {
+        tap?.noteFailure(error)
+        if error.kind == .resolutionTooDeep, !deepChains.isNew(error) { continue }
         problems.append(problem(from: headed(error, by: holders[index])))
       } catch let skip as ValidationSkipped {
         skipped.append(table.descriptor(skip.index).reference)
