@@ -61,6 +61,15 @@ extension Dependencies {
   var valLogger: Key<String> { Key { "log" } }
 }
 
+/// Two types with the same short name, which a report names alike.
+enum ValFirst {
+  struct Config: Sendable { let name: String }
+}
+enum ValSecond {
+  struct Config: Sendable { let name: String }
+}
+struct ValConfigUser: Sendable { let config: ValFirst.Config }
+
 private let file = "KnapsackTests/ValidationTests.swift"
 
 /// Where a key of this file was declared: the line of its `var` above.
@@ -929,5 +938,58 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(problem.path.count == length + 1)
     #expect(problem.path.first?.name == #"Int (name: "failing 000")"#)
     #expect(calls.count == length)
+  }
+
+  // A root is skipped only when a step in the same copy settled the same dependency: not one
+  // in another container's copy, another contribution from the same line, or another type of
+  // the same name.
+
+  @Test func aChildsRegistrationIsCheckedThoughAParentSingletonFailedThroughItsKey() async throws {
+    let parent = Container()
+    parent.register(\.valSingleton, scope: .singleton) { r in ValThing("shared", [try r[\.valSessionOnly]]) }
+    let child = parent.makeChild()
+    child.register(\.valSessionOnly) { r in ValThing("session", [try r[\.valMissing]]) }
+    let report = await child.validate()
+    #expect(report.problems(.missingRequiredKey).contains { $0.dependency.name == #"\.valMissing"# }, "\(report)")
+    #expect(!report.problems(.captiveDependency).isEmpty, "\(report)")
+  }
+
+  @Test func everyContributionFromOneLineIsChecked() async throws {
+    // The roots' order comes from a set: try it many times.
+    for _ in 0..<20 {
+      let container = Container()
+      for name in ["ok", "broken"] {
+        container.contribute(to: \.valPlugins) { r in
+          name == "broken" ? try r.resolve(type: String.self, name: "nowhere") : name
+        }
+      }
+      let report = await container.validate()
+      #expect(report.problems(.missingRegistration).count == 1, "\(report)")
+    }
+  }
+
+  @Test func typesOfTheSameNameAreCheckedApart() async throws {
+    for _ in 0..<10 {
+      let container = Container()
+      container.register(type: ValConfigUser.self) { r in
+        ValConfigUser(config: try r.resolve(type: ValFirst.Config.self))
+      }
+      container.register(type: ValFirst.Config.self) { ValFirst.Config(name: "first") }
+      container.register(type: ValSecond.Config.self) { r in
+        ValSecond.Config(name: try r.resolve(type: String.self, name: "nowhere"))
+      }
+      let report = await container.validate()
+      #expect(report.problems(.missingRegistration).count == 1, "\(report)")
+    }
+  }
+
+  @Test func aParentsDecoratorOfAKeyOnlyChildrenRegisterIsTheirsToCheck() async throws {
+    let parent = Container()
+    parent.decorate(\.valSessionOnly) { _, thing in ValThing("decorated", [thing]) }
+    let child = parent.makeChild()
+    child.register(\.valSessionOnly) { ValThing("session") }
+    #expect(await parent.validate().isValid)
+    #expect(await child.validate().isValid)
+    #expect(try child[\.valSessionOnly].label == "decorated")
   }
 }

@@ -144,44 +144,53 @@ struct ValidationSkipped: Error {
   let index: Int
 }
 
-/// Records what a dry run resolved, and what it made in each validation copy.
+/// Records what a dry run resolved, and what each validation copy settled.
 final class ValidationRecorder: ResolutionObserver {
+  /// One step: a dependency, and the dependency that asked for it.
+  private struct Edge: Hashable {
+    let index: Int
+    let requester: Int?
+  }
+
   /// The first event of each dependency for each requester: all that the graph and the captive
   /// check read, so that a run that resolves a long chain from many roots keeps one of each.
-  private let events = Locked<(list: [ResolutionEvent], seen: Set<String>)>(([], []))
-  /// For each copy (by the container it copies), the names of the dependencies made there, or
-  /// on the path of a failure there.
-  private let made = Locked<[ObjectIdentifier: Set<String>]>([:])
+  private let events = Locked<(list: [ResolutionEvent], seen: Set<Edge>)>(([], []))
+  /// For each copy (by the container it copies), the dependencies a step in it settled: made,
+  /// or failed for a reason other than the stack's depth.
+  private let settled = Locked<[ObjectIdentifier: Set<Int>]>([:])
 
-  func didResolve(_ event: ResolutionEvent) { record(event, in: nil) }
-  var recorded: [ResolutionEvent] { events.withLock { $0.list } }
-
-  private func record(_ event: ResolutionEvent, in copy: ObjectIdentifier?) {
-    let edge = event.dependency.name + "\u{0}" + (event.requestedBy?.name ?? "")
-    events.withLock { if $0.seen.insert(edge).inserted { $0.list.append(event) } }
-    if let copy, event.outcome == .created { made.withLock { _ = $0[copy, default: []].insert(event.dependency.name) } }
+  func didResolve(_ event: ResolutionEvent) {
+    events.withLock { $0.list.append(event) }
   }
+  var recorded: [ResolutionEvent] { events.withLock { $0.list } }
 
   /// What the copy of `base` reports to: this recorder, with the copy named.
   func tap(for base: ObjectIdentifier) -> Tap { Tap(recorder: self, copy: base) }
 
-  /// The observer of one validation copy.
+  /// The observer of one validation copy, which the engine tells each step's dependency.
   struct Tap: ResolutionObserver {
     let recorder: ValidationRecorder
     let copy: ObjectIdentifier
-    func didResolve(_ event: ResolutionEvent) { recorder.record(event, in: copy) }
-    /// Whether a resolution in this copy settled `dependency` already: made it, or failed
-    /// through it (see ``noteFailure(_:)``).
-    func settledHere(_ dependency: DependencyReference) -> Bool {
-      recorder.made.withLock { $0[copy]?.contains(dependency.name) ?? false }
+
+    func didResolve(_ event: ResolutionEvent) { recorder.didResolve(event) }
+
+    /// Records the step that made `index` for `requester` in this copy, which failed with
+    /// `error` if given.
+    ///
+    /// A step that made its dependency, or failed for a reason other than depth, settled it:
+    /// resolved again as a root of its own in this copy, it would do the same, down the same
+    /// dependencies (the copy keeps no instance, and its registrations are the same). A step
+    /// stopped by the stack's depth did not: from a shallower start, it may fit.
+    func record(_ event: ResolutionEvent, index: Int, requester: Int?, error: (any Error)?) {
+      let edge = Edge(index: index, requester: requester)
+      recorder.events.withLock { if $0.seen.insert(edge).inserted { $0.list.append(event) } }
+      if let error = error as? ResolutionError, error.kind == .resolutionTooDeep { return }
+      recorder.settled.withLock { _ = $0[copy, default: []].insert(index) }
     }
 
-    /// Notes the dependencies on the path of `error`, which a root's resolution in this copy
-    /// failed with: resolved as roots of their own, each would fail the same way, down the same
-    /// path (for a chain too deep for the stack, not so: from further down, it may fit).
-    func noteFailure(_ error: ResolutionError) {
-      guard error.kind != .resolutionTooDeep else { return }
-      recorder.made.withLock { $0[copy, default: []].formUnion(error.path.map(\.name)) }
+    /// Whether a step in this copy settled `index` already (see ``record(_:index:requester:error:)``).
+    func settledHere(_ index: Int) -> Bool {
+      recorder.settled.withLock { $0[copy]?.contains(index) ?? false }
     }
   }
 }
@@ -226,12 +235,16 @@ extension Container {
     await dryRun(including: keys, arguments: arguments).graph
   }
 
-  /// Every dependency registered or decorated here or in an ancestor (or, for a copy, in the
-  /// container it copies and its overrides): what a dry run resolves. A decorator of a key that
-  /// is not registered (its default serves) runs in the app, so the run checks it too.
+  /// Every dependency registered here or in an ancestor (or, for a copy, in the container it
+  /// copies and its overrides), and every key decorated there that its default provides: what a
+  /// dry run resolves. Such a decorator runs in the app, so the run checks it too; one of a key
+  /// that only child containers register is theirs to check.
   var validatedIndices: Set<Int> {
     func own(_ container: Container) -> Set<Int> {
-      container.state.withLock { Set($0.registrations.keys).union($0.decorators.keys) }
+      container.state.withLock { state in
+        Set(state.registrations.keys).union(
+          state.decorators.keys.filter { KeyTable.shared.descriptor($0).defaultRegistration != nil })
+      }
     }
     var indices = own(self)
     if let overlay {
@@ -336,15 +349,15 @@ extension Container {
 
   /// The chains a validation run found too deep for the stack, so far: the names on their paths.
   final class DeepChains: Sendable {
-    private let covered = Locked<Set<String>>([])
+    private let covered = Locked<Set<Int>>([])
     /// Whether `error`, too deep, starts at a root not on the path of a chain found before; if
     /// so, its chain is noted. Each root on a deep chain fails the same way, down the same
     /// chain: reported once, the run keeps no thousands of long paths (every root still runs).
     func isNew(_ error: ResolutionError) -> Bool {
-      guard let root = error.path.first?.name else { return true }
+      guard let path = error.pathIndices, let root = path.first else { return true }
       return covered.withLock { covered in
         guard !covered.contains(root) else { return false }
-        covered.formUnion(error.path.dropFirst().map(\.name))
+        covered.formUnion(path.dropFirst())
         return true
       }
     }
@@ -361,11 +374,10 @@ extension Container {
   /// `holders` are the dependencies that lead to a root a handle resolves, put at the head of
   /// the path of a problem found from it.
   ///
-  /// A root that an earlier root's resolution already made in this copy is not run again: it
-  /// made it with every dependency it has (a failure would have failed it), and what it resolved
-  /// is recorded. Nor is one on the path of an earlier root's failure: it would fail the same
-  /// way, and that problem is reported. So a chain of registrations is resolved once, not once
-  /// from each member.
+  /// A root that a step of an earlier root's resolution already made in this copy, or failed to
+  /// make there for a reason other than the stack's depth, is not run again: it would do the
+  /// same, and what it resolved is recorded, as is the problem (with the earlier root's longer
+  /// path). So a chain of registrations is resolved once, not once from each member.
   private func runEach(
     _ roots: Set<Int>, samples: [Int: any Sendable], holders: [Int: [Int]], deepChains: DeepChains
   ) async -> (problems: [ValidationReport.Problem], skipped: [DependencyReference], needsSample: [DependencyReference])
@@ -388,7 +400,7 @@ extension Container {
       }
       // An argument key made with another factory's argument has not been run with its sample,
       // nor listed as needing one.
-      if samples[index] == nil, !registration.takesArgument, let tap, tap.settledHere(descriptor.reference) {
+      if samples[index] == nil, !registration.takesArgument, let tap, tap.settledHere(index) {
         continue
       }
       do {
@@ -397,7 +409,6 @@ extension Container {
           needsSample.append(descriptor.reference)
         }
       } catch let error as ResolutionError {
-        tap?.noteFailure(error)
         if error.kind == .resolutionTooDeep, !deepChains.isNew(error) { continue }
         problems.append(problem(from: headed(error, by: holders[index])))
       } catch let skip as ValidationSkipped {

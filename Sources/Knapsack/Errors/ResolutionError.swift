@@ -103,6 +103,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// sites of the path and the near matches are looked up when read, not when thrown (code that
   /// tries a resolution and handles its absence pays nothing for them).
   private let origin: Origin?
+  /// For an error the engine made, the indices of ``path``.
+  var pathIndices: [Int]? { origin?.path }
 
   private struct Origin: Sendable {
     let container: Container

@@ -775,7 +775,7 @@ struct Observation {
       end()
       return value
     } catch {
-      end(failed: true)
+      end(failing: error)
       throw error
     }
   }
@@ -792,7 +792,7 @@ struct Observation {
       end()
       return value
     } catch {
-      end(failed: true)
+      end(failing: error)
       throw error
     }
   }
@@ -804,17 +804,18 @@ struct Observation {
     return made.record.serial.load(ordering: .relaxed) == made.serial
   }
 
-  private func end(failed: Bool = false) {
+  private func end(failing error: (any Error)? = nil) {
     let table = KeyTable.shared
-    observer.didResolve(
-      ResolutionEvent(
-        dependency: table.descriptor(index).reference,
-        requestedBy: requester.map { table.descriptor($0).reference },
-        scope: scope,
-        registeredAt: registeredAt,
-        depth: depth,
-        duration: ContinuousClock.now - start,
-        outcome: failed ? .failed : createdInstance ? .created : .reused))
+    let event = ResolutionEvent(
+      dependency: table.descriptor(index).reference,
+      requestedBy: requester.map { table.descriptor($0).reference },
+      scope: scope,
+      registeredAt: registeredAt,
+      depth: depth,
+      duration: ContinuousClock.now - start,
+      outcome: error != nil ? .failed : createdInstance ? .created : .reused)
+    guard let step = observer as? ValidationRecorder.Tap else { return observer.didResolve(event) }
+    step.record(event, index: index, requester: requester, error: error)
   }
 }
 
