@@ -992,4 +992,16 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(await child.validate().isValid)
     #expect(try child[\.valSessionOnly].label == "decorated")
   }
+
+  /// A dependency whose failure a factory caught is still checked as a root of its own: its
+  /// problem was not reported through the factory that caught it.
+  @Test func aFailureAFactoryCaughtIsStillReported() async throws {
+    let container = Container()
+    container.register(\.valLongHolder) { r in ValThing("holder", [try? r[\.valShort]].compactMap { $0 }) }
+    container.register(\.valShort) { r in ValThing("short", [try r[\.valMissing]]) }
+    // In name order \.valShort comes after \.valLongHolder, whose run caught its failure.
+    let report = await container.validate()
+    let problem = try #require(report.problems(.missingRequiredKey).first, "\(report)")
+    #expect(problem.path.map(\.name) == [#"\.valShort"#, #"\.valMissing"#])
+  }
 }

@@ -155,9 +155,10 @@ final class ValidationRecorder: ResolutionObserver {
   /// The first event of each dependency for each requester: all that the graph and the captive
   /// check read, so that a run that resolves a long chain from many roots keeps one of each.
   private let events = Locked<(list: [ResolutionEvent], seen: Set<Edge>)>(([], []))
-  /// For each copy (by the container it copies), the dependencies a step in it settled: made,
-  /// or failed for a reason other than the stack's depth.
-  private let settled = Locked<[ObjectIdentifier: Set<Int>]>([:])
+  /// For each copy (by the container it copies), the dependencies a step in it settled: made
+  /// them, or failed on the failing path of a root (see ``endRoot(failedWith:)``); and the
+  /// dependencies steps failed to make during the root running now.
+  private let steps = Locked<(settled: [ObjectIdentifier: Set<Int>], failing: [ObjectIdentifier: Set<Int>])>(([:], [:]))
 
   func didResolve(_ event: ResolutionEvent) {
     events.withLock { $0.list.append(event) }
@@ -166,6 +167,21 @@ final class ValidationRecorder: ResolutionObserver {
 
   /// What the copy of `base` reports to: this recorder, with the copy named.
   func tap(for base: ObjectIdentifier) -> Tap { Tap(recorder: self, copy: base) }
+
+  /// Ends the run of one root, which failed with `error` (nil if it did not fail, or not with a
+  /// resolution error). The steps that failed on its failing path settled their dependencies:
+  /// resolved as a root of its own in the same copy, each would fail the same way, down the
+  /// same path, and the root's problem reports it. A step whose failure a factory caught, off
+  /// that path, did not: its problem is not reported yet. Nor did a chain stopped by the stack's
+  /// depth: from a shallower start, it may fit.
+  func endRoot(failedWith error: ResolutionError?) {
+    steps.withLock { steps in
+      defer { steps.failing = [:] }
+      guard let error, error.kind != .resolutionTooDeep else { return }
+      let path = Set(error.pathIndices ?? [])
+      for (copy, failed) in steps.failing { steps.settled[copy, default: []].formUnion(failed.intersection(path)) }
+    }
+  }
 
   /// The observer of one validation copy, which the engine tells each step's dependency.
   struct Tap: ResolutionObserver {
@@ -177,20 +193,25 @@ final class ValidationRecorder: ResolutionObserver {
     /// Records the step that made `index` for `requester` in this copy, which failed with
     /// `error` if given.
     ///
-    /// A step that made its dependency, or failed for a reason other than depth, settled it:
-    /// resolved again as a root of its own in this copy, it would do the same, down the same
-    /// dependencies (the copy keeps no instance, and its registrations are the same). A step
-    /// stopped by the stack's depth did not: from a shallower start, it may fit.
+    /// A step that made its dependency settled it: resolved again as a root of its own in this
+    /// copy, it would do the same, down the same dependencies (the copy keeps no instance, and
+    /// its registrations are the same). One that failed may have, once its root's run ends (see
+    /// ``ValidationRecorder/endRoot(failedWith:)``).
     func record(_ event: ResolutionEvent, index: Int, requester: Int?, error: (any Error)?) {
       let edge = Edge(index: index, requester: requester)
       recorder.events.withLock { if $0.seen.insert(edge).inserted { $0.list.append(event) } }
-      if let error = error as? ResolutionError, error.kind == .resolutionTooDeep { return }
-      recorder.settled.withLock { _ = $0[copy, default: []].insert(index) }
+      recorder.steps.withLock { steps in
+        if error == nil {
+          _ = steps.settled[copy, default: []].insert(index)
+        } else {
+          _ = steps.failing[copy, default: []].insert(index)
+        }
+      }
     }
 
     /// Whether a step in this copy settled `index` already (see ``record(_:index:requester:error:)``).
     func settledHere(_ index: Int) -> Bool {
-      recorder.settled.withLock { $0[copy]?.contains(index) ?? false }
+      recorder.steps.withLock { $0.settled[copy]?.contains(index) ?? false }
     }
   }
 }
@@ -347,7 +368,8 @@ extension Container {
     return (report, DependencyGraph(events: events, report: report, roots: nodes, handles: handles))
   }
 
-  /// The chains a validation run found too deep for the stack, so far: the names on their paths.
+  /// The chains a validation run found too deep for the stack, so far: the dependencies on their
+  /// paths.
   final class DeepChains: Sendable {
     private let covered = Locked<Set<Int>>([])
     /// Whether `error`, too deep, starts at a root not on the path of a chain found before; if
@@ -375,9 +397,9 @@ extension Container {
   /// the path of a problem found from it.
   ///
   /// A root that a step of an earlier root's resolution already made in this copy, or failed to
-  /// make there for a reason other than the stack's depth, is not run again: it would do the
-  /// same, and what it resolved is recorded, as is the problem (with the earlier root's longer
-  /// path). So a chain of registrations is resolved once, not once from each member.
+  /// make there on that root's failing path (not for the stack's depth), is not run again: it
+  /// would do the same, and what it resolved is recorded, as is the problem (with the earlier
+  /// root's longer path). So a chain of registrations is resolved once, not once from each member.
   private func runEach(
     _ roots: Set<Int>, samples: [Int: any Sendable], holders: [Int: [Int]], deepChains: DeepChains
   ) async -> (problems: [ValidationReport.Problem], skipped: [DependencyReference], needsSample: [DependencyReference])
@@ -403,12 +425,15 @@ extension Container {
       if samples[index] == nil, !registration.takesArgument, let tap, tap.settledHere(index) {
         continue
       }
+      var rootError: ResolutionError?
+      defer { tap?.recorder.endRoot(failedWith: rootError) }
       do {
         // The same resolution routine as the app's, with the registration's own types.
         if try await !registration.dryRun(self, argument: samples[index]) {
           needsSample.append(descriptor.reference)
         }
       } catch let error as ResolutionError {
+        rootError = error
         if error.kind == .resolutionTooDeep, !deepChains.isNew(error) { continue }
         problems.append(problem(from: headed(error, by: holders[index])))
       } catch let skip as ValidationSkipped {
