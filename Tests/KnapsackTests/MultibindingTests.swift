@@ -248,10 +248,14 @@ struct MbCrashAssembly: Assembly {
 
   @Test func aDisposedContainerRefusesAMultibindingWithNoContributions() async throws {
     let container = Container()
+    container.contribute(to: \.mbNumbers) { _ in 1 }
     let child = container.makeChild()
     #expect(try container[\.mbEmpty].isEmpty)
     try await container.dispose()
     for resolving in [container, child] {
+      // With a contribution, its step refuses.
+      let contributed = #expect(throws: ResolutionError.self) { try resolving[\.mbNumbers] }
+      #expect(contributed?.kind == .containerDisposed)
       let sync = #expect(throws: ResolutionError.self) { try resolving[\.mbEmpty] }
       #expect(sync?.kind == .containerDisposed)
       #expect(sync?.path.map(\.name) == ["\\.mbEmpty"])

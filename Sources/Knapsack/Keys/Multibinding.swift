@@ -108,8 +108,8 @@ extension Container {
     // No stack protector for the frame, as in `Container.produce`.
     return try _withUnprotectedUnsafeMutablePointer(to: &frame) { frame in
       defer { if parent == nil { frame.pointee.releaseGraph() } }
-      // Each contribution's step would throw it too; this also covers a key with none.
-      if isDisposed { throw failure(.containerDisposed, keyIndex, frame) }
+      // Each contribution's step throws it for a disposed container; a key with none has no step.
+      if contributions.isEmpty, isDisposed { throw failure(.containerDisposed, keyIndex, frame) }
       let resolveAll = { () throws -> [E] in try contributions.map { try self.resolveSync($0, (), parent: frame) } }
       guard let observer = effectiveObserver else { return try resolveAll() }
       // Observed: the key itself is a node between its users and its contributions.
@@ -126,7 +126,7 @@ extension Container {
     let contributions = contributions(to: keyIndex)
     let frame = AsyncFrame(index: keyIndex, container: self, argument: (), parent: parent)
     defer { frame.finish() }
-    if isDisposed { throw failure(.containerDisposed, keyIndex, frame.pointer) }
+    if contributions.isEmpty, isDisposed { throw failure(.containerDisposed, keyIndex, frame.pointer) }
     let resolveAll = { () async throws -> [E] in
       var elements: [E] = []
       for index in contributions { elements.append(try await self.resolveAsync(index, (), parent: frame)) }
