@@ -31,7 +31,7 @@ public final class Container: Sendable {
     /// Override registrations, innermost scope first.
     let overrides: [Container]
     let scope: ObjectIdentifier?
-    let recorder: (any ResolutionObserver)?
+    let recorder: ValidationRecorder.Tap?
   }
 
   struct Disposal: Sendable {
@@ -106,7 +106,7 @@ public final class Container: Sendable {
   /// `base`'s parent, so the copies keep the hierarchy (and its sharing) of the originals.
   init(
     overlayOf base: Container, parent: Container?, overrides: [Container], scope: ObjectIdentifier?,
-    recorder: (any ResolutionObserver)?
+    recorder: ValidationRecorder.Tap?
   ) {
     self.parent = parent
     overlay = Overlay(base: base, overrides: overrides, scope: scope, recorder: recorder)

@@ -145,7 +145,7 @@ struct ValidationSkipped: Error {
 }
 
 /// Records what a dry run resolved, and what each validation copy settled.
-final class ValidationRecorder: ResolutionObserver {
+final class ValidationRecorder: Sendable {
   /// One step: a dependency, and the dependency that asked for it.
   private struct Edge: Hashable {
     let index: Int
@@ -160,9 +160,6 @@ final class ValidationRecorder: ResolutionObserver {
   /// dependencies steps failed to make during the root running now.
   private let steps = Locked<(settled: [ObjectIdentifier: Set<Int>], failing: [ObjectIdentifier: Set<Int>])>(([:], [:]))
 
-  func didResolve(_ event: ResolutionEvent) {
-    events.withLock { $0.list.append(event) }
-  }
   var recorded: [ResolutionEvent] { events.withLock { $0.list } }
 
   /// What the copy of `base` reports to: this recorder, with the copy named.
@@ -188,7 +185,8 @@ final class ValidationRecorder: ResolutionObserver {
     let recorder: ValidationRecorder
     let copy: ObjectIdentifier
 
-    func didResolve(_ event: ResolutionEvent) { recorder.didResolve(event) }
+    /// The engine calls ``record(_:index:requester:error:)`` instead, with the step's index.
+    func didResolve(_ event: ResolutionEvent) { recorder.events.withLock { $0.list.append(event) } }
 
     /// Records the step that made `index` for `requester` in this copy, which failed with
     /// `error` if given.
@@ -405,7 +403,7 @@ extension Container {
   ) async -> (problems: [ValidationReport.Problem], skipped: [DependencyReference], needsSample: [DependencyReference])
   {
     let table = KeyTable.shared
-    let tap = overlay?.recorder as? ValidationRecorder.Tap
+    let tap = overlay?.recorder
     var problems: [ValidationReport.Problem] = []
     var skipped: [DependencyReference] = []
     var needsSample: [DependencyReference] = []

@@ -113,7 +113,7 @@ final class OverrideScope: Sendable {
   let overrides: [Container]
   /// For a validation run's scope, what its copies report to: each container resolved in it,
   /// the validated one or one a factory captured, is served by a throw-away validation copy.
-  let recorder: (any ResolutionObserver)?
+  let recorder: ValidationRecorder?
   /// In a validation run's scope, the dependencies that factories made a `Lazy` or `Provider`
   /// of: the container the handle resolves from, and the step that made it (its dependency's
   /// index, if known). The run checks them too, since nothing resolves them during it.
@@ -154,11 +154,11 @@ final class OverrideScope: Sendable {
   /// The scope of a validation run: no overrides of its own (those of the scope open here still
   /// apply), and copies that record to `recorder`, keep no instance and call no factory
   /// registered with side effects.
-  convenience init(validatingWith recorder: any ResolutionObserver) {
+  convenience init(validatingWith recorder: ValidationRecorder) {
     self.init(overrides: Self.current?.overrides ?? [], recorder: recorder)
   }
 
-  private init(overrides: [Container], recorder: (any ResolutionObserver)?) {
+  private init(overrides: [Container], recorder: ValidationRecorder?) {
     self.overrides = overrides
     self.recorder = recorder
     // Last, once the scope is made (deinit, which uncounts it, runs only for a made scope), and
@@ -221,9 +221,9 @@ final class OverrideScope: Sendable {
     return overlays.withLock { overlays in
       if let raced = overlays[id] { return raced }
       // A validation run's recorder learns which copy each step ran in.
-      let observer = (recorder as? ValidationRecorder).map { $0.tap(for: id) } ?? recorder
       let overlay = Container(
-        overlayOf: base, parent: parent, overrides: overrides, scope: ObjectIdentifier(self), recorder: observer)
+        overlayOf: base, parent: parent, overrides: overrides, scope: ObjectIdentifier(self),
+        recorder: recorder?.tap(for: id))
       let entry = Entry(base: id, overlay: overlay)
       overlays[id] = entry
       return entry
