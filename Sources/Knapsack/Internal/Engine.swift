@@ -541,9 +541,7 @@ extension Container {
         record.serial.store(binding.serial, ordering: .relaxed)
       }
       cell.publish(value, binding.scope.kind)
-      // The container owns singletons and cached instances; a weak one belongs to its holders,
-      // a graph one to its resolution.
-      if binding.scope.kind != .weak && binding.scope.kind != .graph { recordCreated(value, by: binding) }
+      if binding.scope.isDisposedByContainer { recordCreated(value, by: binding) }
     }
     let waiters = cell.state.withLock { state in
       state.creator = nil
@@ -597,12 +595,12 @@ extension Container {
     return decoratedValue
   }
 
-  /// Keeps what the factory of a singleton or cached `binding` made, when a decorator of it
-  /// failed, to dispose of with the container: nobody received it, and it may hold a resource
-  /// (a database the factory opened). Instances of other scopes are their holders' to dispose of.
+  /// Keeps what the factory of `binding` made, when a decorator of it failed, to dispose of with
+  /// the container if its scope is one the container disposes of: nobody received it, and it may
+  /// hold a resource (a database the factory opened).
   @inline(never)
   func keepForDisposal(_ made: some Sendable, of binding: Binding) {
-    guard !isValidationCopy, binding.scope.kind == .singleton || binding.scope.kind == .cached else { return }
+    guard !isValidationCopy, binding.scope.isDisposedByContainer else { return }
     recordCreated(made, by: binding)
   }
 

@@ -48,4 +48,8 @@ public struct Scope: Sendable, Hashable, Codable, CustomStringConvertible {
 
   /// Whether the container keeps the instance beyond one resolution.
   var isContainerOwned: Bool { kind == .singleton || kind == .cached || kind == .weak }
+
+  /// Whether the container disposes of the instances it keeps: singletons and cached ones. A
+  /// weak one belongs to its holders, a graph one to its resolution, a unique one to its caller.
+  var isDisposedByContainer: Bool { kind == .singleton || kind == .cached }
 }
