@@ -351,11 +351,7 @@ extension Container {
     let report = ValidationReport(
       problems: unique, checkedCount: checked, skipped: Array(Set(skipped)).sorted { $0.name < $1.name },
       needsSampleArgument: Array(Set(needsSample)).sorted { $0.name < $1.name })
-    var byName: [String: Int] = [:]
-    for descriptor in table.descriptors {
-      byName[descriptor.displayName + "\u{0}" + descriptor.typeName] = descriptor.index
-    }
-    let pathIndices = Set(unique.flatMap(\.path).map { $0.name + "\u{0}" + $0.typeName }).compactMap { byName[$0] }
+    let pathIndices = Set(unique.flatMap(\.path).compactMap(table.index(named:)))
     let nodes = roots.union(pathIndices).map { index in
       (
         table.descriptor(index).reference,
@@ -574,11 +570,6 @@ extension ValidationReport.Problem.Kind {
 
 /// Keys that can describe themselves without their value type being known.
 extension KeyTable {
-  /// The index of the dependency a reference names (a linear search: diagnostics only).
-  func index(named reference: DependencyReference) -> Int? {
-    descriptors.first { $0.displayName == reference.name && $0.typeName == reference.typeName }?.index
-  }
-
   /// The index of a key given as a partial key path, if it is a Knapsack key.
   func index(ofDeclared keyPath: PartialKeyPath<Dependencies>) -> Int? {
     guard let declared = Dependencies()[keyPath: keyPath] as? any DeclaredKey else { return nil }

@@ -36,9 +36,18 @@ final class KeyTable: Sendable {
     /// from the same site (their descriptors already say the right thing).
     var freeContributionIndices: [ContributionSite: [Int]] = [:]
     var descriptors: [Descriptor] = []
+    /// The first index described by each display name and type name (see ``index(named:)``).
+    var byName: [String: Int] = [:]
     /// How many key path objects the address cache remembers for each key (see
     /// ``rememberedPerKey``).
     var remembered: [Int: Int] = [:]
+
+    /// Adds the descriptor of the next index.
+    mutating func append(_ descriptor: Descriptor) {
+      descriptors.append(descriptor)
+      let name = KeyTable.nameKey(descriptor.displayName, descriptor.typeName)
+      if byName[name] == nil { byName[name] = descriptor.index }
+    }
   }
 
   /// The most key path objects remembered for one key: a key path literal is one object per
@@ -49,6 +58,9 @@ final class KeyTable: Sendable {
   static let rememberedPerKey = 1024
 
   private let state = Locked(State())
+
+  /// The key a descriptor's display name and type name make in ``State/byName``.
+  private static func nameKey(_ name: String, _ typeName: String) -> String { name + "\u{0}" + typeName }
   /// Indices grouped by the base name of their type, for the near matches an error lists (see
   /// `Container.nearMatches(to:)`): built on the first error, extended on later ones.
   let byBaseName = Locked<(indexed: Int, groups: [String: [Int]])>((0, [:]))
@@ -85,7 +97,7 @@ final class KeyTable: Sendable {
           next = state.descriptors.count
           return nil
         }
-        state.descriptors.append(described)
+        state.append(described)
         state.byKeyPath[id] = next
         return next
       }
@@ -94,6 +106,12 @@ final class KeyTable: Sendable {
         return index
       }
     }
+  }
+
+  /// The index of the dependency a reference names: the first described with its display name
+  /// and type name (diagnostics only; contributions made from one line share both).
+  func index(named reference: DependencyReference) -> Int? {
+    state.withLock { $0.byName[Self.nameKey(reference.name, reference.typeName)] }
   }
 
   /// How many key path objects of the key at `index` the address cache remembers.
@@ -140,7 +158,7 @@ final class KeyTable: Sendable {
       let index = state.descriptors.count
       let typeName = Self.typeName(type)
       let display = name.map { "\(typeName) (name: \"\($0)\")" } ?? typeName
-      state.descriptors.append(
+      state.append(
         Descriptor(
           index: index, kind: .type, displayName: display, typeName: typeName, declaration: nil,
           defaultRegistration: nil))
@@ -159,7 +177,7 @@ final class KeyTable: Sendable {
     state.withLock { state in
       if let index = state.freeContributionIndices[site]?.popLast() { return index }
       let index = state.descriptors.count
-      state.descriptors.append(describe(index))
+      state.append(describe(index))
       return index
     }
   }
