@@ -162,6 +162,33 @@ import Testing
     #expect(error.description.contains("registered nearby: NearThing (name: \"primary\") at KnapsackTests/"))
   }
 
+  final class RankedThing: Sendable {}
+
+  @Test func theNearestFiveAreListedInRankThenNameOrder() throws {
+    // Registered in reverse order, with names elsewhere that this container cannot see: what is
+    // listed is the five nearest that it provides, same type first, by name.
+    let elsewhere = Container()
+    elsewhere.register(type: RankedThing.self, name: "0 elsewhere") { RankedThing() }
+    let container = Container()
+    container.register(type: RankedThing?.self) { RankedThing() }
+    for name in ["g", "f", "e", "d", "c", "b", "a"] {
+      container.register(type: RankedThing.self, name: name) { RankedThing() }
+    }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: RankedThing.self) }
+    #expect(
+      error.nearMatches.map(\.dependency.name) == ["a", "b", "c", "d", "e"].map { "RankedThing (name: \"\($0)\")" })
+
+    let few = Container()
+    few.register(type: RankedThing?.self) { RankedThing() }
+    few.register(type: RankedThing.self, name: "b") { RankedThing() }
+    few.register(type: RankedThing.self, name: "a") { RankedThing() }
+    let fewError = try #require(throws: ResolutionError.self) { try few.resolve(type: RankedThing.self) }
+    #expect(
+      fewError.nearMatches.map(\.dependency.name) == [
+        "RankedThing (name: \"a\")", "RankedThing (name: \"b\")", "Optional<RankedThing>",
+      ])
+  }
+
   @Test func unrelatedTypesAreNotNearMatches() throws {
     let container = Container()
     container.register(type: String.self) { "text" }

@@ -18,16 +18,25 @@ extension Container {
       grouping.indexed = descriptors.count
       return (descriptors, grouping.groups[Self.baseName(descriptors[index].typeName)] ?? [])
     }
-    let wanted = descriptors[index]
-    var found: [(rank: Int, match: ResolutionError.NearMatch)] = []
+    let wantedType = descriptors[index].typeName
+    // The nearest `limit` so far, in order. A candidate is looked up (a lock per container level)
+    // only if it would rank among them: one pass, no sort, however many share the base name.
+    var nearest: [(rank: Int, name: String, match: ResolutionError.NearMatch)] = []
     for candidate in candidates where candidate != index {
       let descriptor = descriptors[candidate]
-      guard descriptor.kind != .multibinding, let registration = effectiveRegistration(candidate)?.0 else { continue }
-      let rank = descriptor.typeName != wanted.typeName ? 2 : descriptor.kind == .type ? 0 : 1
-      found.append((rank, ResolutionError.NearMatch(dependency: descriptor.reference, site: registration.location)))
+      guard descriptor.kind != .multibinding else { continue }
+      let rank = descriptor.typeName != wantedType ? 2 : descriptor.kind == .type ? 0 : 1
+      let position = nearest.firstIndex { (rank, descriptor.displayName) < ($0.rank, $0.name) } ?? nearest.endIndex
+      guard position < limit, let registration = effectiveRegistration(candidate)?.0 else { continue }
+      nearest.insert(
+        (
+          rank, descriptor.displayName,
+          ResolutionError.NearMatch(dependency: descriptor.reference, site: registration.location)
+        ),
+        at: position)
+      if nearest.count > limit { nearest.removeLast() }
     }
-    return found.sorted { ($0.rank, $0.match.dependency.name) < ($1.rank, $1.match.dependency.name) }
-      .prefix(limit).map(\.match)
+    return nearest.map(\.match)
   }
 
   /// `Store` for `Store`, `Store?`, `Optional<Store>`, `any Store`, `App.Store`, compared
