@@ -1,5 +1,6 @@
 import Foundation
 import Knapsack
+import Synchronization
 import Testing
 
 /// An asynchronously closed resource, such as a database connection.
@@ -60,6 +61,7 @@ extension Dependencies {
   var lcC: Key<LcResource> { .required() }
   var lcFile: Key<LcFileHandle> { .required() }
   var lcNumber: Key<Int> { Key { 42 } }
+  var lcPerUser: ArgumentKey<Int, LcResource> { .required() }
   var lcTyped: Key<String> { .required() }
 }
 
@@ -343,6 +345,71 @@ final class LcTypedService: Sendable {}
     #expect(outcome.all.count == 1)
     let closed = await waitUntil(timeout: .seconds(2)) { log.all == ["made during disposal"] }
     #expect(closed, "outcome \(outcome.all), disposed \(log.all)")
+  }
+
+  @Test func aWaiterThatLooksAgainAfterDisposalBeganMakesNothing() async throws {
+    // The first creation fails once disposal has begun; a resolution waiting for it then looks
+    // again. Making the instance now would hand out one that disposal, already past its wait,
+    // never closes: it is refused instead.
+    let log = Collected<String>()
+    let container = Container()
+    let calls = Counter()
+    let creating = Rendezvous(parties: 2)
+    container.register(\.lcA, scope: .cached) { () -> LcResource in
+      if calls.increment() == 1 {
+        // Long bounds: they only end a hang, and a loaded machine may be slow to get here.
+        creating.arriveAndWait(timeout: .seconds(60))
+        _ = waitUntilSync(timeout: .seconds(60)) { container.isDisposedContainer }
+        throw PlannedFailure("interrupted by disposal")
+      }
+      return LcResource("made after disposal began", log: log)
+    }
+    let outcomes = Collected<String>()
+    let first = ThreadGroup(count: 1) { _ in outcomes.append(Self.outcome { try container[\.lcA] }) }
+    #expect(await creating.arrive(timeout: .seconds(60)))
+    let waiter = ThreadGroup(count: 1) { _ in outcomes.append(Self.outcome { try container[\.lcA] }) }
+    // Let the second resolution reach the wait for the first one's creation.
+    try await Task.sleep(for: .milliseconds(50))
+    try await container.dispose()
+    #expect(await first.join())
+    #expect(await waiter.join())
+    #expect(outcomes.all.sorted() == ["containerDisposed", "factoryFailed"])
+    #expect(calls.count == 1)
+    #expect(log.all.isEmpty)
+  }
+
+  @Test func everyInstanceHandedOutWhileDisposalRunsIsDisposed() async throws {
+    // Resolutions racing `dispose()` each get an instance that is disposed, or an error.
+    for _ in 0..<20 {
+      let log = Collected<String>()
+      let container = Container()
+      let next = Atomic<Int>(0)
+      container.register(\.lcPerUser, scope: .singleton) { _, user in LcResource("user \(user)", log: log) }
+      let stop = Atomic<Bool>(false)
+      let handedOut = Collected<LcResource>()
+      let resolving = ThreadGroup(count: 2) { _ in
+        while !stop.load(ordering: .acquiring) {
+          let user = next.add(1, ordering: .relaxed).newValue
+          if let resource = try? container.resolve(\.lcPerUser, argument: user) { handedOut.append(resource) }
+        }
+      }
+      try await Task.sleep(for: .milliseconds(Int.random(in: 1...3)))
+      try await container.dispose()
+      stop.store(true, ordering: .releasing)
+      #expect(await resolving.join())
+      let leaked = handedOut.all.filter { $0.disposals.count == 0 }
+      #expect(leaked.isEmpty, "\(leaked.count) of \(handedOut.all.count) instances never disposed")
+    }
+  }
+
+  private static func outcome(_ resolve: () throws -> LcResource) -> String {
+    do {
+      return try resolve().label
+    } catch let error as ResolutionError {
+      return "\(error.kind)"
+    } catch {
+      return "\(error)"
+    }
   }
 
   // MARK: Exactly once

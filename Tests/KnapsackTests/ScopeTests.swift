@@ -5,6 +5,7 @@ import Testing
 
 extension Dependencies {
   var scopeToken: Key<Token> { Key { Token("default") } }
+  var scopeAsyncToken: AsyncKey<Token> { AsyncKey { _ in Token("default") } }
   var scopeValue: Key<TypedPlugin> { Key { TypedPlugin(id: 0) } }
   var scopeLeaf: Key<Token> { Key { Token("leaf") } }
   var scopeLeft: Key<GraphHolder> { Key { r in GraphHolder(leaf: try r[\.scopeLeaf]) } }
@@ -143,6 +144,57 @@ final class GraphRoot: Sendable {
     #expect(second !== first)
     #expect(try container[\.scopeToken] === second)
     #expect(counter.count == 2)
+  }
+
+  @Test func aResetWhileTheFactoryRunsIsNotUndoneWhenItReturns() async throws {
+    // Settings read before the reset are not what later resolutions get.
+    let container = Container()
+    let calls = Counter()
+    let reading = Rendezvous(parties: 2)
+    let resetDone = Locked(false)
+    container.register(\.scopeToken, scope: .cached) { () -> Token in
+      let call = calls.increment()
+      if call == 1 {
+        // Long bounds: they only end a hang, and a loaded machine may be slow to get here.
+        reading.arriveAndWait(timeout: .seconds(60))
+        _ = waitUntilSync(timeout: .seconds(60)) { resetDone.withLock { $0 } }
+      }
+      return Token("read \(call)")
+    }
+    let before = Locked<String?>(nil)
+    let resolving = ThreadGroup(count: 1) { _ in
+      before.withLock { $0 = (try? container[\.scopeToken])?.label }
+    }
+    #expect(await reading.arrive(timeout: .seconds(60)))
+    container.resetCached()
+    resetDone.withLock { $0 = true }
+    #expect(await resolving.join())
+    // The resolution that began before the reset gets what it made; nothing keeps it.
+    #expect(before.withLock { $0 } == "read 1")
+    #expect(try container[\.scopeToken].label == "read 2")
+    #expect(try container[\.scopeToken].label == "read 2")
+  }
+
+  @Test func aResetWhileAnAsyncFactoryRunsIsNotUndoneWhenItReturns() async throws {
+    let container = Container()
+    let calls = Counter()
+    let (started, startedSignal) = AsyncStream<Void>.makeStream()
+    let (proceed, proceedSignal) = AsyncStream<Void>.makeStream()
+    container.register(\.scopeAsyncToken, scope: .cached) { _ async throws -> Token in
+      let call = calls.increment()
+      if call == 1 {
+        startedSignal.yield()
+        for await _ in proceed { break }
+      }
+      return Token("read \(call)")
+    }
+    let first = Task { try await container.resolve(\.scopeAsyncToken) }
+    for await _ in started { break }
+    container.resetCached()
+    proceedSignal.yield()
+    #expect(try await first.value.label == "read 1")
+    #expect(try await container.resolve(\.scopeAsyncToken).label == "read 2")
+    #expect(try await container.resolve(\.scopeAsyncToken).label == "read 2")
   }
 
   @Test func resetCachedLeavesSingletonsAlone() async throws {

@@ -179,6 +179,17 @@ final class ManualExecutor: TaskExecutor {
   }
 }
 
+/// Blocks the thread until `condition` holds or `timeout` passed; returns whether it held. For
+/// factories that must wait for the test to do something.
+func waitUntilSync(timeout: Duration, _ condition: () -> Bool) -> Bool {
+  let deadline = ContinuousClock.now + timeout
+  while !condition() {
+    if ContinuousClock.now > deadline { return false }
+    usleep(200)
+  }
+  return true
+}
+
 /// Runs `body` on a new thread, outside any task, and returns its result; nil if it did not finish
 /// within `timeout`.
 func onThreadOutsideAnyTask<T: Sendable>(

@@ -139,7 +139,8 @@ public final class Container: Sendable {
   }
 
   /// Clears every ``Scope/cached`` instance this container holds; the next resolution makes a
-  /// new one. Singletons are not affected. Inside a ``withOverrides(_:isolation:operation:)``
+  /// new one. Singletons are not affected. A cached instance still being made when this is
+  /// called goes to the resolution that asked for it and is not kept. Inside a ``withOverrides(_:isolation:operation:)``
   /// scope (or a test's `.overrides` trait), where the scope's copy of this container serves the
   /// resolutions, it clears the copy's cached instances too.
   public func resetCached() {
@@ -150,9 +151,7 @@ public final class Container: Sendable {
   /// Clears the cached instances of this container itself.
   private func clearCached() {
     state.withLock { state in
-      for binding in state.bindings.values where binding.scope == .cached {
-        for cell in binding.allCells { cell.state.withLock { $0.cached = nil } }
-      }
+      for binding in state.bindings.values where binding.scope == .cached { binding.resetCached() }
     }
   }
 
@@ -335,7 +334,16 @@ public final class Container: Sendable {
     }
   }
 
-  func beginCreating() { state.withLock { $0.creating += 1 } }
+  /// Counts a shared instance about to be made, for disposal to wait for; false once the
+  /// container is disposed (in the same lock as `dispose()` marks it, so a creation is either
+  /// counted, and its instance disposed, or refused).
+  func beginCreating() -> Bool {
+    state.withLock { state in
+      guard !state.disposed else { return false }
+      state.creating += 1
+      return true
+    }
+  }
   func endCreating() { state.withLock { $0.creating -= 1 } }
 
   func recordCreated(_ value: some Sendable, by binding: Binding) {

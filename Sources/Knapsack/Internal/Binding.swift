@@ -44,6 +44,9 @@ final class SharedCell: Sendable {
     let frame: UInt
     let thread: UInt?
     let path: [Int]
+    /// ``State/resets`` when the creation began: a reset since then means the instance is made
+    /// from what was before it, so it is handed to its caller but not kept.
+    let resets: UInt
   }
 
   struct State {
@@ -51,6 +54,8 @@ final class SharedCell: Sendable {
     var asyncWaiters: [CheckedContinuation<Void, Never>] = []
     var cached: (any Sendable)?
     weak var weakInstance: AnyObject?
+    /// How many times `Container.resetCached()` cleared this cell.
+    var resets: UInt = 0
   }
 
   /// The singleton, published once as a retained `Box` pointer so that reads need no lock.
@@ -85,13 +90,18 @@ final class SharedCell: Sendable {
     singleton.load(ordering: .acquiring) != 0 || state.withLock { $0.cached != nil || $0.weakInstance != nil }
   }
 
-  /// Stores an instance; the caller holds the creator role, so there is no race.
+  /// Stores an instance; the caller holds the creator role, so there is no race. A cached
+  /// instance whose creation began before a reset is not stored: the next resolution makes one
+  /// from what changed.
   func publish<Value: Sendable>(_ value: Value, _ scope: Scope.Kind) {
     switch scope {
     case .singleton:
       let box = Unmanaged.passRetained(Box(value) as AnyObject)
       singleton.store(UInt(bitPattern: box.toOpaque()), ordering: .releasing)
-    case .cached, .graph: state.withLock { $0.cached = value }
+    case .cached, .graph:
+      state.withLock { state in
+        if state.creator?.resets ?? state.resets == state.resets { state.cached = value }
+      }
     case .weak: state.withLock { $0.weakInstance = value as AnyObject }
     case .unique: break
     }
@@ -140,6 +150,17 @@ final class Binding: Sendable {
 
   /// Every cell, for clearing cached instances.
   var allCells: [SharedCell] { [cell] + argumentCells.withLock { Array($0.values) } }
+
+  /// Drops the cached instances of every cell, and keeps a creation already running from storing
+  /// what it makes from the state before the reset.
+  func resetCached() {
+    for cell in allCells {
+      cell.state.withLock { state in
+        state.cached = nil
+        state.resets &+= 1
+      }
+    }
+  }
 }
 
 /// The process-wide record of resolution steps that are waiting for a shared instance another

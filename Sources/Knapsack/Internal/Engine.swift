@@ -208,6 +208,8 @@ extension Container {
         return value
       case .cycle(let creatorPath):
         throw cycle(creatorPath, frame)
+      case .disposed:
+        throw failure(.containerDisposed, binding.index, frame)
       case .wait(let creatorIsAsync):
         if let loop = WaitGraph.shared.beginWait(frame, for: cell, index: binding.index) {
           throw crossResolutionCycle(loop, binding, frame.pointee.parent)
@@ -362,6 +364,8 @@ extension Container {
         return value
       case .cycle(let creatorPath):
         throw cycle(creatorPath, frame.pointer)
+      case .disposed:
+        throw failure(.containerDisposed, binding.index, frame.pointer)
       case .wait:
         if let loop = WaitGraph.shared.beginWait(frame.pointer, for: cell, index: binding.index) {
           throw crossResolutionCycle(loop, binding, parent?.pointer)
@@ -492,6 +496,8 @@ extension Container {
     case wait(creatorIsAsync: Bool)
     /// This very resolution is making it: a cycle, with the creator's path.
     case cycle([Int])
+    /// The container was disposed: nothing more is made in it.
+    case disposed
   }
 
   /// Looks up the shared instance of `cell`, or claims its creation exactly once.
@@ -522,11 +528,15 @@ extension Container {
         }
         return .wait(creatorIsAsync: creator.thread == nil)
       }
-      state.creator = SharedCell.Creator(frame: UInt(bitPattern: frame), thread: thread, path: frame.path)
+      state.creator = SharedCell.Creator(
+        frame: UInt(bitPattern: frame), thread: thread, path: frame.path, resets: state.resets)
       if thread != nil { cell.creationLock.lock() }
       return .create
     }
-    if case .create = claim { beginCreating() }
+    if case .create = claim, !beginCreating() {
+      letGo(cell, synchronous: thread != nil)
+      return .disposed
+    }
     return claim
   }
 
@@ -543,13 +553,18 @@ extension Container {
       cell.publish(value, binding.scope.kind)
       if binding.scope.isDisposedByContainer { recordCreated(value, by: binding) }
     }
+    endCreating()
+    letGo(cell, synchronous: synchronous)
+  }
+
+  /// Gives up the creator role on `cell` and wakes the steps waiting for it, which look again.
+  private func letGo(_ cell: SharedCell, synchronous: Bool) {
     let waiters = cell.state.withLock { state in
       state.creator = nil
       defer { state.asyncWaiters = [] }
       return state.asyncWaiters
     }
     if synchronous { cell.creationLock.unlock() }
-    endCreating()
     for waiter in waiters { waiter.resume() }
   }
 
