@@ -331,6 +331,132 @@ extension Dependencies {
     #expect(try container[\.overrideRepository] === real)
   }
 
+  // MARK: Nested scopes and the outer scope's instances
+
+  /// A test helper opens a scope with a fake store and seeds it; a nested scope that swaps
+  /// something else must see the same store.
+  @Test func aNestedScopeUsesTheOuterScopesSingleton() async throws {
+    let container = Container()
+    let made = Counter()
+    try await withOverrides {
+      $0.register(\.overrideShared, scope: .singleton) { Token("outer's \(made.increment())") }
+    } operation: { () async throws in
+      let outer = try container[\.overrideShared]
+      try await withOverrides {
+        $0.register(\.overrideValue) { "inner" }
+      } operation: { () async throws in
+        #expect(try container[\.overrideShared] === outer)
+        #expect(try container.makeChild()[\.overrideShared] === outer)
+        #expect(try container[\.overrideValue] == "inner")
+      }
+      // Synchronous scopes nest the same way.
+      #expect(try Self.inSynchronousNestedScope { try container[\.overrideShared] } === outer)
+    }
+    #expect(made.count == 1)
+  }
+
+  /// `body` in a synchronous scope that overrides something unrelated.
+  private static func inSynchronousNestedScope<R>(_ body: () throws -> R) rethrows -> R {
+    try withOverrides {
+      $0.register(\.overrideValue) { "inner" }
+    } operation: {
+      try body()
+    }
+  }
+
+  @Test func anOuterScopesSingletonFirstMadeInANestedScopeIsTheOuterScopes() async throws {
+    let container = Container()
+    let made = Counter()
+    try await withOverrides {
+      $0.register(\.overrideShared, scope: .singleton) { Token("outer's \(made.increment())") }
+    } operation: { () async throws in
+      let inner = try await withOverrides {
+        $0.register(\.overrideValue) { "inner" }
+      } operation: { () async throws in
+        try container[\.overrideShared]
+      }
+      // Kept by the outer scope after the inner one ended, and the one the outer scope uses.
+      #expect(try container[\.overrideShared] === inner)
+    }
+    #expect(made.count == 1)
+    #expect(try container[\.overrideShared].label == "default singleton")
+  }
+
+  @Test func aNestedScopeThatOverridesOrDecoratesTheKeyAgainHasItsOwn() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.overrideShared, scope: .singleton) { Token("outer") }
+    } operation: { () async throws in
+      let outer = try container[\.overrideShared]
+      try await withOverrides {
+        $0.register(\.overrideShared, scope: .singleton) { Token("inner") }
+      } operation: { () async throws in
+        #expect(try container[\.overrideShared].label == "inner")
+      }
+      try await withOverrides {
+        $0.decorate(\.overrideShared) { _, token in Token("decorated " + token.label) }
+      } operation: { () async throws in
+        let decorated = try container[\.overrideShared]
+        #expect(decorated.label == "decorated outer")
+        #expect(decorated !== outer)
+      }
+      #expect(try container[\.overrideShared] === outer)
+    }
+  }
+
+  /// Only what an outer scope's overrides register is the outer scope's: a singleton of the app's
+  /// own registrations is made again in a nested scope, so an override there reaches it.
+  @Test func aNestedScopeStillRemakesTheAppsSingletonsWithItsOverrides() async throws {
+    let container = Container()
+    container.register(\.overrideRepository, scope: .singleton) { r in Repository(storage: try r[\.storage]) }
+    let outerStorage = InMemoryStorage()
+    let innerStorage = InMemoryStorage()
+    try await withOverrides {
+      $0.register(\.storage) { outerStorage }
+    } operation: { () async throws in
+      #expect(try container[\.overrideRepository].storage === outerStorage)
+      try await withOverrides {
+        $0.register(\.storage) { innerStorage }
+      } operation: { () async throws in
+        #expect(try container[\.overrideRepository].storage === innerStorage)
+      }
+    }
+  }
+
+  @Test func resetCachedInANestedScopeClearsTheOuterScopesCachedOverride() async throws {
+    let container = Container()
+    let made = Counter()
+    try await withOverrides {
+      $0.register(\.overrideShared, scope: .cached) { Token("flags \(made.increment())") }
+    } operation: { () async throws in
+      let before = try container[\.overrideShared]
+      try await withOverrides {
+        $0.register(\.overrideValue) { "inner" }
+      } operation: { () async throws in
+        #expect(try container[\.overrideShared] === before)
+        container.resetCached()
+        #expect(try container[\.overrideShared].label == "flags 2")
+      }
+      #expect(try container[\.overrideShared].label == "flags 2")
+    }
+  }
+
+  @Test func anOuterScopesInstanceIsDisposedWhenTheOuterScopeEnds() async throws {
+    let container = Container()
+    let log = Collected<String>()
+    try await withOverrides {
+      $0.register(\.overrideShared, scope: .singleton, dispose: { _ in log.append("closed") }) { Token("outer") }
+    } operation: { () async throws in
+      try await withOverrides {
+        $0.register(\.overrideValue) { "inner" }
+      } operation: { () async throws in
+        _ = try container[\.overrideShared]
+      }
+      #expect(log.all.isEmpty, "the inner scope closed the outer scope's instance")
+    }
+    #expect(log.all == ["closed"])
+  }
+
   @Test func singletonMadeInsideAScopeIsReleasedWhenTheScopeEnds() async throws {
     let container = Container()
     weak var probe: Token?

@@ -84,3 +84,20 @@ struct OverridesTraitGivesEachTestOfASuiteAFreshScopeTests {
     #expect(try Container()[\.traitClaim].claim(for: claimant))
   }
 }
+
+@Suite(.overrides { $0.register(\.traitClaim, scope: .singleton) { Claim() } })
+struct OverridesTraitSingletonInNestedScopesTests {
+  // The suite's singleton belongs to each test's suite-level scope: a test trait, and a scope
+  // the test opens, nest in it and use the same instance (still fresh for each test).
+  @Test(.overrides { $0.register(\.traitOther) { "from the test trait" } }, arguments: [1, 2])
+  func theSuitesSingletonIsOneInstanceInsideTheTest(claimant: Int) async throws {
+    let container = Container()
+    let claim = try container[\.traitClaim]
+    #expect(claim.claim(for: claimant), "a singleton leaked from another test case")
+    try await withOverrides {
+      $0.register(\.traitValue) { "inner" }
+    } operation: { () async throws in
+      #expect(try container[\.traitClaim] === claim)
+    }
+  }
+}

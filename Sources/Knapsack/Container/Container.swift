@@ -31,6 +31,9 @@ public final class Container: Sendable {
     /// Override registrations, innermost scope first.
     let overrides: [Container]
     let scope: ObjectIdentifier?
+    /// The override scope that encloses this copy's scope, whose copies keep the shared
+    /// instances of what its overrides register (see `enclosingScopeCopy(keeping:)`).
+    let enclosing: OverrideScope?
     let recorder: ValidationRecorder.Tap?
   }
 
@@ -106,10 +109,10 @@ public final class Container: Sendable {
   /// `base`'s parent, so the copies keep the hierarchy (and its sharing) of the originals.
   init(
     overlayOf base: Container, parent: Container?, overrides: [Container], scope: ObjectIdentifier?,
-    recorder: ValidationRecorder.Tap?
+    enclosing: OverrideScope?, recorder: ValidationRecorder.Tap?
   ) {
     self.parent = parent
-    overlay = Overlay(base: base, overrides: overrides, scope: scope, recorder: recorder)
+    overlay = Overlay(base: base, overrides: overrides, scope: scope, enclosing: enclosing, recorder: recorder)
     overlayScope = scope
     isValidationCopy = recorder != nil
     plans = PlanNode(state: state, slots: slots)
@@ -142,10 +145,17 @@ public final class Container: Sendable {
   /// new one. Singletons are not affected. A cached instance still being made when this is
   /// called goes to the resolution that asked for it and is not kept. Inside a ``withOverrides(_:isolation:operation:)``
   /// scope (or a test's `.overrides` trait), where the scope's copy of this container serves the
-  /// resolutions, it clears the copy's cached instances too.
+  /// resolutions, it clears the copy's cached instances too, and those of the copies of the
+  /// scopes it is nested in.
   public func resetCached() {
     clearCached()
-    OverrideScope.activeOverlay(of: self)?._withUnsafeGuaranteedRef { $0.clearCached() }
+    // The scope's copy, and those of the scopes it is nested in, whose cached instances of
+    // their own overrides it uses.
+    var scope = OverrideScope.active
+    while let current = scope {
+      overlay(in: current)?._withUnsafeGuaranteedRef { $0.clearCached() }
+      scope = current.enclosing
+    }
   }
 
   /// Clears the cached instances of this container itself.
@@ -278,6 +288,9 @@ public final class Container: Sendable {
     if let (registered, registeredIn) = effectiveRegistration(index) {
       registration = registered
       owner = registration.scope.isContainerOwned ? instanceOwner(of: index, registeredIn: registeredIn) : self
+      if registration.scope.isContainerOwned, let keeper = owner.enclosingScopeCopy(keeping: index) {
+        return Slot(generation: generation, delegate: keeper, observer: observer)
+      }
     } else if let fallback = descriptor.defaultRegistration {
       // A key's default is registered, in effect, in the root.
       registration = fallback
@@ -303,6 +316,18 @@ public final class Container: Sendable {
       container = parent
     }
     return registeredIn
+  }
+
+  /// For the copy of a nested override scope, the copy in the enclosing scope that keeps the
+  /// shared instance of `index`, when an enclosing scope's overrides register it: the instance
+  /// belongs to the scope that registered it, and scopes nested in it share it, unless their own
+  /// overrides register or decorate `index` again. Nil otherwise.
+  func enclosingScopeCopy(keeping index: Int) -> Container? {
+    guard let overlay, let enclosing = overlay.enclosing else { return nil }
+    let own = overlay.overrides.prefix(overlay.overrides.count - enclosing.overrides.count)
+    if own.contains(where: { $0.ownRegistration(index) != nil || $0.decoratesItself(index) }) { return nil }
+    guard enclosing.overrides.contains(where: { $0.ownRegistration(index) != nil }) else { return nil }
+    return enclosing.overlay(for: overlay.base).takeUnretainedValue()
   }
 
   /// Whether a decorator of `index` was registered on this container itself (for a copy, on the

@@ -17,6 +17,8 @@ public import Synchronization
 /// ```
 ///
 /// Scopes nest: an inner scope sees the outer scope's overrides and may override them again.
+/// A shared instance of an outer scope's override is the outer scope's, and an inner scope uses
+/// it, unless the inner scope registers or decorates that key again.
 /// When `operation` returns, the shared instances made inside the scope that are ``Disposable``
 /// (or were registered with a `dispose:` closure) are disposed; errors from that are ignored,
 /// because the scope's result is what the caller asked for.
@@ -111,6 +113,11 @@ final class OverrideScope: Sendable {
 
   /// Override containers, innermost first.
   let overrides: [Container]
+  /// The scope open where this one was opened, if any (never for a validation run's, whose
+  /// copies make nothing that lasts): its copies keep the shared instances of what its own
+  /// overrides register, and this scope's copies use them. Held for as long as this scope
+  /// lives, which may be past the enclosing scope's end (a `Lazy` made inside).
+  let enclosing: OverrideScope?
   /// For a validation run's scope, what its copies report to: each container resolved in it,
   /// the validated one or one a factory captured, is served by a throw-away validation copy.
   let recorder: ValidationRecorder?
@@ -148,18 +155,20 @@ final class OverrideScope: Sendable {
   convenience init(_ configure: (Container) throws -> Void) rethrows {
     let own = Container()
     try configure(own)
-    self.init(overrides: [own] + (Self.current?.overrides ?? []), recorder: nil)
+    let enclosing = Self.current
+    self.init(overrides: [own] + (enclosing?.overrides ?? []), enclosing: enclosing, recorder: nil)
   }
 
   /// The scope of a validation run: no overrides of its own (those of the scope open here still
   /// apply), and copies that record to `recorder`, keep no instance and call no factory
   /// registered with side effects.
   convenience init(validatingWith recorder: ValidationRecorder) {
-    self.init(overrides: Self.current?.overrides ?? [], recorder: recorder)
+    self.init(overrides: Self.current?.overrides ?? [], enclosing: nil, recorder: recorder)
   }
 
-  private init(overrides: [Container], recorder: ValidationRecorder?) {
+  private init(overrides: [Container], enclosing: OverrideScope?, recorder: ValidationRecorder?) {
     self.overrides = overrides
+    self.enclosing = enclosing
     self.recorder = recorder
     // Last, once the scope is made (deinit, which uncounts it, runs only for a made scope), and
     // before it can be bound: `active` looks only while a scope is alive.
@@ -222,7 +231,7 @@ final class OverrideScope: Sendable {
       if let raced = overlays[id] { return raced }
       // A validation run's recorder learns which copy each step ran in.
       let overlay = Container(
-        overlayOf: base, parent: parent, overrides: overrides, scope: ObjectIdentifier(self),
+        overlayOf: base, parent: parent, overrides: overrides, scope: ObjectIdentifier(self), enclosing: enclosing,
         recorder: recorder?.tap(for: id))
       let entry = Entry(base: id, overlay: overlay)
       overlays[id] = entry
