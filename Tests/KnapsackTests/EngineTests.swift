@@ -8,6 +8,8 @@ extension Dependencies {
   var engineName: Key<String> { .required() }
   var engineShared: Key<Token> { Key { Token("shared default") }.scope(.singleton) }
   var engineAnyArgument: ArgumentKey<any Sendable, String> { ArgumentKey { _, argument in "\(argument)" } }
+  subscript(engineLinks level: Int) -> Multibinding<Int> { Multibinding() }
+  subscript(engineAsyncLinks level: Int) -> AsyncMultibinding<Int> { AsyncMultibinding() }
   /// Never resolved, registered or validated: its key path stays unknown to the key table.
   var engineNeverSeen: Key<Int> { Key { 0 } }
 }
@@ -122,6 +124,43 @@ let isThreadSanitized: Bool = {
       #expect(error.path.count > 20)
       #expect(error.description.contains("too deep for this thread's stack"))
     }
+  }
+
+  /// A chain of `length` multibindings, each with one contribution that resolves the next.
+  static func multibindingChain(_ length: Int) -> Container {
+    let container = Container()
+    for level in 0..<length {
+      container.contribute(to: \.[engineLinks: level]) { r in
+        level + 1 == length ? 0 : try r[\.[engineLinks: level + 1]].count
+      }
+      container.contribute(to: \.[engineAsyncLinks: level]) { r async throws in
+        level + 1 == length ? 0 : try await r.resolve(\.[engineAsyncLinks: level + 1]).count
+      }
+    }
+    return container
+  }
+
+  @Test func aTenThousandDeepChainOfMultibindingsOnASmallStackThrowsInsteadOfCrashing() async {
+    // A multibinding step and its contribution's alternate, so the contributions' depth check,
+    // made every few levels, must not be the only one.
+    let container = Self.multibindingChain(10_000)
+    let outcome = await onThread(stackSize: 512 * 1024) { () -> ResolutionError? in
+      do {
+        _ = try container[\.[engineLinks: 0]]
+        return nil
+      } catch {
+        return error as? ResolutionError
+      }
+    }
+    #expect(outcome?.kind == .resolutionTooDeep, "\(String(describing: outcome))")
+  }
+
+  @Test func anAsynchronousChainOfMultibindingsStopsAtTheAsynchronousLimit() async {
+    // 6,000 multibindings and 6,000 contributions: 12,000 asynchronous steps, past the limit.
+    let container = Self.multibindingChain(6_000)
+    let error = await #expect(throws: ResolutionError.self) { try await container.resolve(\.[engineAsyncLinks: 0]) }
+    #expect(error?.kind == .resolutionTooDeep)
+    #expect(error?.description.contains("asynchronous steps") == true, "\(String(describing: error))")
   }
 
   @Test(.enabled(if: !isThreadSanitized, "the sanitizer's instrumentation makes every frame larger"))

@@ -101,6 +101,15 @@ extension Container {
     return result + state.withLock { $0.contributions[keyIndex] ?? [] }.map(\.index)
   }
 
+  /// Throws if the multibinding step at `frame` is too deep for the stack (or, asynchronous, for
+  /// the heap's limit). Every multibinding step checks: the contribution steps between them
+  /// check only at every ``StackGuard/interval``-th depth, which a chain of multibindings and
+  /// contributions, alternating, could step over.
+  private func checkDepth(_ keyIndex: Int, _ frame: UnsafeMutablePointer<Frame>) throws {
+    guard frame.pointee.parent != nil, let limit = StackGuard.exceededLimit(frame) else { return }
+    throw failure(.resolutionTooDeep, keyIndex, frame, underlying: limit)
+  }
+
   /// Resolves every contribution to `keyIndex`, as one step of the resolution path.
   func resolveElements<E: Sendable>(_ keyIndex: Int, parent: UnsafeMutablePointer<Frame>?) throws -> [E] {
     let contributions = contributions(to: keyIndex)
@@ -110,6 +119,7 @@ extension Container {
       defer { if parent == nil { frame.pointee.releaseGraph() } }
       // Each contribution's step throws it for a disposed container; a key with none has no step.
       if contributions.isEmpty, isDisposed { throw failure(.containerDisposed, keyIndex, frame) }
+      try checkDepth(keyIndex, frame)
       let resolveAll = { () throws -> [E] in try contributions.map { try self.resolveSync($0, (), parent: frame) } }
       guard let observer = effectiveObserver else { return try resolveAll() }
       // Observed: the key itself is a node between its users and its contributions.
@@ -127,6 +137,7 @@ extension Container {
     let frame = AsyncFrame(index: keyIndex, container: self, argument: (), parent: parent)
     defer { frame.finish() }
     if contributions.isEmpty, isDisposed { throw failure(.containerDisposed, keyIndex, frame.pointer) }
+    try checkDepth(keyIndex, frame.pointer)
     let resolveAll = { () async throws -> [E] in
       var elements: [E] = []
       for index in contributions { elements.append(try await self.resolveAsync(index, (), parent: frame)) }
