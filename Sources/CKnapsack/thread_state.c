@@ -208,3 +208,4 @@ uintptr_t knapsack_key_cache[KNAPSACK_KEY_CACHE_SIZE];
 uintptr_t knapsack_override_key = 0;
 intptr_t knapsack_live_override_scopes = 0;
 __thread uintptr_t knapsack_thread_override_scope = 0;
+__thread uintptr_t knapsack_thread_observing = 0;

@@ -26,9 +26,22 @@ extension Dependencies {
   var trSlowParent: Key<TrNode> { .required() }
   var trFast: Key<TrNode> { .required() }
   var trAsync: AsyncKey<TrNode> { .required() }
+  var trLog: Key<Collected<String>> { Key { Collected<String>() }.scope(.singleton) }
 }
 
 private let file = "KnapsackTests/TracingTests.swift"
+
+/// Writes each event to a log it resolves from the container it observes, in both callbacks.
+final class TrLoggingObserver: ResolutionObserver {
+  let container: Container
+  init(container: Container) { self.container = container }
+  func willResolve(_ dependency: DependencyReference, depth: Int) {
+    (try? container[\.trLog])?.append("will \(dependency.name)")
+  }
+  func didResolve(_ event: ResolutionEvent) {
+    (try? container[\.trLog])?.append("did \(event.dependency.name) \(event.outcome)")
+  }
+}
 
 /// Keeps every event and every `willResolve` call it sees.
 final class TrRecorder: ResolutionObserver {
@@ -127,6 +140,23 @@ private func normalised(_ text: String) -> String {
     #expect(lines.count == 2, "\(lines)")
     #expect(lines.first?.hasPrefix(#"\.trBroken (unique) failed in <t>"#) == true, "\(lines)")
     #expect(lines.first?.contains(#"  \.trClock (unique) created in <t>"#) == true, "\(lines)")
+  }
+
+  @Test func anObserverThatResolvesFromItsContainerIsNotCalledForThoseResolutions() async throws {
+    // Each resolution the observer makes would otherwise call it again, without end.
+    let container = Container()
+    container.observe(TrLoggingObserver(container: container))
+    container.register(\.trApp) { r in TrNode("app", [try r[\.trStore]]) }
+    #expect(try container[\.trApp].label == "app")
+    _ = try await container.resolve(\.trApp)
+    let log = try container[\.trLog]
+    #expect(
+      log.all == [
+        // The log's own creation, inside the first callback, is not observed.
+        "will \\.trApp", "will \\.trStore", "did \\.trStore created", "did \\.trApp created",
+        "will \\.trApp", "will \\.trStore", "did \\.trStore reused", "did \\.trApp created",
+        "will \\.trLog", "did \\.trLog reused",
+      ], "\(log.all)")
   }
 
   @Test func observerSeesFailedResolutions() async throws {

@@ -227,6 +227,12 @@ extern void *swift_task_getCurrent(void);
 static inline uintptr_t knapsack_thread_override_scope_load(void) { return knapsack_thread_override_scope; }
 static inline void knapsack_thread_override_scope_store(uintptr_t scope) { knapsack_thread_override_scope = scope; }
 
+// Whether this thread is running a resolution observer's callback: resolutions the callback
+// makes (an observer that logs through a logger it resolves) are not observed again.
+extern __thread uintptr_t knapsack_thread_observing;
+static inline uintptr_t knapsack_thread_observing_load(void) { return knapsack_thread_observing; }
+static inline void knapsack_thread_observing_store(uintptr_t observing) { knapsack_thread_observing = observing; }
+
 /// Called when a scope is made, before it is bound: publishes the key and counts the scope.
 static inline void knapsack_override_scope_made(uintptr_t key) {
   __atomic_store_n(&knapsack_override_key, key, __ATOMIC_RELEASE);

@@ -758,9 +758,22 @@ struct Observation {
     self.reused = reused
     self.made = made
     requester = parent?.pointee.index
-    depth = (parent?.pointee.depth ?? -1) + 1
-    self.observer.willResolve(KeyTable.shared.descriptor(index).reference, depth: depth)
+    let depth = (parent?.pointee.depth ?? -1) + 1
+    self.depth = depth
+    let observer = self.observer
+    let reference = KeyTable.shared.descriptor(index).reference
+    Self.callingBack { observer.willResolve(reference, depth: depth) }
     start = ContinuousClock.now
+  }
+
+  /// Runs `callback`, a call of the observer, unless this thread is in one already: what an
+  /// observer resolves from inside its own callbacks (a logger it resolves to write to) is not
+  /// observed, or each of those resolutions would call it again, without end.
+  private static func callingBack(_ callback: () -> Void) {
+    guard knapsack_thread_observing_load() == 0 else { return }
+    knapsack_thread_observing_store(1)
+    defer { knapsack_thread_observing_store(0) }
+    callback()
   }
 
   /// Tells `observer` that the resolution of `binding` for `argument` begins.
@@ -827,7 +840,7 @@ struct Observation {
       depth: depth,
       duration: ContinuousClock.now - start,
       outcome: error != nil ? .failed : createdInstance ? .created : .reused)
-    guard let step = observer as? ValidationRecorder.Tap else { return observer.didResolve(event) }
+    guard let step = observer as? ValidationRecorder.Tap else { return Self.callingBack { observer.didResolve(event) } }
     step.record(event, index: index, requester: requester, error: error)
   }
 }
