@@ -11,6 +11,39 @@ extension Dependencies {
 }
 
 @Suite struct ChildContainerTests {
+  @Test func aFiveThousandDeepNestingOfChildrenWorksOnASmallStack() async throws {
+    // Each walk up the hierarchy (registrations, decorators, contributions, disposal, observers,
+    // plans to invalidate, an override scope's copies) is a loop, not a call per level.
+    let root = Container()
+    root.register(\.childShared, scope: .singleton) { Token("root's") }
+    root.decorate(\.childNumber) { _, number in number + 1 }
+    var innermost = root
+    for _ in 1..<5_000 { innermost = innermost.makeChild() }
+    innermost.register(\.childSession) { Token("innermost's") }
+    let deepest = innermost
+    let outcome = await onThread(stackSize: 512 * 1024) { () -> Result<[String], any Error> in
+      Result {
+        var seen = [
+          try deepest[\.childShared].label, "\(try deepest[\.childNumber])", try deepest[\.childSession].label,
+          "\(deepest.isDisposedContainer)",
+        ]
+        // Registering in the root invalidates the plans of every descendant.
+        root.register(\.childNumber) { 10 }
+        seen.append("\(try deepest[\.childNumber])")
+        seen.append(
+          try withOverrides {
+            $0.register(\.childSession) { Token("overridden") }
+          } operation: {
+            try deepest[\.childSession].label + " " + (try deepest[\.childShared].label)
+          })
+        return seen
+      }
+    }
+    #expect(try outcome.get() == ["root's", "1", "innermost's", "false", "11", "overridden root's"])
+    let report = await deepest.validate()
+    #expect(report.isValid, "\(report)")
+  }
+
   @Test func childSeesItsParentsRegistrations() async throws {
     let parent = Container()
     parent.register(\.childNumber) { 1 }

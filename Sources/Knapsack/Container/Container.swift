@@ -200,15 +200,22 @@ public final class Container: Sendable {
   }
 
   /// The registration this container would use for `index`, and the container that owns it.
+  ///
+  /// This and the other walks up a hierarchy below are loops, not recursion: a hierarchy may be
+  /// deeper than a thread's stack has room for calls.
   func effectiveRegistration(_ index: Int) -> (Registration, Container)? {
-    if let overlay {
-      // Overrides apply to the whole hierarchy, so their shared instances live at its root.
-      for overrides in overlay.overrides {
-        if let registration = overrides.ownRegistration(index) { return (registration, root) }
+    var container = self
+    while true {
+      if let overlay = container.overlay {
+        // Overrides apply to the whole hierarchy, so their shared instances live at its root.
+        for overrides in overlay.overrides {
+          if let registration = overrides.ownRegistration(index) { return (registration, container.root) }
+        }
       }
+      if let own = container.definedRegistration(index) { return (own, container) }
+      guard let parent = container.parent else { return nil }
+      container = parent
     }
-    if let own = definedRegistration(index) { return (own, self) }
-    return parent?.effectiveRegistration(index)
   }
 
   /// The registration made on this container itself (for a copy, on the container it copies).
@@ -219,16 +226,28 @@ public final class Container: Sendable {
 
   /// Decorators that apply to `index` here: ancestors' (or the overlaid container's) first.
   func effectiveDecorators(_ index: Int) -> [Decoration] {
-    var result: [Decoration] = []
-    if let overlay {
-      result = overlay.base.effectiveDecorators(index)
-      for overrides in overlay.overrides.reversed() {
-        result += overrides.state.withLock { $0.decorators[index] ?? [] }
-      }
-      return result
+    inherited { container in container.state.withLock { $0.decorators[index] ?? [] } }
+  }
+
+  /// What `own` gives for this container and each one it inherits from, ancestors' first; for a
+  /// copy, what the container it copies inherits, then each override container's, the outermost
+  /// scope's first.
+  func inherited<Element>(_ own: (Container) -> [Element]) -> [Element] {
+    var lineage: [Container] = []
+    var container = self
+    while container.overlay == nil, let parent = container.parent {
+      lineage.append(container)
+      container = parent
     }
-    if let parent { result = parent.effectiveDecorators(index) }
-    return result + state.withLock { $0.decorators[index] ?? [] }
+    var result: [Element]
+    if let overlay = container.overlay {
+      result = overlay.base.inherited(own)
+      for overrides in overlay.overrides.reversed() { result += own(overrides) }
+    } else {
+      result = own(container)
+    }
+    for descendant in lineage.reversed() { result += own(descendant) }
+    return result
   }
 
   /// How many ancestors this container has.
@@ -249,16 +268,32 @@ public final class Container: Sendable {
   }
 
   var isDisposed: Bool {
-    if state.withLock({ $0.disposed }) { return true }
-    if let overlay { return overlay.base.isDisposed }
-    return parent?.isDisposed ?? false
+    var container = self
+    while true {
+      if container.state.withLock({ $0.disposed }) { return true }
+      if let overlay = container.overlay {
+        container = overlay.base
+      } else if let parent = container.parent {
+        container = parent
+      } else {
+        return false
+      }
+    }
   }
 
   var effectiveObserver: (any ResolutionObserver)? {
-    if let recorder = overlay?.recorder { return recorder }
-    if let own = state.withLock({ $0.observer }) { return own }
-    if let overlay { return overlay.base.effectiveObserver }
-    return parent?.effectiveObserver
+    var container = self
+    while true {
+      if let recorder = container.overlay?.recorder { return recorder }
+      if let own = container.state.withLock({ $0.observer }) { return own }
+      if let overlay = container.overlay {
+        container = overlay.base
+      } else if let parent = container.parent {
+        container = parent
+      } else {
+        return nil
+      }
+    }
   }
 
   /// Plans how to resolve `index` here, caches the plan, and returns it.
@@ -410,14 +445,17 @@ final class PlanNode: Sendable {
   /// The generation moves first, so a planner that read `replaced` either stored its binding
   /// before the binding is dropped here, or finds the generation changed and stores nothing.
   func invalidate(forgetting replaced: Registration? = nil) {
-    generation.add(1, ordering: .releasing)
-    if let replaced { forget(replaced) }
-    guard hasDependents.load(ordering: .acquiring) else { return }
-    let live = dependents.withLock { dependents in
-      dependents.removeGone()
-      return dependents.objects
+    // A work list, not recursion: a chain of child containers may be deeper than the stack.
+    var pending = [self]
+    while let node = pending.popLast() {
+      node.generation.add(1, ordering: .releasing)
+      if let replaced { node.forget(replaced) }
+      guard node.hasDependents.load(ordering: .acquiring) else { continue }
+      pending += node.dependents.withLock { dependents in
+        dependents.removeGone()
+        return dependents.objects
+      }
     }
-    for dependent in live { dependent.invalidate(forgetting: replaced) }
   }
 
   private func forget(_ replaced: Registration) {

@@ -265,12 +265,17 @@ extension Container {
           state.decorators.keys.filter { KeyTable.shared.descriptor($0).defaultRegistration != nil })
       }
     }
-    var indices = own(self)
-    if let overlay {
-      indices.formUnion(overlay.base.validatedIndices)
-      for overrides in overlay.overrides { indices.formUnion(own(overrides)) }
+    // A loop up the hierarchy (a copy's parent is the copy of its base's parent), not recursion.
+    var indices: Set<Int> = []
+    var container: Container? = self
+    while let current = container {
+      indices.formUnion(own(current))
+      if let overlay = current.overlay {
+        indices.formUnion(overlay.base.overlay == nil ? own(overlay.base) : overlay.base.validatedIndices)
+        for overrides in overlay.overrides { indices.formUnion(own(overrides)) }
+      }
+      container = current.parent
     }
-    if let parent { indices.formUnion(parent.validatedIndices) }
     return indices
   }
 

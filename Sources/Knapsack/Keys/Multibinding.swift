@@ -89,16 +89,7 @@ extension Container {
 
   /// The contributions to `keyIndex` visible here, in their documented order.
   func contributions(to keyIndex: Int) -> [Int] {
-    var result: [Int] = []
-    if let overlay {
-      result = overlay.base.contributions(to: keyIndex)
-      for overrides in overlay.overrides.reversed() {
-        result += overrides.state.withLock { $0.contributions[keyIndex] ?? [] }.map(\.index)
-      }
-      return result
-    }
-    if let parent { result = parent.contributions(to: keyIndex) }
-    return result + state.withLock { $0.contributions[keyIndex] ?? [] }.map(\.index)
+    inherited { container in container.state.withLock { $0.contributions[keyIndex] ?? [] }.map(\.index) }
   }
 
   /// Throws if the multibinding step at `frame` is too deep for the stack (or, asynchronous, for

@@ -224,9 +224,26 @@ final class OverrideScope: Sendable {
   }
 
   private func entry(for base: Container) -> Entry {
+    if let existing = overlays.withLock({ $0[ObjectIdentifier(base)] }) { return existing }
+    // A copy's parent is the copy of its base's parent: make the missing copies of the ancestors
+    // first, from the top down, in a loop (a hierarchy may be deeper than the stack).
+    var missingAncestors: [Container] = []
+    var container = base
+    while let parent = container.parent, overlays.withLock({ $0[ObjectIdentifier(parent)] }) == nil {
+      missingAncestors.append(parent)
+      container = parent
+    }
+    var parentCopy = container.parent.flatMap { parent in overlays.withLock { $0[ObjectIdentifier(parent)] }?.overlay }
+    for ancestor in missingAncestors.reversed() {
+      parentCopy = insertEntry(for: ancestor, parent: parentCopy).overlay
+    }
+    return insertEntry(for: base, parent: parentCopy)
+  }
+
+  /// The entry of `base`, whose parent's copy is `parent`: made now, unless another thread made
+  /// it meanwhile.
+  private func insertEntry(for base: Container, parent: Container?) -> Entry {
     let id = ObjectIdentifier(base)
-    if let existing = overlays.withLock({ $0[id] }) { return existing }
-    let parent = base.parent.map { overlay(for: $0).takeUnretainedValue() }
     return overlays.withLock { overlays in
       if let raced = overlays[id] { return raced }
       // A validation run's recorder learns which copy each step ran in.
