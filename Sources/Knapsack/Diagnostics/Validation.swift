@@ -306,10 +306,12 @@ extension Container {
     var needsSample: [DependencyReference] = []
     var handled = Set(roots.map { HandleTarget(container: ObjectIdentifier(copy), index: $0) })
     var handleEdges: [(from: Int, to: Int)] = []
-    // For what a handle resolves, the dependencies that lead to it: the one whose factory made
-    // the handle, after those that led to that one. A problem found there is reported with them
-    // at the head of its path, as if the handle's target were a direct dependency.
-    var holders: [Int: [Int]] = [:]
+    // For what a handle resolves, the dependency whose factory made the handle (the first one
+    // noted). The chain of these, up to a root, leads to it: a problem found there is reported
+    // with that chain at the head of its path, as if the handle's target were a direct
+    // dependency. One link each, not a copy of the chain each: a long chain of handles would
+    // otherwise cost memory quadratic in its length.
+    var holders: [Int: Int] = [:]
     let deepChains = DeepChains()
     var batch: [ObjectIdentifier: (copy: Container, indices: Set<Int>)] = [ObjectIdentifier(copy): (copy, roots)]
     while !batch.isEmpty {
@@ -325,14 +327,16 @@ extension Container {
       handleEdges += noted.compactMap { handle in handle.from.map { ($0, handle.to) } }
       batch = [:]
       for handle in noted {
-        if let from = handle.from, from != handle.to, holders[handle.to] == nil {
-          holders[handle.to] = (holders[from] ?? []) + [from]
-        }
         let target =
           handle.container.isValidationCopy
           ? handle.container : validation.overlay(for: handle.container).takeUnretainedValue()
         guard handled.insert(HandleTarget(container: ObjectIdentifier(target), index: handle.to)).inserted else {
           continue
+        }
+        // Held by the step that led to it first; a root of its own (or one reached before) heads
+        // its own paths.
+        if let from = handle.from, from != handle.to, holders[handle.to] == nil {
+          holders[handle.to] = from
         }
         batch[ObjectIdentifier(target), default: (target, [])].indices.insert(handle.to)
         if target === copy { roots.insert(handle.to) }
@@ -400,7 +404,7 @@ extension Container {
   /// would do the same, and what it resolved is recorded, as is the problem (with the earlier
   /// root's longer path). So a chain of registrations is resolved once, not once from each member.
   private func runEach(
-    _ roots: Set<Int>, samples: [Int: any Sendable], holders: [Int: [Int]], deepChains: DeepChains
+    _ roots: Set<Int>, samples: [Int: any Sendable], holders: [Int: Int], deepChains: DeepChains
   ) async -> (problems: [ValidationReport.Problem], skipped: [DependencyReference], needsSample: [DependencyReference])
   {
     let table = KeyTable.shared
@@ -416,7 +420,7 @@ extension Container {
       if registration == nil, descriptor.kind == .multibinding { continue }
       guard let registration else {
         let missing = failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)
-        problems.append(problem(from: headed(missing, by: holders[index])))
+        problems.append(problem(from: headed(missing, by: Self.holderChain(of: index, in: holders))))
         continue
       }
       // An argument key made with another factory's argument has not been run with its sample,
@@ -434,20 +438,35 @@ extension Container {
       } catch let error as ResolutionError {
         rootError = error
         if error.kind == .resolutionTooDeep, !deepChains.isNew(error) { continue }
-        problems.append(problem(from: headed(error, by: holders[index])))
+        problems.append(problem(from: headed(error, by: Self.holderChain(of: index, in: holders))))
       } catch let skip as ValidationSkipped {
         skipped.append(table.descriptor(skip.index).reference)
       } catch {
         problems.append(
-          problem(from: headed(failure(.factoryFailed, index, nil, underlying: error), by: holders[index])))
+          problem(
+            from: headed(
+              failure(.factoryFailed, index, nil, underlying: error), by: Self.holderChain(of: index, in: holders))))
       }
     }
     return (problems, skipped, needsSample)
   }
 
+  /// The dependencies that lead to `index` through handles, outermost first: its holder, that
+  /// one's holder, and so on (see `dryRun`).
+  private static func holderChain(of index: Int, in holders: [Int: Int]) -> [Int] {
+    var chain: [Int] = []
+    var seen: Set<Int> = [index]
+    var current = index
+    while let holder = holders[current], seen.insert(holder).inserted {
+      chain.append(holder)
+      current = holder
+    }
+    return chain.reversed()
+  }
+
   /// `error` with the dependencies `holders` (indices) at the head of its path.
-  private func headed(_ error: ResolutionError, by holders: [Int]?) -> ResolutionError {
-    guard let holders, !holders.isEmpty else { return error }
+  private func headed(_ error: ResolutionError, by holders: [Int]) -> ResolutionError {
+    guard !holders.isEmpty else { return error }
     let references = holders.map { KeyTable.shared.descriptor($0).reference }
     return ResolutionError(
       kind: error.kind, dependency: error.dependency, registeredAt: error.registeredAt, path: references + error.path,
