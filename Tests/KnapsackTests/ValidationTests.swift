@@ -916,6 +916,11 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let first = try #require(deep.first { $0.path.first?.name == #"Int (name: "deep 000")"# }, "\(report)")
     #expect(deep.count <= length / (first.path.count - 1) + 1, "\(deep.count) deep problems")
     #expect(report.problems(.missingRequiredKey).map(\.dependency.name) == [#"\.valMissing"#])
+    // The resolution error's message, and its path shortened to both ends (the problem keeps it all).
+    #expect(first.message.hasSuffix("levels deep, too deep for this thread's stack"), "\(first.message)")
+    let pathLine = try #require(first.description.split(separator: "\n").first { $0.contains("path: ") })
+    #expect(pathLine.contains(" → … → "), "\(pathLine)")
+    #expect(pathLine.components(separatedBy: " → ").count == 9, "\(pathLine)")
   }
 
   /// A chain that fails at its end fails the same way from each member: resolved once from its

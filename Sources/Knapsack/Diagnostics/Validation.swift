@@ -77,7 +77,11 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       }
       if let location = dependency.location { lines.append("    declared at \(location)") }
       if let registeredAt { lines.append("    registered at \(registeredAt)") }
-      if path.count > 1 { lines.append("    path: \(path.map(\.name).joined(separator: " → "))") }
+      if kind == .resolutionTooDeep {
+        lines.append("    path: \(ResolutionError.shortened(path))")
+      } else if path.count > 1 {
+        lines.append("    path: \(path.map(\.name).joined(separator: " → "))")
+      }
       if kind == .captiveDependency, let held = path.last, path.count > 1 {
         lines.append("    holds \(held.name): \(ResolutionError.sites(held.location, pathRegistrations.last ?? nil))")
       }
@@ -498,7 +502,9 @@ extension Container {
       message = "the container was disposed"
     case .resolutionTooDeep:
       kind = .resolutionTooDeep
-      message = "resolving \(error.dependency.name) went \(error.path.count) levels deep, too deep for the stack"
+      message =
+        "resolving \(error.dependency.name) went \(error.path.count) levels deep, "
+        + (error.underlying ?? "too deep for this thread's stack")
     }
     // A dependency this container provides, missing where it was resolved: an ancestor's shared
     // instance asked for something only this (child) scope has.

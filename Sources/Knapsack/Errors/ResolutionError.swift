@@ -192,6 +192,13 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// The path as one line: `\.todoList → \.repository → \.clock`.
   public var pathDescription: String { path.map(\.name).joined(separator: " → ") }
 
+  /// A path too long to read whole (a chain too deep for the stack): its first and last four
+  /// steps.
+  static func shortened(_ path: [DependencyReference]) -> String {
+    let shown = path.count > 8 ? path.prefix(4).map(\.name) + ["…"] + path.suffix(4).map(\.name) : path.map(\.name)
+    return shown.joined(separator: " → ")
+  }
+
   /// A multi-line explanation: what failed, where it was declared or registered, the path,
   /// and how to fix it.
   public var description: String {
@@ -225,8 +232,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       if let registeredAt { lines.append("  registered at \(registeredAt)") }
     }
     if kind == .resolutionTooDeep {
-      let shown = path.count > 8 ? path.prefix(4).map(\.name) + ["…"] + path.suffix(4).map(\.name) : path.map(\.name)
-      lines.append("  path: \(shown.joined(separator: " → "))")
+      lines.append("  path: \(Self.shortened(path))")
     } else if kind != .cycle, path.count > 1 {
       lines.append("  path: \(pathDescription)")
       let requester = path[path.count - 2]
