@@ -7,7 +7,18 @@ import Testing
 extension Dependencies {
   var overrideValue: Key<String> { Key { "default" } }
   var overrideShared: Key<Token> { Key { Token("default singleton") }.scope(.singleton) }
+  var overrideHolder: Key<OvHolder> { .required() }
   var overrideRepository: Key<Repository> { Key { r in Repository(storage: try r[\.storage]) }.scope(.singleton) }
+}
+
+/// Keeps a handle to a token and the storage its factory resolved through a captured container.
+final class OvHolder: Sendable {
+  let token: Lazy<Key<Token>>
+  let storage: any LocalStorage
+  init(token: Lazy<Key<Token>>, storage: any LocalStorage) {
+    self.token = token
+    self.storage = storage
+  }
 }
 
 @Suite struct OverrideTests {
@@ -380,6 +391,28 @@ extension Dependencies {
     }
     #expect(made.count == 1)
     #expect(try container[\.overrideShared].label == "default singleton")
+  }
+
+  /// Made by the outer scope's copy, the instance belongs to the outer scope whole: what its
+  /// factory keeps a handle to, or resolves through a captured container, is the outer scope's
+  /// too, not the nested scope's it was first resolved in.
+  @Test func anOuterScopesSingletonFirstMadeInANestedScopeSeesTheOuterScope() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.overrideShared, scope: .singleton) { Token("outer store") }
+      $0.register(\.storage, scope: .singleton) { InMemoryStorage() }
+      $0.register(\.overrideHolder, scope: .singleton) { r in
+        OvHolder(token: r.lazy(\.overrideShared), storage: try container[\.storage])
+      }
+    } operation: { () async throws in
+      let holder = try await withOverrides {
+        $0.register(\.overrideShared) { Token("inner, not shared") }
+      } operation: { () async throws in
+        try container[\.overrideHolder]
+      }
+      #expect(try holder.token.value === container[\.overrideShared])
+      #expect(holder.storage === (try container[\.storage]))
+    }
   }
 
   @Test func aNestedScopeThatOverridesOrDecoratesTheKeyAgainHasItsOwn() async throws {

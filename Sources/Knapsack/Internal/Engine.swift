@@ -90,7 +90,10 @@ extension Container {
       if !slot.isObserved { return try produce(binding, argument, parent) }
       return try produceObserved(slot, binding, argument, parent)
     }
-    if let delegate = slot.delegate { return try delegate.resolveSync(index, argument, parent: parent) }
+    if let delegate = slot.delegate {
+      guard let scope = slot.delegateScope else { return try delegate.resolveSync(index, argument, parent: parent) }
+      return try OverrideScope.bind(scope) { try delegate.resolveSync(index, argument, parent: parent) }
+    }
     throw unresolvable(slot, index, parent)
   }
 
@@ -317,7 +320,14 @@ extension Container {
   ) async throws -> Value {
     let slot = self.slot(index)
     guard let binding = slot.binding else {
-      if let delegate = slot.delegate { return try await delegate.resolveAsync(index, argument, parent: parent) }
+      if let delegate = slot.delegate {
+        guard let scope = slot.delegateScope else {
+          return try await delegate.resolveAsync(index, argument, parent: parent)
+        }
+        return try await OverrideScope.$current.withValue(scope) {
+          try await delegate.resolveAsync(index, argument, parent: parent)
+        }
+      }
       throw failure(slot.failure ?? .notRegistered, index, parent?.pointer)
     }
     switch binding.registration.kind {

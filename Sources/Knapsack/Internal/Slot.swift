@@ -10,6 +10,10 @@ final class Slot: Sendable {
   @usableFromInline let borrowedBinding: Unmanaged<Binding>?
   /// Ask this container instead (an ancestor that owns a shared instance).
   @usableFromInline let delegate: Container?
+  /// The override scope to bind while ``delegate`` resolves, when it is an enclosing scope's copy
+  /// (see `Container.enclosingScopeCopy(keeping:)`): what its factory resolves otherwise than
+  /// through its resolver (a captured container, a `Lazy` it keeps) must be that scope's too.
+  let delegateScope: OverrideScope?
   /// Why neither is possible.
   @usableFromInline let failure: ResolutionError.Kind?
   /// Told about every resolution through this slot; nil on the fast path.
@@ -26,9 +30,10 @@ final class Slot: Sendable {
   @usableFromInline let isDirect: Bool
 
   init(
-    generation: UInt64, binding: Binding? = nil, delegate: Container? = nil, failure: ResolutionError.Kind? = nil,
-    observer: (any ResolutionObserver)? = nil
+    generation: UInt64, binding: Binding? = nil, delegate: Container? = nil, delegateScope: OverrideScope? = nil,
+    failure: ResolutionError.Kind? = nil, observer: (any ResolutionObserver)? = nil
   ) {
+    self.delegateScope = delegateScope
     self.generation = generation
     self.binding = binding
     self.borrowedBinding = binding.map { Unmanaged.passUnretained($0) }

@@ -155,8 +155,10 @@ final class OverrideScope: Sendable {
   convenience init(_ configure: (Container) throws -> Void) rethrows {
     let own = Container()
     try configure(own)
-    let enclosing = Self.current
-    self.init(overrides: [own] + (enclosing?.overrides ?? []), enclosing: enclosing, recorder: nil)
+    let current = Self.current
+    // A validation run's scope encloses nothing real: its copies make nothing that lasts.
+    let enclosing = current?.recorder == nil ? current : nil
+    self.init(overrides: [own] + (current?.overrides ?? []), enclosing: enclosing, recorder: nil)
   }
 
   /// The scope of a validation run: no overrides of its own (those of the scope open here still
