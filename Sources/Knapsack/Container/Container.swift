@@ -324,7 +324,7 @@ public final class Container: Sendable {
       registration = registered
       owner = registration.scope.isContainerOwned ? instanceOwner(of: index, registeredIn: registeredIn) : self
       if registration.scope.isContainerOwned, let keeper = owner.enclosingScopeCopy(keeping: index) {
-        return Slot(generation: generation, delegate: keeper, observer: observer)
+        return Slot(generation: generation, delegate: keeper.copy, delegateScope: keeper.scope, observer: observer)
       }
     } else if let fallback = descriptor.defaultRegistration {
       // A key's default is registered, in effect, in the root.
@@ -357,12 +357,12 @@ public final class Container: Sendable {
   /// shared instance of `index`, when an enclosing scope's overrides register it: the instance
   /// belongs to the scope that registered it, and scopes nested in it share it, unless their own
   /// overrides register or decorate `index` again. Nil otherwise.
-  func enclosingScopeCopy(keeping index: Int) -> Container? {
-    guard let overlay, let enclosing = overlay.enclosing else { return nil }
+  func enclosingScopeCopy(keeping index: Int) -> (copy: Container, scope: OverrideScope)? {
+    guard let overlay, let enclosing = overlay.enclosing, overlay.base.overlay == nil else { return nil }
     let own = overlay.overrides.prefix(overlay.overrides.count - enclosing.overrides.count)
     if own.contains(where: { $0.ownRegistration(index) != nil || $0.decoratesItself(index) }) { return nil }
     guard enclosing.overrides.contains(where: { $0.ownRegistration(index) != nil }) else { return nil }
-    return enclosing.overlay(for: overlay.base).takeUnretainedValue()
+    return (enclosing.overlay(for: overlay.base).takeUnretainedValue(), enclosing)
   }
 
   /// Whether a decorator of `index` was registered on this container itself (for a copy, on the
@@ -445,16 +445,23 @@ final class PlanNode: Sendable {
   /// The generation moves first, so a planner that read `replaced` either stored its binding
   /// before the binding is dropped here, or finds the generation changed and stores nothing.
   func invalidate(forgetting replaced: Registration? = nil) {
-    // A work list, not recursion: a chain of child containers may be deeper than the stack.
-    var pending = [self]
+    generation.add(1, ordering: .releasing)
+    if let replaced { forget(replaced) }
+    guard hasDependents.load(ordering: .acquiring) else { return }
+    // The dependents, theirs, and so on: a work list, not recursion, as a chain of child
+    // containers may be deeper than the stack.
+    var pending = liveDependents
     while let node = pending.popLast() {
       node.generation.add(1, ordering: .releasing)
       if let replaced { node.forget(replaced) }
-      guard node.hasDependents.load(ordering: .acquiring) else { continue }
-      pending += node.dependents.withLock { dependents in
-        dependents.removeGone()
-        return dependents.objects
-      }
+      if node.hasDependents.load(ordering: .acquiring) { pending += node.liveDependents }
+    }
+  }
+
+  private var liveDependents: [PlanNode] {
+    dependents.withLock { dependents in
+      dependents.removeGone()
+      return dependents.objects
     }
   }
 
