@@ -364,7 +364,7 @@ extension Container {
     let report = ValidationReport(
       problems: unique, checkedCount: checked, skipped: Array(Set(skipped)).sorted { $0.name < $1.name },
       needsSampleArgument: Array(Set(needsSample)).sorted { $0.name < $1.name })
-    let pathIndices = Set(unique.flatMap(\.path).compactMap(table.index(named:)))
+    let pathIndices = Set(unique.flatMap(\.path).compactMap(copy.index(named:)))
     let nodes = roots.union(pathIndices).map { index in
       (
         table.descriptor(index).reference,
@@ -509,7 +509,7 @@ extension Container {
     // A dependency this container provides, missing where it was resolved: an ancestor's shared
     // instance asked for something only this (child) scope has.
     if error.kind == .requiredKeyNotProvided || error.kind == .notRegistered, error.path.count > 1,
-      let index = KeyTable.shared.index(named: error.dependency), effectiveRegistration(index) != nil
+      let index = index(named: error.dependency), effectiveRegistration(index) != nil
     {
       let holder = error.path[error.path.count - 2]
       return ValidationReport.Problem(
@@ -533,14 +533,21 @@ extension Container {
       pathRegistrations: error.pathRegistrations, message: message, nearMatches: error.nearMatches)
   }
 
+  /// The index of the dependency `reference` names: one this container provides, if several
+  /// share the name (contributions made from one line in several containers).
+  private func index(named reference: DependencyReference) -> Int? {
+    let candidates = KeyTable.shared.indices(named: reference)
+    return candidates.first { effectiveRegistration($0) != nil } ?? candidates.first
+  }
+
   private func registrationSite(of dependency: DependencyReference) -> CodeLocation? {
-    KeyTable.shared.index(named: dependency).flatMap(registrationSite)
+    index(named: dependency).flatMap(registrationSite)
   }
 
   /// Whether `dependency` is made as a struct, enum, optional or tuple: a holder keeps a copy of
   /// it, so what matters is what that copy holds in turn.
   private func holdsValueType(_ dependency: DependencyReference) -> Bool {
-    guard let index = KeyTable.shared.index(named: dependency),
+    guard let index = index(named: dependency),
       let registration = effectiveRegistration(index)?.0 ?? KeyTable.shared.descriptor(index).defaultRegistration,
       let metadata = UnsafeRawPointer(bitPattern: UInt(bitPattern: ObjectIdentifier(registration.valueType)))
     else { return false }

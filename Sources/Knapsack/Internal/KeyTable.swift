@@ -36,8 +36,9 @@ final class KeyTable: Sendable {
     /// from the same site (their descriptors already say the right thing).
     var freeContributionIndices: [ContributionSite: [Int]] = [:]
     var descriptors: [Descriptor] = []
-    /// The first index described by each display name and type name (see ``index(named:)``).
-    var byName: [String: Int] = [:]
+    /// The indices described by each display name and type name, in order (see
+    /// ``indices(named:)``).
+    var byName: [String: [Int]] = [:]
     /// How many key path objects the address cache remembers for each key (see
     /// ``rememberedPerKey``).
     var remembered: [Int: Int] = [:]
@@ -45,8 +46,7 @@ final class KeyTable: Sendable {
     /// Adds the descriptor of the next index.
     mutating func append(_ descriptor: Descriptor) {
       descriptors.append(descriptor)
-      let name = KeyTable.nameKey(descriptor.displayName, descriptor.typeName)
-      if byName[name] == nil { byName[name] = descriptor.index }
+      byName[KeyTable.nameKey(descriptor.displayName, descriptor.typeName), default: []].append(descriptor.index)
     }
   }
 
@@ -108,10 +108,10 @@ final class KeyTable: Sendable {
     }
   }
 
-  /// The index of the dependency a reference names: the first described with its display name
-  /// and type name (diagnostics only; contributions made from one line share both).
-  func index(named reference: DependencyReference) -> Int? {
-    state.withLock { $0.byName[Self.nameKey(reference.name, reference.typeName)] }
+  /// The indices of the dependencies a reference names, in order: one, but for contributions
+  /// made from one line in several containers, which share their name (diagnostics only).
+  func indices(named reference: DependencyReference) -> [Int] {
+    state.withLock { $0.byName[Self.nameKey(reference.name, reference.typeName)] ?? [] }
   }
 
   /// How many key path objects of the key at `index` the address cache remembers.
