@@ -21,6 +21,9 @@ extension Dependencies {
     for _ in 1..<5_000 { innermost = innermost.makeChild() }
     innermost.register(\.childSession) { Token("innermost's") }
     let deepest = innermost
+    // A handle made in the override scope keeps the scope, and its copy of each container, alive
+    // after the thread: releasing 5,000 copies, each holding its parent, takes a call per level.
+    let keepsTheScope = Locked<Lazy<Key<Token>>?>(nil)
     let outcome = await onThread(stackSize: 512 * 1024) { () -> Result<[String], any Error> in
       Result {
         var seen = [
@@ -34,12 +37,14 @@ extension Dependencies {
           try withOverrides {
             $0.register(\.childSession) { Token("overridden") }
           } operation: {
-            try deepest[\.childSession].label + " " + (try deepest[\.childShared].label)
+            keepsTheScope.withLock { $0 = deepest.lazy(\.childSession) }
+            return try deepest[\.childSession].label + " " + (try deepest[\.childShared].label)
           })
         return seen
       }
     }
     #expect(try outcome.get() == ["root's", "1", "innermost's", "false", "11", "overridden root's"])
+    #expect(try keepsTheScope.withLock { $0 }?.value.label == "overridden")
     let report = await deepest.validate()
     #expect(report.isValid, "\(report)")
   }
