@@ -123,25 +123,44 @@ func knapsackBenchmarks() -> [Benchmark] {
       // Another thread keeps replacing a registration of another container, and so retiring its
       // plans: state that belongs to that container, which this thread's resolutions never read.
       let other = Container()
-      let running = Atomic<Bool>(true)
-      let started = DispatchSemaphore(value: 0)
-      let stopped = DispatchSemaphore(value: 0)
-      Thread {
-        started.signal()
-        while running.load(ordering: .relaxed) {
-          other.register(\.benchOverridable) { LiveService() }
-          blackHoleRetained(resolved { try other.resolve(\.benchOverridable) })
-        }
-        stopped.signal()
-      }.start()
-      started.wait()
-      defer {
-        running.store(false, ordering: .relaxed)
-        stopped.wait()
+      return whileAnotherThreadRuns({
+        other.register(\.benchOverridable) { LiveService() }
+        blackHoleRetained(resolved { try other.resolve(\.benchOverridable) })
+      }) {
+        timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchAppState) }) }
       }
-      return timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchAppState) }) }
+    },
+    run("S3/busy-elsewhere") { n in
+      // The control for S3/registering-elsewhere: the other thread does the same but register, so
+      // the two differ only by what registering costs this thread (the other core's load, which
+      // this machine's two cores share, is in both).
+      let other = Container()
+      other.register(\.benchOverridable) { LiveService() }
+      return whileAnotherThreadRuns({
+        blackHoleRetained(resolved { try other.resolve(\.benchOverridable) })
+      }) {
+        timeLoop(n) { blackHoleRetained(resolved { try container.resolve(\.benchAppState) }) }
+      }
     },
   ]
+}
+
+/// Runs `measure` while another thread runs `work` over and over.
+func whileAnotherThreadRuns<R>(_ work: @escaping @Sendable () -> Void, measure: () -> R) -> R {
+  let running = Atomic<Bool>(true)
+  let started = DispatchSemaphore(value: 0)
+  let stopped = DispatchSemaphore(value: 0)
+  Thread {
+    started.signal()
+    while running.load(ordering: .relaxed) { work() }
+    stopped.signal()
+  }.start()
+  started.wait()
+  defer {
+    running.store(false, ordering: .relaxed)
+    stopped.wait()
+  }
+  return measure()
 }
 
 /// S4: a new container, `count` registrations, one resolution.

@@ -24,11 +24,14 @@ let scenarioInfos = [
   ScenarioInfo(
     id: "S3/registering-elsewhere",
     title: "S3 while another thread keeps re-registering and resolving a key of another container"),
+  ScenarioInfo(
+    id: "S3/busy-elsewhere",
+    title: "S3 while another thread keeps resolving a key of another container: the control for the row above"),
 ]
 
 /// Scenarios in which another thread keeps working (and allocating) while one is measured: their
 /// allocations per operation are not counted, since the counter sees every thread.
-let busyThreadScenarios: Set<String> = ["S3/registering-elsewhere"]
+let busyThreadScenarios: Set<String> = ["S3/registering-elsewhere", "S3/busy-elsewhere"]
 
 /// Every benchmark of the given contenders (all by default), in scenario order. Each contender's
 /// setup (containers, warm-up resolutions) runs only if it is asked for.
