@@ -261,9 +261,7 @@ final class OvHolder: Sendable {
       $0.register(\.overrideValue) { "outer" }
       $0.register(\.keyNumber) { 1 }
     } operation: { () async throws in
-      try await withOverrides {
-        $0.register(\.overrideValue) { "inner" }
-      } operation: { () async throws in
+      try await Self.inUnrelatedNestedScope { () async throws in
         #expect(try container[\.overrideValue] == "inner")
         #expect(try container[\.keyNumber] == 1)
       }
@@ -353,9 +351,7 @@ final class OvHolder: Sendable {
       $0.register(\.overrideShared, scope: .singleton) { Token("outer's \(made.increment())") }
     } operation: { () async throws in
       let outer = try container[\.overrideShared]
-      try await withOverrides {
-        $0.register(\.overrideValue) { "inner" }
-      } operation: { () async throws in
+      try await Self.inUnrelatedNestedScope { () async throws in
         #expect(try container[\.overrideShared] === outer)
         #expect(try container.makeChild()[\.overrideShared] === outer)
         #expect(try container[\.overrideValue] == "inner")
@@ -364,6 +360,15 @@ final class OvHolder: Sendable {
       #expect(try Self.inSynchronousNestedScope { try container[\.overrideShared] } === outer)
     }
     #expect(made.count == 1)
+  }
+
+  /// `body` in a scope, nested in the caller's, that overrides something unrelated.
+  private static func inUnrelatedNestedScope<R>(_ body: () async throws -> R) async throws -> R {
+    try await withOverrides {
+      $0.register(\.overrideValue) { "inner" }
+    } operation: { () async throws in
+      try await body()
+    }
   }
 
   /// `body` in a synchronous scope that overrides something unrelated.
@@ -381,9 +386,7 @@ final class OvHolder: Sendable {
     try await withOverrides {
       $0.register(\.overrideShared, scope: .singleton) { Token("outer's \(made.increment())") }
     } operation: { () async throws in
-      let inner = try await withOverrides {
-        $0.register(\.overrideValue) { "inner" }
-      } operation: { () async throws in
+      let inner = try await Self.inUnrelatedNestedScope { () async throws in
         try container[\.overrideShared]
       }
       // Kept by the outer scope after the inner one ended, and the one the outer scope uses.
@@ -463,9 +466,7 @@ final class OvHolder: Sendable {
       $0.register(\.overrideShared, scope: .cached) { Token("flags \(made.increment())") }
     } operation: { () async throws in
       let before = try container[\.overrideShared]
-      try await withOverrides {
-        $0.register(\.overrideValue) { "inner" }
-      } operation: { () async throws in
+      try await Self.inUnrelatedNestedScope { () async throws in
         #expect(try container[\.overrideShared] === before)
         container.resetCached()
         #expect(try container[\.overrideShared].label == "flags 2")
@@ -480,9 +481,7 @@ final class OvHolder: Sendable {
     try await withOverrides {
       $0.register(\.overrideShared, scope: .singleton, dispose: { _ in log.append("closed") }) { Token("outer") }
     } operation: { () async throws in
-      try await withOverrides {
-        $0.register(\.overrideValue) { "inner" }
-      } operation: { () async throws in
+      try await Self.inUnrelatedNestedScope { () async throws in
         _ = try container[\.overrideShared]
       }
       #expect(log.all.isEmpty, "the inner scope closed the outer scope's instance")

@@ -267,17 +267,16 @@ public final class Container: Sendable {
     return container
   }
 
+  /// Where this container's disposal state and observer come from when it has none of its own:
+  /// for a copy, the container it copies; else its parent.
+  private var inheritsFrom: Container? { overlay?.base ?? parent }
+
   var isDisposed: Bool {
     var container = self
     while true {
       if container.state.withLock({ $0.disposed }) { return true }
-      if let overlay = container.overlay {
-        container = overlay.base
-      } else if let parent = container.parent {
-        container = parent
-      } else {
-        return false
-      }
+      guard let next = container.inheritsFrom else { return false }
+      container = next
     }
   }
 
@@ -286,13 +285,8 @@ public final class Container: Sendable {
     while true {
       if let recorder = container.overlay?.recorder { return recorder }
       if let own = container.state.withLock({ $0.observer }) { return own }
-      if let overlay = container.overlay {
-        container = overlay.base
-      } else if let parent = container.parent {
-        container = parent
-      } else {
-        return nil
-      }
+      guard let next = container.inheritsFrom else { return nil }
+      container = next
     }
   }
 
