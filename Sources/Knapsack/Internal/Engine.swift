@@ -460,13 +460,19 @@ extension Container {
       {
         throw failure(.cycle, binding.index, frame)
       }
-      if depth & (StackGuard.interval - 1) == 0, let limit = StackGuard.exceededLimit(frame) {
-        throw failure(.resolutionTooDeep, binding.index, frame, underlying: limit)
-      }
+      if depth & (StackGuard.interval - 1) == 0 { try checkStack(binding.index, frame) }
     }
     let registration = binding.registration
     if isValidationCopy, registration.hasSideEffects { throw ValidationSkipped(index: binding.index) }
     return ObjectIdentifier(type(of: registration)) == factoryClass
+  }
+
+  /// Throws `resolutionTooDeep` if the step making `index` at `frame`, below another, has too
+  /// little stack left to go on (or, asynchronous, has reached the limit of asynchronous steps).
+  func checkStack(_ index: Int, _ frame: UnsafeMutablePointer<Frame>) throws {
+    if let limit = StackGuard.exceededLimit(frame) {
+      throw failure(.resolutionTooDeep, index, frame, underlying: limit)
+    }
   }
 
   /// The error of a registration whose scope keeps an instance per argument, for an argument

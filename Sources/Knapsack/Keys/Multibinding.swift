@@ -92,13 +92,11 @@ extension Container {
     inherited { container in container.state.withLock { $0.contributions[keyIndex] ?? [] }.map(\.index) }
   }
 
-  /// Throws if the multibinding step at `frame` is too deep for the stack (or, asynchronous, for
-  /// the heap's limit). Every multibinding step checks: the contribution steps between them
-  /// check only at every ``StackGuard/interval``-th depth, which a chain of multibindings and
-  /// contributions, alternating, could step over.
+  /// Checks the stack at a multibinding step below another. Every multibinding step checks: the
+  /// contribution steps between them check only at every ``StackGuard/interval``-th depth, which
+  /// a chain of multibindings and contributions, alternating, could step over.
   private func checkDepth(_ keyIndex: Int, _ frame: UnsafeMutablePointer<Frame>) throws {
-    guard frame.pointee.parent != nil, let limit = StackGuard.exceededLimit(frame) else { return }
-    throw failure(.resolutionTooDeep, keyIndex, frame, underlying: limit)
+    if frame.pointee.parent != nil { try checkStack(keyIndex, frame) }
   }
 
   /// Resolves every contribution to `keyIndex`, as one step of the resolution path.
