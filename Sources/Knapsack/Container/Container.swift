@@ -439,17 +439,21 @@ final class PlanNode: Sendable {
   /// The generation moves first, so a planner that read `replaced` either stored its binding
   /// before the binding is dropped here, or finds the generation changed and stores nothing.
   func invalidate(forgetting replaced: Registration? = nil) {
-    generation.add(1, ordering: .releasing)
-    if let replaced { forget(replaced) }
+    retire(forgetting: replaced)
     guard hasDependents.load(ordering: .acquiring) else { return }
     // The dependents, theirs, and so on: a work list, not recursion, as a chain of child
     // containers may be deeper than the stack.
     var pending = liveDependents
     while let node = pending.popLast() {
-      node.generation.add(1, ordering: .releasing)
-      if let replaced { node.forget(replaced) }
+      node.retire(forgetting: replaced)
       if node.hasDependents.load(ordering: .acquiring) { pending += node.liveDependents }
     }
+  }
+
+  /// Retires this node's plans, and its binding of `replaced`.
+  private func retire(forgetting replaced: Registration?) {
+    generation.add(1, ordering: .releasing)
+    if let replaced { forget(replaced) }
   }
 
   private var liveDependents: [PlanNode] {
