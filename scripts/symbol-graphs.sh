@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds Knapsack and KnapsackTesting in their own scratch path (.build-docs) and writes their
-# public symbol graphs to DIR. Shared by scripts/docs.sh and scripts/api.sh.
+# public symbol graphs to DIR, for scripts/docs.sh.
 #
 #   bash scripts/symbol-graphs.sh DIR
 set -euo pipefail
