@@ -1,7 +1,6 @@
-// The graphs behind every message in the DocC "Diagnostics" article's message catalogue (see
-// MessageCatalogTests.swift). The messages name lines of this file: moving a declaration or a
-// registration changes them, and `KNAPSACK_UPDATE_MESSAGES=1 swift test --filter MessageCatalog`
-// regenerates the article.
+// The graphs behind the DocC "Diagnostics" article's message catalogue (MessageCatalogTests).
+// The messages name lines of this file, so moving a declaration or a registration changes them;
+// `KNAPSACK_UPDATE_MESSAGES=1 swift test --filter MessageCatalog` regenerates the article.
 import Knapsack
 
 protocol CatalogClock: Sendable {}
@@ -16,7 +15,8 @@ final class CatalogNode: Sendable {
 }
 final class CatalogSession: Sendable {}
 final class CatalogCache: Sendable {
-  init(session: CatalogSession) {}
+  let session: CatalogSession
+  init(session: CatalogSession) { self.session = session }
 }
 struct CatalogNotConfigured: Error, CustomStringConvertible {
   var description: String { "no data directory configured" }

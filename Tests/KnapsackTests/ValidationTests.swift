@@ -16,6 +16,10 @@ final class ValThing: Sendable {
 /// A type nobody registers.
 final class ValUnregistered: Sendable {}
 
+/// A service protocol whose live implementation is a struct.
+protocol ValClockLike: Sendable { var label: String { get } }
+struct ValStructClock: ValClockLike { let label = "clock" }
+
 /// A type the tests register.
 final class ValRegistered: Sendable {}
 
@@ -47,6 +51,8 @@ extension Dependencies {
   var valAsync: AsyncKey<ValThing> { .required() }
   var valWeakThing: Key<ValThing> { .required() }
   var valGraphThing: Key<ValThing> { .required() }
+  var valClockLike: Key<any ValClockLike> { .required() }
+  var valAsyncHolder: AsyncKey<ValThing> { .required() }
   // A key with a default, checked only when asked for with `including:`.
   var valRootWithDefault: Key<ValThing> { Key { r in ValThing("root", [try r[\.valMissingBehindDefault]]) } }
   var valMissingBehindDefault: Key<ValThing> { .required() }
@@ -564,6 +570,40 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     try #require(captives.count == 1, "\(captives)")
     #expect(captives[0].dependency.name == "\\.valLongHolder")
     #expect(captives[0].message.contains("\(scope)"))
+  }
+
+  // A captive dependency is one the holder keeps: the dry run looks at what is left of each
+  // instance a shared instance's factory resolved once that factory has returned.
+  @Test(arguments: [Scope.unique, .weak])
+  func aSharedInstanceThatOnlyReadsFromAShorterLivedOneHoldsNothing(_ scope: Scope) async throws {
+    let container = Container()
+    container.register(\.valShort, scope: scope) { ValThing("short") }
+    container.register(\.valLongHolder, scope: .singleton) { r in ValThing("holder of " + (try r[\.valShort]).label) }
+    container.register(\.valAsyncHolder, scope: .singleton) { r in ValThing("async " + (try r[\.valShort]).label) }
+    let report = await container.validate()
+    #expect(report.isValid, "\(report)")
+  }
+
+  @Test func aSharedInstanceKeepingAValueOfAnExistentialTypeHoldsNothingShorterLived() async throws {
+    let container = Container()
+    container.register(\.valClockLike, scope: .unique) { ValStructClock() }
+    container.register(\.valLongHolder, scope: .singleton) { r in
+      let clock = try r[\.valClockLike]
+      return ValThing(clock.label, [])
+    }
+    #expect(await container.validate().isValid)
+  }
+
+  @Test func aSharedInstanceKeepingAShorterLivedOneAmongOthersIsCaptive() async throws {
+    // It reads one unique instance and keeps another of the same key: the kept one counts.
+    let container = Container()
+    container.register(\.valShort, scope: .unique) { ValThing("short") }
+    container.register(\.valAsyncHolder, scope: .singleton) { r in
+      let read = try r[\.valShort].label
+      return ValThing(read, [try r[\.valShort]])
+    }
+    let captives = await container.validate().problems(.captiveDependency)
+    #expect(captives.map(\.dependency.name) == ["\\.valAsyncHolder"])
   }
 
   @Test func theChildValidatesItsParentsRegistrationsToo() async throws {

@@ -148,6 +148,22 @@ struct ValidationSkipped: Error {
   let index: Int
 }
 
+/// What one step of a validation run made, as the captive check needs it: a class instance,
+/// held weakly (whether something still holds it once the run is over tells whether its
+/// requester kept it), or a value.
+enum MadeInstance {
+  case object(Weak)
+  case value
+
+  struct Weak {
+    weak var object: AnyObject?
+  }
+
+  static func of<Value>(_ value: Value) -> MadeInstance {
+    type(of: value as Any) is AnyClass ? .object(Weak(object: value as AnyObject)) : .value
+  }
+}
+
 /// Records what a dry run resolved, and what each validation copy settled.
 final class ValidationRecorder: Sendable {
   /// One step: a dependency, and the dependency that asked for it.
@@ -164,7 +180,62 @@ final class ValidationRecorder: Sendable {
   /// dependencies steps failed to make during the root running now.
   private let steps = Locked<(settled: [ObjectIdentifier: Set<Int>], failing: [ObjectIdentifier: Set<Int>])>(([:], [:]))
 
+  /// What the run learned of whether a requester kept what a dependency's step made for it (by
+  /// name, as the captive check reads them), and, for the steps still running, what their
+  /// dependencies' steps made for them (by the requester's name, then the dependency's).
+  private let made = Locked<(kept: [MadeStep: Kept], open: [String: [String: MadeBy]])>(([:], [:]))
+
+  private struct MadeStep: Hashable {
+    let dependency: String
+    let requester: String
+  }
+
+  /// What the steps of one dependency made for one requester's step.
+  private struct MadeBy {
+    var objects: [MadeInstance.Weak] = []
+    var values = false
+    /// More instances were made than ``objects`` keeps.
+    var overflowed = false
+
+    /// What is left of it now that the requester's step has ended (its factory returned).
+    var kept: Kept {
+      if overflowed { return .unknown }
+      if objects.contains(where: { $0.object != nil }) { return .alive }
+      if objects.isEmpty { return values ? .values : .unknown }
+      return values ? .unknown : .released
+    }
+  }
+
+  /// The most instances noted per dependency for one requester's step: what one factory
+  /// resolves, so a few; more are not told apart.
+  private static var madeLimit: Int { 16 }
+
   var recorded: [ResolutionEvent] { events.withLock { $0.list } }
+
+  /// Whether `requester` kept what `dependency`'s steps made for it, as seen when the
+  /// requester's steps ended (each time, if it was made more than once).
+  func kept(_ dependency: DependencyReference, by requester: DependencyReference) -> Kept {
+    made.withLock { $0.kept[MadeStep(dependency: dependency.name, requester: requester.name)] } ?? .unknown
+  }
+
+  /// See ``kept(_:by:)``.
+  enum Kept {
+    /// Nothing was noted, or too much or too mixed to tell.
+    case unknown
+    /// Only values (structs, enums, tuples, optionals): a holder keeps a copy, not the step's
+    /// instance, so what matters is what the value holds.
+    case values
+    /// Something held an object the step made when the requester's factory had returned: the
+    /// requester, or what keeps its instances, such as a graph or cached scope.
+    case alive
+    /// Every object the step made was gone by then: the requester did not keep them.
+    case released
+
+    func merged(with other: Kept?) -> Kept {
+      guard let other, other != self else { return self }
+      return self == .alive || other == .alive ? .alive : .unknown
+    }
+  }
 
   /// What the copy of `base` reports to: this recorder, with the copy named.
   func tap(for base: ObjectIdentifier) -> Tap { Tap(recorder: self, copy: base) }
@@ -193,15 +264,33 @@ final class ValidationRecorder: Sendable {
     func didResolve(_ event: ResolutionEvent) { recorder.events.withLock { $0.list.append(event) } }
 
     /// Records the step that made `index` for `requester` in this copy, which failed with
-    /// `error` if given.
+    /// `error` if given, and `made`, the instance it created, if it created one.
     ///
     /// A step that made its dependency settled it: resolved again as a root of its own in this
     /// copy, it would do the same, down the same dependencies (the copy keeps no instance, and
     /// its registrations are the same). One that failed may have, once its root's run ends (see
     /// ``ValidationRecorder/endRoot(failedWith:)``).
-    func record(_ event: ResolutionEvent, index: Int, requester: Int?, error: (any Error)?) {
+    func record(_ event: ResolutionEvent, index: Int, requester: Int?, error: (any Error)?, made: MadeInstance?) {
       let edge = Edge(index: index, requester: requester)
       recorder.events.withLock { if $0.seen.insert(edge).inserted { $0.list.append(event) } }
+      recorder.made.withLock { steps in
+        let name = event.dependency.name
+        if let made, let requester = event.requestedBy?.name {
+          switch made {
+          case .value: steps.open[requester, default: [:]][name, default: MadeBy()].values = true
+          case .object(let weak)
+          where steps.open[requester, default: [:]][name, default: MadeBy()].objects.count
+            < ValidationRecorder.madeLimit:
+            steps.open[requester, default: [:]][name, default: MadeBy()].objects.append(weak)
+          case .object: steps.open[requester, default: [:]][name, default: MadeBy()].overflowed = true
+          }
+        }
+        // This step's factory has returned: what it did not keep of its dependencies is gone.
+        for (dependency, by) in steps.open.removeValue(forKey: name) ?? [:] {
+          let step = MadeStep(dependency: dependency, requester: name)
+          steps.kept[step] = by.kept.merged(with: steps.kept[step])
+        }
+      }
       recorder.steps.withLock { steps in
         if error == nil {
           _ = steps.settled[copy, default: []].insert(index)
@@ -347,7 +436,7 @@ extension Container {
       }
     }
     let events = recorder.recorded
-    let found = Array(Set(problems + captiveDependencies(in: events)))
+    let found = Array(Set(problems + captiveDependencies(in: events, recorder: recorder)))
     let sorted = found.map { ($0, $0.path.map(\.name).joined(separator: " ")) }
       .sorted { ($0.0.kind.order, $0.0.dependency.name, $0.1) < ($1.0.kind.order, $1.0.dependency.name, $1.1) }
       .map(\.0)
@@ -559,7 +648,9 @@ extension Container {
 
   /// Longer-lived instances that hold shorter-lived ones, looking through value types: a
   /// singleton that keeps a unique struct keeps whatever shorter-lived instance the struct holds.
-  private func captiveDependencies(in events: [ResolutionEvent]) -> [ValidationReport.Problem] {
+  private func captiveDependencies(
+    in events: [ResolutionEvent], recorder: ValidationRecorder
+  ) -> [ValidationReport.Problem] {
     var seen: [String: (scope: Scope, site: CodeLocation?, reference: DependencyReference)] = [:]
     var children: [String: [DependencyReference]] = [:]
     for event in events {
@@ -579,7 +670,11 @@ extension Container {
           guard let held = path.last, visited.insert(held.name).inserted, let heldScope = seen[held.name]?.scope,
             holder.scope.kind > heldScope.kind
           else { continue }
-          if holdsValueType(held) {
+          // What the run made tells first: a factory that only read something from an instance
+          // (a setting, say) let it go, and one that kept a value keeps what the value holds.
+          let kept = recorder.kept(held, by: path[path.count - 2])
+          if kept == .released { continue }
+          if kept == .values || (kept == .unknown && holdsValueType(held)) {
             pending += (children[held.name] ?? []).map { path + [$0] }
             continue
           }

@@ -814,7 +814,7 @@ struct Observation {
   func run<Value>(_ step: () throws -> Value) throws -> Value {
     do {
       let value = try made.map { made in try MadeRecord.$current.withValue(made.record) { try step() } } ?? step()
-      end()
+      end(making: value)
       return value
     } catch {
       end(failing: error)
@@ -831,7 +831,7 @@ struct Observation {
       } else {
         value = try await step()
       }
-      end()
+      end(making: value)
       return value
     } catch {
       end(failing: error)
@@ -846,7 +846,13 @@ struct Observation {
     return made.record.serial.load(ordering: .relaxed) == made.serial
   }
 
-  private func end(failing error: (any Error)? = nil) {
+  /// Tells the observer that the step gave `value`; a validation run also notes the instance
+  /// (see ``ValidationRecorder/Tap/record(_:index:requester:error:made:)``).
+  private func end<Value>(making value: Value) {
+    end(failing: nil, made: observer is ValidationRecorder.Tap ? .of(value) : nil)
+  }
+
+  private func end(failing error: (any Error)?, made: MadeInstance? = nil) {
     let table = KeyTable.shared
     let event = ResolutionEvent(
       dependency: table.descriptor(index).reference,
@@ -857,7 +863,7 @@ struct Observation {
       duration: ContinuousClock.now - start,
       outcome: error != nil ? .failed : createdInstance ? .created : .reused)
     guard let step = observer as? ValidationRecorder.Tap else { return Self.callingBack { observer.didResolve(event) } }
-    step.record(event, index: index, requester: requester, error: error)
+    step.record(event, index: index, requester: requester, error: error, made: event.outcome == .created ? made : nil)
   }
 }
 
