@@ -52,6 +52,8 @@ extension Dependencies {
   var valWeakThing: Key<ValThing> { .required() }
   var valGraphThing: Key<ValThing> { .required() }
   var valClockLike: Key<any ValClockLike> { .required() }
+  /// Not a key: a plain property of `Dependencies`.
+  var valNotAKey: Int { 42 }
   var valAsyncHolder: AsyncKey<ValThing> { .required() }
   // A key with a default, checked only when asked for with `including:`.
   var valRootWithDefault: Key<ValThing> { Key { r in ValThing("root", [try r[\.valMissingBehindDefault]]) } }
@@ -604,6 +606,24 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     }
     let captives = await container.validate().problems(.captiveDependency)
     #expect(captives.map(\.dependency.name) == ["\\.valAsyncHolder"])
+  }
+
+  @Test func aKeyPathThatNamesNoKeyIsReportedByName() async throws {
+    let container = Container()
+    container.register(\.valPlain) { ValThing("plain") }
+    let report = await container.validate(including: [\.valNotAKey], arguments: [\.valNotAKey: 1])
+    #expect(!report.isValid)
+    let problems = report.problems(.notAKey)
+    try #require(problems.count == 2, "\(report)")
+    for problem in problems {
+      // Named by the key path where the runtime knows its property's name, else by position.
+      #expect(["\\.valNotAKey", "including[0]", "arguments[0]"].contains(problem.dependency.name))
+      #expect(problem.dependency.typeName == "Int")
+      #expect(problem.message.contains("not a key"))
+    }
+    #expect(Set(problems.map { $0.message.contains("at including[0]") }) == [true, false])
+    #expect(report.checkedCount == 1, "\(report)")
+    #expect(report.description.contains("type Int, not a key"))
   }
 
   @Test func theChildValidatesItsParentsRegistrationsToo() async throws {

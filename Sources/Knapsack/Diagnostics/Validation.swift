@@ -33,6 +33,9 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       case containerDisposed
       /// A chain of dependencies too deep for the thread's stack.
       case resolutionTooDeep
+      /// A key path given to `validate(including:arguments:)` that names no Knapsack key, so
+      /// there was nothing to run.
+      case notAKey
     }
 
     /// What is wrong.
@@ -383,10 +386,21 @@ extension Container {
     let validation = OverrideScope(validatingWith: recorder)
     let copy = validation.overlay(for: self).takeUnretainedValue()
     var roots = copy.validatedIndices
-    for key in keys { if let index = table.index(ofDeclared: key) { roots.insert(index) } }
+    // A key path that names no key cannot be run: it is reported, not dropped.
+    var problems: [ValidationReport.Problem] = []
+    for (position, key) in keys.enumerated() {
+      guard let index = table.index(ofDeclared: key) else {
+        problems.append(Self.notAKey(key, at: position, given: "including"))
+        continue
+      }
+      roots.insert(index)
+    }
     var samples: [Int: any Sendable] = [:]
-    for (key, sample) in arguments {
-      guard let index = table.index(ofDeclared: key) else { continue }
+    for (position, (key, sample)) in arguments.enumerated() {
+      guard let index = table.index(ofDeclared: key) else {
+        problems.append(Self.notAKey(key, at: position, given: "arguments"))
+        continue
+      }
       samples[index] = sample
       roots.insert(index)
     }
@@ -394,7 +408,6 @@ extension Container {
     // The registrations and keys first, each as a root of its own. Then what a `Lazy` or
     // `Provider` made during the run will resolve, in the copy of the container it resolves
     // from, and what those make handles to, until nothing new is found.
-    var problems: [ValidationReport.Problem] = []
     var skipped: [DependencyReference] = []
     var needsSample: [DependencyReference] = []
     var handled = Set(roots.map { HandleTarget(container: ObjectIdentifier(copy), index: $0) })
@@ -620,6 +633,25 @@ extension Container {
     return ValidationReport.Problem(
       kind: kind, dependency: error.dependency, registeredAt: error.registeredAt, path: error.path,
       pathRegistrations: error.pathRegistrations, message: message, nearMatches: error.nearMatches)
+  }
+
+  /// The problem of the key path at `position` of the dry run's `given` list, which names no
+  /// key. Its name is the key path's own description where the runtime knows the property's name
+  /// (on Linux it does not: the position and type then tell which one it is).
+  private static func notAKey(
+    _ keyPath: PartialKeyPath<Dependencies>, at position: Int, given: String
+  ) -> ValidationReport.Problem {
+    let typeName = "\(type(of: Dependencies()[keyPath: keyPath]))"
+    let description = "\(keyPath)"
+    let name =
+      description.contains("<computed")
+      ? "\(given)[\(position)]" : description.replacingPrefix("\\Dependencies.", with: "\\.")
+    let reference = DependencyReference(name: name, typeName: typeName, location: nil)
+    return ValidationReport.Problem(
+      kind: .notAKey, dependency: reference, registeredAt: nil, path: [], pathRegistrations: [],
+      message:
+        "the key path at \(given)[\(position)] is a property of Dependencies of type \(typeName), not a key, "
+        + "so there is nothing to validate (a key is a Key, AsyncKey, MainActorKey, ArgumentKey or multibinding)")
   }
 
   /// The index of the dependency `reference` names: one this container provides, if several
