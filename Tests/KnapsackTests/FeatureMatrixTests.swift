@@ -11,8 +11,9 @@ struct KindUnderTest: Sendable, CustomTestStringConvertible {
   let name: String
   /// Registers the kind's key with `scope`, counting creations and labelling tokens `label`.
   let register: @Sendable (Container, Scope?, Counter, String, (@Sendable (Token) async throws -> Void)?) -> Void
-  /// Registers the key with a factory that needs `\.fxNeeded`.
-  let registerNeedingRequired: @Sendable (Container) -> Void
+  /// Registers the key, with the scope given (nil for the key's own), with a factory that needs
+  /// `\.fxNeeded`.
+  let registerNeedingRequired: @Sendable (Container, Scope?) -> Void
   /// Resolves the key from outside any factory.
   let resolve: @Sendable (Container) async throws -> Token
   /// Resolves a pair key whose one factory resolves this kind's key twice.
@@ -39,7 +40,7 @@ struct KindUnderTest: Sendable, CustomTestStringConvertible {
         return Token(label)
       }
     },
-    registerNeedingRequired: { $0.register(\.fxSync) { r in Token(try r[\.fxNeeded].label) } },
+    registerNeedingRequired: { $0.register(\.fxSync, scope: $1) { r in Token(try r[\.fxNeeded].label) } },
     resolve: { try $0[\.fxSync] },
     resolvePair: { try $0[\.fxSyncPair] },
     decorate: { $0.decorate(\.fxSync) { _, token in Token(token.label + "+decorated") } },
@@ -59,7 +60,7 @@ struct KindUnderTest: Sendable, CustomTestStringConvertible {
         return Token(label)
       }
     },
-    registerNeedingRequired: { $0.register(\.fxAsync) { r in Token(try r[\.fxNeeded].label) } },
+    registerNeedingRequired: { $0.register(\.fxAsync, scope: $1) { r in Token(try r[\.fxNeeded].label) } },
     resolve: { try await $0.resolve(\.fxAsync) },
     resolvePair: { try await $0.resolve(\.fxAsyncPair) },
     decorate: { $0.decorate(\.fxAsync) { _, token in Token(token.label + "+decorated") } },
@@ -79,7 +80,7 @@ struct KindUnderTest: Sendable, CustomTestStringConvertible {
         return Token(label)
       }
     },
-    registerNeedingRequired: { $0.register(\.fxMain) { r in Token(try r[\.fxNeeded].label) } },
+    registerNeedingRequired: { $0.register(\.fxMain, scope: $1) { r in Token(try r[\.fxNeeded].label) } },
     resolve: { try await $0.resolve(\.fxMain) },
     resolvePair: { try await $0.resolve(\.fxMainPair) },
     decorate: { $0.decorate(\.fxMain) { _, token in Token(token.label + "+decorated") } },
@@ -100,7 +101,7 @@ struct KindUnderTest: Sendable, CustomTestStringConvertible {
         return Token(label + suffix)
       }
     },
-    registerNeedingRequired: { $0.register(\.fxArgument) { r, _ in Token(try r[\.fxNeeded].label) } },
+    registerNeedingRequired: { $0.register(\.fxArgument, scope: $1) { r, _ in Token(try r[\.fxNeeded].label) } },
     resolve: { try $0.resolve(\.fxArgument, argument: "") },
     resolvePair: { try $0[\.fxArgumentPair] },
     decorate: { $0.decorate(\.fxArgument) { _, token in Token(token.label + "+decorated") } },
@@ -125,7 +126,7 @@ extension KindUnderTest {
         return Token(label + suffix)
       }
     },
-    registerNeedingRequired: { $0.register(\.fxAsyncArgument) { r, _ in Token(try r[\.fxNeeded].label) } },
+    registerNeedingRequired: { $0.register(\.fxAsyncArgument, scope: $1) { r, _ in Token(try r[\.fxNeeded].label) } },
     resolve: { try await $0.resolve(\.fxAsyncArgument, argument: "") },
     resolvePair: { try await $0.resolve(\.fxAsyncArgumentPair) },
     decorate: { $0.decorate(\.fxAsyncArgument) { _, token in Token(token.label + "+decorated") } },
@@ -144,7 +145,7 @@ extension KindUnderTest {
         return Token(label + suffix)
       }
     },
-    registerNeedingRequired: { $0.register(\.fxMainArgument) { r, _ in Token(try r[\.fxNeeded].label) } },
+    registerNeedingRequired: { $0.register(\.fxMainArgument, scope: $1) { r, _ in Token(try r[\.fxNeeded].label) } },
     resolve: { try await $0.resolve(\.fxMainArgument, argument: "") },
     resolvePair: { try await $0.resolve(\.fxMainArgumentPair) },
     decorate: { $0.decorate(\.fxMainArgument) { _, token in Token(token.label + "+decorated") } },
@@ -279,6 +280,21 @@ final class NameRecorder: ResolutionObserver {
     #expect(made.count == 1)
   }
 
+  @Test(arguments: KindUnderTest.all) func aFailedCreationIsNotKept(kind: KindUnderTest) async throws {
+    for scope in [Scope.singleton, .cached, .weak, .graph] {
+      let container = Container()
+      let attempts = Counter()
+      container.register(\.fxNeeded) { () throws -> Token in
+        if attempts.increment() == 1 { throw PlannedFailure("first attempt") }
+        return Token("needed")
+      }
+      kind.registerNeedingRequired(container, scope)
+      await #expect(throws: ResolutionError.self, "\(scope)") { try await kind.resolve(container) }
+      #expect(try await kind.resolve(container).label == "needed", "\(scope): the failure was not kept")
+      #expect(attempts.count == 2, "\(scope)")
+    }
+  }
+
   @Test(arguments: KindUnderTest.all) func cached(kind: KindUnderTest) async throws {
     let container = Container()
     kind.register(container, .cached, Counter(), "c", nil)
@@ -378,7 +394,7 @@ final class NameRecorder: ResolutionObserver {
 
   @Test(arguments: KindUnderTest.all) func validationFollowsTheKind(kind: KindUnderTest) async throws {
     let container = Container()
-    kind.registerNeedingRequired(container)
+    kind.registerNeedingRequired(container, nil)
     let report = await container.validate(arguments: kind.sample())
     let missing = try #require(report.problems(.missingRequiredKey).first, "\(report)")
     #expect(missing.dependency.name == "\\.fxNeeded")

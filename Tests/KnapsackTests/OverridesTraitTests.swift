@@ -45,9 +45,13 @@ final class Claim: Sendable {
     #expect(try container[\.traitOther] == "other default")
   }
 
+  /// One container for the test cases below: only their scopes keep their singletons apart (a
+  /// container of each test's own would, even if the cases shared one scope).
+  static let claimed = Container()
+
   @Test(.overrides { $0.register(\.traitClaim, scope: .singleton) { Claim() } }, arguments: [1, 2, 3, 4])
   func eachTestCaseGetsItsOwnScope(claimant: Int) async throws {
-    let container = Container()
+    let container = Self.claimed
     #expect(try container[\.traitClaim].claim(for: claimant), "a singleton leaked from another test case")
     #expect(try container[\.traitClaim] === container[\.traitClaim])
   }
@@ -75,13 +79,14 @@ struct OverridesTraitOnASuiteTests {
 
 @Suite(.overrides { $0.register(\.traitClaim, scope: .singleton) { Claim() } })
 struct OverridesTraitGivesEachTestOfASuiteAFreshScopeTests {
-  // Each test claims the suite-registered singleton; if the suite shared one scope between its
-  // tests, all but one would find it claimed.
-  @Test func first() async throws { #expect(try Container()[\.traitClaim].claim(for: 1)) }
-  @Test func second() async throws { #expect(try Container()[\.traitClaim].claim(for: 2)) }
-  @Test func third() async throws { #expect(try Container()[\.traitClaim].claim(for: 3)) }
+  // Each test claims the suite-registered singleton of one container they all resolve from; if
+  // the suite shared one scope between its tests, all but one would find it claimed.
+  static let container = Container()
+  @Test func first() async throws { #expect(try Self.container[\.traitClaim].claim(for: 1)) }
+  @Test func second() async throws { #expect(try Self.container[\.traitClaim].claim(for: 2)) }
+  @Test func third() async throws { #expect(try Self.container[\.traitClaim].claim(for: 3)) }
   @Test(arguments: [4, 5, 6]) func cases(claimant: Int) async throws {
-    #expect(try Container()[\.traitClaim].claim(for: claimant))
+    #expect(try Self.container[\.traitClaim].claim(for: claimant))
   }
 }
 
@@ -89,9 +94,11 @@ struct OverridesTraitGivesEachTestOfASuiteAFreshScopeTests {
 struct OverridesTraitSingletonInNestedScopesTests {
   // The suite's singleton belongs to each test's suite-level scope: a test trait, and a scope
   // the test opens, nest in it and use the same instance (still fresh for each test).
+  static let container = Container()
+
   @Test(.overrides { $0.register(\.traitOther) { "from the test trait" } }, arguments: [1, 2])
   func theSuitesSingletonIsOneInstanceInsideTheTest(claimant: Int) async throws {
-    let container = Container()
+    let container = Self.container
     let claim = try container[\.traitClaim]
     #expect(claim.claim(for: claimant), "a singleton leaked from another test case")
     try await withOverrides {

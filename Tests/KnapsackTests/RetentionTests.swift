@@ -25,6 +25,23 @@ private func contributeFromTheReuseSite(_ container: Container, _ value: Int) {
 }
 
 @Suite struct RetentionTests {
+  /// The plan of a key whose index is above the table's directly indexed range is kept like any
+  /// other: resolving it again reuses the container's cached route (there is no limit on the
+  /// number of keys a container caches).
+  @Test func aKeyAboveTheDirectRangeIsCachedToo() throws {
+    let container = Container()
+    for index in 0..<70_000 {
+      container.register(type: Int.self, name: "retention many \(index)") { index }
+    }
+    let index = KeyTable.index(of: Int.self, name: "retention many 69999")
+    try #require(index >= SlotTable<Slot>.directCapacity, "index \(index)")
+    #expect(container.slots.load(index) == nil, "not planned before its first resolution")
+    #expect(try container.resolve(type: Int.self, name: "retention many 69999") == 69_999)
+    let planned = try #require(container.slots.load(index), "the first resolution cached its route")
+    #expect(try container.resolve(type: Int.self, name: "retention many 69999") == 69_999)
+    #expect(container.slots.load(index) === planned, "the second resolution reused it")
+  }
+
   /// A key path with a subscript argument, or one built with `appending`, is a new object each
   /// time: resolving through it many times keeps a bounded number of them, and still resolves.
   @Test func keyPathsThatAreNewObjectsEachTimeAreRememberedABoundedNumberOfTimes() throws {
