@@ -159,8 +159,13 @@ extension KindUnderTest {
 /// What the multibinding row of the table needs to know about one kind of multibinding.
 struct MultibindingKindUnderTest: Sendable, CustomTestStringConvertible {
   let name: String
+  /// Contributes a token labelled `label`, with `scope` and the `dispose:` closure given.
+  let contributeDisposing: @Sendable (Container, Scope, String, (@Sendable (Token) async throws -> Void)?) -> Void
+
   /// Contributes a token labelled `label`, with `scope`.
-  let contribute: @Sendable (Container, Scope, String) -> Void
+  func contribute(_ container: Container, _ scope: Scope, _ label: String) {
+    contributeDisposing(container, scope, label, nil)
+  }
   /// Contributes a token whose factory needs `\.fxNeeded`.
   let contributeNeedingRequired: @Sendable (Container) -> Void
   /// Resolves every element, from outside any factory.
@@ -175,7 +180,8 @@ struct MultibindingKindUnderTest: Sendable, CustomTestStringConvertible {
 
   static let sync = MultibindingKindUnderTest(
     name: "synchronous",
-    contribute: { container, scope, label in container.contribute(to: \.fxPlugins, scope: scope) { _ in Token(label) }
+    contributeDisposing: { container, scope, label, dispose in
+      container.contribute(to: \.fxPlugins, scope: scope, dispose: dispose) { _ in Token(label) }
     },
     contributeNeedingRequired: { $0.contribute(to: \.fxPlugins) { r in Token(try r[\.fxNeeded].label) } },
     resolve: { try $0[\.fxPlugins] },
@@ -183,8 +189,8 @@ struct MultibindingKindUnderTest: Sendable, CustomTestStringConvertible {
 
   static let async = MultibindingKindUnderTest(
     name: "asynchronous",
-    contribute: { container, scope, label in
-      container.contribute(to: \.fxAsyncPlugins, scope: scope) { _ in
+    contributeDisposing: { container, scope, label, dispose in
+      container.contribute(to: \.fxAsyncPlugins, scope: scope, dispose: dispose) { _ in
         await Task.yield()
         return Token(label)
       }
@@ -195,8 +201,8 @@ struct MultibindingKindUnderTest: Sendable, CustomTestStringConvertible {
 
   static let mainActor = MultibindingKindUnderTest(
     name: "main-actor",
-    contribute: { container, scope, label in
-      container.contribute(to: \.fxMainPlugins, scope: scope) { _ in
+    contributeDisposing: { container, scope, label, dispose in
+      container.contribute(to: \.fxMainPlugins, scope: scope, dispose: dispose) { _ in
         MainActor.preconditionIsolated("a main-actor contribution runs on the main actor")
         return Token(label)
       }
@@ -404,6 +410,21 @@ final class NameRecorder: ResolutionObserver {
   }
 
   // MARK: Multibinding contributions (no argument kind: an element takes no argument)
+
+  @Test(arguments: MultibindingKindUnderTest.all) func contributionsDisposeClosure(
+    kind: MultibindingKindUnderTest
+  ) async throws {
+    let container = Container()
+    let closed = Collected<String>()
+    kind.contributeDisposing(container, .singleton, "kept", { closed.append($0.label) })
+    kind.contributeDisposing(container, .unique, "passing", { closed.append($0.label) })
+    let elements = try await kind.resolve(container)
+    #expect(elements.map(\.label).sorted() == ["kept", "passing"])
+    try await container.dispose()
+    #expect(closed.all == ["kept"], "the kept contribution is closed once; the container keeps no unique one")
+    try await container.dispose()
+    #expect(closed.all == ["kept"])
+  }
 
   @Test(arguments: MultibindingKindUnderTest.all) func multibindingContributions(
     kind: MultibindingKindUnderTest

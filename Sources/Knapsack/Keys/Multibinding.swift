@@ -1,7 +1,7 @@
 /// A collection key: several modules contribute elements, and resolving it returns all of them.
 ///
 /// Use it for plug-ins, analytics sinks, middleware: the module that consumes them declares the
-/// key, and any module contributes with ``Container/contribute(to:scope:hasSideEffects:fileID:line:_:)-(KeyPath<Dependencies,Multibinding<E>>,_,_,_,_,_)``.
+/// key, and any module contributes with ``Container/contribute(to:scope:hasSideEffects:dispose:fileID:line:_:)-(KeyPath<Dependencies,Multibinding<E>>,_,_,_,_,_,_)``.
 ///
 /// ```swift
 /// extension Dependencies {
@@ -39,35 +39,42 @@ public typealias MainActorMultibinding<Element: Sendable> = MultibindingKey<Main
 
 extension Container {
   /// Adds an element to a ``Multibinding``; its factory runs with `scope` (unique by default).
+  ///
+  /// Like a registration, a contribution kept by its scope is closed by ``dispose()``: through
+  /// `dispose`, if given, else through ``Disposable``.
   public func contribute<E>(
     to key: KeyPath<Dependencies, Multibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
-    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) throws -> E
+    dispose: (@Sendable (E) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable (Resolver) throws -> E
   ) {
-    addContribution(to: key, Factory(.resolverOnly(factory)), scope, hasSideEffects, CodeLocation(fileID, line))
+    addContribution(
+      to: key, Factory(.resolverOnly(factory)), scope, hasSideEffects, dispose, CodeLocation(fileID, line))
   }
 
   /// Adds an element to an ``AsyncMultibinding``; its factory may `await`.
   public func contribute<E>(
     to key: KeyPath<Dependencies, AsyncMultibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
-    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) async throws -> E
+    dispose: (@Sendable (E) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable (Resolver) async throws -> E
   ) {
     let body = Factory<Void, E>.Body.async { resolver, _ in try await factory(resolver) }
-    addContribution(to: key, Factory(body), scope, hasSideEffects, CodeLocation(fileID, line))
+    addContribution(to: key, Factory(body), scope, hasSideEffects, dispose, CodeLocation(fileID, line))
   }
 
   /// Adds an element to a ``MainActorMultibinding``; its factory runs on the main actor.
   public func contribute<E>(
     to key: KeyPath<Dependencies, MainActorMultibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
-    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @MainActor @Sendable (Resolver) throws -> E
+    dispose: (@Sendable (E) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @MainActor @Sendable (Resolver) throws -> E
   ) {
     let body = Factory<Void, E>.Body.mainActor { resolver, _ in try factory(resolver) }
-    addContribution(to: key, Factory(body), scope, hasSideEffects, CodeLocation(fileID, line))
+    addContribution(to: key, Factory(body), scope, hasSideEffects, dispose, CodeLocation(fileID, line))
   }
 
   /// The routine behind every `contribute`: registers the contribution under an index of its own.
   private func addContribution<K, E>(
     to key: KeyPath<Dependencies, MultibindingKey<K, E>>, _ factory: Factory<Void, E>, _ scope: Scope,
-    _ hasSideEffects: Bool, _ location: CodeLocation
+    _ hasSideEffects: Bool, _ dispose: (@Sendable (E) async throws -> Void)?, _ location: CodeLocation
   ) {
     let keyIndex = KeyTable.index(of: key)
     let keyName = KeyTable.shared.descriptor(keyIndex).displayName
@@ -79,7 +86,7 @@ extension Container {
     }
     let registration = TypedRegistration(
       index: index, scope: scope, factory: factory, location: location, isDefault: false,
-      hasSideEffects: hasSideEffects)
+      hasSideEffects: hasSideEffects, dispose: Self.eraseDispose(dispose))
     state.withLock {
       _ = $0.registrations.replace(at: index, with: .passRetained(registration))
       $0.contributions[keyIndex, default: []].append(registration)
