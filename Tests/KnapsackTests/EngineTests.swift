@@ -10,6 +10,17 @@ extension Dependencies {
   var engineAnyArgument: ArgumentKey<any Sendable, String> { ArgumentKey { _, argument in "\(argument)" } }
   subscript(engineLinks level: Int) -> Multibinding<Int> { Multibinding() }
   subscript(engineAsyncLinks level: Int) -> AsyncMultibinding<Int> { AsyncMultibinding() }
+  /// A chain of one argument key: the factory for `n` resolves the key again for `n - 1`.
+  var engineCountdown: ArgumentKey<Int, Int> {
+    ArgumentKey { r, n in n == 0 ? 0 : try r.resolve(\.engineCountdown, argument: n - 1) + 1 }
+  }
+  /// Chains of keys of the other kinds: level `n` resolves level `n - 1`.
+  subscript(engineAsyncChain level: Int) -> AsyncKey<Int> {
+    AsyncKey { r in level == 0 ? 0 : try await r.resolve(\.[engineAsyncChain: level - 1]) + 1 }
+  }
+  subscript(engineMainChain level: Int) -> MainActorKey<Int> {
+    MainActorKey { r in level == 0 ? 0 : try r.resolve(\.[engineMainChain: level - 1]) + 1 }
+  }
   /// Never resolved, registered or validated: its key path stays unknown to the key table.
   var engineNeverSeen: Key<Int> { Key { 0 } }
 }
@@ -123,6 +134,39 @@ let isThreadSanitized: Bool = {
       #expect(error.path.first?.name == "Int (name: \"step 0\")")
       #expect(error.path.count > 20)
       #expect(error.description.contains("too deep for this thread's stack"))
+    }
+  }
+
+  @Test func aTenThousandDeepChainOfAnArgumentKeyOnASmallStackThrowsInsteadOfCrashing() async {
+    let container = Container()
+    let outcome = await onThread(stackSize: 512 * 1024) { () -> Result<Int, any Error> in
+      Result { try container.resolve(\.engineCountdown, argument: 9_999) }
+    }
+    switch outcome {
+    case .success(let depth): #expect(depth == 9_999)
+    case .failure(let error as ResolutionError):
+      #expect(error.kind == .resolutionTooDeep, "\(error)")
+      #expect(error.path.first?.name == "\\.engineCountdown")
+    case .failure(let other): Issue.record("\(other)")
+    }
+  }
+
+  @Test func tenThousandDeepChainsOfAsynchronousAndMainActorKeysThrowOrSucceed() async {
+    // An asynchronous chain runs on the task's own frames; a main-actor chain runs on the main
+    // thread, and its stack check stops it before that thread's stack would overflow.
+    let container = Container()
+    for chain in ["asynchronous", "main-actor"] {
+      do {
+        let depth =
+          chain == "asynchronous"
+          ? try await container.resolve(\.[engineAsyncChain: 9_999])
+          : try await container.resolve(\.[engineMainChain: 9_999])
+        #expect(depth == 9_999, "\(chain)")
+      } catch let error as ResolutionError {
+        #expect(error.kind == .resolutionTooDeep, "\(chain): \(error)")
+      } catch {
+        Issue.record("\(chain): \(error)")
+      }
     }
   }
 
