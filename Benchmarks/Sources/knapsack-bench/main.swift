@@ -22,8 +22,9 @@ let usage = """
                    run one benchmark exactly N times with no timing output: for instruction
                    counts under callgrind (see scripts/instructions.sh)
     render         redraw the chart and table from a JSON file of an earlier run
-    deep-chain     a 10,000-deep chain on a 512 KiB thread must throw or succeed; prints the
-                   stack one level of resolution takes
+    deep-chain     10,000-deep chains (types and an argument key on a 512 KiB thread,
+                   asynchronous keys) must throw or succeed; prints the stack one level of
+                   resolution takes
     peak-memory    one 10,000-registration start-up of CONTENDER in this fresh process; prints
                    the resident-set high-water mark (VmHWM) in bytes
 
