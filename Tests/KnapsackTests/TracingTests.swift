@@ -148,7 +148,7 @@ private func normalised(_ text: String) -> String {
     container.observe(TrLoggingObserver(container: container))
     container.register(\.trApp) { r in TrNode("app", [try r[\.trStore]]) }
     #expect(try container[\.trApp].label == "app")
-    _ = try await container.resolve(\.trApp)
+    _ = try container.resolve(\.trApp)
     let log = try container[\.trLog]
     #expect(
       log.all == [

@@ -44,8 +44,15 @@ public func withOverrides<R>(
 ///
 /// Use it where you cannot `await`. In asynchronous code the asynchronous form is chosen, even
 /// for an operation that does not suspend: only it can dispose the scope's ``Disposable``
-/// instances when the scope ends (this form just releases them).
+/// instances when the scope ends (this form just releases them). Where Swift would still pick
+/// this form in asynchronous code (top-level code in `main.swift`, for an operation with no
+/// `await`), it is a compile error that says to write the operation as `{ () async throws in ... }`.
 @_disfavoredOverload
+@available(
+  *, noasync,
+  message:
+    "in asynchronous code, use the asynchronous withOverrides, which disposes what the scope made: write the operation as { () async throws in ... }"
+)
 public func withOverrides<R>(
   _ configure: (Container) throws -> Void,
   operation: () throws -> R
