@@ -152,8 +152,8 @@ struct ValidationSkipped: Error {
 }
 
 /// What one step of a validation run made, as the captive check needs it: a class instance,
-/// held weakly (whether something still holds it once the run is over tells whether its
-/// requester kept it), or a value.
+/// held weakly (whether something still holds it once its requester's factory has returned tells
+/// whether the requester kept it), or a value.
 enum MadeInstance {
   case object(Weak)
   case value
@@ -199,6 +199,15 @@ final class ValidationRecorder: Sendable {
     var values = false
     /// More instances were made than ``objects`` keeps.
     var overflowed = false
+
+    /// Notes one more instance the dependency's steps made.
+    mutating func note(_ made: MadeInstance) {
+      switch made {
+      case .value: values = true
+      case .object(let weak) where objects.count < ValidationRecorder.madeLimit: objects.append(weak)
+      case .object: overflowed = true
+      }
+    }
 
     /// What is left of it now that the requester's step has ended (its factory returned).
     var kept: Kept {
@@ -279,14 +288,7 @@ final class ValidationRecorder: Sendable {
       recorder.made.withLock { steps in
         let name = event.dependency.name
         if let made, let requester = event.requestedBy?.name {
-          switch made {
-          case .value: steps.open[requester, default: [:]][name, default: MadeBy()].values = true
-          case .object(let weak)
-          where steps.open[requester, default: [:]][name, default: MadeBy()].objects.count
-            < ValidationRecorder.madeLimit:
-            steps.open[requester, default: [:]][name, default: MadeBy()].objects.append(weak)
-          case .object: steps.open[requester, default: [:]][name, default: MadeBy()].overflowed = true
-          }
+          steps.open[requester, default: [:]][name, default: MadeBy()].note(made)
         }
         // This step's factory has returned: what it did not keep of its dependencies is gone.
         for (dependency, by) in steps.open.removeValue(forKey: name) ?? [:] {
