@@ -849,10 +849,11 @@ struct Observation {
   /// Tells the observer that the step gave `value`; a validation run also notes the instance
   /// (see ``ValidationRecorder/Tap/record(_:index:requester:error:made:)``).
   private func end<Value>(making value: Value) {
-    end(failing: nil, made: observer is ValidationRecorder.Tap ? .of(value) : nil)
+    end(failing: nil) { .of(value) }
   }
 
-  private func end(failing error: (any Error)?, made: MadeInstance? = nil) {
+  /// `made` is asked only by a validation run, and only for a step that created its instance.
+  private func end(failing error: (any Error)?, made: () -> MadeInstance? = { nil }) {
     let table = KeyTable.shared
     let event = ResolutionEvent(
       dependency: table.descriptor(index).reference,
@@ -863,7 +864,7 @@ struct Observation {
       duration: ContinuousClock.now - start,
       outcome: error != nil ? .failed : createdInstance ? .created : .reused)
     guard let step = observer as? ValidationRecorder.Tap else { return Self.callingBack { observer.didResolve(event) } }
-    step.record(event, index: index, requester: requester, error: error, made: event.outcome == .created ? made : nil)
+    step.record(event, index: index, requester: requester, error: error, made: event.outcome == .created ? made() : nil)
   }
 }
 
