@@ -1069,4 +1069,52 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let problem = try #require(report.problems(.missingRequiredKey).first, "\(report)")
     #expect(problem.path.map(\.name) == [#"\.valShort"#, #"\.valMissing"#])
   }
+
+  // Looking through a value: whether a shared instance keeps what a value held is told when the
+  // shared instance's factory returns, not when the value's did (the value holds it until then).
+  @Test func aSharedInstanceKeepingAValueThatHoldsAShorterLivedOneIsCaptive() async throws {
+    let container = Container()
+    container.register(\.valShort, scope: .unique) { ValThing("short") }
+    container.register(\.valWrapper, scope: .unique) { r in ValWrapper(inner: try r[\.valShort]) }
+    container.register(\.valLongHolder, scope: .singleton) { r in
+      let wrapper = try r[\.valWrapper]
+      return ValThing("holder", [wrapper.inner])
+    }
+    let captives = await container.validate().problems(.captiveDependency)
+    try #require(captives.count == 1, "\(captives)")
+    #expect(captives[0].path.map(\.name) == [#"\.valLongHolder"#, #"\.valWrapper"#, #"\.valShort"#])
+  }
+
+  @Test(arguments: [1, 3])
+  func aSharedInstanceThatOnlyReadsFromAValueHoldingAShorterLivedOneHoldsNothing(_ depth: Int) async throws {
+    // \.valWrapper holds \.valShort directly (depth 1), or through two more values (depth 3).
+    let container = Container()
+    container.register(\.valShort, scope: .unique) { ValThing("short") }
+    container.register(\.valWrapper, scope: .unique) { r in ValWrapper(inner: try r[\.valShort]) }
+    container.register(\.valOuterWrapper, scope: .unique) { r in ValOuterWrapper(wrapper: try r[\.valWrapper]) }
+    container.register(\.valOutermostWrapper, scope: .unique) { r in
+      ValOutermostWrapper(outer: try r[\.valOuterWrapper])
+    }
+    container.register(\.valLongHolder, scope: .singleton) { r in
+      let label = depth == 1 ? try r[\.valWrapper].inner.label : try r[\.valOutermostWrapper].outer.wrapper.inner.label
+      return ValThing("holder of " + label)
+    }
+    container.register(\.valAsyncHolder, scope: .singleton) { r in
+      let kept = depth == 1 ? try r[\.valWrapper].inner : try r[\.valOutermostWrapper].outer.wrapper.inner
+      return ValThing("keeps", [kept])
+    }
+    let report = await container.validate()
+    #expect(report.problems(.captiveDependency).map(\.dependency.name) == [#"\.valAsyncHolder"#], "\(report)")
+  }
+}
+
+/// Values that hold a `ValThing`, one inside the other.
+struct ValWrapper: Sendable { let inner: ValThing }
+struct ValOuterWrapper: Sendable { let wrapper: ValWrapper }
+struct ValOutermostWrapper: Sendable { let outer: ValOuterWrapper }
+
+extension Dependencies {
+  var valWrapper: Key<ValWrapper> { .required() }
+  var valOuterWrapper: Key<ValOuterWrapper> { .required() }
+  var valOutermostWrapper: Key<ValOutermostWrapper> { .required() }
 }

@@ -186,12 +186,28 @@ final class ValidationRecorder: Sendable {
   /// What the run learned of whether a requester kept what a dependency's step made for it (by
   /// name, as the captive check reads them), and, for the steps still running, what their
   /// dependencies' steps made for them (by the requester's name, then the dependency's).
+  ///
+  /// A step that made a value passes up to its requester what its own dependencies made for it,
+  /// under the chain of names that leads there (see ``chain(_:)``): the value may hold those
+  /// instances, so whether the requester kept them is told when the requester's step ends.
   private let made = Locked<(kept: [MadeStep: Kept], open: [String: [String: MadeBy]])>(([:], [:]))
 
+  /// A dependency (or a chain of them, through values, see ``chain(_:)``) and the requester
+  /// whose step it was made for.
   private struct MadeStep: Hashable {
     let dependency: String
     let requester: String
   }
+
+  /// The names of a chain of dependencies, each made for the one before through values, as one
+  /// ``MadeStep/dependency``. The separator is a control character no name contains.
+  private static func chain<Names: Sequence<String>>(_ names: Names) -> String {
+    names.joined(separator: "\u{1F}")
+  }
+
+  /// The most chains a step passes up to its requester: values nest a few levels deep; past
+  /// this, what a value holds is judged when the value's own step ended.
+  private static var chainLimit: Int { 64 }
 
   /// What the steps of one dependency made for one requester's step.
   private struct MadeBy {
@@ -209,6 +225,13 @@ final class ValidationRecorder: Sendable {
       }
     }
 
+    /// Adds what `other` noted.
+    mutating func merge(_ other: MadeBy) {
+      values = values || other.values
+      overflowed = overflowed || other.overflowed
+      for weak in other.objects { note(.object(weak)) }
+    }
+
     /// What is left of it now that the requester's step has ended (its factory returned).
     var kept: Kept {
       if overflowed { return .unknown }
@@ -224,10 +247,22 @@ final class ValidationRecorder: Sendable {
 
   var recorded: [ResolutionEvent] { events.withLock { $0.list } }
 
-  /// Whether `requester` kept what `dependency`'s steps made for it, as seen when the
-  /// requester's steps ended (each time, if it was made more than once).
-  func kept(_ dependency: DependencyReference, by requester: DependencyReference) -> Kept {
-    made.withLock { $0.kept[MadeStep(dependency: dependency.name, requester: requester.name)] } ?? .unknown
+  /// Whether the first dependency of `path` kept the last, as seen when its steps ended (each
+  /// time, if it was made more than once). Each dependency of `path` was made for the one before,
+  /// and those between the first and the last are values: what a value holds is kept for as long
+  /// as the value is, so it is judged when the first one's step ended, where the run passed it up
+  /// to; else (a chain too wide to pass up), when the last one's requester's step ended.
+  func kept(along path: [DependencyReference]) -> Kept {
+    guard path.count >= 2 else { return .unknown }
+    let names = path.map(\.name)
+    return made.withLock { made in
+      if names.count > 2,
+        let throughValues = made.kept[MadeStep(dependency: Self.chain(names.dropFirst()), requester: names[0])]
+      {
+        return throughValues
+      }
+      return made.kept[MadeStep(dependency: names[names.count - 1], requester: names[names.count - 2])]
+    } ?? .unknown
   }
 
   /// See ``kept(_:by:)``.
@@ -291,9 +326,20 @@ final class ValidationRecorder: Sendable {
           steps.open[requester, default: [:]][name, default: MadeBy()].note(made)
         }
         // This step's factory has returned: what it did not keep of its dependencies is gone.
-        for (dependency, by) in steps.open.removeValue(forKey: name) ?? [:] {
+        let madeForIt = steps.open.removeValue(forKey: name) ?? [:]
+        for (dependency, by) in madeForIt {
           let step = MadeStep(dependency: dependency, requester: name)
           steps.kept[step] = by.kept.merged(with: steps.kept[step])
+        }
+        // Unless it made a value, which may hold them: its requester's step tells.
+        if case .value = made, let requester = event.requestedBy?.name, !madeForIt.isEmpty {
+          var passed = steps.open[requester, default: [:]]
+          for (dependency, by) in madeForIt.sorted(by: { $0.key < $1.key }) {
+            let through = ValidationRecorder.chain([name, dependency])
+            guard passed[through] != nil || passed.count < ValidationRecorder.chainLimit else { break }
+            passed[through, default: MadeBy()].merge(by)
+          }
+          steps.open[requester] = passed
         }
       }
       recorder.steps.withLock { steps in
@@ -706,7 +752,7 @@ extension Container {
           else { continue }
           // What the run made tells first: a factory that only read something from an instance
           // (a setting, say) let it go, and one that kept a value keeps what the value holds.
-          let kept = recorder.kept(held, by: path[path.count - 2])
+          let kept = recorder.kept(along: path)
           if kept == .released { continue }
           if kept == .values || (kept == .unknown && holdsValueType(held)) {
             pending += (children[held.name] ?? []).map { path + [$0] }
