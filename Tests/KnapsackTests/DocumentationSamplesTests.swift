@@ -1012,6 +1012,14 @@ struct TodoRepositoryTests {
     #expect(sinks.map(\.name) == ["console", "file", "server"])
   }
 
+  @Test func aProviderOfTheElements() async throws {
+    let container = Container(assemblies: [CoreAnalyticsAssembly(), ServerAnalyticsAssembly()])
+    let sinks = container.provider(\.analyticsSinks)  // Provider<Multibinding<any AnalyticsSink>>
+    #expect(try sinks.get().map(\.name) == ["console", "file", "server"])
+    let typed: Provider<Multibinding<any AnalyticsSink>> = sinks
+    #expect(try typed.get().count == 3)
+  }
+
   @Test func childContributionsComeAfterTheParents() async throws {
     let container = Container(assemblies: [CoreAnalyticsAssembly()])
     let session = container.makeChild()

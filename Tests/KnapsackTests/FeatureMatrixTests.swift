@@ -170,6 +170,9 @@ struct MultibindingKindUnderTest: Sendable, CustomTestStringConvertible {
   let contributeNeedingRequired: @Sendable (Container) -> Void
   /// Resolves every element, from outside any factory.
   let resolve: @Sendable (Container) async throws -> [Token]
+  /// Resolves every element through a ``Provider``'s `get`, twice, and through a ``Lazy``'s
+  /// `value`, twice, each the way its kind needs.
+  let resolveThroughHandles: @Sendable (Container) async throws -> (provided: [[Token]], lazy: [[Token]])
   /// The multibinding key, for validation (a key path is not `Sendable`: made on each call).
   let key: @Sendable () -> PartialKeyPath<Dependencies>
   let keyName: String
@@ -185,6 +188,11 @@ struct MultibindingKindUnderTest: Sendable, CustomTestStringConvertible {
     },
     contributeNeedingRequired: { $0.contribute(to: \.fxPlugins) { r in Token(try r[\.fxNeeded].label) } },
     resolve: { try $0[\.fxPlugins] },
+    resolveThroughHandles: { container in
+      let provider = container.provider(\.fxPlugins)
+      let lazy = container.lazy(\.fxPlugins)
+      return ([try provider.get(), try provider.get()], [try lazy.value, try lazy.value])
+    },
     key: { \Dependencies.fxPlugins }, keyName: "\\.fxPlugins")
 
   static let async = MultibindingKindUnderTest(
@@ -197,6 +205,11 @@ struct MultibindingKindUnderTest: Sendable, CustomTestStringConvertible {
     },
     contributeNeedingRequired: { $0.contribute(to: \.fxAsyncPlugins) { r in Token(try r[\.fxNeeded].label) } },
     resolve: { try await $0.resolve(\.fxAsyncPlugins) },
+    resolveThroughHandles: { container in
+      let provider = container.provider(\.fxAsyncPlugins)
+      let lazy = container.lazy(\.fxAsyncPlugins)
+      return ([try await provider.get(), try await provider.get()], [try await lazy.value, try await lazy.value])
+    },
     key: { \Dependencies.fxAsyncPlugins }, keyName: "\\.fxAsyncPlugins")
 
   static let mainActor = MultibindingKindUnderTest(
@@ -209,6 +222,13 @@ struct MultibindingKindUnderTest: Sendable, CustomTestStringConvertible {
     },
     contributeNeedingRequired: { $0.contribute(to: \.fxMainPlugins) { r in Token(try r[\.fxNeeded].label) } },
     resolve: { try await $0.resolve(\.fxMainPlugins) },
+    resolveThroughHandles: { container in
+      let provider = container.provider(\.fxMainPlugins)
+      let lazy = container.lazy(\.fxMainPlugins)
+      // `await get()` from elsewhere; `get()` and `value` on the main actor.
+      let fromElsewhere = try await provider.get()
+      return try await MainActor.run { ([fromElsewhere, try provider.get()], [try lazy.value, try lazy.value]) }
+    },
     key: { \Dependencies.fxMainPlugins }, keyName: "\\.fxMainPlugins")
 }
 
@@ -442,6 +462,19 @@ final class NameRecorder: ResolutionObserver {
     #expect(!second.contains { $0 === made }, "a unique contribution is made again")
     #expect(try await kind.resolve(parent).map(\.label) == ["parent"], "a child's contribution stays in the child")
     #expect(try await kind.resolve(Container()).isEmpty)
+  }
+
+  @Test(arguments: MultibindingKindUnderTest.all) func multibindingHandles(
+    kind: MultibindingKindUnderTest
+  ) async throws {
+    let container = Container()
+    kind.contribute(container, .singleton, "shared")
+    kind.contribute(container, .unique, "made each time")
+    let (provided, lazy) = try await kind.resolveThroughHandles(container)
+    for elements in provided + lazy { #expect(elements.map(\.label) == ["shared", "made each time"]) }
+    #expect(provided[0][0] === provided[1][0], "a provider honours each contribution's scope")
+    #expect(provided[0][1] !== provided[1][1])
+    #expect(lazy[0][1] === lazy[1][1], "a lazy value is resolved once")
   }
 
   @Test(arguments: MultibindingKindUnderTest.all) func multibindingValidation(

@@ -215,6 +215,90 @@ struct MbCrashAssembly: Assembly {
     #expect(Set(singletons.all).count == 1)
   }
 
+  // MARK: Handles and property wrappers
+
+  @Test func aProviderResolvesEveryContributionAgainAndALazyOnce() async throws {
+    let made = Counter()
+    let container = Container()
+    container.contribute(to: \.mbNumbers, scope: .singleton) { _ in 1 }
+    container.contribute(to: \.mbNumbers) { _ in made.increment() + 10 }
+    let provider = container.provider(\.mbNumbers)
+    #expect(try provider.get() == [1, 11])
+    #expect(try provider.get() == [1, 12])
+    let lazy = container.lazy(\.mbNumbers)
+    #expect(made.count == 2)
+    #expect(try lazy.value == [1, 13])
+    #expect(try lazy.value == [1, 13])
+    // A contribution added later is seen by the provider's next get, not by the kept lazy value.
+    container.contribute(to: \.mbNumbers) { _ in 100 }
+    #expect(try provider.get() == [1, 14, 100])
+    #expect(try lazy.value == [1, 13])
+  }
+
+  @Test func aFactoryTakesAHandleToAMultibindingAndResolvesItLater() async throws {
+    let container = Container()
+    container.contribute(to: \.mbAsyncNumbers) { r in try await r.resolve(\.mbAsyncBase) }
+    container.contribute(to: \.mbAsyncNumbers) { _ in 2 }
+    container.register(\.mbPluginSummary) { r in MbSummary(numbers: r.provider(\.mbAsyncNumbers)) }
+    let summary = try container[\.mbPluginSummary]
+    #expect(try await summary.numbers.get() == [40, 2])
+    let lazy: Lazy<AsyncMultibinding<Int>> = container.lazy(\.mbAsyncNumbers)
+    #expect(try await lazy.value == [40, 2])
+  }
+
+  @Test func aHandleResolvesInTheOverrideScopeItWasMadeIn() async throws {
+    let container = Container()
+    container.contribute(to: \.mbNumbers) { _ in 1 }
+    let provider = await withOverrides {
+      $0.contribute(to: \.mbNumbers) { _ in 2 }
+    } operation: {
+      container.provider(\.mbNumbers)
+    }
+    #expect(try provider.get() == [1, 2])
+    #expect(try container.provider(\.mbNumbers).get() == [1])
+  }
+
+  @Test func validationFollowsAHandleToAMultibinding() async throws {
+    let container = Container()
+    container.contribute(to: \.mbNumbers) { r in try r[\.mbAsyncNeeded] }
+    container.register(\.mbPluginCount) { r in
+      _ = r.provider(\.mbNumbers)
+      return 0
+    }
+    let graph = await container.graph()
+    // The contribution is checked once, as a registration of its own.
+    let missing = graph.report.problems(.missingRequiredKey)
+    try #require(missing.count == 1, "\(graph.report)")
+    #expect(missing[0].path.last?.name == "\\.mbAsyncNeeded")
+    #expect(graph.edges.contains(DependencyGraph.Edge(from: "\\.mbPluginCount", to: "\\.mbNumbers")))
+  }
+
+  @Test func injectedResolvesEveryElement() async throws {
+    let container = Container()
+    container.contribute(to: \.mbNumbers) { _ in 1 }
+    container.contribute(to: \.mbNumbers) { _ in 2 }
+    let screen = await withContainer(container) { MbScreen() }
+    #expect(screen.numbers == [1, 2])
+    container.contribute(to: \.mbNumbers) { _ in 3 }
+    // Resolved on first access, from the container current when it was made, and then kept.
+    #expect(screen.later == [1, 2, 3])
+    container.contribute(to: \.mbNumbers) { _ in 4 }
+    #expect(screen.later == [1, 2, 3])
+    #expect(await withContainer(container) { MbScreen().numbers } == [1, 2, 3, 4])
+  }
+
+  @MainActor @Test func injectedResolvesAMainActorMultibindingOnTheMainActor() async throws {
+    let container = Container()
+    container.contribute(to: \.mbMainLabels) { _ in MbMainState.screenName }
+    let screen = await withContainer(container) { MbMainScreen() }
+    #expect(screen.labels == ["home"])
+    #expect(screen.later == ["home"])
+    let provider = container.provider(\.mbMainLabels)
+    #expect(try await provider.get() == ["home"])
+    let fromElsewhere = try await Task.detached { try await provider.get() }.value
+    #expect(fromElsewhere == ["home"])
+  }
+
   // MARK: Kinds
 
   @Test func asyncContributionsMayAwaitAndComeInOrder() async throws {
@@ -265,4 +349,24 @@ struct MbCrashAssembly: Assembly {
       #expect(main?.kind == .containerDisposed)
     }
   }
+}
+
+/// Holds a provider of a multibinding, resolved when asked.
+struct MbSummary: Sendable {
+  let numbers: Provider<AsyncMultibinding<Int>>
+}
+
+extension Dependencies {
+  var mbPluginSummary: Key<MbSummary> { .required() }
+}
+
+/// A type that cannot take its dependencies through its initializer.
+final class MbScreen {
+  @Injected(\.mbNumbers) var numbers: [Int]
+  @LazyInjected(\.mbNumbers) var later: [Int]
+}
+
+@MainActor final class MbMainScreen {
+  @Injected(\.mbMainLabels) var labels: [String]
+  @LazyInjected(\.mbMainLabels) var later: [String]
 }

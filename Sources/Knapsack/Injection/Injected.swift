@@ -37,6 +37,23 @@ public struct Injected<Value: Sendable>: Sendable {
     wrappedValue = resolveOrStop("@Injected", fileID, line) { try (container ?? .current).resolve(key) }
   }
 
+  /// Resolves every element contributed to a multibinding now.
+  public init<Element>(
+    _ key: KeyPath<Dependencies, Multibinding<Element>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) where Value == [Element] {
+    wrappedValue = resolveOrStop("@Injected", fileID, line) { try (container ?? .current).resolve(key) }
+  }
+
+  /// Resolves every element contributed to a main-actor multibinding now, on the main actor.
+  @MainActor
+  public init<Element>(
+    _ key: KeyPath<Dependencies, MainActorMultibinding<Element>>, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) where Value == [Element] {
+    wrappedValue = resolveOrStop("@Injected", fileID, line) { try (container ?? .current).resolve(key) }
+  }
+
   /// Resolves a registered type now.
   public init(
     type: Value.Type = Value.self, name: String? = nil, container: Container? = nil,
@@ -77,6 +94,26 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
+    let provider = (container ?? .current).provider(key)
+    self.init({ try provider.resolve(()) }, fileID, line)
+  }
+
+  /// Remembers a multibinding, the container and the open override scope; resolves every
+  /// element contributed on first access.
+  public init<Element>(
+    _ key: KeyPath<Dependencies, Multibinding<Element>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) where Value == [Element] {
+    let provider = (container ?? .current).provider(key)
+    self.init({ try provider.resolve(()) }, fileID, line)
+  }
+
+  /// Remembers a main-actor multibinding, the container and the open override scope; resolves
+  /// every element on first access, which must be on the main actor.
+  public init<Element>(
+    _ key: KeyPath<Dependencies, MainActorMultibinding<Element>>, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) where Value == [Element] {
     let provider = (container ?? .current).provider(key)
     self.init({ try provider.resolve(()) }, fileID, line)
   }

@@ -14,6 +14,33 @@ public protocol DependencyKeyType: Sendable {
 
 extension DependencyKey: DependencyKeyType {}
 
+/// A multibinding key resolves, with no argument, to the array of its elements.
+extension MultibindingKey: DependencyKeyType {
+  /// A multibinding takes no argument.
+  public typealias Argument = Void
+  /// All the elements contributed.
+  public typealias Value = [Element]
+}
+
+/// A key whose value is the elements contributed to it: resolved by the multibinding step, not
+/// through a registration of its own.
+protocol ElementsKey {
+  static func elements(_ context: ResolutionContext, _ index: Int) throws -> Any
+  static func elementsAsync(_ context: ResolutionContext, _ index: Int) async throws -> Any
+}
+
+extension MultibindingKey: ElementsKey {
+  static func elements(_ context: ResolutionContext, _ index: Int) throws -> Any {
+    let elements: [Element] = try context.resolveElements(index)
+    return elements
+  }
+
+  static func elementsAsync(_ context: ResolutionContext, _ index: Int) async throws -> Any {
+    let elements: [Element] = try await context.resolveElementsAsync(index)
+    return elements
+  }
+}
+
 /// A way to resolve a dependency later, as often as needed.
 ///
 /// Each `get` resolves again, so the key's scope decides whether it is the same instance. Get one
@@ -55,14 +82,37 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
 
   func resolve(_ argument: Key.Argument) throws -> Key.Value {
     let context = ResolutionContext(container: try container)
-    if OverrideScope.active === scope { return try context.resolve(index, argument) }
-    return try OverrideScope.bind(scope) { try context.resolve(index, argument) }
+    if OverrideScope.active === scope { return try resolve(argument, in: context) }
+    return try OverrideScope.bind(scope) { try resolve(argument, in: context) }
   }
 
   func resolveAsync(_ argument: Key.Argument) async throws -> Key.Value {
     let context = ResolutionContext(container: try container)
-    if OverrideScope.active === scope { return try await context.resolveAsync(index, argument) }
-    return try await OverrideScope.$current.withValue(scope) { try await context.resolveAsync(index, argument) }
+    if OverrideScope.active === scope { return try await resolveAsync(argument, in: context) }
+    return try await OverrideScope.$current.withValue(scope) { try await resolveAsync(argument, in: context) }
+  }
+
+  private func resolve(_ argument: Key.Argument, in context: ResolutionContext) throws -> Key.Value {
+    guard let elements = Key.self as? any ElementsKey.Type else { return try context.resolve(index, argument) }
+    return try value(of: try elements.elements(context, index))
+  }
+
+  private func resolveAsync(_ argument: Key.Argument, in context: ResolutionContext) async throws -> Key.Value {
+    guard let elements = Key.self as? any ElementsKey.Type else {
+      return try await context.resolveAsync(index, argument)
+    }
+    return try value(of: try await elements.elementsAsync(context, index))
+  }
+
+  /// A multibinding's elements as the key's value, which they are (``ElementsKey``).
+  private func value(of elements: Any) throws -> Key.Value {
+    guard let value = elements as? Key.Value else {
+      let dependency = KeyTable.shared.descriptor(index).reference
+      throw ResolutionError(
+        kind: .factoryMismatch, dependency: dependency, path: [dependency],
+        underlying: "its elements are \(type(of: elements)), not \(Key.Value.self)")
+    }
+    return value
   }
 }
 
@@ -186,6 +236,17 @@ extension Resolving {
 
   /// A ``Lazy`` that resolves the key on first use and then keeps the value.
   public func lazy<K, V>(_ key: KeyPath<Dependencies, DependencyKey<K, Void, V>>) -> Lazy<DependencyKey<K, Void, V>> {
+    Lazy(index: KeyTable.index(of: key), container: resolutionContext.container)
+  }
+
+  /// A ``Provider`` of a multibinding's elements: each `get` resolves every contribution again,
+  /// honouring each one's scope.
+  public func provider<K, E>(_ key: KeyPath<Dependencies, MultibindingKey<K, E>>) -> Provider<MultibindingKey<K, E>> {
+    Provider(index: KeyTable.index(of: key), container: resolutionContext.container)
+  }
+
+  /// A ``Lazy`` that resolves a multibinding's elements on first use and then keeps them.
+  public func lazy<K, E>(_ key: KeyPath<Dependencies, MultibindingKey<K, E>>) -> Lazy<MultibindingKey<K, E>> {
     Lazy(index: KeyTable.index(of: key), container: resolutionContext.container)
   }
 
