@@ -59,8 +59,13 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   private let heldScope: Held<OverrideScope>
   var scope: OverrideScope? { heldScope.object }
 
-  init(index: Int, container: Container) {
+  /// Whether the key is a multibinding, whose value is its elements (``ElementsKey``): known
+  /// when the handle is made, so that `get` for a key casts nothing.
+  private let isMultibinding: Bool
+
+  init(index: Int, container: Container, isMultibinding: Bool = false) {
     self.index = index
+    self.isMultibinding = isMultibinding
     let scope = OverrideScope.active
     heldContainer = Held(container, weakly: container.isValidationCopy)
     heldScope = Held(scope, weakly: scope?.recorder != nil)
@@ -93,12 +98,14 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   }
 
   private func resolve(_ argument: Key.Argument, in context: ResolutionContext) throws -> Key.Value {
-    guard let elements = Key.self as? any ElementsKey.Type else { return try context.resolve(index, argument) }
+    guard isMultibinding, let elements = Key.self as? any ElementsKey.Type else {
+      return try context.resolve(index, argument)
+    }
     return try value(of: try elements.elements(context, index))
   }
 
   private func resolveAsync(_ argument: Key.Argument, in context: ResolutionContext) async throws -> Key.Value {
-    guard let elements = Key.self as? any ElementsKey.Type else {
+    guard isMultibinding, let elements = Key.self as? any ElementsKey.Type else {
       return try await context.resolveAsync(index, argument)
     }
     return try value(of: try await elements.elementsAsync(context, index))
@@ -160,8 +167,8 @@ public struct Lazy<Key: DependencyKeyType>: Sendable where Key.Argument == Void 
   let provider: Provider<Key>
   let storage = LazyStorage<Key.Value>()
 
-  init(index: Int, container: Container) {
-    provider = Provider(index: index, container: container)
+  init(index: Int, container: Container, isMultibinding: Bool = false) {
+    provider = Provider(index: index, container: container, isMultibinding: isMultibinding)
   }
 }
 
@@ -242,12 +249,12 @@ extension Resolving {
   /// A ``Provider`` of a multibinding's elements: each `get` resolves every contribution again,
   /// honouring each one's scope.
   public func provider<K, E>(_ key: KeyPath<Dependencies, MultibindingKey<K, E>>) -> Provider<MultibindingKey<K, E>> {
-    Provider(index: KeyTable.index(of: key), container: resolutionContext.container)
+    Provider(index: KeyTable.index(of: key), container: resolutionContext.container, isMultibinding: true)
   }
 
   /// A ``Lazy`` that resolves a multibinding's elements on first use and then keeps them.
   public func lazy<K, E>(_ key: KeyPath<Dependencies, MultibindingKey<K, E>>) -> Lazy<MultibindingKey<K, E>> {
-    Lazy(index: KeyTable.index(of: key), container: resolutionContext.container)
+    Lazy(index: KeyTable.index(of: key), container: resolutionContext.container, isMultibinding: true)
   }
 
   /// A ``Provider`` for a registered type.
