@@ -939,11 +939,11 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
   @Test func aChainOfRegistrationsIsResolvedOnceByTheDryRun() async throws {
     let container = Container()
     let calls = Counter()
-    let length = 300
+    let length = 1_000
     for step in 0..<length {
       // Zero-padded, so that the roots, taken in name order, start at the head of the chain.
-      let name = String(format: "chain %03d", step)
-      let next = String(format: "chain %03d", step + 1)
+      let name = String(format: "chain %04d", step)
+      let next = String(format: "chain %04d", step + 1)
       container.register(type: Int.self, name: name) { r in
         calls.increment()
         return step == length - 1 ? 0 : try r.resolve(type: Int.self, name: next) + 1
@@ -953,6 +953,26 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(report.isValid, "\(report)")
     #expect(report.checkedCount == length)
     #expect(calls.count == length)
+  }
+
+  /// A chain of values whose roots come in no useful order (each level needs the one before, and
+  /// "level 10" sorts before "level 2"): the dry run's bookkeeping of what each step made stays
+  /// small per step, however long the chain of values that pass it up. The limit only stops a
+  /// run that went quadratic per step (it took minutes); it takes a second.
+  @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+  func aLongChainOfValuesValidatesInLinearBookkeeping(passingTheObjectUp: Bool) async throws {
+    let container = Container()
+    let length = 600
+    container.register(type: ValWrapper.self, name: "level 0") { ValWrapper(inner: ValThing("bottom")) }
+    for level in 1...length {
+      container.register(type: ValWrapper.self, name: "level \(level)") { r in
+        let below = try r.resolve(type: ValWrapper.self, name: "level \(level - 1)")
+        return passingTheObjectUp ? below : ValWrapper(inner: ValThing("level"))
+      }
+    }
+    let report = await container.validate()
+    #expect(report.isValid, "\(report)")
+    #expect(report.checkedCount == length + 1)
   }
 
   /// Every root on a chain too deep for the stack fails down the same chain: reported once per

@@ -205,9 +205,11 @@ final class ValidationRecorder: Sendable {
     names.joined(separator: "\u{1F}")
   }
 
-  /// The most chains a step passes up to its requester: values nest a few levels deep; past
-  /// this, what a value holds is judged when the value's own step ended.
+  /// The most chains a step passes up to its requester, and the most dependencies in one: values
+  /// hold objects a few levels deep. Past these, what a value holds is judged when the value's
+  /// own step ended (a long chain of values would otherwise cost time quadratic in its length).
   private static var chainLimit: Int { 64 }
+  private static var chainLinksLimit: Int { 8 }
 
   /// What the steps of one dependency made for one requester's step.
   private struct MadeBy {
@@ -215,6 +217,8 @@ final class ValidationRecorder: Sendable {
     var values = false
     /// More instances were made than ``objects`` keeps.
     var overflowed = false
+    /// How many dependencies the chain this stands for has (1 for a dependency of its own).
+    var links = 1
 
     /// Notes one more instance the dependency's steps made.
     mutating func note(_ made: MadeInstance) {
@@ -332,12 +336,15 @@ final class ValidationRecorder: Sendable {
           steps.kept[step] = by.kept.merged(with: steps.kept[step])
         }
         // Unless it made a value, which may hold them: its requester's step tells.
-        if case .value = made, let requester = event.requestedBy?.name, !madeForIt.isEmpty {
+        // Only what may hold objects: a value's values are looked through anyway.
+        let mayHoldObjects = madeForIt.filter { !$0.value.objects.isEmpty || $0.value.overflowed }
+        if case .value = made, let requester = event.requestedBy?.name, !mayHoldObjects.isEmpty {
           var passed = steps.open[requester, default: [:]]
-          for (dependency, by) in madeForIt.sorted(by: { $0.key < $1.key }) {
+          for (dependency, by) in mayHoldObjects.sorted(by: { $0.key < $1.key })
+          where by.links < ValidationRecorder.chainLinksLimit {
             let through = ValidationRecorder.chain([name, dependency])
             guard passed[through] != nil || passed.count < ValidationRecorder.chainLimit else { break }
-            passed[through, default: MadeBy()].merge(by)
+            passed[through, default: MadeBy(links: by.links + 1)].merge(by)
           }
           steps.open[requester] = passed
         }
