@@ -1025,6 +1025,32 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(calls.count == length)
   }
 
+  /// The same chain with its tail first in name order (each level needs the one before, and
+  /// "level 0" sorts first): each root fails down the roots run before it, and the failure is
+  /// reported once, by the first.
+  @Test func aChainThatFailsIsReportedOnceWhicheverEndComesFirst() async throws {
+    let container = Container()
+    container.register(type: Int.self, name: "level 0") { r in (try r[\.valMissing]).label.count }
+    for level in 1...30 {
+      container.register(type: Int.self, name: "level \(level)") { r in
+        try r.resolve(type: Int.self, name: "level \(level - 1)") + 1
+      }
+    }
+    let report = await container.validate()
+    #expect(report.problems.count == 1, "\(report)")
+    let problem = try #require(report.problems.first)
+    #expect(problem.path.map(\.name) == [#"Int (name: "level 0")"#, #"\.valMissing"#])
+    // Keys, where what is used sorts before its user.
+    let keys = Container()
+    keys.register(\.valUsesMissing) { r in ValThing("user", [try r[\.valMissing]]) }
+    keys.register(\.valUsesType) { r in ValThing("user of user", [try r[\.valUsesMissing]]) }
+    let keysReport = await keys.validate()
+    #expect(keysReport.problems.map(\.path.count) == [2], "\(keysReport)")
+    // A different path to the same missing key is a problem of its own.
+    keys.register(\.valPlain) { r in ValThing("another user", [try r[\.valMissing]]) }
+    #expect(await keys.validate().problems.count == 2)
+  }
+
   // A root is skipped only when a step in the same copy settled the same dependency: not one
   // in another container's copy, another contribution from the same line, or another type of
   // the same name.

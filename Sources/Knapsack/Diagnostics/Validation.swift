@@ -573,6 +573,8 @@ extension Container {
     var problems: [ValidationReport.Problem] = []
     var skipped: [DependencyReference] = []
     var needsSample: [DependencyReference] = []
+    // The paths of the failures reported so far, by how they ended.
+    var reported: [FailureEnd: [[String]]] = [:]
     for index in roots.sorted(by: { table.descriptor($0).displayName < table.descriptor($1).displayName }) {
       let descriptor = table.descriptor(index)
       let registration = effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration
@@ -599,6 +601,13 @@ extension Container {
       } catch let error as ResolutionError {
         rootError = error
         if error.kind == .resolutionTooDeep, !deepChains.isNew(error) { continue }
+        // A root whose path ends the way an earlier root's did fails down a dependency that root
+        // reported already: reported once, whichever end of a chain comes first in name order.
+        let path = error.path.map(\.name)
+        if reported[FailureEnd(error), default: []].contains(where: { path.count > $0.count && path.hasSuffix($0) }) {
+          continue
+        }
+        reported[FailureEnd(error), default: []].append(path)
         problems.append(problem(from: headed(error, by: Self.holderChain(of: index, in: holders))))
       } catch let skip as ValidationSkipped {
         skipped.append(table.descriptor(skip.index).reference)
@@ -610,6 +619,17 @@ extension Container {
       }
     }
     return (problems, skipped, needsSample)
+  }
+
+  /// How a failure ended: its kind and the dependency it names.
+  private struct FailureEnd: Hashable {
+    let kind: ResolutionError.Kind
+    let dependency: String
+
+    init(_ error: ResolutionError) {
+      kind = error.kind
+      dependency = error.dependency.name
+    }
   }
 
   /// The dependencies that lead to `index` through handles, outermost first: its holder, that
@@ -793,5 +813,12 @@ extension KeyTable {
   func index(ofDeclared keyPath: PartialKeyPath<Dependencies>) -> Int? {
     guard let declared = Dependencies()[keyPath: keyPath] as? any DeclaredKey else { return nil }
     return index(of: keyPath as AnyKeyPath) { declared.descriptor(index: $0, keyPath: keyPath) }
+  }
+}
+
+extension Array where Element: Equatable {
+  /// Whether the array ends with `suffix`.
+  fileprivate func hasSuffix(_ suffix: [Element]) -> Bool {
+    count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
   }
 }
