@@ -6,9 +6,8 @@ import Synchronization
 // `knapsack-bench deep-chain`: the release-build half of issue 10's "deep graphs never crash".
 // Resolves 10,000-deep chains (of type registrations and of an argument key on a thread with a
 // 512 KiB stack, and of asynchronous keys): each must throw `resolutionTooDeep` or succeed, never
-// crash. Also measures the stack one level of resolution takes from a 100-deep chain, and
-// validates a 10,000-deep chain registered from its tail, which must cost about one factory call
-// per registration. The debug-build half is in the library's EngineTests and ValidationTests.
+// crash. Also measures the stack one level of resolution takes from a 100-deep chain. The
+// debug-build half is in the library's EngineTests.
 
 extension Dependencies {
   /// A chain of one argument key: the factory for `n` resolves the key again for `n - 1`.
@@ -43,42 +42,8 @@ func runDeepChain() -> Never {
       outcome(waitingFor: { try await keys.resolve(\.[deepAsyncChain: 9_999]) })
     ),
   ]
-  let validation = ("validate() of a 10,000-deep chain registered from its tail", validateTailFirstChain(10_000))
-  for (name, text) in outcomes + [validation] { print("deep-chain: \(name): \(text)") }
-  exit((outcomes + [validation]).contains { $0.1.hasPrefix("FAILED") } ? 1 : 0)
-}
-
-/// Validates a chain of `length` registrations, each needing the one registered before it (so
-/// the tail comes first in registration order, and "level 0" first in name order), and says how
-/// many factory calls and how long it took, and what it reported. FAILED if the dry run called
-/// the factories more than twice each, or reported anything but `resolutionTooDeep`.
-private func validateTailFirstChain(_ length: Int) -> String {
-  let calls = Atomic<Int>(0)
-  let container = Container()
-  container.register(type: Int.self, name: "level 0") { 0 }
-  for level in 1...length {
-    container.register(type: Int.self, name: "level \(level)") { r in
-      calls.add(1, ordering: .relaxed)
-      return try r.resolve(type: Int.self, name: "level \(level - 1)") + 1
-    }
-  }
-  let outcome = Mutex<String?>(nil)
-  let done = DispatchSemaphore(value: 0)
-  Task.detached {
-    let clock = ContinuousClock()
-    let start = clock.now
-    let report = await container.validate()
-    let seconds = (clock.now - start) / .seconds(1)
-    let made = calls.load(ordering: .relaxed)
-    let kinds = Set(report.problems.map(\.kind.rawValue)).sorted()
-    let text =
-      "\(made) factory calls, \(String(format: "%.2f", seconds)) s, problems: \(kinds.isEmpty ? "none" : kinds.joined(separator: ", "))"
-    let failed = made > 2 * length || kinds.contains { $0 != "resolutionTooDeep" }
-    outcome.withLock { $0 = failed ? "FAILED: " + text : text }
-    done.signal()
-  }
-  done.wait()
-  return outcome.withLock { $0 } ?? "FAILED: no outcome"
+  for (name, text) in outcomes { print("deep-chain: \(name): \(text)") }
+  exit(outcomes.contains { $0.1.hasPrefix("FAILED") } ? 1 : 0)
 }
 
 /// What resolving `resolve` on a new thread with a 512 KiB stack gave, in words.
