@@ -536,15 +536,14 @@ extension Container {
   /// paths.
   final class DeepChains: Sendable {
     private let covered = Locked<Set<Int>>([])
-    /// Whether `error`, too deep, runs down no dependency of a chain found before (its root
-    /// included); if so, its chain is noted. Each root on a deep chain fails the same way, down
-    /// the same chain, whichever end of it came first: reported once per stretch of it, the run
-    /// keeps no thousands of long paths (every root still runs).
+    /// Whether `error`, too deep, starts at a root not on the path of a chain found before; if
+    /// so, its chain is noted. Each root on a deep chain fails the same way, down the same
+    /// chain: reported once, the run keeps no thousands of long paths (every root still runs).
     func isNew(_ error: ResolutionError) -> Bool {
-      guard let path = error.pathIndices, !path.isEmpty else { return true }
+      guard let path = error.pathIndices, let root = path.first else { return true }
       return covered.withLock { covered in
-        guard !path.contains(where: covered.contains) else { return false }
-        covered.formUnion(path)
+        guard !covered.contains(root) else { return false }
+        covered.formUnion(path.dropFirst())
         return true
       }
     }
@@ -576,20 +575,7 @@ extension Container {
     var needsSample: [DependencyReference] = []
     // The paths of the failures reported so far, by how they ended.
     var reported: [FailureEnd: [[String]]] = [:]
-    // The dependencies a root's run found too deep passed through (not its root, nor the last).
-    var deepInterior: Set<Int> = []
-    // A root that a step of an earlier root's run settled would do the same again (an argument
-    // key made with another factory's argument has not been run with its sample, nor listed as
-    // needing one). So would one inside a chain found too deep from a root above it: it runs down
-    // that chain, and fails the same way or reaches what the roots further down check.
-    var order = RunOrder(roots) { index in
-      guard samples[index] == nil else { return false }
-      if deepInterior.contains(index) { return true }
-      guard let tap, tap.settledHere(index) else { return false }
-      let registration = self.effectiveRegistration(index)?.0 ?? table.descriptor(index).defaultRegistration
-      return registration?.takesArgument == false
-    }
-    while let index = order.next() {
+    for index in roots.sorted(by: { table.descriptor($0).displayName < table.descriptor($1).displayName }) {
       let descriptor = table.descriptor(index)
       let registration = effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration
       // A multibinding key has no registration of its own: its contributions are registrations
@@ -598,6 +584,11 @@ extension Container {
       guard let registration else {
         let missing = failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)
         problems.append(problem(from: headed(missing, by: Self.holderChain(of: index, in: holders))))
+        continue
+      }
+      // An argument key made with another factory's argument has not been run with its sample,
+      // nor listed as needing one.
+      if samples[index] == nil, !registration.takesArgument, let tap, tap.settledHere(index) {
         continue
       }
       var rootError: ResolutionError?
@@ -609,10 +600,7 @@ extension Container {
         }
       } catch let error as ResolutionError {
         rootError = error
-        if error.kind == .resolutionTooDeep {
-          deepInterior.formUnion((error.pathIndices ?? []).dropFirst().dropLast())
-          if !deepChains.isNew(error) { continue }
-        }
+        if error.kind == .resolutionTooDeep, !deepChains.isNew(error) { continue }
         // A root whose path ends the way an earlier root's did fails down a dependency that root
         // reported already: reported once, whichever end of a chain comes first in name order.
         let path = error.path.map(\.name)
@@ -631,48 +619,6 @@ extension Container {
       }
     }
     return (problems, skipped, needsSample)
-  }
-
-  /// The order in which a dry run takes its roots: by name and from the last key seen, in turn,
-  /// passing over the roots that need not run.
-  ///
-  /// A root that an earlier root's run reached is not run again, so a chain costs its length
-  /// when its head comes first, and its square when its tail does (each root then runs the chain
-  /// below it). Names seldom follow a chain; the order in which keys were first seen often
-  /// does, backwards (an app registers a dependency before what needs it). Taking the two orders
-  /// in turn reaches the head of a chain early in either case.
-  struct RunOrder {
-    private let lists: [[Int]]
-    private var cursors = [0, 0]
-    private var turn = 0
-    private var taken: Set<Int> = []
-    /// Whether a root need not run (asked when its turn comes: earlier runs decide).
-    private let isDone: (Int) -> Bool
-
-    init(_ roots: Set<Int>, isDone: @escaping (Int) -> Bool) {
-      let table = KeyTable.shared
-      lists = [
-        roots.sorted { table.descriptor($0).displayName < table.descriptor($1).displayName }, roots.sorted(by: >),
-      ]
-      self.isDone = isDone
-    }
-
-    /// The next root to run, or nil when none is left.
-    mutating func next() -> Int? {
-      for _ in 0..<2 {
-        let list = lists[turn]
-        while cursors[turn] < list.count {
-          let root = list[cursors[turn]]
-          cursors[turn] += 1
-          guard taken.insert(root).inserted else { continue }
-          if isDone(root) { continue }
-          turn = 1 - turn
-          return root
-        }
-        turn = 1 - turn
-      }
-      return nil
-    }
   }
 
   /// How a failure ended: its kind and the dependency it names.
