@@ -604,7 +604,9 @@ extension Container {
         // A root whose path ends the way an earlier root's did fails down a dependency that root
         // reported already: reported once, whichever end of a chain comes first in name order.
         let path = error.path.map(\.name)
-        if reported[FailureEnd(error), default: []].contains(where: { path.count > $0.count && path.hasSuffix($0) }) {
+        if reported[FailureEnd(error), default: []].contains(where: {
+          $0.count >= 2 && path.count > $0.count && path.hasSuffix($0)
+        }) {
           continue
         }
         reported[FailureEnd(error), default: []].append(path)
@@ -621,14 +623,18 @@ extension Container {
     return (problems, skipped, needsSample)
   }
 
-  /// How a failure ended: its kind and the dependency it names.
+  /// How a failure ended: its kind, the dependency it names and what it says went wrong. A
+  /// path of one dependency (a root that failed by itself, such as one given a wrong sample)
+  /// never stands for longer ones: a caller may fail on it differently.
   private struct FailureEnd: Hashable {
     let kind: ResolutionError.Kind
     let dependency: String
+    let underlying: String?
 
     init(_ error: ResolutionError) {
       kind = error.kind
       dependency = error.dependency.name
+      underlying = error.underlying
     }
   }
 
