@@ -269,7 +269,7 @@ final class ValidationRecorder: Sendable {
     } ?? .unknown
   }
 
-  /// See ``kept(_:by:)``.
+  /// See ``kept(along:)``.
   enum Kept {
     /// Nothing was noted, or too much or too mixed to tell.
     case unknown
