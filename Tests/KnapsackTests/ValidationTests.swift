@@ -1001,6 +1001,70 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(pathLine.components(separatedBy: " → ").count == 9, "\(pathLine)")
   }
 
+  /// A 10,000-deep chain costs its length to validate whichever end comes first in name order:
+  /// a root takes the instance the root below it left (see `ValidationMemo`), and the members of
+  /// a stretch found too deep for the stack run deepest first. Too deep for a cooperative
+  /// thread's stack, the chain is reported, from few roots, and nothing else is.
+  @Test(arguments: [false, true])
+  func aTenThousandDeepChainValidatesInLinearTime(tailFirst: Bool) async throws {
+    let container = Container()
+    let calls = Counter()
+    let length = 10_000
+    // "level 00000" comes first in name order: the head, or with `tailFirst` the tail.
+    func name(_ step: Int) -> String {
+      let number = String(tailFirst ? length - 1 - step : step)
+      return "level " + String(repeating: "0", count: 5 - number.count) + number
+    }
+    for step in 0..<length {
+      let next = step == length - 1 ? nil : name(step + 1)
+      container.register(type: ValThing.self, name: name(step)) { r in
+        calls.increment()
+        return ValThing("level", try next.map { [try r.resolve(type: ValThing.self, name: $0)] } ?? [])
+      }
+    }
+    let report = await container.validate()
+    #expect(calls.count < 3 * length, "\(calls.count) factory calls")
+    #expect(report.problems.allSatisfy { $0.kind == .resolutionTooDeep }, "\(report)")
+    let deep = report.problems(.resolutionTooDeep)
+    try #require(!deep.isEmpty)
+    #expect(deep.count <= length / (deep.map(\.path.count).min() ?? 1) + 1, "\(deep.count) deep problems")
+    #expect(report.checkedCount == length)
+  }
+
+  /// A root that takes an earlier root's instance is judged as if it had made it: a singleton
+  /// that keeps what a value taken that way holds is captive, one that only reads from it is not,
+  /// and each factory runs once.
+  @Test(arguments: [false, true])
+  func anInstanceTakenFromAnEarlierRootIsJudgedAsIfMadeThere(keeps: Bool) async throws {
+    let container = Container()
+    let calls = Counter()
+    container.register(type: ValThing.self, name: "a short") {
+      calls.increment()
+      return ValThing("short")
+    }
+    container.register(type: ValWrapper.self, name: "b wrapper") { r in
+      calls.increment()
+      return ValWrapper(inner: try r.resolve(type: ValThing.self, name: "a short"))
+    }
+    container.register(type: ValThing.self, name: "z holder", scope: .singleton) { r in
+      calls.increment()
+      let wrapper = try r.resolve(type: ValWrapper.self, name: "b wrapper")
+      return keeps ? ValThing("keeps", [wrapper.inner]) : ValThing("reads " + wrapper.inner.label)
+    }
+    let report = await container.validate()
+    #expect(calls.count == 3)
+    let captives = report.problems(.captiveDependency)
+    if keeps {
+      try #require(captives.count == 1, "\(report)")
+      #expect(
+        captives[0].path.map(\.name) == [
+          #"ValThing (name: "z holder")"#, #"ValWrapper (name: "b wrapper")"#, #"ValThing (name: "a short")"#,
+        ])
+    } else {
+      #expect(report.isValid, "\(report)")
+    }
+  }
+
   /// A chain that fails at its end fails the same way from each member: resolved once from its
   /// head, it is reported once, with the whole path.
   @Test func aChainThatFailsIsResolvedAndReportedOnce() async throws {

@@ -190,7 +190,15 @@ final class ValidationRecorder: Sendable {
   /// A step that made a value passes up to its requester what its own dependencies made for it,
   /// under the chain of names that leads there (see ``chain(_:)``): the value may hold those
   /// instances, so whether the requester kept them is told when the requester's step ends.
-  private let made = Locked<(kept: [MadeStep: Kept], open: [String: [String: MadeBy]])>(([:], [:]))
+  ///
+  /// A root that made a value keeps what it would have passed up (its requester's step does not
+  /// exist), for the step that takes its exemplar (see ``ValidationMemo``): `rootPassed`.
+  private let made = Locked<
+    (kept: [MadeStep: Kept], open: [String: [String: MadeBy]], rootPassed: [String: [String: MadeBy]])
+  >(([:], [:], [:]))
+
+  /// The roots' exemplars and verdicts, and how deep each step went.
+  let memo = ValidationMemo()
 
   /// A dependency (or a chain of them, through values, see ``chain(_:)``) and the requester
   /// whose step it was made for.
@@ -338,6 +346,9 @@ final class ValidationRecorder: Sendable {
         // Unless it made a value, which may hold them: its requester's step tells.
         // Only what may hold objects: a value's values are looked through anyway.
         let mayHoldObjects = madeForIt.filter { !$0.value.objects.isEmpty || $0.value.overflowed }
+        if case .value = made, event.requestedBy == nil, !mayHoldObjects.isEmpty {
+          steps.rootPassed[name] = mayHoldObjects
+        }
         if case .value = made, let requester = event.requestedBy?.name, !mayHoldObjects.isEmpty {
           var passed = steps.open[requester, default: [:]]
           for (dependency, by) in mayHoldObjects.sorted(by: { $0.key < $1.key })
@@ -349,6 +360,7 @@ final class ValidationRecorder: Sendable {
           steps.open[requester] = passed
         }
       }
+      recorder.memo.stepEnded(index, requester: requester)
       recorder.steps.withLock { steps in
         if error == nil {
           _ = steps.settled[copy, default: []].insert(index)
@@ -356,6 +368,19 @@ final class ValidationRecorder: Sendable {
           _ = steps.failing[copy, default: []].insert(index)
         }
       }
+    }
+
+    /// The exemplar a step asking for `index` below `parent` in this copy takes instead of
+    /// running its factory, if there is one (see ``ValidationMemo/take(_:in:copy:parent:)``); what
+    /// the root that made it would have passed up to a requester is passed up from this step.
+    func settled(_ index: Int, in container: Container, parent: UnsafeMutablePointer<Frame>?) throws -> (any Sendable)?
+    {
+      guard let value = try recorder.memo.take(index, in: container, copy: copy, parent: parent) else { return nil }
+      let name = KeyTable.shared.descriptor(index).reference.name
+      recorder.made.withLock { steps in
+        if let passed = steps.rootPassed.removeValue(forKey: name) { steps.open[name] = passed }
+      }
+      return value
     }
 
     /// Whether a step in this copy settled `index` already (see ``record(_:index:requester:error:)``).
@@ -575,7 +600,14 @@ extension Container {
     var needsSample: [DependencyReference] = []
     // The paths of the failures reported so far, by how they ended.
     var reported: [FailureEnd: [[String]]] = [:]
-    for index in roots.sorted(by: { table.descriptor($0).displayName < table.descriptor($1).displayName }) {
+    // Name order, but the members of a chain found too deep for the stack run right after it,
+    // deepest first (see ``ValidationMemo``): each then takes the exemplar of the one below.
+    var inNameOrder = roots.sorted { table.descriptor($0).displayName < table.descriptor($1).displayName }
+      .makeIterator()
+    var deepestFirst: [Int] = []
+    var ran: Set<Int> = []
+    while let index = deepestFirst.popLast() ?? inNameOrder.next() {
+      guard ran.insert(index).inserted else { continue }
       let descriptor = table.descriptor(index)
       let registration = effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration
       // A multibinding key has no registration of its own: its contributions are registrations
@@ -593,13 +625,29 @@ extension Container {
       }
       var rootError: ResolutionError?
       defer { tap?.recorder.endRoot(failedWith: rootError) }
+      tap?.recorder.memo.beginRoot()
       do {
         // The same resolution routine as the app's, with the registration's own types.
-        if try await !registration.dryRun(self, argument: samples[index]) {
+        switch try await registration.dryRun(self, argument: samples[index]) {
+        case .needsSample:
           needsSample.append(descriptor.reference)
+        case .made(let value):
+          if let value, let tap, registration.scope.kind == .unique || registration.scope.kind == .graph {
+            tap.recorder.memo.keep(value, of: index, in: tap.copy)
+          }
         }
       } catch let error as ResolutionError {
         rootError = error
+        if error.kind == .resolutionTooDeep, let tap {
+          let memo = tap.recorder.memo
+          // Reached a root found too deep before: that root's report covers it.
+          let covered = memo.isCovered(error, in: tap.copy)
+          memo.noteTooDeep(index, in: tap.copy)
+          if covered { continue }
+          for member in (error.pathIndices ?? []).dropFirst() where roots.contains(member) && !ran.contains(member) {
+            deepestFirst.append(member)
+          }
+        }
         if error.kind == .resolutionTooDeep, !deepChains.isNew(error) { continue }
         // A root whose path ends the way an earlier root's did fails down a dependency that root
         // reported already: reported once, whichever end of a chain comes first in name order.

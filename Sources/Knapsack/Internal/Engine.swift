@@ -110,8 +110,21 @@ extension Container {
     _ slot: Slot, _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
     try Observation(self, binding, argument, slot.observer, parent: parent).run {
-      try produce(binding, argument, parent)
+      if isValidationCopy, let settled: Value = try settledInstance(binding, argument, parent) { return settled }
+      return try produce(binding, argument, parent)
     }
+  }
+
+  /// In a validation copy, what a step takes instead of running its factory: the instance an
+  /// earlier root of the run made and left (see ``ValidationMemo``), if any.
+  func settledInstance<Argument: Sendable, Value: Sendable>(
+    _ binding: Binding, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
+  ) throws -> Value? {
+    guard Argument.self == Void.self,
+      ObjectIdentifier(type(of: binding.registration)) == ObjectIdentifier(TypedRegistration<Void, Value>.self),
+      let tap = overlay?.recorder
+    else { return nil }
+    return try tap.settled(binding.index, in: self, parent: parent) as? Value
   }
 
   /// Makes the instance of a binding planned as direct (see ``Slot/isDirect``) for a top-level
@@ -338,7 +351,10 @@ extension Container {
     case .async:
       guard let observer = slot.observer else { return try await produceAsync(binding, argument, parent) }
       return try await Observation(self, binding, argument, observer, parent: parent?.pointer).runAsync {
-        try await produceAsync(binding, argument, parent)
+        if isValidationCopy, let settled: Value = try settledInstance(binding, argument, parent?.pointer) {
+          return settled
+        }
+        return try await produceAsync(binding, argument, parent)
       }
     }
   }
@@ -463,8 +479,16 @@ extension Container {
       if depth & (StackGuard.interval - 1) == 0 { try checkStack(binding.index, frame) }
     }
     let registration = binding.registration
-    if isValidationCopy, registration.hasSideEffects { throw ValidationSkipped(index: binding.index) }
+    if isValidationCopy { try enterValidationStep(registration, frame) }
     return ObjectIdentifier(type(of: registration)) == factoryClass
+  }
+
+  /// In a validation copy: skips a registration made with side effects, and notes the stack the
+  /// step uses (see ``ValidationMemo``).
+  @inline(never)
+  func enterValidationStep(_ registration: Registration, _ frame: UnsafeMutablePointer<Frame>) throws {
+    if registration.hasSideEffects { throw ValidationSkipped(index: registration.index) }
+    overlay?.recorder?.recorder.memo.noteStep(frame)
   }
 
   /// Throws `resolutionTooDeep` if the step making `index` at `frame`, below another, has too

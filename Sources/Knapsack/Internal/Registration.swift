@@ -161,10 +161,17 @@ class Registration: @unchecked Sendable {
 
   /// Resolves this registration's dependency once in `container` with its factory's own types:
   /// validation's dry run goes through the same resolution routine as the app. `argument` is the
-  /// sample argument, if any; returns false if an argument was needed and none of its type was
-  /// given.
-  func dryRun(_ container: Container, argument: (any Sendable)?) async throws -> Bool {
-    false
+  /// sample argument, if any.
+  func dryRun(_ container: Container, argument: (any Sendable)?) async throws -> DryRunOutcome {
+    .needsSample
+  }
+
+  /// How a registration's dry run ended, if it did not throw.
+  enum DryRunOutcome {
+    /// It needs an argument, and none of its type was given.
+    case needsSample
+    /// It made its instance: given back for a factory that takes no argument, else nil.
+    case made((any Sendable)?)
   }
 
   /// Resolves this type registration's dependency through `context`, returning the value with
@@ -216,7 +223,7 @@ final class TypedRegistration<Argument: Sendable, Value: Sendable>: Registration
   /// `any Sendable`, which `()` would also pass for.
   private static var noArgument: Argument? { Argument.self == Void.self ? () as? Argument : nil }
 
-  override func dryRun(_ container: Container, argument sample: (any Sendable)?) async throws -> Bool {
+  override func dryRun(_ container: Container, argument sample: (any Sendable)?) async throws -> DryRunOutcome {
     let argument: Argument
     if let void = Self.noArgument {
       if let sample {
@@ -231,10 +238,10 @@ final class TypedRegistration<Argument: Sendable, Value: Sendable>: Registration
       throw container.failure(
         .factoryMismatch, index, nil, underlying: WrongSampleArgument(given: type(of: sample), expected: Argument.self))
     } else {
-      return false
+      return .needsSample
     }
-    let _: Value = try await container.resolveAsync(index, argument, parent: nil)
-    return true
+    let value: Value = try await container.resolveAsync(index, argument, parent: nil)
+    return .made(Argument.self == Void.self ? value : nil)
   }
 
   override func resolveErased(_ context: ResolutionContext) throws -> any Sendable {
