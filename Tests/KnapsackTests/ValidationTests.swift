@@ -1113,6 +1113,60 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(await keys.validate().problems.count == 2)
   }
 
+  /// A root whose run made a weak-scoped instance leaves no instance for later steps: it would
+  /// keep the weak one alive, and a singleton that only reads it would look like its holder.
+  @Test func aRootThatMadeAWeakInstanceLeavesNothingBehind() async throws {
+    let container = Container()
+    container.register(type: ValThing.self, name: "a cache", scope: .weak) { ValThing("cache") }
+    container.register(type: ValThing.self, name: "b report") { r in
+      ValThing("report", [try r.resolve(type: ValThing.self, name: "a cache")])
+    }
+    container.register(type: ValThing.self, name: "c settings", scope: .singleton) { r in
+      ValThing("settings of " + (try r.resolve(type: ValThing.self, name: "a cache")).label)
+    }
+    let report = await container.validate()
+    #expect(report.isValid, "\(report)")
+  }
+
+  /// A chain that fails at its tail, with the tail first in name order, costs its length: a
+  /// step that reaches a root known to fail fails at once, and is covered by that root's report.
+  @Test func aLongChainThatFailsFromItsTailCostsItsLength() async throws {
+    let container = Container()
+    let calls = Counter()
+    let length = 2_000
+    func name(_ level: Int) -> String {
+      let number = String(level)
+      return "level " + String(repeating: "0", count: 5 - number.count) + number
+    }
+    container.register(type: Int.self, name: name(0)) { r in
+      calls.increment()
+      return (try r[\.valMissing]).label.count
+    }
+    for level in 1..<length {
+      let below = name(level - 1)
+      container.register(type: Int.self, name: name(level)) { r in
+        calls.increment()
+        return try r.resolve(type: Int.self, name: below) + 1
+      }
+    }
+    let report = await container.validate()
+    #expect(calls.count < 2 * length, "\(calls.count) factory calls")
+    try #require(report.problems.count == 1, "\(report)")
+    #expect(report.problems[0].path.map(\.name) == [#"Int (name: "level 00000")"#, #"\.valMissing"#])
+    // A factory that catches the failure of a root known to fail sees the error it would have.
+    let second = name(1)
+    container.register(type: String.self, name: "zz catcher") { r in
+      do {
+        return String(try r.resolve(type: Int.self, name: second))
+      } catch let error as ResolutionError {
+        #expect(error.kind == .requiredKeyNotProvided)
+        #expect(error.dependency.name == #"\.valMissing"#)
+        return "caught"
+      }
+    }
+    #expect(await container.validate().problems.count == 1)
+  }
+
   // A root is skipped only when a step in the same copy settled the same dependency: not one
   // in another container's copy, another contribution from the same line, or another type of
   // the same name.

@@ -346,8 +346,12 @@ final class ValidationRecorder: Sendable {
         // Unless it made a value, which may hold them: its requester's step tells.
         // Only what may hold objects: a value's values are looked through anyway.
         let mayHoldObjects = madeForIt.filter { !$0.value.objects.isEmpty || $0.value.overflowed }
-        if case .value = made, event.requestedBy == nil, !mayHoldObjects.isEmpty {
-          steps.rootPassed[name] = mayHoldObjects
+        if event.requestedBy == nil {
+          if case .value = made, !mayHoldObjects.isEmpty {
+            steps.rootPassed[name] = mayHoldObjects
+          } else {
+            steps.rootPassed[name] = nil
+          }
         }
         if case .value = made, let requester = event.requestedBy?.name, !mayHoldObjects.isEmpty {
           var passed = steps.open[requester, default: [:]]
@@ -360,7 +364,7 @@ final class ValidationRecorder: Sendable {
           steps.open[requester] = passed
         }
       }
-      recorder.memo.stepEnded(index, requester: requester)
+      recorder.memo.stepEnded(index, requester: requester, scope: event.scope)
       recorder.steps.withLock { steps in
         if error == nil {
           _ = steps.settled[copy, default: []].insert(index)
@@ -606,6 +610,8 @@ extension Container {
       .makeIterator()
     var deepestFirst: [Int] = []
     var ran: Set<Int> = []
+    tap?.recorder.memo.beginRun()
+    defer { tap?.recorder.memo.endRun() }
     while let index = deepestFirst.popLast() ?? inNameOrder.next() {
       guard ran.insert(index).inserted else { continue }
       let descriptor = table.descriptor(index)
@@ -632,31 +638,38 @@ extension Container {
         case .needsSample:
           needsSample.append(descriptor.reference)
         case .made(let value):
-          if let value, let tap, registration.scope.kind == .unique || registration.scope.kind == .graph {
+          if let value, let tap, registration.scope.kind == .unique {
             tap.recorder.memo.keep(value, of: index, in: tap.copy)
           }
         }
       } catch let error as ResolutionError {
         rootError = error
-        if error.kind == .resolutionTooDeep, let tap {
-          let memo = tap.recorder.memo
-          // Reached a root found too deep before: that root's report covers it.
-          let covered = memo.isCovered(error, in: tap.copy)
-          memo.noteTooDeep(index, in: tap.copy)
-          if covered { continue }
-          for member in (error.pathIndices ?? []).dropFirst() where roots.contains(member) && !ran.contains(member) {
-            deepestFirst.append(member)
+        if let memo = tap?.recorder.memo, let copy = tap?.copy {
+          if error.kind == .resolutionTooDeep { memo.noteTooDeep(index, in: copy, by: error) }
+          // Reached a root that failed before: that root's report covers it.
+          if error.isCoveredByReport {
+            memo.noteFailed(index, in: copy, with: error)
+            continue
+          }
+          if error.kind == .resolutionTooDeep {
+            for member in (error.pathIndices ?? []).dropFirst() where roots.contains(member) && !ran.contains(member) {
+              deepestFirst.append(member)
+            }
           }
         }
         if error.kind == .resolutionTooDeep, !deepChains.isNew(error) { continue }
         // A root whose path ends the way an earlier root's did fails down a dependency that root
         // reported already: reported once, whichever end of a chain comes first in name order.
         let path = error.path.map(\.name)
-        if reported[FailureEnd(error), default: []].contains(where: {
+        let isRepeat = reported[FailureEnd(error), default: []].contains(where: {
           $0.count >= 2 && path.count > $0.count && path.hasSuffix($0)
-        }) {
-          continue
+        })
+        // Reported with a path of two or more, or covered by such a report: a step that reaches
+        // this root fails at once (see ``ValidationMemo``).
+        if let tap, path.count >= 2, error.pathIndices?.first == index {
+          tap.recorder.memo.noteFailed(index, in: tap.copy, with: error)
         }
+        if isRepeat { continue }
         reported[FailureEnd(error), default: []].append(path)
         problems.append(problem(from: headed(error, by: Self.holderChain(of: index, in: holders))))
       } catch let skip as ValidationSkipped {

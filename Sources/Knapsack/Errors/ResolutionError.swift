@@ -105,6 +105,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   private let origin: Origin?
   /// For an error the engine made, the indices of ``path``.
   var pathIndices: [Int]? { origin?.path }
+  /// Thrown in a validation run by a step that reached a root known to fail (see
+  /// `ValidationMemo`): the report of that root's failure covers it. Not compared, not encoded.
+  var isCoveredByReport = false
 
   private struct Origin: Sendable {
     let container: Container
