@@ -273,6 +273,27 @@ struct MbCrashAssembly: Assembly {
     #expect(graph.edges.contains(DependencyGraph.Edge(from: "\\.mbPluginCount", to: "\\.mbNumbers")))
   }
 
+  /// A handle made from another container that a factory captured (the `DependencyProvider`
+  /// style) resolves that container's contributions: validation checks them there.
+  @Test func validationChecksTheContributionsOfAHandleToAnotherContainer() async throws {
+    let plugins = Container()
+    plugins.contribute(to: \.mbNumbers) { _ in 1 }
+    plugins.contribute(to: \.mbNumbers) { r in try r[\.mbAsyncNeeded] }
+    let app = Container()
+    app.register(\.mbPluginCount) { _ in
+      _ = plugins.provider(\.mbNumbers)
+      return 0
+    }
+    let report = await app.validate()
+    let missing = report.problems(.missingRequiredKey)
+    try #require(missing.count == 1, "\(report)")
+    #expect(missing[0].path.first?.name == "\\.mbPluginCount")
+    #expect(missing[0].path.last?.name == "\\.mbAsyncNeeded")
+    // Supplied there, the report is clean.
+    plugins.register(\.mbAsyncNeeded) { _ in 2 }
+    #expect(await app.validate().isValid)
+  }
+
   @Test func injectedResolvesEveryElement() async throws {
     let container = Container()
     container.contribute(to: \.mbNumbers) { _ in 1 }

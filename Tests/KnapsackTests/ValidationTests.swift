@@ -1113,6 +1113,26 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(await keys.validate().problems.count == 2)
   }
 
+  /// What a value holds is judged where the shared instance that resolved it returns, however
+  /// many other dependencies that instance resolved first: the limit on chains passed up counts
+  /// chains only.
+  @Test(arguments: [false, true])
+  func aSharedInstanceWithManyDependenciesIsJudgedThroughValues(keeps: Bool) async throws {
+    let container = Container()
+    for number in 0..<70 { container.register(type: Int.self, name: "c int \(number)") { number } }
+    container.register(type: ValThing.self, name: "a short") { ValThing("short") }
+    container.register(type: ValWrapper.self, name: "b wrapper") { r in
+      ValWrapper(inner: try r.resolve(type: ValThing.self, name: "a short"))
+    }
+    container.register(type: ValThing.self, name: "z holder", scope: .singleton) { r in
+      let total = try (0..<70).reduce(0) { $0 + (try r.resolve(type: Int.self, name: "c int \($1)")) }
+      let wrapper = try r.resolve(type: ValWrapper.self, name: "b wrapper")
+      return keeps ? ValThing("keeps", [wrapper.inner]) : ValThing("reads \(total) " + wrapper.inner.label)
+    }
+    let captives = await container.validate().problems(.captiveDependency)
+    #expect(captives.map(\.dependency.name) == (keeps ? [#"ValThing (name: "z holder")"#] : []), "\(captives)")
+  }
+
   /// A root whose run made a weak-scoped instance leaves no instance for later steps: it would
   /// keep the weak one alive, and a singleton that only reads it would look like its holder.
   @Test func aRootThatMadeAWeakInstanceLeavesNothingBehind() async throws {

@@ -355,10 +355,15 @@ final class ValidationRecorder: Sendable {
         }
         if case .value = made, let requester = event.requestedBy?.name, !mayHoldObjects.isEmpty {
           var passed = steps.open[requester, default: [:]]
+          // The limit counts chains, not the requester's own dependencies.
+          var chains = passed.values.count { $0.links > 1 }
           for (dependency, by) in mayHoldObjects.sorted(by: { $0.key < $1.key })
           where by.links < ValidationRecorder.chainLinksLimit {
             let through = ValidationRecorder.chain([name, dependency])
-            guard passed[through] != nil || passed.count < ValidationRecorder.chainLimit else { break }
+            if passed[through] == nil {
+              guard chains < ValidationRecorder.chainLimit else { break }
+              chains += 1
+            }
             passed[through, default: MadeBy(links: by.links + 1)].merge(by)
           }
           steps.open[requester] = passed
@@ -610,15 +615,24 @@ extension Container {
       .makeIterator()
     var deepestFirst: [Int] = []
     var ran: Set<Int> = []
+    var holders = holders
     tap?.recorder.memo.beginRun()
     defer { tap?.recorder.memo.endRun() }
     while let index = deepestFirst.popLast() ?? inNameOrder.next() {
       guard ran.insert(index).inserted else { continue }
       let descriptor = table.descriptor(index)
       let registration = effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration
-      // A multibinding key has no registration of its own: its contributions are registrations
-      // (roots above, in whichever container made them), and none at all is an empty set.
-      if registration == nil, descriptor.kind == .multibinding { continue }
+      // A multibinding key has no registration of its own: its contributions are registrations,
+      // run next (roots of their own already, unless the key was reached through a handle to
+      // another container), and none at all is an empty set.
+      if registration == nil, descriptor.kind == .multibinding {
+        for contribution in contributions(to: index).reversed()
+        where !roots.contains(contribution) && !ran.contains(contribution) {
+          if holders[contribution] == nil { holders[contribution] = index }
+          deepestFirst.append(contribution)
+        }
+        continue
+      }
       guard let registration else {
         let missing = failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)
         problems.append(problem(from: headed(missing, by: Self.holderChain(of: index, in: holders))))
