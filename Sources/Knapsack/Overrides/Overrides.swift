@@ -82,10 +82,11 @@ final class OverrideScope: Sendable {
   /// ``activeOverlay(of:)`` read.
   @inlinable static var activeAddress: UnsafeRawPointer? {
     guard let key = UnsafeRawPointer(bitPattern: knapsack_override_key_load()) else { return nil }
-    // Outside any task, the thread's word is the scope; looking up the current task costs a
-    // third of the task-local look-up.
-    if let scope = UnsafeRawPointer(bitPattern: knapsack_thread_override_scope_load()), currentTaskAddress == 0 {
-      return scope
+    // Outside any task, the thread's word is the scope, or its absence (see `bind`): no
+    // look-up, so code outside tasks pays nothing for a scope another task holds open but the
+    // check for a current task, a third of the task-local look-up.
+    guard currentTaskAddress != 0 else {
+      return UnsafeRawPointer(bitPattern: knapsack_thread_override_scope_load())
     }
     guard let value = taskLocalValueAddress(key) else { return nil }
     return value.load(as: UnsafeRawPointer?.self)
