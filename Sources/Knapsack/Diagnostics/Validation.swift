@@ -658,13 +658,15 @@ extension Container {
         }
       } catch let error as ResolutionError {
         rootError = error
-        if let memo = tap?.recorder.memo, let copy = tap?.copy {
-          if error.kind == .resolutionTooDeep { memo.noteTooDeep(index, in: copy, by: error) }
-          // Reached a root that failed before: that root's report covers it.
-          if error.isCoveredByReport {
-            memo.noteFailed(index, in: copy, with: error)
-            continue
+        if let tap {
+          let memo = tap.recorder.memo
+          if error.kind == .resolutionTooDeep { memo.noteTooDeep(index, in: tap.copy, by: error) }
+          // Failed down a path of two or more, so reported (or a repeat of a reported failure), or
+          // covered by an earlier root's report: a step that reaches this root fails at once.
+          if error.isCoveredByReport || (error.path.count >= 2 && error.pathIndices?.first == index) {
+            memo.noteFailed(index, in: tap.copy, with: error)
           }
+          if error.isCoveredByReport { continue }
           if error.kind == .resolutionTooDeep {
             for member in (error.pathIndices ?? []).dropFirst() where roots.contains(member) && !ran.contains(member) {
               deepestFirst.append(member)
@@ -678,11 +680,6 @@ extension Container {
         let isRepeat = reported[FailureEnd(error), default: []].contains(where: {
           $0.count >= 2 && path.count > $0.count && path.hasSuffix($0)
         })
-        // Reported with a path of two or more, or covered by such a report: a step that reaches
-        // this root fails at once (see ``ValidationMemo``).
-        if let tap, path.count >= 2, error.pathIndices?.first == index {
-          tap.recorder.memo.noteFailed(index, in: tap.copy, with: error)
-        }
         if isRepeat { continue }
         reported[FailureEnd(error), default: []].append(path)
         problems.append(problem(from: headed(error, by: Self.holderChain(of: index, in: holders))))
