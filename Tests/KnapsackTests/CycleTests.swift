@@ -1,5 +1,6 @@
 import Foundation
 import Knapsack
+import Synchronization
 import Testing
 
 /// A node of a dependency graph that may loop back on itself.
@@ -384,5 +385,61 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
       let error = try? #require(throws: ResolutionError.self) { try container[\.cycleLeft] }
       if error?.kind != .cycle { fatalError("expected a cycle error, got \(String(describing: error))") }
     }
+  }
+
+  @Test func aCycleThroughAnAsyncLazyIsReportedNotAHang() async throws {
+    let container = Container()
+    container.register(\.cycleAsyncLeft, scope: .singleton) { r in
+      CycleNode("left", next: try await r.resolve(\.cycleAsyncRight))
+    }
+    // The lazy is read where it is made, inside the resolution of the singleton it names.
+    container.register(\.cycleAsyncRight) { r in CycleNode("right", next: try await r.lazy(\.cycleAsyncLeft).value) }
+    let outcome = Mutex<ResolutionError.Kind?>(nil)
+    Task {
+      do { _ = try await container.resolve(\.cycleAsyncLeft) } catch let error as ResolutionError {
+        outcome.withLock { $0 = error.kind }
+      }
+    }
+    // Unstructured and polled, so that a hang fails the test instead of stopping the run.
+    #expect(await waitUntil(timeout: .seconds(30)) { outcome.withLock { $0 != nil } }, "the resolution hung")
+    #expect(outcome.withLock { $0 } == .cycle)
+  }
+
+  @Test func readingALazyWhileItIsBeingMadeIsACycleNotADeadlock() async throws {
+    let container = Container()
+    let handle = Mutex<Lazy<Key<CycleNode>>?>(nil)
+    // The factory reads the very handle whose first read is making it.
+    container.register(\.cycleLeft) { _ in CycleNode("left", next: try handle.withLock { $0 }?.value) }
+    let lazy = container.lazy(\.cycleLeft)
+    handle.withLock { $0 = lazy }
+    let outcome = await onThreadOutsideAnyTask { () -> ResolutionError.Kind? in
+      do {
+        _ = try lazy.value
+        return nil
+      } catch {
+        return (error as? ResolutionError)?.kind
+      }
+    }
+    #expect(outcome == .cycle, "nil: the read hung or succeeded")
+    // A failure is not kept: with the loop gone, the same handle makes its value.
+    handle.withLock { $0 = nil }
+    #expect(try lazy.value.label == "left")
+  }
+
+  @Test func concurrentFirstReadsOfAnAsyncLazyShareOneValue() async throws {
+    let container = Container()
+    let made = Counter()
+    container.register(\.cycleAsyncLeft) { _ in
+      made.increment()
+      try await Task.sleep(for: .milliseconds(20))
+      return CycleNode("made")
+    }
+    let lazy = container.lazy(\.cycleAsyncLeft)
+    let values = try await withThrowingTaskGroup(of: CycleNode.self) { group in
+      for _ in 0..<16 { group.addTask { try await lazy.value } }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(made.count == 1)
+    #expect(values.allSatisfy { $0 === values[0] })
   }
 }

@@ -189,44 +189,114 @@ extension Lazy where Key.Kind == MainActorKind {
 extension Lazy where Key.Kind == AsyncKind {
   /// The value, resolved on first access.
   public var value: Key.Value {
-    get async throws { try await storage.value { try await provider.resolveAsync(()) } }
+    get async throws { try await storage.asyncValue { try await provider.resolveAsync(()) } }
   }
 }
 
 /// The once-only storage behind ``Lazy`` and ``LazyInjected``.
+///
+/// The first reader makes the value in its own thread or task, so the resolution runs on that
+/// reader's path: a read that comes back to the same storage while it is being made (a cycle
+/// through the handle) resolves again, and the engine reports the cycle instead of a reader
+/// waiting for itself. Concurrent readers wait for the first one. A failure is not kept: the next
+/// read tries again.
 final class LazyStorage<Value: Sendable>: Sendable {
-  private let stored = Locked<Value?>(nil)
-  private let creation = Locked<Void>(())
-  private let pending = Locked<Task<Value, any Error>?>(nil)
+  private enum State {
+    case empty
+    /// Being made by `maker` (a thread for a synchronous read, a task for an asynchronous one),
+    /// with the asynchronous readers waiting for it.
+    case making(maker: UInt, waiters: [CheckedContinuation<Void, Never>])
+    case made(Value)
+  }
 
-  func value(_ make: () throws -> Value) throws -> Value {
-    if let value = stored.withLock({ $0 }) { return value }
-    // One creator at a time; later readers find the stored value.
-    return try creation.withLock { _ in
-      if let value = stored.withLock({ $0 }) { return value }
-      let value = try make()
-      stored.withLock { $0 = value }
-      return value
+  private let state = Locked(State.empty)
+  /// Held by a synchronous maker while it makes the value: other synchronous readers block on it.
+  private let creation = Locked<Void>(())
+
+  /// What a reader does next.
+  private enum Turn {
+    case read(Value)
+    case make
+    case reenter
+    case wait
+  }
+
+  /// Claims the making of the value for `reader` if nobody is making it.
+  private func turn(for reader: UInt) -> Turn {
+    state.withLock { state in
+      switch state {
+      case .made(let value): return .read(value)
+      case .empty:
+        state = .making(maker: reader, waiters: [])
+        return .make
+      case .making(let maker, _): return maker == reader ? .reenter : .wait
+      }
     }
   }
 
-  /// The value, made once by the first caller's `make`; concurrent callers await that one. A
-  /// failure is not kept: the next read tries again.
-  func value(_ make: @escaping @Sendable () async throws -> Value) async throws -> Value {
-    if let value = stored.withLock({ $0 }) { return value }
-    let task = pending.withLock { pending in
-      if let running = pending { return running }
-      let fresh = Task { try await make() }
-      pending = fresh
-      return fresh
+  /// Ends a making: keeps `value` (or nothing, after a failure) and wakes the waiting readers.
+  private func finish(with value: Value?) {
+    let waiters = state.withLock { state in
+      guard case .making(_, let waiters) = state else { return [CheckedContinuation<Void, Never>]() }
+      state = value.map { .made($0) } ?? .empty
+      return waiters
     }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  private func make(_ make: () throws -> Value) throws -> Value {
     do {
-      let value = try await task.value
-      stored.withLock { $0 = value }
+      let value = try make()
+      finish(with: value)
       return value
     } catch {
-      pending.withLock { if $0 == task { $0 = nil } }
+      finish(with: nil)
       throw error
+    }
+  }
+
+  func value(_ make: () throws -> Value) throws -> Value {
+    let reader = currentThreadID()
+    while true {
+      switch turn(for: reader) {
+      case .read(let value): return value
+      case .reenter: return try make()
+      case .make: return try creation.withLock { _ in try self.make(make) }
+      case .wait:
+        // Blocks until the maker, which holds `creation` while it makes the value, is done (a
+        // storage is read either synchronously or asynchronously, never both), then looks again.
+        creation.withLock { _ in }
+      }
+    }
+  }
+
+  func asyncValue(_ make: () async throws -> Value) async throws -> Value {
+    // A task's address: unique among running tasks, and the maker's task runs until it is done.
+    let reader = currentTaskAddress
+    while true {
+      switch turn(for: reader) {
+      case .read(let value): return value
+      case .reenter: return try await make()
+      case .make:
+        do {
+          let value = try await make()
+          finish(with: value)
+          return value
+        } catch {
+          finish(with: nil)
+          throw error
+        }
+      case .wait:
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+          let isWaiting = state.withLock { state in
+            guard case .making(let maker, var waiters) = state else { return false }
+            waiters.append(waiter)
+            state = .making(maker: maker, waiters: waiters)
+            return true
+          }
+          if !isWaiting { waiter.resume() }
+        }
+      }
     }
   }
 }
