@@ -16,3 +16,8 @@ func correctUses(_ container: Container) async throws {
 @MainActor func correctMainActorUse(_ container: Container) throws {
   let _: ScreenModel = try container[\.screenModel]
 }
+
+@MainActor final class MainActorHolder {
+  @Injected(\.screenModel) var screenModel: ScreenModel
+  @LazyInjected(\.screenModel) var laterScreenModel: ScreenModel
+}

@@ -89,7 +89,9 @@ public struct LazyInjected<Value: Sendable>: Sendable {
   }
 
   /// Remembers a main-actor key, the container and the open override scope; resolves on first
-  /// access, which must be on the main actor.
+  /// access, which must be on the main actor. Main-actor isolated, like ``Injected``'s: a type
+  /// that is not is a compile error, not a read that stops the program off the main actor.
+  @MainActor
   public init(
     _ key: KeyPath<Dependencies, MainActorKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
@@ -109,7 +111,8 @@ public struct LazyInjected<Value: Sendable>: Sendable {
   }
 
   /// Remembers a main-actor multibinding, the container and the open override scope; resolves
-  /// every element on first access, which must be on the main actor.
+  /// every element on first access, which must be on the main actor (so main-actor isolated).
+  @MainActor
   public init<Element>(
     _ key: KeyPath<Dependencies, MainActorMultibinding<Element>>, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
