@@ -42,7 +42,8 @@ func notRunComment(_ report: ValidationReport) -> Comment? {
         + report.needsSampleArgument.map(\.name).joined(separator: ", "))
   }
   if !report.skipped.isEmpty {
-    lines.append("not run, registered with side effects: " + report.skipped.map(\.name).joined(separator: ", "))
+    lines.append(
+      "not run, or stopped at a registration with side effects: " + report.skipped.map(\.name).joined(separator: ", "))
   }
   guard !lines.isEmpty else { return nil }
   return Comment(

@@ -389,6 +389,25 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(calls.count == 1)
   }
 
+  @Test func aFactoryThatStopsAtASkippedRegistrationIsListedNotPassed() async throws {
+    let container = Container()
+    container.register(\.valSideEffect, hasSideEffects: true) { ValThing("side effect") }
+    // Its second dependency is missing, but the dry run cannot get past the first.
+    container.register(\.valUsesSideEffect) { r in ValThing("uses", [try r[\.valSideEffect], try r[\.valMissing]]) }
+    for report in [await container.validate(), await container.validate(including: [\.valUsesSideEffect])] {
+      #expect(report.skipped.map(\.name).contains("\\.valSideEffect"), "\(report)")
+      #expect(report.skipped.map(\.name).contains("\\.valUsesSideEffect"), "\(report)")
+      #expect(report.description.contains("stopped at a registration with side effects"))
+    }
+    // A factory that reaches it but survives without it is checked to the end.
+    container.register(\.valUsesSideEffect) { r in
+      ValThing("uses", [try? r[\.valSideEffect], try r[\.valMissing]].compactMap { $0 })
+    }
+    let report = await container.validate(including: [\.valUsesSideEffect])
+    #expect(!report.skipped.map(\.name).contains("\\.valUsesSideEffect"))
+    #expect(report.problems.map(\.dependency.name).contains("\\.valMissing"), "\(report)")
+  }
+
   @Test func skippedFactoryReachedThroughADependencyIsNotCalledEither() async throws {
     let calls = Counter()
     let container = Container()
@@ -735,7 +754,8 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let report = await container.validate()
     // One singleton, the copy's (shared by the copy's resolutions), and no side effect.
     #expect(made.all == ["singleton"], "\(made.all)")
-    #expect(report.skipped.map(\.name) == [#"\.valSideEffect"#])
+    // The user stops at the side effect, so it is listed with it.
+    #expect(report.skipped.map(\.name) == [#"\.valPlainUser"#, #"\.valSideEffect"#])
     // What the captured container reaches is checked, with its path.
     let missing = report.problems(.missingRequiredKey).first { $0.path.first?.name == "ValRegistered" }
     #expect(missing?.path.map(\.name) == ["ValRegistered", #"\.valUsesMissing"#], "\(report)")

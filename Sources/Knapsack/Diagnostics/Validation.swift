@@ -100,7 +100,9 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
   /// How many dependencies the dry run resolved or looked at.
   public let checkedCount: Int
   /// Registrations the dry run did not call because they were registered with
-  /// `hasSideEffects: true` (their presence is checked, their dependencies are not).
+  /// `hasSideEffects: true` (their presence is checked, their dependencies are not), and the
+  /// dependencies whose dry run stopped at one of them (what their factories resolve after it is
+  /// not checked).
   public let skipped: [DependencyReference]
   /// Argument keys the dry run could not call because no sample argument was given for them
   /// (pass one in `validate(arguments:)`); their presence is checked, their dependencies are not.
@@ -130,7 +132,8 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       : "Knapsack validation: \(problems.count) problem(s) in \(checkedCount) dependencies."
     var lines = [summary] + problems.map { "  " + $0.description.replacingOccurrences("\n", with: "\n  ") }
     if !skipped.isEmpty {
-      lines.append("  not run (side effects): \(skipped.map(\.name).joined(separator: ", "))")
+      lines.append(
+        "  not run, or stopped at a registration with side effects: \(skipped.map(\.name).joined(separator: ", "))")
     }
     if !needsSampleArgument.isEmpty {
       lines.append(
@@ -685,6 +688,9 @@ extension Container {
         problems.append(problem(from: headed(error, by: Self.holderChain(of: index, in: holders))))
       } catch let skip as ValidationSkipped {
         skipped.append(table.descriptor(skip.index).reference)
+        // A root that stopped at one: what its factory resolves after that is not checked, so
+        // it is listed too, by name, rather than passed.
+        if skip.index != index { skipped.append(descriptor.reference) }
       } catch {
         problems.append(
           problem(
