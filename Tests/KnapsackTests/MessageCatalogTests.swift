@@ -162,6 +162,21 @@ import Testing
     #expect(error.description.contains("registered nearby: NearThing (name: \"primary\") at KnapsackTests/"))
   }
 
+  @Test func whatAskedIsNotSuggestedAsANearMatch() throws {
+    let container = Container()
+    // The requester is a registration of the missing type, under another name: the nearest
+    // match by rank, but it is what asked.
+    container.register(type: NearThing.self, name: "asking") { r in
+      _ = try r.resolve(type: NearThing.self)
+      return NearThing()
+    }
+    container.register(type: NearThing.self, name: "other") { NearThing() }
+    let error = try #require(throws: ResolutionError.self) {
+      try container.resolve(type: NearThing.self, name: "asking")
+    }
+    #expect(error.nearMatches.map(\.dependency.name) == ["NearThing (name: \"other\")"], "\(error)")
+  }
+
   final class RankedThing: Sendable {}
 
   @Test func theNearestFiveAreListedInRankThenNameOrder() throws {

@@ -22,6 +22,21 @@ final class OvHolder: Sendable {
 }
 
 @Suite struct OverrideTests {
+  @Test func isRegisteredSeesWhatTheScopeRegisters() throws {
+    let container = Container()
+    #expect(!container.isRegistered(\.overrideHolder))
+    #expect(!container.isRegistered(type: Token.self, name: "scoped"))
+    withOverrides {
+      $0.register(\.overrideHolder) { r in OvHolder(token: r.lazy(\.overrideShared), storage: InMemoryStorage()) }
+      $0.register(type: Token.self, name: "scoped") { Token("scoped") }
+    } operation: {
+      // As a resolution here would find them.
+      #expect(container.isRegistered(\.overrideHolder))
+      #expect(container.isRegistered(type: Token.self, name: "scoped"))
+    }
+    #expect(!container.isRegistered(\.overrideHolder))
+  }
+
   /// A task made inside a scope keeps the scope bound after the scope's code has returned: the
   /// check that lets resolutions skip the task-local look-up while no scope is alive must count
   /// that scope as alive.

@@ -861,6 +861,15 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
         == true, "\(report)")
   }
 
+  @Test func aSampleForAMultibindingIsAMismatch() async throws {
+    let container = Container()
+    container.contribute(to: \.valPlugins) { _ in "one" }
+    let report = await container.validate(arguments: [\.valPlugins: 1])
+    let mismatch = report.problems(.factoryMismatch)
+    #expect(mismatch.map(\.dependency.name) == [#"\.valPlugins"#], "\(report)")
+    #expect(mismatch.first?.message.contains("but the key takes no argument") == true, "\(report)")
+  }
+
   @Test func expectValidGraphNamesWhatItCouldNotRunInAWarning() async throws {
     let container = Container()
     container.register(\.valProfile) { _, id in ValThing("profile \(id)") }

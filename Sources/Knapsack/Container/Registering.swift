@@ -124,15 +124,17 @@ extension Container {
     add(type, name, Factory(.plain(factory)), scope, hasSideEffects, dispose, fileID, line)
   }
 
-  /// Whether a factory for the key is registered in this container or one of its ancestors
-  /// (a key's default does not count).
+  /// Whether a factory for the key is registered in this container or one of its ancestors, or
+  /// by the override scope open in this task, as a resolution here would find it (a key's
+  /// default does not count).
   public func isRegistered<K, A, V>(_ key: KeyPath<Dependencies, DependencyKey<K, A, V>>) -> Bool {
-    effectiveRegistration(KeyTable.index(of: key)) != nil
+    servingContainer().effectiveRegistration(KeyTable.index(of: key)) != nil
   }
 
-  /// Whether a factory for the type (and name) is registered here or in an ancestor.
+  /// Whether a factory for the type (and name) is registered here or in an ancestor, or by the
+  /// override scope open in this task.
   public func isRegistered<T: Sendable>(type: T.Type, name: String? = nil) -> Bool {
-    effectiveRegistration(KeyTable.index(of: type, name: name)) != nil
+    servingContainer().effectiveRegistration(KeyTable.index(of: type, name: name)) != nil
   }
 
   // The routines below are inlined into each `register` call, so that the registration's

@@ -6,7 +6,8 @@ extension Container {
   /// Only errors call this. Its cost does not grow with the container: it looks only at the
   /// dependencies whose type has the same base name, and keeps those visible from here (a key's
   /// default is not a registration: which keys a process has seen depends on what it ran).
-  func nearMatches(to index: Int, limit: Int = 5) -> [ResolutionError.NearMatch] {
+  /// The dependencies on the way to it (`path`) are not suggested: one of them is what asked.
+  func nearMatches(to index: Int, excluding path: [Int] = [], limit: Int = 5) -> [ResolutionError.NearMatch] {
     let table = KeyTable.shared
     // The snapshot is taken inside the lock: descriptors only grow, so it covers every index the
     // grouping already holds, even when another error extended it a moment ago.
@@ -22,7 +23,7 @@ extension Container {
     // The nearest `limit` so far, in order. A candidate is looked up (a lock per container level)
     // only if it would rank among them: one pass, no sort, however many share the base name.
     var nearest: [(rank: Int, name: String, match: ResolutionError.NearMatch)] = []
-    for candidate in candidates where candidate != index {
+    for candidate in candidates where candidate != index && !path.contains(candidate) {
       let descriptor = descriptors[candidate]
       guard descriptor.kind != .multibinding else { continue }
       let rank = descriptor.typeName != wantedType ? 2 : descriptor.kind == .type ? 0 : 1

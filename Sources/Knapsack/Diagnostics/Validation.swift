@@ -629,6 +629,11 @@ extension Container {
       // run next (roots of their own already, unless the key was reached through a handle to
       // another container), and none at all is an empty set.
       if registration == nil, descriptor.kind == .multibinding {
+        // It takes no argument, like a key without one: a sample given for it is a mistake.
+        if let sample = samples[index] {
+          let wrong = WrongSampleArgument(given: type(of: sample), expected: Void.self)
+          problems.append(problem(from: failure(.factoryMismatch, index, nil, underlying: wrong)))
+        }
         for contribution in contributions(to: index).reversed()
         where !roots.contains(contribution) && !ran.contains(contribution) {
           if holders[contribution] == nil { holders[contribution] = index }

@@ -96,7 +96,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// first. Looked up when first read, so that throwing the error costs nothing extra.
   public var nearMatches: [NearMatch] {
     guard let origin, kind == .notRegistered || kind == .requiredKeyNotProvided else { return givenNearMatches }
-    return origin.container.nearMatches(to: origin.index)
+    return origin.container.nearMatches(to: origin.index, excluding: origin.path)
   }
   private let givenNearMatches: [NearMatch]
   /// For an error the engine made: the container and indices it was made from, so that the
