@@ -50,6 +50,33 @@ extension Dependencies {
 }
 
 @Suite struct DecoratorTests {
+  struct DecoratorBoom: Error, CustomStringConvertible {
+    var description: String { "decorator boom" }
+  }
+
+  @Test func aThrowingDecoratorIsNamedWithItsSiteNotTheFactory() async throws {
+    let container = Container()
+    let line = #line + 1
+    container.decorate(\.decText) { _, _ in throw DecoratorBoom() }
+    let site = "KnapsackTests/DecoratorTests.swift:\(line)"
+    let error = try #require(throws: ResolutionError.self) { try container[\.decText] }
+    #expect(error.kind == .factoryFailed)
+    #expect(error.underlying == "its decorator added at \(site) threw: decorator boom")
+    #expect(error.description.contains("Knapsack: making \\.decText (String): its decorator added at \(site)"))
+    #expect(!error.description.contains("the factory for"), "\(error)")
+    // The same for an asynchronous decorator, and in the dry run's report.
+    let asyncLine = #line + 1
+    container.decorate(\.decAsync) { _, _ async throws -> String in throw DecoratorBoom() }
+    let asyncError = await #expect(throws: ResolutionError.self) { try await container.resolve(\.decAsync) }
+    #expect(
+      asyncError?.underlying
+        == "its decorator added at KnapsackTests/DecoratorTests.swift:\(asyncLine) threw: decorator boom")
+    let report = await container.validate()
+    #expect(
+      report.problems(.factoryFailed).map(\.message).contains("making \\.decText: \(error.underlying ?? "")"),
+      "\(report)")
+  }
+
   @Test func decoratorsApplyToTheKeysDefault() async throws {
     let container = Container()
     container.decorate(\.decStore) { _, store in DecWrappingStore("log", wrapping: store) }
@@ -194,7 +221,7 @@ extension Dependencies {
     let error = #expect(throws: ResolutionError.self) { try container[\.decText] }
     #expect(error?.kind == .factoryFailed)
     #expect(error?.dependency.name == "\\.decText")
-    #expect(error?.underlying == "decorator broke")
+    #expect(error?.underlying?.hasSuffix("threw: decorator broke") == true)
   }
 
   @Test func aDecoratorsMissingDependencyFailsTheResolution() async throws {

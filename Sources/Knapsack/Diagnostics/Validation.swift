@@ -759,7 +759,10 @@ extension Container {
       message = "\(error.dependency.name) depends on itself: \(error.pathDescription)"
     case .factoryFailed:
       kind = .factoryFailed
-      message = "the factory of \(error.dependency.name) threw: \(error.underlying ?? "an error")"
+      message =
+        error.isDecoratorFailure
+        ? "making \(error.dependency.name): \(error.underlying ?? "its decorator threw")"
+        : "the factory of \(error.dependency.name) threw: \(error.underlying ?? "an error")"
     case .factoryMismatch:
       kind = .factoryMismatch
       message = "the factory of \(error.dependency.name) cannot be used: \(error.underlying ?? "mismatch")"

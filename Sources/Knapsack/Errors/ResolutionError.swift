@@ -202,6 +202,10 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     return shown.joined(separator: " → ")
   }
 
+  /// Whether a decorator threw, not the factory, for ``Kind/factoryFailed``: its ``underlying``
+  /// text then says where the decorator was added (see `DecoratorFailure`).
+  var isDecoratorFailure: Bool { underlying?.hasPrefix(DecoratorFailure.prefix) == true }
+
   /// A multi-line explanation: what failed, where it was declared or registered, the path,
   /// and how to fix it.
   public var description: String {
@@ -215,7 +219,10 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     case .cycle:
       lines.append("Knapsack: dependency cycle: \(pathDescription).")
     case .factoryFailed:
-      lines.append("Knapsack: the factory for \(subject) threw: \(underlying ?? "an error").")
+      lines.append(
+        isDecoratorFailure
+          ? "Knapsack: making \(subject): \(underlying ?? "its decorator threw")."
+          : "Knapsack: the factory for \(subject) threw: \(underlying ?? "an error").")
     case .containerDisposed:
       lines.append("Knapsack: cannot resolve \(subject): the container was disposed.")
     case .factoryMismatch:

@@ -617,8 +617,10 @@ extension Container {
     var decoratedValue = value
     do {
       for decoration in binding.decorators {
-        decoratedValue = try decorated(
-          try apply(decoration, to: decoratedValue, binding, resolver, frame), by: decoration, binding, frame)
+        let result = try DecoratorFailure.naming(decoration) {
+          try apply(decoration, to: decoratedValue, binding, resolver, frame)
+        }
+        decoratedValue = try decorated(result, by: decoration, binding, frame)
       }
     } catch {
       keepForDisposal(value, of: binding)
@@ -637,9 +639,13 @@ extension Container {
       for decoration in binding.decorators {
         let result: any Sendable
         if case .async(let apply) = decoration.apply {
-          result = try await apply(resolver, decoratedValue)
+          do { result = try await apply(resolver, decoratedValue) } catch {
+            throw DecoratorFailure.wrapping(error, of: decoration)
+          }
         } else {
-          result = try apply(decoration, to: decoratedValue, binding, resolver, frame)
+          result = try DecoratorFailure.naming(decoration) {
+            try apply(decoration, to: decoratedValue, binding, resolver, frame)
+          }
         }
         decoratedValue = try decorated(result, by: decoration, binding, frame)
       }

@@ -54,6 +54,29 @@ struct WrongSampleArgument: Error, CustomStringConvertible {
   }
 }
 
+/// What a decorator threw, named by where the decorator was added: a resolution's error says the
+/// decorator failed, not the factory it decorates (``ResolutionError/description``).
+struct DecoratorFailure: Error, CustomStringConvertible {
+  /// How the description starts: the error's message recognises a decorator's failure by it.
+  static let prefix = "its decorator added at "
+  let location: CodeLocation
+  let error: any Error
+
+  var description: String { "\(Self.prefix)\(location) threw: \(error)" }
+
+  /// `error`, or a decorator's failure naming `decoration` for an error that is not the
+  /// library's own (a resolution error inside the decorator already names its dependency).
+  static func wrapping(_ error: any Error, of decoration: Decoration) -> any Error {
+    error is ResolutionError || error is ValidationSkipped
+      ? error : DecoratorFailure(location: decoration.location, error: error)
+  }
+
+  /// Runs one synchronous decorator step, naming `decoration` in what it throws.
+  static func naming<Value>(_ decoration: Decoration, _ step: () throws -> Value) throws -> Value {
+    do { return try step() } catch { throw wrapping(error, of: decoration) }
+  }
+}
+
 /// A decorator: wraps what a dependency resolves to.
 @usableFromInline
 final class Decoration: Sendable {
