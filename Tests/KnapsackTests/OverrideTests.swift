@@ -37,6 +37,37 @@ final class OvHolder: Sendable {
     #expect(!container.isRegistered(\.overrideHolder))
   }
 
+  @Test func aHandleUsedAfterItsScopeEndedNeverHandsOutADisposedInstance() async throws {
+    let container = Container()
+    let log = Collected<String>()
+    let (provider, inside) = try await withOverrides {
+      $0.register(\.containerResource, scope: .singleton) { Resource("scoped", log: log) }
+    } operation: { () async throws in
+      (container.provider(\.containerResource), try container[\.containerResource])
+    }
+    #expect(inside.closeCount == 1, "the scope disposes what it made when it ends")
+    // The handle still resolves in its scope, but gets a live instance, not the disposed one.
+    let after = try provider.get()
+    #expect(after !== inside)
+    #expect(after.closeCount == 0)
+    #expect(try provider.get() === after, "still the scope's singleton")
+  }
+
+  @Test func anInstanceAHandleMakesAfterItsScopeEndedIsDisposedWhenTheHandleGoes() async throws {
+    let container = Container()
+    let log = Collected<String>()
+    var provider: Provider<Key<Resource>>? = try await withOverrides {
+      $0.register(\.containerResource, scope: .singleton) { Resource("made later", log: log) }
+    } operation: { () async throws in
+      container.provider(\.containerResource)
+    }
+    let made = try provider?.get()
+    #expect(made?.closeCount == 0)
+    // The last reference to the scope goes with the handle; what its copy made later is disposed.
+    provider = nil
+    #expect(await waitUntil(timeout: .seconds(30)) { made?.closeCount == 1 }, "never disposed")
+  }
+
   /// A task made inside a scope keeps the scope bound after the scope's code has returned: the
   /// check that lets resolutions skip the task-local look-up while no scope is alive must count
   /// that scope as alive.

@@ -34,10 +34,24 @@ extension Container {
   /// Whether ``dispose()`` was called on this container or one it descends from.
   public var isDisposedContainer: Bool { isDisposed }
 
+  /// Whether instances to dispose of were created since the last disposal.
+  var hasUndisposedInstances: Bool { state.withLock { !$0.created.isEmpty } }
+
   /// Disposes the instances created so far without marking the container disposed; used when an
-  /// override scope ends, so that a `Lazy` made inside it can still resolve later.
+  /// override scope ends, so that a `Lazy` made inside it can still resolve later. What it
+  /// disposes is forgotten: a later resolution makes a new instance rather than receive a
+  /// disposed one.
   func disposeCreatedInstances() async -> [DisposalError.Failure] {
-    await disposeInstances()
+    let (failures, disposed) = await disposeInstances()
+    guard !disposed.isEmpty else { return failures }
+    // Their bindings go, with the cells that hold them (a singleton is published for lock-free
+    // reads and never replaced in its cell): planned again, each key gets a fresh binding. The
+    // plans that still hold an old one release it once no reader can be using it.
+    state.withLock { state in
+      for index in disposed { state.bindings[index] = nil }
+    }
+    invalidatePlans()
+    return failures
   }
 
   private func disposeEverything() async -> [DisposalError.Failure] {
@@ -55,10 +69,12 @@ extension Container {
             error: "\(error)"))
       }
     }
-    return failures + (await disposeInstances())
+    return failures + (await disposeInstances().failures)
   }
 
-  private func disposeInstances() async -> [DisposalError.Failure] {
+  /// Disposes the instances created so far, newest first; returns the failures, and the
+  /// dependencies whose instances it disposed.
+  private func disposeInstances() async -> (failures: [DisposalError.Failure], disposed: Set<Int>) {
     var failures: [DisposalError.Failure] = []
     // A shared instance whose factory was already running when disposal began is disposed too:
     // wait for it (new resolutions fail from now on, so this ends when the factory returns).
@@ -81,6 +97,6 @@ extension Container {
           DisposalError.Failure(dependency: KeyTable.shared.descriptor(entry.dependency).reference, error: "\(error)"))
       }
     }
-    return failures
+    return (failures, Set(created.map(\.dependency)))
   }
 }

@@ -185,7 +185,22 @@ final class OverrideScope: Sendable {
     knapsack_override_scope_made(UInt(bitPattern: Unmanaged.passUnretained(Self.$current).toOpaque()))
   }
 
-  deinit { knapsack_override_scope_freed() }
+  deinit {
+    knapsack_override_scope_freed()
+    // A scope that ended by disposing what it made can still make instances afterwards, through a
+    // `Lazy`, `Provider` or task made inside it. Those are disposed now that nothing can reach
+    // them any more (their failures have no one left to report to).
+    guard hasEnded.load(ordering: .acquiring) else { return }
+    let leftovers = overlays.withLock { $0.values.map(\.overlay) }.filter(\.hasUndisposedInstances)
+      .sorted { $0.depth > $1.depth }
+    guard !leftovers.isEmpty else { return }
+    Task {
+      for copy in leftovers { _ = await copy.disposeCreatedInstances() }
+    }
+  }
+
+  /// Whether ``disposeOverlays()`` ran: the scope's code returned and what it made was disposed.
+  private let hasEnded = Atomic<Bool>(false)
 
   /// Notes, in a validation run's scope, that the step running here made a handle to `index`
   /// that resolves from `container`.
@@ -204,6 +219,7 @@ final class OverrideScope: Sendable {
   }
 
   func disposeOverlays() async {
+    hasEnded.store(true, ordering: .releasing)
     // Children first: deeper copies before their parents.
     let byDepth = overlays.withLock { $0.values.map(\.overlay) }.sorted { $0.depth > $1.depth }
     for overlay in byDepth {
