@@ -638,11 +638,15 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     try #require(problems.count == 2, "\(report)")
     for problem in problems {
       // Named by the key path where the runtime knows its property's name, else by position.
-      #expect(["\\.valNotAKey", "including[0]", "arguments[0]"].contains(problem.dependency.name))
+      // (`arguments` is a dictionary, with no order: its entry is named by its sample's type.)
+      #expect(
+        ["\\.valNotAKey", "including[0]", "arguments (the entry whose sample is Int)"].contains(problem.dependency.name)
+      )
       #expect(problem.dependency.typeName == "Int")
       #expect(problem.message.contains("not a key"))
     }
     #expect(Set(problems.map { $0.message.contains("at including[0]") }) == [true, false])
+    #expect(problems.contains { $0.message.contains("at arguments (the entry whose sample is Int)") })
     #expect(report.checkedCount == 1, "\(report)")
     #expect(report.description.contains("type Int, not a key"))
   }

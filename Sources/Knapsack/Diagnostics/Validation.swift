@@ -483,15 +483,15 @@ extension Container {
     var problems: [ValidationReport.Problem] = []
     for (position, key) in keys.enumerated() {
       guard let index = table.index(ofDeclared: key) else {
-        problems.append(Self.notAKey(key, at: position, given: "including"))
+        problems.append(Self.notAKey(key, at: "including[\(position)]"))
         continue
       }
       roots.insert(index)
     }
     var samples: [Int: any Sendable] = [:]
-    for (position, (key, sample)) in arguments.enumerated() {
+    for (key, sample) in arguments {
       guard let index = table.index(ofDeclared: key) else {
-        problems.append(Self.notAKey(key, at: position, given: "arguments"))
+        problems.append(Self.notAKey(key, at: "arguments (the entry whose sample is \(type(of: sample)))"))
         continue
       }
       samples[index] = sample
@@ -809,19 +809,18 @@ extension Container {
   /// The problem of the key path at `position` of the dry run's `given` list, which names no
   /// key. Its name is the key path's own description where the runtime knows the property's name
   /// (on Linux it does not: the position and type then tell which one it is).
-  private static func notAKey(
-    _ keyPath: PartialKeyPath<Dependencies>, at position: Int, given: String
-  ) -> ValidationReport.Problem {
+  /// `place` says where it was given: `including[2]`, or for the unordered `arguments`, the
+  /// entry by its sample's type.
+  private static func notAKey(_ keyPath: PartialKeyPath<Dependencies>, at place: String) -> ValidationReport.Problem {
     let typeName = "\(type(of: Dependencies()[keyPath: keyPath]))"
     let description = "\(keyPath)"
     let name =
-      description.contains("<computed")
-      ? "\(given)[\(position)]" : description.replacingPrefix("\\Dependencies.", with: "\\.")
+      description.contains("<computed") ? place : description.replacingPrefix("\\Dependencies.", with: "\\.")
     let reference = DependencyReference(name: name, typeName: typeName, location: nil)
     return ValidationReport.Problem(
       kind: .notAKey, dependency: reference, registeredAt: nil, path: [], pathRegistrations: [],
       message:
-        "the key path at \(given)[\(position)] is a property of Dependencies of type \(typeName), not a key, "
+        "the key path at \(place) is a property of Dependencies of type \(typeName), not a key, "
         + "so there is nothing to validate (a key is a Key, AsyncKey, MainActorKey, ArgumentKey or multibinding)")
   }
 
