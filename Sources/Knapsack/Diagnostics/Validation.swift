@@ -412,8 +412,8 @@ extension Container {
   /// listed in ``ValidationReport/needsSampleArgument``, and a registration made with
   /// `hasSideEffects: true` in ``ValidationReport/skipped``: never silently passed.
   ///
-  /// The copy keeps no instance: what it made and would dispose of (``Disposable``, or registered
-  /// with `dispose:`) is disposed when the run ends. A factory that resolves through a container it captured (the
+  /// The copy keeps no instance, and disposes none: a factory may return an instance it did not
+  /// make (`Analytics.shared`), which the run cannot tell from one it did. A factory that resolves through a container it captured (the
   /// `DependencyProvider` style) rather than its resolver reaches a copy too, so the run makes no
   /// real instance there either. Each registration is resolved as its own root, so a problem in
   /// one does not hide the others; within one factory, resolution stops at its first failing
@@ -541,9 +541,6 @@ extension Container {
         if target === copy { roots.insert(handle.to) }
       }
     }
-    // Like an override scope that ends: what the run's copies made and would dispose of (a
-    // singleton that opened a file) is disposed, not left open when the copies go.
-    await validation.disposeOverlays()
     let events = recorder.recorded
     let found = Array(Set(problems + captiveDependencies(in: events, recorder: recorder)))
     let sorted = found.map { ($0, $0.path.map(\.name).joined(separator: " ")) }
