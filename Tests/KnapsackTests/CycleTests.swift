@@ -426,6 +426,30 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     #expect(try lazy.value.label == "left")
   }
 
+  @Test func readingAnAsyncLazyOfAUniqueKeyWhileItIsBeingMadeIsACycle() async throws {
+    let container = Container()
+    let handle = Mutex<Lazy<AsyncKey<CycleNode>>?>(nil)
+    // Unique scope: no shared instance whose creation the engine could see waited for, and each
+    // read from a handle starts a path of its own.
+    container.register(\.cycleAsyncLeft) { _ in
+      let lazy = handle.withLock { $0 }
+      return CycleNode("left", next: try await lazy?.value)
+    }
+    let lazy = container.lazy(\.cycleAsyncLeft)
+    handle.withLock { $0 = lazy }
+    let outcome = Mutex<ResolutionError?>(nil)
+    Task {
+      do { _ = try await lazy.value } catch let error as ResolutionError { outcome.withLock { $0 = error } }
+    }
+    #expect(await waitUntil(timeout: .seconds(30)) { outcome.withLock { $0 != nil } }, "the read never ended")
+    let error = outcome.withLock { $0 }
+    #expect(error?.kind == .cycle)
+    #expect(error?.path.map(\.name) == [#"\.cycleAsyncLeft"#, #"\.cycleAsyncLeft"#])
+    // A failure is not kept: with the loop gone, the same handle makes its value.
+    handle.withLock { $0 = nil }
+    #expect(try await lazy.value.label == "left")
+  }
+
   @Test func concurrentFirstReadsOfAnAsyncLazyShareOneValue() async throws {
     let container = Container()
     let made = Counter()

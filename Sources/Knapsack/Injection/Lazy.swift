@@ -111,6 +111,15 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
     return try value(of: try await elements.elementsAsync(context, index))
   }
 
+  /// The error for a `Lazy` of this handle's dependency read while its own first read makes it:
+  /// the dependency needs itself.
+  func cycleThroughHandle() -> ResolutionError {
+    let dependency = KeyTable.shared.descriptor(index).reference
+    return ResolutionError(
+      kind: .cycle, dependency: dependency, path: [dependency, dependency],
+      underlying: "its Lazy was read while the Lazy's first read was making it")
+  }
+
   /// A multibinding's elements as the key's value, which they are (``ElementsKey``).
   private func value(of elements: Any) throws -> Key.Value {
     guard let value = elements as? Key.Value else {
@@ -189,17 +198,25 @@ extension Lazy where Key.Kind == MainActorKind {
 extension Lazy where Key.Kind == AsyncKind {
   /// The value, resolved on first access.
   public var value: Key.Value {
-    get async throws { try await storage.asyncValue { try await provider.resolveAsync(()) } }
+    get async throws {
+      try await storage.asyncValue {
+        try await provider.resolveAsync(())
+      } reentered: {
+        provider.cycleThroughHandle()
+      }
+    }
   }
 }
 
 /// The once-only storage behind ``Lazy`` and ``LazyInjected``.
 ///
-/// The first reader makes the value in its own thread or task, so the resolution runs on that
-/// reader's path: a read that comes back to the same storage while it is being made (a cycle
-/// through the handle) resolves again, and the engine reports the cycle instead of a reader
-/// waiting for itself. Concurrent readers wait for the first one. A failure is not kept: the next
-/// read tries again.
+/// The first reader makes the value in its own thread or task: a read that comes back to the same
+/// storage while it is being made (a cycle through the handle) fails as a cycle instead of waiting
+/// for itself. Synchronously it resolves again, on the same thread's path, and the engine reports
+/// the cycle with that path; asynchronously it throws the caller's error at once. Concurrent
+/// readers wait for the first one. A failure is not kept: the next read tries again. (A loop that
+/// crosses into another thread, or a child task of the maker, still waits: the engine's wait
+/// graph does not see a `Lazy`.)
 final class LazyStorage<Value: Sendable>: Sendable {
   private enum State {
     case empty
@@ -270,13 +287,15 @@ final class LazyStorage<Value: Sendable>: Sendable {
     }
   }
 
-  func asyncValue(_ make: () async throws -> Value) async throws -> Value {
+  /// `reentered` is the error for a read by the task making the value: an asynchronous
+  /// resolution from a handle starts a path of its own, so the engine cannot see the loop.
+  func asyncValue(_ make: () async throws -> Value, reentered: () -> any Error) async throws -> Value {
     // A task's address: unique among running tasks, and the maker's task runs until it is done.
     let reader = currentTaskAddress
     while true {
       switch turn(for: reader) {
       case .read(let value): return value
-      case .reenter: return try await make()
+      case .reenter: throw reentered()
       case .make:
         do {
           let value = try await make()
