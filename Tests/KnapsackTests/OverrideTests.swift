@@ -40,17 +40,27 @@ final class OvHolder: Sendable {
   @Test func aHandleUsedAfterItsScopeEndedNeverHandsOutADisposedInstance() async throws {
     let container = Container()
     let log = Collected<String>()
-    let (provider, inside) = try await withOverrides {
+    let (provider, holderProvider, inside) = try await withOverrides {
       $0.register(\.containerResource, scope: .singleton) { Resource("scoped", log: log) }
+      $0.register(\.overrideHolder, scope: .singleton) { r in
+        OvHolder(token: r.lazy(\.overrideShared), storage: InMemoryStorage())
+      }
     } operation: { () async throws in
-      (container.provider(\.containerResource), try container[\.containerResource])
+      (
+        container.provider(\.containerResource), container.provider(\.overrideHolder),
+        try container[\.containerResource]
+      )
     }
     #expect(inside.closeCount == 1, "the scope disposes what it made when it ends")
-    // The handle still resolves in its scope, but gets a live instance, not the disposed one.
-    let after = try provider.get()
-    #expect(after !== inside)
-    #expect(after.closeCount == 0)
-    #expect(try provider.get() === after, "still the scope's singleton")
+    // The disposed singleton is refused by name, not handed out, nor split into a second one.
+    let error = #expect(throws: ResolutionError.self) { try provider.get() }
+    #expect(error?.kind == .containerDisposed)
+    #expect(
+      error?.description.contains("the override scope it was resolved in has ended and disposed its instance") == true)
+    // What the scope made and did not dispose is still its singleton, and what it had not made
+    // yet is made in it.
+    let holder = try holderProvider.get()
+    #expect(try holderProvider.get() === holder)
   }
 
   @Test func anInstanceAHandleMakesAfterItsScopeEndedIsDisposedWhenTheHandleGoes() async throws {

@@ -50,6 +50,10 @@ public final class Container: Sendable {
     var contributions: [Int: [Registration]] = [:]
     var created: [Disposal] = []
     var disposed = false
+    /// In an override scope's copy, the dependencies whose shared instances the scope disposed
+    /// when it ended: a handle made in the scope that resolves one afterwards gets an error, not
+    /// the disposed instance (see `disposeCreatedInstances`).
+    var disposedWithScope: Set<Int> = []
     /// Shared instances being made right now; disposal waits for them.
     var creating = 0
     var disposal: Task<[DisposalError.Failure], Never>?
@@ -308,6 +312,9 @@ public final class Container: Sendable {
 
   private func computeSlot(_ index: Int, generation: UInt64) -> Slot? {
     if isDisposed { return Slot(generation: generation, failure: .containerDisposed) }
+    if overlay != nil, state.withLock({ $0.disposedWithScope.contains(index) }) {
+      return Slot(generation: generation, failure: .containerDisposed)
+    }
     let observer = effectiveObserver
     let descriptor = KeyTable.shared.descriptor(index)
     let missing: ResolutionError.Kind = descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided

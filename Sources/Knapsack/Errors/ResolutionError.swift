@@ -224,7 +224,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
           ? "Knapsack: making \(subject): \(underlying ?? "its decorator threw")."
           : "Knapsack: the factory for \(subject) threw: \(underlying ?? "an error").")
     case .containerDisposed:
-      lines.append("Knapsack: cannot resolve \(subject): the container was disposed.")
+      lines.append("Knapsack: cannot resolve \(subject): \(underlying ?? "the container was disposed").")
     case .factoryMismatch:
       lines.append("Knapsack: the factory for \(subject) cannot be used here: \(underlying ?? "type mismatch").")
     case .resolutionTooDeep:

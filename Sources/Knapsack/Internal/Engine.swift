@@ -102,7 +102,17 @@ extension Container {
   /// for a ``ResolutionError``.
   @inline(never)
   func unresolvable(_ slot: Slot, _ index: Int, _ parent: UnsafeMutablePointer<Frame>?) -> any Error {
-    failure(slot.failure ?? .notRegistered, index, parent)
+    if slot.failure == .containerDisposed, !isDisposed {
+      return failure(.containerDisposed, index, parent, underlying: ScopeEnded())
+    }
+    return failure(slot.failure ?? .notRegistered, index, parent)
+  }
+
+  /// Why an override scope's copy refuses a dependency it disposed (see `disposedWithScope`).
+  struct ScopeEnded: Error, CustomStringConvertible {
+    var description: String {
+      "the override scope it was resolved in has ended and disposed its instance (resolve it in a scope that is open)"
+    }
   }
 
   /// ``produce(_:_:_:)`` with the slot's observer told about it.

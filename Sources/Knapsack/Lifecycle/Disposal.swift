@@ -38,20 +38,12 @@ extension Container {
   var hasUndisposedInstances: Bool { state.withLock { !$0.created.isEmpty } }
 
   /// Disposes the instances created so far without marking the container disposed; used when an
-  /// override scope ends, so that a `Lazy` made inside it can still resolve later. What it
-  /// disposes is forgotten: a later resolution makes a new instance rather than receive a
-  /// disposed one.
+  /// override scope ends, so that a `Lazy` made inside it can still resolve later. The
+  /// dependencies it disposes are marked first: resolving one of them here afterwards throws
+  /// ``ResolutionError/Kind/containerDisposed`` instead of handing out the disposed instance (or
+  /// splitting the singleton with a new one while older instances still hold the first).
   func disposeCreatedInstances() async -> [DisposalError.Failure] {
-    let (failures, disposed) = await disposeInstances()
-    guard !disposed.isEmpty else { return failures }
-    // Their bindings go, with the cells that hold them (a singleton is published for lock-free
-    // reads and never replaced in its cell): planned again, each key gets a fresh binding. The
-    // plans that still hold an old one release it once no reader can be using it.
-    state.withLock { state in
-      for index in disposed { state.bindings[index] = nil }
-    }
-    invalidatePlans()
-    return failures
+    await disposeInstances(endingScope: true)
   }
 
   private func disposeEverything() async -> [DisposalError.Failure] {
@@ -69,12 +61,12 @@ extension Container {
             error: "\(error)"))
       }
     }
-    return failures + (await disposeInstances().failures)
+    return failures + (await disposeInstances())
   }
 
-  /// Disposes the instances created so far, newest first; returns the failures, and the
-  /// dependencies whose instances it disposed.
-  private func disposeInstances() async -> (failures: [DisposalError.Failure], disposed: Set<Int>) {
+  /// Disposes the instances created so far, newest first. `endingScope` marks their dependencies
+  /// as disposed with the scope, in the same lock that takes them, before any is disposed.
+  private func disposeInstances(endingScope: Bool = false) async -> [DisposalError.Failure] {
     var failures: [DisposalError.Failure] = []
     // A shared instance whose factory was already running when disposal began is disposed too:
     // wait for it (new resolutions fail from now on, so this ends when the factory returns).
@@ -83,8 +75,10 @@ extension Container {
     }
     let created = state.withLock { state in
       defer { state.created = [] }
+      if endingScope { state.disposedWithScope.formUnion(state.created.map(\.dependency)) }
       return state.created
     }
+    if endingScope, !created.isEmpty { invalidatePlans() }
     for entry in created.reversed() {
       do {
         if let dispose = entry.dispose {
@@ -97,6 +91,6 @@ extension Container {
           DisposalError.Failure(dependency: KeyTable.shared.descriptor(entry.dependency).reference, error: "\(error)"))
       }
     }
-    return (failures, Set(created.map(\.dependency)))
+    return failures
   }
 }
