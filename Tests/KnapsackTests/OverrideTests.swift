@@ -9,6 +9,8 @@ extension Dependencies {
   var overrideShared: Key<Token> { Key { Token("default singleton") }.scope(.singleton) }
   var overrideHolder: Key<OvHolder> { .required() }
   var overrideRepository: Key<Repository> { Key { r in Repository(storage: try r[\.storage]) }.scope(.singleton) }
+  var overrideAsyncResource: AsyncKey<Resource> { .required() }
+  var overrideResourceNamed: ArgumentKey<String, Resource> { .required() }
 }
 
 /// Keeps a handle to a token and the storage its factory resolved through a captured container.
@@ -61,6 +63,28 @@ final class OvHolder: Sendable {
     // yet is made in it.
     let holder = try holderProvider.get()
     #expect(try holderProvider.get() === holder)
+  }
+
+  @Test func asyncAndArgumentHandlesAfterTheScopeEnded() async throws {
+    let container = Container()
+    let log = Collected<String>()
+    let (asyncProvider, named, first) = try await withOverrides {
+      $0.register(\.overrideAsyncResource, scope: .singleton) { _ in Resource("async", log: log) }
+      $0.register(\.overrideResourceNamed, scope: .singleton) { _, name in Resource(name, log: log) }
+    } operation: { () async throws in
+      _ = try await container.resolve(\.overrideAsyncResource)
+      return (
+        container.provider(\.overrideAsyncResource), container.provider(\.overrideResourceNamed),
+        try container.resolve(\.overrideResourceNamed, argument: "a")
+      )
+    }
+    #expect(Set(log.all) == ["async", "a"])
+    // An asynchronous resolution is refused with the same message.
+    let error = await #expect(throws: ResolutionError.self) { try await asyncProvider.get() }
+    #expect(error?.description.contains("the override scope it was resolved in has ended") == true)
+    // An argument key is not refused: an argument the scope never made an instance for is made.
+    #expect(first.closeCount == 1)
+    #expect(try named.get("b").closeCount == 0)
   }
 
   @Test func anInstanceAHandleMakesAfterItsScopeEndedIsDisposedWhenTheHandleGoes() async throws {

@@ -351,7 +351,7 @@ extension Container {
           try await delegate.resolveAsync(index, argument, parent: parent)
         }
       }
-      throw failure(slot.failure ?? .notRegistered, index, parent?.pointer)
+      throw unresolvable(slot, index, parent?.pointer)
     }
     switch binding.registration.kind {
     case .sync:

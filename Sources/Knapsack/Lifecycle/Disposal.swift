@@ -39,9 +39,10 @@ extension Container {
 
   /// Disposes the instances created so far without marking the container disposed; used when an
   /// override scope ends, so that a `Lazy` made inside it can still resolve later. The
-  /// dependencies it disposes are marked first: resolving one of them here afterwards throws
-  /// ``ResolutionError/Kind/containerDisposed`` instead of handing out the disposed instance (or
-  /// splitting the singleton with a new one while older instances still hold the first).
+  /// dependencies it disposes (but an argument key's) are marked first: a resolution of one of
+  /// them here that starts afterwards throws ``ResolutionError/Kind/containerDisposed`` instead
+  /// of receiving the disposed instance (or splitting the singleton with a new one while older
+  /// instances still hold the first).
   func disposeCreatedInstances() async -> [DisposalError.Failure] {
     await disposeInstances(endingScope: true)
   }
@@ -75,7 +76,12 @@ extension Container {
     }
     let created = state.withLock { state in
       defer { state.created = [] }
-      if endingScope { state.disposedWithScope.formUnion(state.created.map(\.dependency)) }
+      if endingScope {
+        // Not an argument key's: its instances are one per argument, and refusing the key would
+        // refuse arguments the scope never made an instance for.
+        let refused = state.created.map(\.dependency).filter { state.bindings[$0]?.registration.takesArgument != true }
+        state.disposedWithScope.formUnion(refused)
+      }
       return state.created
     }
     if endingScope, !created.isEmpty { invalidatePlans() }

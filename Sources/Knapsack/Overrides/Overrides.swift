@@ -194,12 +194,8 @@ final class OverrideScope: Sendable {
     let leftovers = overlays.withLock { $0.values.map(\.overlay) }.filter(\.hasUndisposedInstances)
       .sorted { $0.depth > $1.depth }
     guard !leftovers.isEmpty else { return }
-    // The enclosing scope stays alive until these are disposed: what they made may use its
-    // instances, which its own end disposes after, as the deeper copies go first.
-    let enclosing = enclosing
     Task {
       for copy in leftovers { _ = await copy.disposeCreatedInstances() }
-      withExtendedLifetime(enclosing) {}
     }
   }
 
