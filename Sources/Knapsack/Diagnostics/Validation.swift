@@ -413,9 +413,9 @@ extension Container {
   /// `hasSideEffects: true` in ``ValidationReport/skipped``: never silently passed.
   ///
   /// The copy keeps no instance, and disposes none: a factory may return an instance it did not
-  /// make (`Analytics.shared`), which the run cannot tell from one it did. A factory that resolves through a container it captured (the
-  /// `DependencyProvider` style) rather than its resolver reaches a copy too, so the run makes no
-  /// real instance there either. Each registration is resolved as its own root, so a problem in
+  /// make (`Analytics.shared`), which the run cannot tell from one it did. A factory that
+  /// resolves through a container it captured (the `DependencyProvider` style) rather than its
+  /// resolver reaches a copy too, so the run makes no real instance there either. Each registration is resolved as its own root, so a problem in
   /// one does not hide the others; within one factory, resolution stops at its first failing
   /// dependency.
   ///
@@ -803,11 +803,10 @@ extension Container {
       pathRegistrations: error.pathRegistrations, message: message, nearMatches: error.nearMatches)
   }
 
-  /// The problem of the key path at `position` of the dry run's `given` list, which names no
-  /// key. Its name is the key path's own description where the runtime knows the property's name
-  /// (on Linux it does not: the position and type then tell which one it is).
-  /// `place` says where it was given: `including[2]`, or for the unordered `arguments`, the
-  /// entry by its sample's type.
+  /// The problem of a key path given at `place` that names no key: `including[2]`, or for the
+  /// unordered `arguments`, the entry by its sample's type. Its name is the key path's own
+  /// description where the runtime knows the property's name (on Linux it does not: `place`
+  /// and the type then tell which one it is).
   private static func notAKey(_ keyPath: PartialKeyPath<Dependencies>, at place: String) -> ValidationReport.Problem {
     let typeName = "\(type(of: Dependencies()[keyPath: keyPath]))"
     let description = "\(keyPath)"
