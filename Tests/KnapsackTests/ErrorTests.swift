@@ -92,6 +92,41 @@ private let errorClockLine = 18
     #expect(error.description.contains("fix: register it"))
   }
 
+  @Test func aTypeNobodyRegisteredIsNamedWithTheLineThatAskedForIt() async throws {
+    let container = Container()
+    let line = #line + 1
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: ErrorRepository.self) }
+    let site = CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line)
+    #expect(error.requestedAt == site)
+    #expect(error.description.contains("asked for at \(site)"), "\(error)")
+    let decoded = try JSONDecoder().decode(ResolutionError.self, from: JSONEncoder().encode(error))
+    #expect(decoded.requestedAt == site)
+    #expect(decoded == error)
+  }
+
+  @Test func theCallNearestTheFailureNamesItsLineAndOuterCallsKeepIt() async throws {
+    let container = Container()
+    let inner = #line + 2
+    container.register(type: ErrorScreen.self) { r in
+      ErrorScreen(repository: try r.resolve(type: ErrorRepository.self, name: "missing"))
+    }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: ErrorScreen.self) }
+    #expect(error.kind == .notRegistered)
+    #expect(error.requestedAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: inner))
+
+    // A failure of a dependency the call did not ask for itself (a key a factory resolved) is
+    // not pinned on the call: the path and the "requested by" line say who asked.
+    container.register(\.errorRepository) { _ in throw PlannedFailure("no connection") }
+    container.register(type: ErrorScreen.self, name: "by key") { r in ErrorScreen(repository: try r[\.errorRepository])
+    }
+    let keyed = try #require(throws: ResolutionError.self) {
+      try container.resolve(type: ErrorScreen.self, name: "by key")
+    }
+    #expect(keyed.dependency.name == "\\.errorRepository")
+    #expect(keyed.requestedAt == nil)
+    #expect(!keyed.description.contains("asked for at"))
+  }
+
   @Test func factoryFailureNamesTheDependencyTheUnderlyingErrorAndTheRegistration() async throws {
     let container = Container()
     let line = #line + 1

@@ -146,9 +146,23 @@ extension Resolving {
   /// ```swift
   /// let secure = try container.resolve(type: (any LocalStorage).self, name: "secure")
   /// ```
+  ///
+  /// - Parameters:
+  ///   - type: The type to resolve.
+  ///   - name: The name it was registered with, if any.
+  ///   - fileID: The file of the call, named by the error if nothing is registered for the type
+  ///     (``ResolutionError/requestedAt``); leave the default.
+  ///   - line: The line of the call; leave the default.
   @inlinable
-  public func resolve<T: Sendable>(type: T.Type, name: String? = nil) throws -> T {
-    try resolutionContext.resolve(KeyTable.index(of: type, name: name), ())
+  public func resolve<T: Sendable>(
+    type: T.Type, name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line
+  ) throws -> T {
+    let index = KeyTable.index(of: type, name: name)
+    do {
+      return try resolutionContext.resolve(index, ())
+    } catch let error as ResolutionError {
+      throw error.requested(index, at: fileID, line)
+    }
   }
 
   // Unavailable overloads that exist only so that the compiler names the mistake. Without

@@ -80,6 +80,11 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   public let dependency: DependencyReference
   /// Where the failing registration was made, if it was registered.
   public let registeredAt: CodeLocation?
+  /// The line of your code that asked for ``dependency`` by type, when it did so with
+  /// ``Resolving/resolve(type:name:fileID:line:)`` (`nil` for a key, whose declaration site
+  /// ``DependencyReference/location`` names instead, and for a dependency a factory asked for
+  /// by key).
+  public private(set) var requestedAt: CodeLocation?
   /// The resolution path from the top-level request to ``dependency`` (both included).
   public let path: [DependencyReference]
   /// Where each dependency on ``path`` was registered (`nil` where it was not, or where its
@@ -119,11 +124,12 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   public init(
     kind: Kind, dependency: DependencyReference, registeredAt: CodeLocation? = nil,
     path: [DependencyReference], pathRegistrations: [CodeLocation?]? = nil, underlying: String? = nil,
-    nearMatches: [NearMatch] = []
+    nearMatches: [NearMatch] = [], requestedAt: CodeLocation? = nil
   ) {
     self.kind = kind
     self.dependency = dependency
     self.registeredAt = registeredAt
+    self.requestedAt = requestedAt
     self.path = path
     self.givenPathRegistrations = pathRegistrations ?? path.map { _ in nil }
     self.underlying = underlying
@@ -147,7 +153,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   }
 
   private enum CodingKeys: String, CodingKey {
-    case kind, dependency, registeredAt, path, pathRegistrations, underlying, nearMatches
+    case kind, dependency, registeredAt, requestedAt, path, pathRegistrations, underlying, nearMatches
   }
 
   /// Decodes an error encoded by ``encode(to:)``.
@@ -160,7 +166,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       path: try container.decode([DependencyReference].self, forKey: .path),
       pathRegistrations: try container.decode([CodeLocation?].self, forKey: .pathRegistrations),
       underlying: try container.decodeIfPresent(String.self, forKey: .underlying),
-      nearMatches: try container.decode([NearMatch].self, forKey: .nearMatches))
+      nearMatches: try container.decode([NearMatch].self, forKey: .nearMatches),
+      requestedAt: try container.decodeIfPresent(CodeLocation.self, forKey: .requestedAt))
   }
 
   /// Encodes the error, its near matches included.
@@ -169,6 +176,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     try container.encode(kind, forKey: .kind)
     try container.encode(dependency, forKey: .dependency)
     try container.encodeIfPresent(registeredAt, forKey: .registeredAt)
+    try container.encodeIfPresent(requestedAt, forKey: .requestedAt)
     try container.encode(path, forKey: .path)
     try container.encode(pathRegistrations, forKey: .pathRegistrations)
     try container.encodeIfPresent(underlying, forKey: .underlying)
@@ -178,7 +186,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// Whether two errors say the same thing, near matches included.
   public static func == (left: ResolutionError, right: ResolutionError) -> Bool {
     left.kind == right.kind && left.dependency == right.dependency && left.registeredAt == right.registeredAt
-      && left.path == right.path && left.pathRegistrations == right.pathRegistrations
+      && left.requestedAt == right.requestedAt && left.path == right.path
+      && left.pathRegistrations == right.pathRegistrations
       && left.underlying == right.underlying && left.nearMatches == right.nearMatches
   }
 
@@ -188,8 +197,19 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     hasher.combine(kind)
     hasher.combine(dependency)
     hasher.combine(registeredAt)
+    hasher.combine(requestedAt)
     hasher.combine(path)
     hasher.combine(underlying)
+  }
+
+  /// This error with the site of the `resolve(type:)` call that asked for `index`, if it is about
+  /// `index` itself and no call nearer to the failure named one already.
+  @usableFromInline
+  func requested(_ index: Int, at fileID: StaticString, _ line: UInt) -> ResolutionError {
+    guard requestedAt == nil, let origin, origin.index == index else { return self }
+    var error = self
+    error.requestedAt = CodeLocation(fileID: "\(fileID)", line: Int(line))
+    return error
   }
 
   /// The path as one line: `\.todoList → \.repository → \.clock`.
@@ -240,6 +260,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     } else {
       if let location = dependency.location { lines.append("  declared at \(location)") }
       if let registeredAt { lines.append("  registered at \(registeredAt)") }
+      if let requestedAt { lines.append("  asked for at \(requestedAt)") }
     }
     if kind == .resolutionTooDeep {
       lines.append("  path: \(Self.shortened(path))")
