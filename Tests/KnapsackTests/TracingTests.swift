@@ -279,6 +279,61 @@ private func normalised(_ text: String) -> String {
     #expect(recorder.summary == ["0 \\.trClock (unique) created"])
   }
 
+  @Test func childObserverSeesTheParentsSharedInstancesItResolves() async throws {
+    let (parent, _) = knownContainer()
+    let child = parent.makeChild()
+    let recorder = TrRecorder()
+    child.observe(recorder)
+    // \.trRepository is the parent's singleton: resolved through the child, it is observed
+    // there, made the first time, reused after. What its factory resolves in the parent is the
+    // parent's to observe (see the next test).
+    _ = try child[\.trRepository]
+    _ = try child[\.trRepository]
+    #expect(recorder.summary == ["0 \\.trRepository (singleton) created", "0 \\.trRepository (singleton) reused"])
+    // As a dependency of the child's own registration, with the requester named.
+    child.register(\.trApp) { r in TrNode("session app", [try r[\.trRepository]]) }
+    _ = try child[\.trApp]
+    #expect(
+      recorder.summary.suffix(2) == [
+        "1 \\.trRepository (singleton) reused ← \\.trApp",
+        "0 \\.trApp (unique) created",
+      ])
+  }
+
+  @Test func childObserverSeesTheParentsSharedInstancesAsynchronously() async throws {
+    let parent = Container()
+    parent.register(\.trAsync, scope: .singleton) { _ async in TrNode("async") }
+    let child = parent.makeChild()
+    let recorder = TrRecorder()
+    child.observe(recorder)
+    _ = try await child.resolve(\.trAsync)
+    _ = try await child.resolve(\.trAsync)
+    #expect(recorder.summary == ["0 \\.trAsync (singleton) created", "0 \\.trAsync (singleton) reused"])
+  }
+
+  @Test func parentAndChildObserversEachSeeASharedInstanceOnce() async throws {
+    let (parent, _) = knownContainer()
+    let child = parent.makeChild()
+    let parents = TrRecorder()
+    let childs = TrRecorder()
+    parent.observe(parents)
+    child.observe(childs)
+    _ = try child[\.trRepository]
+    _ = try child[\.trRepository]
+    #expect(childs.summary == ["0 \\.trRepository (singleton) created", "0 \\.trRepository (singleton) reused"])
+    #expect(
+      parents.summary == [
+        "1 \\.trStore (singleton) created ← \\.trRepository",
+        "0 \\.trRepository (singleton) created",
+        "0 \\.trRepository (singleton) reused",
+      ])
+    // A grandchild that observes nothing of its own reports to its parent's observer, once.
+    let grandchild = child.makeChild()
+    _ = try grandchild[\.trRepository]
+    #expect(childs.summary.count == 3)
+    #expect(parents.summary.count == 4)
+  }
+
   @Test func removingTheObserverStopsEvents() async throws {
     let (container, _) = knownContainer()
     let recorder = TrRecorder()

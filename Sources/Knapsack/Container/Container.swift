@@ -284,12 +284,33 @@ public final class Container: Sendable {
     }
   }
 
-  var effectiveObserver: (any ResolutionObserver)? {
+  var effectiveObserver: (any ResolutionObserver)? { observerSource?.observer }
+
+  /// This container's observer (its own, or the one it inherits) and the container it is set on.
+  private var observerSource: (observer: any ResolutionObserver, container: Container)? {
     var container = self
     while true {
-      if let recorder = container.overlay?.recorder { return recorder }
-      if let own = container.state.withLock({ $0.observer }) { return own }
+      if let recorder = container.overlay?.recorder { return (recorder, container) }
+      if let own = container.state.withLock({ $0.observer }) { return (own, container) }
       guard let next = container.inheritsFrom else { return nil }
+      container = next
+    }
+  }
+
+  /// For a dependency this container's plan hands to `delegate` (an ancestor, or an enclosing
+  /// scope's copy, that keeps its shared instance): the step `delegate` will run, when this
+  /// container's observer does not see what `delegate` resolves (it was set on this container,
+  /// or on one between them), so that the resolution is observed here. Nil otherwise, or if
+  /// `delegate` has nothing to run.
+  func delegatedStep(_ index: Int, to delegate: Container) -> (container: Container, binding: Binding)? {
+    guard !isValidationCopy, let mine = observerSource, mine.container !== delegate.observerSource?.container else {
+      return nil
+    }
+    var container = delegate
+    while true {
+      let slot = container.slot(index)
+      if let binding = slot.binding { return (container, binding) }
+      guard let next = slot.delegate else { return nil }
       container = next
     }
   }

@@ -60,6 +60,10 @@ public struct ResolutionEvent: Sendable, Hashable {
 extension Container {
   /// Installs `observer` on this container (replacing any earlier one); it also sees
   /// resolutions in child containers and override scopes made from this one. Pass nil to remove it.
+  ///
+  /// A shared instance that a parent keeps, resolved through this container, is one step here
+  /// (created or reused); what its factory resolves runs in the parent, and the parent's
+  /// observer sees that.
   public func observe(_ observer: (any ResolutionObserver)?) {
     state.withLock { $0.observer = observer }
     invalidatePlans()

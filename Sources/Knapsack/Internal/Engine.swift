@@ -91,8 +91,12 @@ extension Container {
       return try produceObserved(slot, binding, argument, parent)
     }
     if let delegate = slot.delegate {
-      guard let scope = slot.delegateScope else { return try delegate.resolveSync(index, argument, parent: parent) }
-      return try OverrideScope.bind(scope) { try delegate.resolveSync(index, argument, parent: parent) }
+      let delegated = { () throws -> Value in
+        guard let scope = slot.delegateScope else { return try delegate.resolveSync(index, argument, parent: parent) }
+        return try OverrideScope.bind(scope) { try delegate.resolveSync(index, argument, parent: parent) }
+      }
+      guard slot.isObserved, let step = delegatedStep(index, to: delegate) else { return try delegated() }
+      return try Observation(step.container, step.binding, argument, slot.observer, parent: parent).run(delegated)
     }
     throw unresolvable(slot, index, parent)
   }
@@ -344,12 +348,17 @@ extension Container {
     let slot = self.slot(index)
     guard let binding = slot.binding else {
       if let delegate = slot.delegate {
-        guard let scope = slot.delegateScope else {
-          return try await delegate.resolveAsync(index, argument, parent: parent)
+        let delegated = { () async throws -> Value in
+          guard let scope = slot.delegateScope else {
+            return try await delegate.resolveAsync(index, argument, parent: parent)
+          }
+          return try await OverrideScope.$current.withValue(scope) {
+            try await delegate.resolveAsync(index, argument, parent: parent)
+          }
         }
-        return try await OverrideScope.$current.withValue(scope) {
-          try await delegate.resolveAsync(index, argument, parent: parent)
-        }
+        guard slot.isObserved, let step = delegatedStep(index, to: delegate) else { return try await delegated() }
+        return try await Observation(step.container, step.binding, argument, slot.observer, parent: parent?.pointer)
+          .runAsync(delegated)
       }
       throw unresolvable(slot, index, parent?.pointer)
     }
@@ -597,9 +606,7 @@ extension Container {
   ) {
     if case .success(let value) = result {
       // An observed step learns here that it made the instance (see `Observation`).
-      if let record = MadeRecord.current, record.task == currentTaskAddress {
-        record.serial.store(binding.serial, ordering: .relaxed)
-      }
+      if let record = MadeRecord.current, record.task == currentTaskAddress { record.note(binding.serial) }
       cell.publish(value, binding.scope.kind)
       if binding.scope.isDisposedByContainer { recordCreated(value, by: binding) }
     }
@@ -783,6 +790,30 @@ final class MadeRecord: Sendable {
   @TaskLocal static var current: MadeRecord?
   let serial = Atomic<UInt>(0)
   let task = currentTaskAddress
+  /// The dependency this record's step is about.
+  let index: Int
+  /// The record of the same dependency's step in a child container (or scope copy) that handed
+  /// the step to this record's container and observes it too (see `Container/delegatedStep`):
+  /// what settles here is written there as well, so that each observer learns who made it.
+  let outer: MadeRecord?
+
+  init(index: Int) {
+    self.index = index
+    if let current = Self.current, current.index == index, current.task == task {
+      outer = current
+    } else {
+      outer = nil
+    }
+  }
+
+  /// Notes that `serial`'s binding made its instance, in this record and the ones it forwards to.
+  func note(_ serial: UInt) {
+    var record: MadeRecord? = self
+    while let next = record {
+      next.serial.store(serial, ordering: .relaxed)
+      record = next.outer
+    }
+  }
 }
 
 /// The observer call around one resolution: written once, used by both drivers.
@@ -847,7 +878,7 @@ struct Observation {
       observer, index: binding.index, scope: binding.scope,
       registeredAt: binding.registration.isDefault ? nil : binding.registration.location,
       reused: container.hasInstance(binding, argument, parent),
-      made: throughCell ? (MadeRecord(), binding.serial) : nil, parent: parent)
+      made: throughCell ? (MadeRecord(index: binding.index), binding.serial) : nil, parent: parent)
   }
 
   /// Runs the step and tells the observer how it ended.
