@@ -7,6 +7,9 @@ extension Dependencies {
   var scopeToken: Key<Token> { Key { Token("default") } }
   var scopeAsyncToken: AsyncKey<Token> { AsyncKey { _ in Token("default") } }
   var scopeValue: Key<TypedPlugin> { Key { TypedPlugin(id: 0) } }
+  var scopeNumber: Key<Int> { Key { 0 } }
+  var scopeAsyncNumber: AsyncKey<Int> { AsyncKey { _ in 0 } }
+  var scopeNumbered: ArgumentKey<String, Int> { ArgumentKey { _, _ in 0 } }
   var scopeLeaf: Key<Token> { Key { Token("leaf") } }
   var scopeLeft: Key<GraphHolder> { Key { r in GraphHolder(leaf: try r[\.scopeLeaf]) } }
   var scopeRight: Key<GraphHolder> { Key { r in GraphHolder(leaf: try r[\.scopeLeaf]) } }
@@ -265,6 +268,22 @@ final class GraphRoot: Sendable {
     container.register(\.scopeValue, scope: .weak) { TypedPlugin(id: counter.increment()) }
     #expect(try container[\.scopeValue].id == 1)
     #expect(try container[\.scopeValue].id == 2)
+  }
+
+  /// An `Int` boxed into an object is an `NSNumber` that Foundation may keep alive: held weakly,
+  /// it was never let go, and the "weak" value was shared.
+  @Test func weakScopeOnBridgedValuesBehavesLikeUnique() async throws {
+    let container = Container()
+    let counter = Counter()
+    container.register(\.scopeNumber, scope: .weak) { counter.increment() }
+    container.register(\.scopeAsyncNumber, scope: .weak) { _ in counter.increment() }
+    container.register(\.scopeNumbered, scope: .weak) { _, _ in counter.increment() }
+    #expect(try container[\.scopeNumber] == 1)
+    #expect(try container[\.scopeNumber] == 2)
+    #expect(try await container.resolve(\.scopeAsyncNumber) == 3)
+    #expect(try await container.resolve(\.scopeAsyncNumber) == 4)
+    #expect(try container.resolve(\.scopeNumbered, argument: "a") == 5)
+    #expect(try container.resolve(\.scopeNumbered, argument: "a") == 6)
   }
 
   @Test func weakScopeWorksThroughAClassBoundExistential() async throws {

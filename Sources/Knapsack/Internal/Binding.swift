@@ -102,7 +102,12 @@ final class SharedCell: Sendable {
       state.withLock { state in
         if state.creator?.resets ?? state.resets == state.resets { state.cached = value }
       }
-    case .weak: state.withLock { $0.weakInstance = value as AnyObject }
+    case .weak:
+      // Only a class instance is held: any other value would be boxed into an object made for
+      // the purpose (which `Int` and other bridged values may outlive in a cache of the
+      // runtime's), and must behave like a unique one instead.
+      guard type(of: value as Any) is AnyClass else { return }
+      state.withLock { $0.weakInstance = value as AnyObject }
     case .unique: break
     }
   }
