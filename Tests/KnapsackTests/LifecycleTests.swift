@@ -478,6 +478,36 @@ final class LcTypedService: Sendable {}
     #expect(log.all == ["a"])
   }
 
+  @Test(arguments: [Scope.singleton, .cached])
+  func anInstanceTwoSharedKeysReturnIsDisposedOnceWhereItWasMade(scope: Scope) async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcA, scope: .singleton) { LcResource("a", log: log) }
+    // \.lcB hands out \.lcA's instance (an alias); \.lcC is made between the two.
+    container.register(\.lcC, scope: .singleton) { LcResource("c", log: log) }
+    container.register(\.lcB, scope: scope) { r in try r[\.lcA] }
+    let a = try container[\.lcA]
+    _ = try container[\.lcC]
+    #expect(try container[\.lcB] === a)
+    container.resetCached()
+    #expect(try container[\.lcB] === a)
+    try await container.dispose()
+    #expect(a.disposals.count == 1)
+    #expect(log.all == ["c", "a"])
+  }
+
+  @Test func aParentsInstanceAChildsKeyReturnsIsDisposedOnce() async throws {
+    let log = Collected<String>()
+    let parent = Container()
+    parent.register(\.lcA, scope: .singleton) { LcResource("a", log: log) }
+    let child = parent.makeChild()
+    child.register(\.lcB, scope: .singleton) { r in try r[\.lcA] }
+    let a = try child[\.lcB]
+    try await parent.dispose()
+    #expect(a.disposals.count == 1)
+    #expect(log.all == ["a"])
+  }
+
   // MARK: Errors
 
   @Test func errorsAreCollectedAndEveryInstanceIsStillDisposed() async throws {
@@ -513,6 +543,22 @@ final class LcTypedService: Sendable {}
     _ = try child[\.lcSession]
     let error = await #expect(throws: DisposalError.self) { try await parent.dispose() }
     #expect(error?.failures.map(\.description) == ["\\.lcSession: token revoked"])
+    #expect(log.all == ["session", "parent"])
+  }
+
+  @Test func aChildDisposedEarlierIsNotReportedAgainByItsParent() async throws {
+    let log = Collected<String>()
+    let parent = Container()
+    parent.register(\.lcA, scope: .singleton) { LcResource("parent", log: log) }
+    let child = parent.makeChild()
+    child.register(\.lcSession, scope: .singleton) { LcResource("session", log: log, failing: "token revoked") }
+    _ = try parent[\.lcA]
+    _ = try child[\.lcSession]
+    // Sign-out: the session's caller handles its failure.
+    let signOut = await #expect(throws: DisposalError.self) { try await child.dispose() }
+    #expect(signOut?.failures.map(\.description) == ["\\.lcSession: token revoked"])
+    // Shut-down: the parent's caller is not handed the session's failure again.
+    try await parent.dispose()
     #expect(log.all == ["session", "parent"])
   }
 

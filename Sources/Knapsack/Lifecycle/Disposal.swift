@@ -13,22 +13,33 @@ extension Container {
   /// created that is ``Disposable`` or was registered with a `dispose` closure, in reverse order
   /// of creation.
   ///
-  /// Each instance is disposed exactly once, even if several tasks call this at once; they all
-  /// wait for the same disposal. A shared instance whose factory is still running when disposal
-  /// begins is waited for and disposed too. Every instance is disposed even if some fail; the failures are
-  /// thrown together as a ``DisposalError``. After disposal, resolving from this container (or its
-  /// children) throws ``ResolutionError/Kind/containerDisposed``.
+  /// Each instance is disposed exactly once, even if several tasks call this at once (they all
+  /// wait for the same disposal) or several shared keys hand it out. A shared instance whose
+  /// factory is still running when disposal begins is waited for and disposed too. Every
+  /// instance is disposed even if some fail; the failures are thrown together as a
+  /// ``DisposalError`` (a child disposed on its own before is not disposed, nor reported,
+  /// again). After disposal, resolving from this container (or its children) throws
+  /// ``ResolutionError/Kind/containerDisposed``.
   public func dispose() async throws {
-    let task = state.withLock { state -> Task<[DisposalError.Failure], Never> in
-      if let running = state.disposal { return running }
+    let failures = await beginDisposal(DisposedInstances()).task.value
+    if !failures.isEmpty { throw DisposalError(failures: failures) }
+  }
+
+  /// Marks this container disposed and starts disposing it, unless that was done already:
+  /// returns the disposal, and whether this call started it. `disposed` holds what was disposed
+  /// by the disposal of the container this one belongs to, if any.
+  private func beginDisposal(
+    _ disposed: DisposedInstances
+  ) -> (task: Task<[DisposalError.Failure], Never>, started: Bool) {
+    let disposal = state.withLock { state -> (task: Task<[DisposalError.Failure], Never>, started: Bool) in
+      if let running = state.disposal { return (running, false) }
       state.disposed = true
-      let task = Task { await self.disposeEverything() }
+      let task = Task { await self.disposeEverything(disposed) }
       state.disposal = task
-      return task
+      return (task, true)
     }
     invalidatePlans()
-    let failures = await task.value
-    if !failures.isEmpty { throw DisposalError(failures: failures) }
+    return disposal
   }
 
   /// Whether ``dispose()`` was called on this container or one it descends from.
@@ -44,30 +55,30 @@ extension Container {
   /// of receiving the disposed instance (or splitting the singleton with a new one while older
   /// instances still hold the first).
   func disposeCreatedInstances() async -> [DisposalError.Failure] {
-    await disposeInstances(endingScope: true)
+    await disposeInstances(DisposedInstances(), endingScope: true)
   }
 
-  private func disposeEverything() async -> [DisposalError.Failure] {
+  private func disposeEverything(_ disposed: DisposedInstances) async -> [DisposalError.Failure] {
     var failures: [DisposalError.Failure] = []
     let children = state.withLock { $0.children.objects }
     for child in children.reversed() {
-      do {
-        try await child.dispose()
-      } catch let error as DisposalError {
-        failures += error.failures
-      } catch {
-        failures.append(
-          DisposalError.Failure(
-            dependency: DependencyReference(name: "child container", typeName: "Container", location: nil),
-            error: "\(error)"))
-      }
+      // A child that someone else began disposing is waited for, but its failures were thrown
+      // to that caller: they are not reported twice.
+      let disposal = child.beginDisposal(disposed)
+      let childFailures = await disposal.task.value
+      if disposal.started { failures += childFailures }
     }
-    return failures + (await disposeInstances())
+    return failures + (await disposeInstances(disposed))
   }
 
-  /// Disposes the instances created so far, newest first. `endingScope` marks their dependencies
-  /// as disposed with the scope, in the same lock that takes them, before any is disposed.
-  private func disposeInstances(endingScope: Bool = false) async -> [DisposalError.Failure] {
+  /// Disposes the instances created so far, newest first. An object that several shared keys
+  /// returned (a key whose factory returns another key's instance) is disposed once, where it
+  /// was first made, and not again if `disposed` says a child already disposed it. `endingScope`
+  /// marks their dependencies as disposed with the scope, in the same lock that takes them,
+  /// before any is disposed.
+  private func disposeInstances(
+    _ disposed: DisposedInstances, endingScope: Bool = false
+  ) async -> [DisposalError.Failure] {
     var failures: [DisposalError.Failure] = []
     // A shared instance whose factory was already running when disposal began is disposed too:
     // wait for it (new resolutions fail from now on, so this ends when the factory returns).
@@ -85,7 +96,16 @@ extension Container {
       return state.created
     }
     if endingScope, !created.isEmpty { invalidatePlans() }
-    for entry in created.reversed() {
+    var firstEntry: [ObjectIdentifier: Int] = [:]
+    for (position, entry) in created.enumerated() {
+      if let object = DisposedInstances.identity(of: entry.instance), firstEntry[object] == nil {
+        firstEntry[object] = position
+      }
+    }
+    for (position, entry) in created.enumerated().reversed() {
+      if let object = DisposedInstances.identity(of: entry.instance) {
+        guard firstEntry[object] == position, disposed.insert(entry.instance, object) else { continue }
+      }
       do {
         if let dispose = entry.dispose {
           try await dispose(entry.instance)
@@ -98,5 +118,26 @@ extension Container {
       }
     }
     return failures
+  }
+}
+
+/// The objects one disposal (a container's, with its children's) has disposed, kept alive until
+/// it ends so that no other object reuses their identity meanwhile.
+final class DisposedInstances: Sendable {
+  private let objects = Locked<[ObjectIdentifier: any Sendable]>([:])
+
+  /// The identity of `instance` if it is a class instance (a value has none to share).
+  static func identity(of instance: any Sendable) -> ObjectIdentifier? {
+    guard type(of: instance as Any) is AnyClass else { return nil }
+    return ObjectIdentifier(instance as AnyObject)
+  }
+
+  /// Notes `instance` (whose identity is `object`) as disposed; false if it was already.
+  func insert(_ instance: any Sendable, _ object: ObjectIdentifier) -> Bool {
+    objects.withLock { objects in
+      guard objects[object] == nil else { return false }
+      objects[object] = instance
+      return true
+    }
   }
 }
