@@ -552,6 +552,54 @@ let isThreadSanitized: Bool = {
     #expect(probe.singleton == nil, "the replaced singleton is freed while the later reader runs")
   }
 
+  @Test func aParentsPlanHeldBackByAChildsResolutionIsFreedWhenItEndsWithNoLaterStore() throws {
+    // The child's section reads the parent in a nested domain: when it ends, the parent's
+    // retired plan is released, though the parent is never written to again (an app whose
+    // plans have settled) and the section's first domain is the child's.
+    let parent = Container()
+    let key = "parent's, held back by a child"
+    let probe = try registerAndResolveSingleton(parent, name: key)
+    let child = parent.makeChild()
+    let finish = startBlockedResolution(child, name: "reader") { r in
+      _ = try r.resolve(type: Token.self, name: key)
+    }
+    parent.register(type: Token.self, name: key, scope: .singleton) { Token("new singleton") }
+    #expect(probe.isAnyAlive, "a plan a running resolution read is kept")
+    finish()
+    // Another test's section may hold it back too (one that reads more containers than it can
+    // name): its end tries again. Nothing here stores into the parent meanwhile.
+    let deadline = ContinuousClock.now + .seconds(10)
+    while probe.isAnyAlive, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
+    #expect(probe.captured == nil, "the replaced factory is freed once the child's resolution ends")
+    #expect(probe.singleton == nil, "the replaced singleton is freed once the child's resolution ends")
+  }
+
+  @Test func aPlanHeldBackBySectionsReadingManyContainersIsFreedWhenTheyEnd() throws {
+    // A section that reads more containers than its record can name holds back every
+    // container's releases until it ends.
+    let chain = (0..<12).reduce(into: [Container()]) { chain, _ in chain.append(chain.last!.makeChild()) }
+    for (level, container) in chain.enumerated().dropFirst() {
+      let above = "level \(level - 1)"
+      // Shared, so that each level is made in, and read from, the container that registers it.
+      container.register(type: Int.self, name: "level \(level)", scope: .singleton) { r in
+        level == 1 ? 1 : try r.resolve(type: Int.self, name: above) + 1
+      }
+    }
+    let elsewhere = Container()
+    let probe = try registerAndResolveSingleton(elsewhere, name: "unrelated")
+    let deepest = chain.last!
+    let finish = startBlockedResolution(deepest, name: "deep reader") { r in
+      let top = try r.resolve(type: Int.self, name: "level 12")
+      #expect(top == 12)
+    }
+    elsewhere.register(type: Token.self, name: "unrelated", scope: .singleton) { Token("new") }
+    finish()
+    let deadline = ContinuousClock.now + .seconds(10)
+    while probe.isAnyAlive, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
+    #expect(probe.captured == nil, "freed once the deep section ended, with no later store")
+    #expect(probe.singleton == nil, "freed once the deep section ended, with no later store")
+  }
+
   /// Registers under `name` in `container` a unique factory that captures a token, and returns
   /// a probe of that token.
   private func registerCapturing(_ container: Container, name: String) -> LifeProbe {

@@ -160,9 +160,10 @@ static inline void knapsack_read_begin(uintptr_t domain) {
 
 /// Ends a read section. If it was the thread's outermost one and a writer could not release what
 /// it retired because of it, calls the release hook with the table of the section's first
-/// domain, which the caller still holds. A writer that marks the section just as it ends, or that
-/// retired into another domain of it, is not called back: what it retired waits for the next
-/// store into its table. Not inline on purpose: the Swift optimizer moves a retain past a plain
+/// domain, which the caller still holds; the hook tries again every table with retired objects
+/// (see `HeldBackTables`). A writer that marks the section just as it ends is not called back
+/// then: what it retired waits for the thread's next section end, another held-back section's
+/// end, or the next store into its table. Not inline on purpose: the Swift optimizer moves a retain past a plain
 /// store (it cannot release), which would retain what was read after the section ended; it never
 /// moves one past a call it cannot see into.
 void knapsack_read_end(void);

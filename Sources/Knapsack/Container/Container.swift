@@ -13,7 +13,8 @@ public import Synchronization
 /// let storage = try container[\.storage]
 /// ```
 ///
-/// Every method is safe to call from any thread or task.
+/// Every method is safe to call from any thread or task (not from a signal handler: like the
+/// Swift runtime it relies on, a resolution is not async-signal-safe).
 public final class Container: Sendable {
   /// A process-wide container for apps that want one; ``Injected`` and ``LazyInjected`` resolve
   /// from it unless told otherwise. Every API also works with a container you create.

@@ -91,6 +91,9 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
   private let retired = Locked<[(epoch: UInt64, element: UInt)]>([])
   /// How many elements are retired: a store with nothing to replace looks here before locking.
   private let retiredCount = Atomic<Int>(0)
+  /// Whether ``HeldBackTables`` keeps this table (while it has retired elements); changed only
+  /// under the lock of ``retired``.
+  private let isHeldBack = Atomic<Bool>(false)
 
   init() {
     releaseHookInstalled
@@ -180,9 +183,8 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
     release(retiring: old, in: epoch)
   }
 
-  /// Releases the retired elements that no reader can still use: called when the outermost read
-  /// section that held them back ends, if this table is the first it read (see
-  /// `knapsack_read_end`).
+  /// Releases the retired elements that no reader can still use: called when an outermost read
+  /// section that held back a release ends (see ``HeldBackTables``).
   func releaseRetired() { release(retiring: 0, in: 0) }
 
   /// Adds `element` (a retained address, or 0 for none) to the retired ones, retired in `epoch`,
@@ -198,6 +200,11 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
         return true
       }
       retiredCount.store(retired.count, ordering: .relaxed)
+      // Under this lock, so that the registry's entry follows the last change of `retired`.
+      if retired.isEmpty == isHeldBack.load(ordering: .relaxed) {
+        isHeldBack.store(!retired.isEmpty, ordering: .relaxed)
+        HeldBackTables.keep(self, !retired.isEmpty)
+      }
       return released
     }
     // Outside the lock: releasing may run deinitializers of the user's objects.
@@ -225,17 +232,34 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
   }
 }
 
-/// Gives the C side, once, the function that calls ``SlotTable/releaseRetired()`` on the table
-/// of a domain (see `knapsack_read_end`): a table's address, alive while the section that names
-/// its domain first is open.
-private let releaseHookInstalled: Void = knapsack_set_release_hook { address in
-  guard let table = UnsafeRawPointer(bitPattern: address) else { return }
-  (Unmanaged<AnyObject>.fromOpaque(table).takeUnretainedValue() as? any RetiredReleasing)?.releaseRetired()
-}
+/// Gives the C side, once, the function that an outermost read section which held back a
+/// release calls when it ends (see `knapsack_read_end`): every table that still has retired
+/// elements tries again, whichever domain the section read first.
+private let releaseHookInstalled: Void = knapsack_set_release_hook { _ in HeldBackTables.retryAll() }
 
 /// A table that can try again to release what it retired (see `knapsack_read_end`).
-protocol RetiredReleasing: AnyObject {
+protocol RetiredReleasing: AnyObject, Sendable {
   func releaseRetired()
+}
+
+/// The tables that have retired elements a read section held back, kept (strongly) until they
+/// are released: the end of any section that held back a release tries them all again. So what
+/// a section read in a nested domain (a parent's, read through a child), or in any domain once
+/// it listed more than its record can name, is released when the section ends, not at the next
+/// store into its table, which may never come. Touched only by writers that could not release
+/// at once and by those sections' ends, never by a resolution's fast path.
+enum HeldBackTables {
+  private static let tables = Locked<[ObjectIdentifier: any RetiredReleasing]>([:])
+
+  /// Keeps `table` (it has retired elements), or lets it go (it has none left).
+  static func keep(_ table: any RetiredReleasing, _ isHeldBack: Bool) {
+    tables.withLock { $0[ObjectIdentifier(table)] = isHeldBack ? table : nil }
+  }
+
+  /// Has every kept table release what no reader can still use.
+  static func retryAll() {
+    for table in tables.withLock({ Array($0.values) }) { table.releaseRetired() }
+  }
 }
 
 /// The runtime address of the task running the calling code, or 0 outside any task: the
