@@ -160,8 +160,10 @@ extension Resolving {
     let index = KeyTable.index(of: type, name: name)
     do {
       return try resolutionContext.resolve(index, ())
-    } catch let error as ResolutionError {
-      throw error.requested(index, at: fileID, line)
+    } catch {
+      // Out of line: a `ResolutionError` in this frame would cost every level of a chain its
+      // size in stack.
+      throw ResolutionError.requested(error, index, at: fileID, line)
     }
   }
 

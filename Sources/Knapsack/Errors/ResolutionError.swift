@@ -202,12 +202,13 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     hasher.combine(underlying)
   }
 
-  /// This error with the site of the `resolve(type:)` call that asked for `index`, if it is about
-  /// `index` itself and no call nearer to the failure named one already.
-  @usableFromInline
-  func requested(_ index: Int, at fileID: StaticString, _ line: UInt) -> ResolutionError {
-    guard requestedAt == nil, let origin, origin.index == index else { return self }
-    var error = self
+  /// `error` with the site of the `resolve(type:)` call that asked for `index`, if it is a
+  /// resolution error about `index` itself and no call nearer to the failure named one already.
+  @usableFromInline @inline(never)
+  static func requested(_ error: any Error, _ index: Int, at fileID: StaticString, _ line: UInt) -> any Error {
+    guard var error = error as? ResolutionError, error.requestedAt == nil, error.origin?.index == index else {
+      return error
+    }
     error.requestedAt = CodeLocation(fileID: "\(fileID)", line: Int(line))
     return error
   }

@@ -91,14 +91,26 @@ extension Container {
       return try produceObserved(slot, binding, argument, parent)
     }
     if let delegate = slot.delegate {
-      let delegated = { () throws -> Value in
-        guard let scope = slot.delegateScope else { return try delegate.resolveSync(index, argument, parent: parent) }
-        return try OverrideScope.bind(scope) { try delegate.resolveSync(index, argument, parent: parent) }
-      }
-      guard slot.isObserved, let step = delegatedStep(index, to: delegate) else { return try delegated() }
-      return try Observation(step.container, step.binding, argument, slot.observer, parent: parent).run(delegated)
+      if slot.isObserved { return try resolveDelegatedObserved(slot, delegate, index, argument, parent) }
+      guard let scope = slot.delegateScope else { return try delegate.resolveSync(index, argument, parent: parent) }
+      return try OverrideScope.bind(scope) { try delegate.resolveSync(index, argument, parent: parent) }
     }
     throw unresolvable(slot, index, parent)
+  }
+
+  /// The delegate branch of ``resolvePlanned(_:_:parent:)`` with this container's observer told
+  /// about the step, if `delegate` does not tell it (see ``delegatedStep(_:to:)``). Out of line,
+  /// so that the frame of `resolvePlanned`, on every level of a first resolution, stays small.
+  @inline(never)
+  func resolveDelegatedObserved<Argument: Sendable, Value: Sendable>(
+    _ slot: Slot, _ delegate: Container, _ index: Int, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
+  ) throws -> Value {
+    let delegated = { () throws -> Value in
+      guard let scope = slot.delegateScope else { return try delegate.resolveSync(index, argument, parent: parent) }
+      return try OverrideScope.bind(scope) { try delegate.resolveSync(index, argument, parent: parent) }
+    }
+    guard let step = delegatedStep(index, to: delegate) else { return try delegated() }
+    return try Observation(step.container, step.binding, argument, slot.observer, parent: parent).run(delegated)
   }
 
   /// The error for a plan that resolves to nothing, boxed out of line: so the frame of
