@@ -360,17 +360,11 @@ extension Container {
     let slot = self.slot(index)
     guard let binding = slot.binding else {
       if let delegate = slot.delegate {
-        let delegated = { () async throws -> Value in
-          guard let scope = slot.delegateScope else {
-            return try await delegate.resolveAsync(index, argument, parent: parent)
-          }
-          return try await OverrideScope.$current.withValue(scope) {
-            try await delegate.resolveAsync(index, argument, parent: parent)
-          }
+        if slot.isObserved, let step = delegatedStep(index, to: delegate) {
+          return try await Observation(step.container, step.binding, argument, slot.observer, parent: parent?.pointer)
+            .runAsync { try await resolveDelegated(slot, delegate, index, argument, parent) }
         }
-        guard slot.isObserved, let step = delegatedStep(index, to: delegate) else { return try await delegated() }
-        return try await Observation(step.container, step.binding, argument, slot.observer, parent: parent?.pointer)
-          .runAsync(delegated)
+        return try await resolveDelegated(slot, delegate, index, argument, parent)
       }
       throw unresolvable(slot, index, parent?.pointer)
     }
@@ -387,6 +381,17 @@ extension Container {
         }
         return try await produceAsync(binding, argument, parent)
       }
+    }
+  }
+
+  /// Resolves `index` from asynchronous code in `delegate`, which keeps its shared instance for
+  /// this container (see ``Slot/delegate``).
+  private func resolveDelegated<Argument: Sendable, Value: Sendable>(
+    _ slot: Slot, _ delegate: Container, _ index: Int, _ argument: Argument, _ parent: AsyncFrame?
+  ) async throws -> Value {
+    guard let scope = slot.delegateScope else { return try await delegate.resolveAsync(index, argument, parent: parent) }
+    return try await OverrideScope.$current.withValue(scope) {
+      try await delegate.resolveAsync(index, argument, parent: parent)
     }
   }
 
