@@ -533,27 +533,30 @@ final class LcTypedService: Sendable {}
         """)
   }
 
-  @Test func aChildsDisposalErrorsReachTheParentsCaller() async throws {
-    let log = Collected<String>()
+  /// A parent with an instance, and a session child whose instance fails to dispose; both made.
+  private func parentWithAFailingSession(_ log: Collected<String>) throws -> (parent: Container, child: Container) {
     let parent = Container()
     parent.register(\.lcA, scope: .singleton) { LcResource("parent", log: log) }
     let child = parent.makeChild()
     child.register(\.lcSession, scope: .singleton) { LcResource("session", log: log, failing: "token revoked") }
     _ = try parent[\.lcA]
     _ = try child[\.lcSession]
+    return (parent, child)
+  }
+
+  @Test func aChildsDisposalErrorsReachTheParentsCaller() async throws {
+    let log = Collected<String>()
+    let (parent, child) = try parentWithAFailingSession(log)
     let error = await #expect(throws: DisposalError.self) { try await parent.dispose() }
+    // The session was alive until now (a parent does not keep its children).
+    withExtendedLifetime(child) {}
     #expect(error?.failures.map(\.description) == ["\\.lcSession: token revoked"])
     #expect(log.all == ["session", "parent"])
   }
 
   @Test func aChildDisposedEarlierIsNotReportedAgainByItsParent() async throws {
     let log = Collected<String>()
-    let parent = Container()
-    parent.register(\.lcA, scope: .singleton) { LcResource("parent", log: log) }
-    let child = parent.makeChild()
-    child.register(\.lcSession, scope: .singleton) { LcResource("session", log: log, failing: "token revoked") }
-    _ = try parent[\.lcA]
-    _ = try child[\.lcSession]
+    let (parent, child) = try parentWithAFailingSession(log)
     // Sign-out: the session's caller handles its failure.
     let signOut = await #expect(throws: DisposalError.self) { try await child.dispose() }
     #expect(signOut?.failures.map(\.description) == ["\\.lcSession: token revoked"])

@@ -268,11 +268,17 @@ private func normalised(_ text: String) -> String {
     #expect(recorder.summary == ["0 \\.trClock (unique) created"])
   }
 
-  @Test func childObserverDoesNotSeeTheParentsOwnResolutions() async throws {
+  /// The known container, and a child of it with a recorder of its own.
+  private func observedChild() -> (parent: Container, child: Container, recorder: TrRecorder) {
     let (parent, _) = knownContainer()
     let child = parent.makeChild()
     let recorder = TrRecorder()
     child.observe(recorder)
+    return (parent, child, recorder)
+  }
+
+  @Test func childObserverDoesNotSeeTheParentsOwnResolutions() async throws {
+    let (parent, child, recorder) = observedChild()
     _ = try parent[\.trClock]
     #expect(recorder.events.all.isEmpty)
     _ = try child[\.trClock]
@@ -280,10 +286,7 @@ private func normalised(_ text: String) -> String {
   }
 
   @Test func childObserverSeesTheParentsSharedInstancesItResolves() async throws {
-    let (parent, _) = knownContainer()
-    let child = parent.makeChild()
-    let recorder = TrRecorder()
-    child.observe(recorder)
+    let (_, child, recorder) = observedChild()
     // \.trRepository is the parent's singleton: resolved through the child, it is observed
     // there, made the first time, reused after. What its factory resolves in the parent is the
     // parent's to observe (see the next test).
