@@ -389,7 +389,9 @@ extension Container {
   private func resolveDelegated<Argument: Sendable, Value: Sendable>(
     _ slot: Slot, _ delegate: Container, _ index: Int, _ argument: Argument, _ parent: AsyncFrame?
   ) async throws -> Value {
-    guard let scope = slot.delegateScope else { return try await delegate.resolveAsync(index, argument, parent: parent) }
+    guard let scope = slot.delegateScope else {
+      return try await delegate.resolveAsync(index, argument, parent: parent)
+    }
     return try await OverrideScope.$current.withValue(scope) {
       try await delegate.resolveAsync(index, argument, parent: parent)
     }
