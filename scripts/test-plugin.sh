@@ -3,8 +3,11 @@
 #
 #   1. builds the knapsack-check tool once (the root package's debug build),
 #   2. runs it on each agreement case of Tests/PluginFixtures and checks its findings and sites,
+#      on each tool-only case of Tests/PluginFixtures/ToolCases (its report must equal the case's
+#      expected.txt), and on a generated chain of 10,000 keys,
 #   3. builds the fixture package (a copy under .build-plugin-fixtures) with the plugin applied to
-#      its showcase-shaped app target: the build must pass,
+#      its showcase-shaped app target: the build must pass, give the target no resources bundle,
+#      and a build with nothing changed must not run the check again,
 #   4. runs `validate()` on every agreement case (agreement-runtime) and checks that the runtime and
 #      the static check report the same problems,
 #   5. deletes the storage registration in the copy: `swift build` must fail with an error at the
@@ -66,14 +69,64 @@ expect_line "$work/static-Dynamic.txt" "$S/DynamicKeys/Keys.swift:6:14: remark: 
   || fail "warnings and remarks only must exit 0"
 [[ ! -s "$work/static-Valid.txt" ]] || fail "the valid case has findings: $(cat "$work/static-Valid.txt")"
 
+echo "== tool-only cases"
+# Each folder of ToolCases is a case: one subfolder per module, the app module named App. The
+# tool's report must be the case's expected.txt, and it exits 1 exactly when that has an error.
+for case in "$fixtures"/ToolCases/*/; do
+  name=$(basename "$case")
+  set +e
+  (
+    cd "$case"
+    args=(--app App)
+    for module in */; do args+=(--module "${module%/}" "$module"*.swift); done
+    "$tool" "${args[@]}"
+  ) >"$work/tool-$name.txt"
+  status=$?
+  set -e
+  diff -u "$case/expected.txt" "$work/tool-$name.txt" || fail "the report of the tool-only case $name differs"
+  expected_status=0
+  if grep -q ': error: ' "$case/expected.txt"; then expected_status=1; fi
+  ((status == expected_status)) || fail "the tool-only case $name exited $status, not $expected_status"
+  echo "$name checked"
+done
+
+# A chain of 10,000 keys, each resolving the next, the last one resolving the one before it: the
+# cycle search must neither overflow the stack nor slow down with the depth.
+chain=$work/chain/Keys
+mkdir -p "$chain"
+{
+  echo "import Knapsack"
+  echo "extension Dependencies {"
+  for i in $(seq 0 9998); do echo "  var k$i: Key<Int> { Key { r in try r[\.k$((i + 1))] } }"; done
+  echo "  var k9999: Key<Int> { Key { r in try r[\.k9998] } }"
+  echo "}"
+} >"$chain/Keys.swift"
+start=$(date +%s%N)
+"$tool" --app App --module Keys "$chain/Keys.swift" >"$work/chain.txt" || true
+elapsed=$((($(date +%s%N) - start) / 1000000))
+echo "chain of 10,000 keys checked in $elapsed ms"
+expect_line "$work/chain.txt" "$chain/Keys.swift:10001:7: error: dependency cycle: \.k9998 (Keys/Keys.swift:10001) -> \.k9999 (Keys/Keys.swift:10002) -> \.k9998"
+((elapsed < 60000)) || fail "the chain of 10,000 keys took $elapsed ms"
+
 echo "== building the fixture package (plugin applied to ShowcaseApp)"
 package=$work/package
-rm -rf "$package"
+rm -rf "$package" "$work/scratch/debug/PluginFixtures_ShowcaseApp.resources"
 mkdir -p "$package"
 cp -R "$fixtures/Package.swift" "$fixtures/Sources" "$package/"
 sed -i "s|path: \"../..\"|path: \"$root\"|" "$package/Package.swift"
 build() { swift build --disable-experimental-prebuilts --package-path "$package" --scratch-path "$work/scratch" "$@"; }
 build >"$work/build-ok.log" 2>&1 || { cat "$work/build-ok.log"; fail "the fixture package does not build"; }
+expect_line "$work/build-ok.log" "Checking the Knapsack graph of ShowcaseApp"
+# The report the plugin declares as its output must not become a resource of the app target.
+[[ ! -e "$work/scratch/debug/PluginFixtures_ShowcaseApp.resources" ]] || fail "ShowcaseApp has a resources bundle"
+# A build with nothing changed must not run the check. (Right after a change of the tool's sources,
+# SwiftPM links the tool once more in the next build, and that reruns the check: build twice.)
+for _ in 1 2; do
+  build >"$work/build-again.log" 2>&1 || { cat "$work/build-again.log"; fail "the fixture package does not build again"; }
+done
+if grep -qF "Checking the Knapsack graph" "$work/build-again.log"; then
+  fail "a build with nothing changed ran the check again: $(cat "$work/build-again.log")"
+fi
 
 echo "== validate() on the agreement cases"
 "$work/scratch/debug/agreement-runtime" >"$work/runtime.txt" || fail "agreement-runtime failed"

@@ -15,7 +15,10 @@ struct KnapsackCheckPlugin: BuildToolPlugin {
   func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
     guard let sourceTarget = target as? SourceModuleTarget else { return [] }
     let tool = try context.tool(named: "knapsack-check")
-    let output = context.pluginWorkDirectoryURL.appending(path: "knapsack-check-\(target.name).txt")
+    // The report, declared as the command's output so that SwiftPM reruns the check only when a
+    // source changed. A Swift file of comments: SwiftPM compiles it to nothing, where it would
+    // copy a file of any other kind into a resources bundle of the target.
+    let output = context.pluginWorkDirectoryURL.appending(path: "knapsack-check-\(target.name).swift")
     var arguments = [
       "--app", target.name, "--output", output.path(),
       "--cache", context.pluginWorkDirectoryURL.appending(path: "cache").path(),

@@ -21,7 +21,8 @@ let scopeOrder = ["unique": 0, "graph": 1, "weak": 2, "cached": 3, "singleton": 
 
 /// Checks the graph of `app`: the facts of its module and of every module it depends on.
 func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
-  // Only files that can see Knapsack take part: they import it, or a module that re-exports it.
+  // Only files that can see Knapsack take part: they import it or a module that re-exports it, or
+  // their module re-exports it (an `@_exported import` makes it visible in every file of the module).
   var exporters: Set<String> = ["Knapsack"]
   var changed = true
   while changed {
@@ -33,7 +34,9 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
       }
     }
   }
-  let files = modules.flatMap(\.files).filter { !exporters.isDisjoint(with: $0.imports) }
+  let files = modules.flatMap { module in
+    exporters.contains(module.name) ? module.files : module.files.filter { !exporters.isDisjoint(with: $0.imports) }
+  }
   let declarations = Dictionary(files.flatMap(\.declarations).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
   let registrations = Dictionary(grouping: files.flatMap(\.registrations), by: \.id)
   let valueTypes = Set(modules.flatMap(\.files).flatMap(\.valueTypes))
@@ -98,53 +101,61 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         ))
     }
   }
-  let mentioned = Set(factories.values.flatMap { $0.flatMap(\.resolves) }.compactMap(\.target))
-  for id in mentioned.sorted() where id.isType && factories[id] == nil {
-    let sites = factories.values.flatMap { $0.flatMap(\.resolves) }.filter { $0.target == id }.map(\.site).sorted()
-    if let first = sites.first {
+  let unregistered = factories.values.flatMap { $0.flatMap(\.resolves) }.filter {
+    $0.target.map { $0.isType && factories[$0] == nil } ?? false
+  }
+  for references in Dictionary(grouping: unregistered, by: \.target).values {
+    // The first resolution of the type, with the type as it spells it.
+    if let first = references.min(by: { $0.site < $1.site }), let id = first.target {
       findings.append(
         Finding(
-          severity: .error, site: first,
+          severity: .error, site: first.site,
           message: "\(id) is resolved here but registered nowhere in the module graph of '\(app)'"))
     }
   }
 
-  // Cycles: each elementary cycle once, from its smallest member.
+  // Cycles: a depth-first walk with an explicit stack (a chain of thousands of keys must not
+  // overflow the thread's stack), each key walked once; an edge back to a key on the stack closes
+  // a cycle, reported once, from its smallest member.
   var reported: Set<[DependencyID]> = []
-  // Keys whose every path was explored: each is walked once, so the walk stays linear.
   var explored: Set<DependencyID> = []
   func siteOf(_ id: DependencyID) -> Site? { factories[id]?.first?.site ?? declarations[id]?.site }
-  func visit(_ id: DependencyID, _ stack: [(DependencyID, Site?)]) {
-    for factory in factories[id] ?? [] {
-      for reference in factory.resolves {
-        guard let next = reference.target else { continue }
-        let path = stack + [(id, reference.site)]
-        if let start = path.firstIndex(where: { $0.0 == next }) {
-          let loop = Array(path[start...])
-          let ids = loop.map(\.0)
-          let rotation = ids.indices.min { ids[$0] < ids[$1] } ?? 0
-          let normalized = Array(ids[rotation...] + ids[..<rotation])
-          guard reported.insert(normalized).inserted else { continue }
-          let ordered = Array(loop[rotation...] + loop[..<rotation])
-          let text = (ordered.map { "\($0.0) (\(siteOf($0.0)?.short ?? "?"))" } + ["\(ordered[0].0)"])
-            .joined(separator: " -> ")
-          if let first = siteOf(ordered[0].0) {
-            findings.append(Finding(severity: .error, site: first, message: "dependency cycle: \(text)"))
-          }
-          for (member, site) in ordered {
-            if let site {
-              findings.append(
-                Finding(severity: .note, site: site, message: "\(member) resolves the next key of the cycle here"))
-            }
-          }
-        } else if !explored.contains(next) {
-          visit(next, path)
+  func edges(_ id: DependencyID) -> [Reference] { (factories[id] ?? []).flatMap(\.resolves) }
+  for root in factories.keys.sorted() where !explored.contains(root) {
+    // Each entry: a key, its resolutions, and how many of them were followed.
+    var stack: [(id: DependencyID, edges: [Reference], next: Int)] = [(root, edges(root), 0)]
+    var position: [DependencyID: Int] = [root: 0]
+    while let top = stack.last {
+      guard top.next < top.edges.count else {
+        explored.insert(top.id)
+        position[top.id] = nil
+        stack.removeLast()
+        continue
+      }
+      stack[stack.count - 1].next += 1
+      guard let next = top.edges[top.next].target else { continue }
+      if let start = position[next] {
+        // Each key of the cycle with the site of its resolution of the next one.
+        let loop = stack[start...].map { (id: $0.id, site: $0.edges[$0.next - 1].site) }
+        let ids = loop.map(\.id)
+        let rotation = ids.indices.min { ids[$0] < ids[$1] } ?? 0
+        guard reported.insert(Array(ids[rotation...] + ids[..<rotation])).inserted else { continue }
+        let ordered = Array(loop[rotation...] + loop[..<rotation])
+        let text = (ordered.map { "\($0.id) (\(siteOf($0.id)?.short ?? "?"))" } + ["\(ids[rotation])"])
+          .joined(separator: " -> ")
+        if let first = siteOf(ids[rotation]) {
+          findings.append(Finding(severity: .error, site: first, message: "dependency cycle: \(text)"))
         }
+        for (member, site) in ordered {
+          findings.append(
+            Finding(severity: .note, site: site, message: "\(member) resolves the next key of the cycle here"))
+        }
+      } else if !explored.contains(next) {
+        position[next] = stack.count
+        stack.append((next, edges(next), 0))
       }
     }
-    explored.insert(id)
   }
-  for id in factories.keys.sorted() where !explored.contains(id) { visit(id, []) }
 
   // Captive dependencies: a container-owned instance that holds a shorter-lived one directly, or
   // through value types.

@@ -5,10 +5,10 @@ import SwiftSyntax
 let silencingMarker = "knapsack-check: runtime-provided"
 
 /// The multibinding kinds: keys that contributions provide, never required.
-let multibindingKinds: Set<String> = ["Multibinding", "AsyncMultibinding", "MainActorMultibinding"]
+let multibindingKinds: Set<String> = ["Multibinding", "AsyncMultibinding", "MainActorMultibinding", "MultibindingKey"]
 
-/// The key kinds declared in `extension Dependencies`.
-let keyKinds = Set(["Key", "AsyncKey", "MainActorKey", "ArgumentKey"]).union(multibindingKinds)
+/// The key kinds declared in `extension Dependencies`: the aliases and the generic types they name.
+let keyKinds = Set(["Key", "AsyncKey", "MainActorKey", "ArgumentKey", "DependencyKey"]).union(multibindingKinds)
 
 /// Reads one file's key declarations, registrations and resolutions.
 func extractFacts(path: String, source: String) -> FileFacts {
@@ -45,21 +45,19 @@ final class FactsCollector: SyntaxVisitor {
   }
 
   override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind {
-    facts.valueTypes.append(node.name.text)
+    if let name = qualifiedName(node) { facts.valueTypes.append(name) }
     return .visitChildren
   }
 
   override func visit(_ node: EnumDeclSyntax) -> SyntaxVisitorContinueKind {
-    facts.valueTypes.append(node.name.text)
+    if let name = qualifiedName(node) { facts.valueTypes.append(name) }
     return .visitChildren
   }
 
   override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind {
     let name = node.extendedType.trimmedDescription
     guard name == "Dependencies" || name == "Knapsack.Dependencies" else { return .visitChildren }
-    for member in node.memberBlock.members {
-      if let variable = member.decl.as(VariableDeclSyntax.self) { declaration(variable) }
-    }
+    declarations(in: node.memberBlock.members)
     return .skipChildren
   }
 
@@ -68,18 +66,55 @@ final class FactsCollector: SyntaxVisitor {
     return .visitChildren
   }
 
+  /// `Outer.Name` for a type declared in `Outer` or in an extension of it; nil for a local type.
+  func qualifiedName(_ node: some NamedDeclSyntax) -> String? {
+    var names = [node.name.text]
+    var current = node.parent
+    while let parent = current {
+      if let outer = parent.as(ExtensionDeclSyntax.self) {
+        names.insert(outer.extendedType.trimmedDescription, at: 0)
+      } else if let outer = parent.asProtocol((any NamedDeclSyntax).self), parent.isProtocol((any DeclGroupSyntax).self)
+      {
+        names.insert(outer.name.text, at: 0)
+      } else if parent.is(CodeBlockSyntax.self) || parent.is(ClosureExprSyntax.self)
+        || parent.is(AccessorBlockSyntax.self)
+      {
+        return nil
+      }
+      current = parent.parent
+    }
+    return names.joined(separator: ".")
+  }
+
+  /// The key declarations among the members of `extension Dependencies`, in every clause of `#if`.
+  func declarations(in members: MemberBlockItemListSyntax) {
+    for member in members {
+      if let variable = member.decl.as(VariableDeclSyntax.self) {
+        declaration(variable)
+      } else if let conditional = member.decl.as(IfConfigDeclSyntax.self) {
+        for clause in conditional.clauses {
+          if case .decls(let nested) = clause.elements { declarations(in: nested) }
+        }
+      }
+    }
+  }
+
   /// A computed property of a key type in `extension Dependencies`.
   func declaration(_ variable: VariableDeclSyntax) {
     guard let binding = variable.bindings.first,
-      let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
+      let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier,
       let type = binding.typeAnnotation?.type, let body = binding.accessorBlock
     else { return }
     let generic =
       type.as(IdentifierTypeSyntax.self).map { ($0.name.text, $0.genericArgumentClause) }
       ?? type.as(MemberTypeSyntax.self).map { ($0.name.text, $0.genericArgumentClause) }
     guard let (kind, arguments) = generic, keyKinds.contains(kind) else { return }
-    let valueType = arguments?.arguments.last?.argument.trimmedDescription ?? ""
-    let required = !multibindingKinds.contains(kind) && containsMember(named: "required", in: body)
+    let valueType = arguments?.arguments.last.map { normalizedType($0.argument.trimmedDescription) } ?? ""
+    // The key is the getter's expression: `.required()`, `Key { r in ... }`, under its modifiers.
+    let (key, scope) = getterExpression(body).map(keyExpression) ?? (nil, nil)
+    let required = !multibindingKinds.contains(kind) && key.map(isRequired) ?? false
+    let call = key?.as(FunctionCallExprSyntax.self)
+    let factory = call?.trailingClosure ?? call?.arguments.last?.expression.as(ClosureExprSyntax.self)
     let comments = variable.leadingTrivia.pieces.compactMap { piece -> String? in
       switch piece {
       case .lineComment(let text), .blockComment(let text), .docLineComment(let text), .docBlockComment(let text):
@@ -89,16 +124,19 @@ final class FactsCollector: SyntaxVisitor {
     }
     facts.declarations.append(
       KeyDeclaration(
-        id: .key(name), typeText: type.trimmedDescription, valueType: valueType, isRequired: required,
-        scope: scopeName(in: body) ?? "unique", resolves: required ? [] : references(in: body),
+        id: .key(plainName(name)), typeText: type.trimmedDescription, valueType: valueType, isRequired: required,
+        scope: scope ?? "unique", resolves: required ? [] : references(in: body, factory: factory),
         site: site(binding.pattern),
         isSilenced: comments.contains { $0.contains(silencingMarker) }))
   }
 
-  /// `container.register(\.key, scope:) { ... }` or `register(type: T.self, name:, scope:) { ... }`.
+  /// `container.register(\.key, scope:) { ... }` or `register(type: T.self, name:, scope:) { ... }`;
+  /// the factory may also be a function (`SystemClock.init`), whose resolutions cannot be read.
   func registration(_ call: FunctionCallExprSyntax) {
-    let closure = call.trailingClosure ?? call.arguments.last?.expression.as(ClosureExprSyntax.self)
-    guard let closure, let first = call.arguments.first else { return }
+    let last = call.arguments.count > 1 ? call.arguments.last.flatMap { $0.label == nil ? $0.expression : nil } : nil
+    guard let factory = call.trailingClosure.map(ExprSyntax.init) ?? last, let first = call.arguments.first else {
+      return
+    }
     let label = first.label?.text
     guard label == nil || label == "type" else { return }
     var scope: String?
@@ -129,15 +167,22 @@ final class FactsCollector: SyntaxVisitor {
       facts.unfollowedRegistrations.append(Reference(target: nil, site: site(call), unfollowable: why))
       return
     }
+    let resolves =
+      factory.as(ClosureExprSyntax.self).map { references(in: $0, factory: $0) } ?? [
+        Reference(
+          target: nil, site: site(factory),
+          unfollowable: "the factory \(factory.trimmedDescription) is not a closure, so what it resolves is not read")
+      ]
     facts.registrations.append(
       Registration(
-        id: id, scope: scope, resolves: references(in: closure), site: site(call),
+        id: id, scope: scope, resolves: resolves, site: site(call),
         caveat: isInLoop(call) ? "this registration is in a loop" : nil))
   }
 
-  /// Every resolution inside a factory: `r[\.x]`, `r.resolve(\.x)`, `r.resolve(T.self, name:)`.
-  func references(in node: some SyntaxProtocol) -> [Reference] {
-    let finder = ReferenceFinder(collector: self)
+  /// Every resolution inside a factory: `r[\.x]`, `r.resolve(\.x)`, `r.resolve(T.self, name:)`, and
+  /// each call that `factory` passes its resolver to.
+  func references(in node: some SyntaxProtocol, factory: ClosureExprSyntax?) -> [Reference] {
+    let finder = ReferenceFinder(collector: self, factory: factory)
     finder.walk(node)
     return finder.found
   }
@@ -163,11 +208,30 @@ final class FactsCollector: SyntaxVisitor {
 /// Finds resolutions in one factory body.
 final class ReferenceFinder: SyntaxVisitor {
   let collector: FactsCollector
+  /// The factory closure, and the name of its resolver parameter (`$0` when it names none).
+  let factory: ClosureExprSyntax?
+  let resolver: String?
   var found: [Reference] = []
 
-  init(collector: FactsCollector) {
+  init(collector: FactsCollector, factory: ClosureExprSyntax?) {
     self.collector = collector
+    self.factory = factory
+    switch factory?.signature?.parameterClause {
+    case .simpleInput(let names): resolver = names.first?.name.text
+    case .parameterClause(let clause): resolver = clause.parameters.first.map { ($0.secondName ?? $0.firstName).text }
+    case nil: resolver = factory == nil ? nil : "$0"
+    }
     super.init(viewMode: .sourceAccurate)
+  }
+
+  /// Whether `expression` is the factory's resolver (`$0` only in the factory itself, not in a
+  /// closure inside it).
+  func isResolver(_ expression: ExprSyntax) -> Bool {
+    guard let resolver, expression.as(DeclReferenceExprSyntax.self)?.baseName.text == resolver else { return false }
+    guard resolver == "$0" else { return true }
+    var current = expression.parent
+    while let parent = current, !parent.is(ClosureExprSyntax.self) { current = parent.parent }
+    return current?.id == factory?.id
   }
 
   override func visit(_ node: SubscriptCallExprSyntax) -> SyntaxVisitorContinueKind {
@@ -180,7 +244,18 @@ final class ReferenceFinder: SyntaxVisitor {
   }
 
   override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
-    guard calleeName(node) == "resolve" else { return .visitChildren }
+    let callee = calleeName(node)
+    if !["resolve", "lazy", "provider"].contains(callee), node.arguments.contains(where: { isResolver($0.expression) })
+    {
+      let labels = node.arguments.map { "\($0.label?.text ?? "_"):" }.joined()
+      found.append(
+        Reference(
+          target: nil, site: collector.site(node),
+          unfollowable:
+            "it passes the resolver to \(node.calledExpression.trimmedDescription)(\(labels)): what it resolves is not followed"
+        ))
+    }
+    guard callee == "resolve" else { return .visitChildren }
     let site = collector.site(node)
     guard let first = node.arguments.first, first.label == nil || first.label?.text == "type" else {
       found.append(
@@ -224,8 +299,11 @@ func keyName(_ keyPath: KeyPathExprSyntax) -> String? {
   guard keyPath.components.count == 1, let component = keyPath.components.first,
     let property = component.component.as(KeyPathPropertyComponentSyntax.self)
   else { return nil }
-  return property.declName.baseName.text
+  return plainName(property.declName.baseName)
 }
+
+/// An identifier without its backticks: `default` for `` `default` ``, `api token` for `` `api token` ``.
+func plainName(_ token: TokenSyntax) -> String { token.identifier?.name ?? token.text }
 
 func stringLiteral(_ expression: ExprSyntax) -> String? {
   guard let literal = expression.as(StringLiteralExprSyntax.self), literal.segments.count == 1,
@@ -234,36 +312,100 @@ func stringLiteral(_ expression: ExprSyntax) -> String? {
   return segment.content.text
 }
 
-/// The type's text without spaces, with the outer parentheses of `(any P).self` removed.
+/// The type of `T.self` as written, with the parentheses of `(any P).self` removed.
 func typeText(_ base: ExprSyntax) -> String {
-  var text = base.trimmedDescription.filter { !$0.isWhitespace }
-  if text.hasPrefix("("), text.hasSuffix(")") { text = String(text.dropFirst().dropLast()) }
-  return text
+  var parser = Parser(base.trimmedDescription)
+  let type = TypeSyntax.parse(from: &parser)
+  if let tuple = type.as(TupleTypeSyntax.self), tuple.elements.count == 1, let only = tuple.elements.first,
+    only.firstName == nil
+  {
+    return only.type.trimmedDescription
+  }
+  return type.trimmedDescription
 }
 
-func containsMember(named name: String, in node: some SyntaxProtocol) -> Bool {
-  node.tokens(viewMode: .sourceAccurate).contains { token in
-    token.tokenKind == .identifier(name) && token.previousToken(viewMode: .sourceAccurate)?.tokenKind == .period
+/// A type's spelling for matching, so that every spelling of one type is the same text: without
+/// `any`, redundant parentheses, a leading `Swift.` and spaces, and with `Array<T>`, `Optional<T>`
+/// and `Dictionary<K, V>` written `[T]`, `T?` and `[K:V]`.
+func normalizedType(_ text: String) -> String {
+  // A plain name, the common case, needs no parse.
+  if text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) { return text }
+  var parser = Parser(text)
+  return normalized(TypeSyntax.parse(from: &parser))
+}
+
+func normalized(_ type: TypeSyntax) -> String {
+  if let existential = type.as(SomeOrAnyTypeSyntax.self) { return normalized(existential.constraint) }
+  if let tuple = type.as(TupleTypeSyntax.self), tuple.elements.count == 1, let only = tuple.elements.first,
+    only.firstName == nil
+  {
+    return normalized(only.type)
+  }
+  if let array = type.as(ArrayTypeSyntax.self) { return "[\(normalized(array.element))]" }
+  if let dictionary = type.as(DictionaryTypeSyntax.self) {
+    return "[\(normalized(dictionary.key)):\(normalized(dictionary.value))]"
+  }
+  if let optional = type.as(OptionalTypeSyntax.self) { return optionalType(normalized(optional.wrappedType)) }
+  if let identifier = type.as(IdentifierTypeSyntax.self) {
+    return genericType(identifier.name.text, identifier.genericArgumentClause)
+  }
+  if let member = type.as(MemberTypeSyntax.self) {
+    let name = genericType(member.name.text, member.genericArgumentClause)
+    return member.baseType.trimmedDescription == "Swift" ? name : "\(normalized(member.baseType)).\(name)"
+  }
+  return type.trimmedDescription.filter { !$0.isWhitespace }
+}
+
+/// `Name<A,B>`, or the sugared form of `Array`, `Optional` and `Dictionary`.
+func genericType(_ name: String, _ clause: GenericArgumentClauseSyntax?) -> String {
+  let arguments = clause?.arguments.map { normalizedType($0.argument.trimmedDescription) } ?? []
+  switch (name, arguments.first, arguments.last, arguments.count) {
+  case ("Array", let element?, _, 1): return "[\(element)]"
+  case ("Optional", let wrapped?, _, 1): return optionalType(wrapped)
+  case ("Dictionary", let key?, let value?, 2): return "[\(key):\(value)]"
+  default: return arguments.isEmpty ? name : "\(name)<\(arguments.joined(separator: ","))>"
   }
 }
 
-/// The scope in `.scope(.singleton)`, if the body sets one.
-func scopeName(in node: some SyntaxProtocol) -> String? {
-  let finder = ScopeFinder(viewMode: .sourceAccurate)
-  finder.walk(node)
-  return finder.scope
+/// `T?`, with parentheses around a function or a composition.
+func optionalType(_ wrapped: String) -> String {
+  wrapped.contains("->") || wrapped.contains("&") ? "(\(wrapped))?" : "\(wrapped)?"
 }
 
-/// Finds `.scope(.name)` in a key's body.
-final class ScopeFinder: SyntaxVisitor {
+/// The expression a computed property's getter returns: its only expression, or its last `return`.
+func getterExpression(_ accessors: AccessorBlockSyntax) -> ExprSyntax? {
+  let statements: CodeBlockItemListSyntax?
+  switch accessors.accessors {
+  case .getter(let items): statements = items
+  case .accessors(let list):
+    statements = list.first { $0.accessorSpecifier.tokenKind == .keyword(.get) }?.body?.statements
+  }
+  switch statements?.last?.item {
+  case .expr(let expression): return expression
+  case .stmt(let statement): return statement.as(ReturnStmtSyntax.self)?.expression
+  default: return nil
+  }
+}
+
+/// A key expression without the modifiers called on it (`.scope(_:)`), and the scope that the
+/// outermost `.scope(_:)` sets: a `.scope(_:)` inside the factory closure is not the key's.
+func keyExpression(_ expression: ExprSyntax) -> (key: ExprSyntax, scope: String?) {
+  var key = expression
   var scope: String?
-
-  override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
-    if calleeName(node) == "scope", node.calledExpression.is(MemberAccessExprSyntax.self),
-      let member = node.arguments.first?.expression.as(MemberAccessExprSyntax.self)
-    {
-      scope = member.declName.baseName.text
+  while let call = key.as(FunctionCallExprSyntax.self),
+    let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+    let base = member.base, member.declName.baseName.text != "required"
+  {
+    if scope == nil, member.declName.baseName.text == "scope" {
+      scope = call.arguments.first?.expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text
     }
-    return .visitChildren
+    key = base
   }
+  return (key, scope)
+}
+
+/// `.required()`, `.required`, `Key.required(...)`, `DependencyKey<K, A, V>.required(...)`.
+func isRequired(_ key: ExprSyntax) -> Bool {
+  let callee = key.as(FunctionCallExprSyntax.self)?.calledExpression ?? key
+  return callee.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "required"
 }

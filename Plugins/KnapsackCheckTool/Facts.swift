@@ -17,19 +17,33 @@ struct Site: Codable, Hashable, Comparable {
 
 /// A reference to a dependency: a key path into `Dependencies` or a type with an optional name.
 struct DependencyID: Codable, Hashable, Comparable, CustomStringConvertible {
-  /// `\.name` for a key, `Type` or `Type "name"` for a type registration.
+  /// `\.name` for a key; for a type, its spelling normalized by `normalizedType(_:)` (no spaces),
+  /// followed by ` "name"` when it has one.
   var text: String
   var isType: Bool
+  /// A type as the source spells it, for messages; not part of the identity.
+  var written: String?
 
-  static func key(_ name: String) -> DependencyID { DependencyID(text: "\\.\(name)", isType: false) }
+  static func key(_ name: String) -> DependencyID {
+    let isPlain = !(name.first?.isNumber ?? true) && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+    return DependencyID(text: isPlain ? "\\.\(name)" : "\\.`\(name)`", isType: false)
+  }
 
   static func type(_ type: String, name: String?) -> DependencyID {
-    DependencyID(text: name.map { "\(type) \"\($0)\"" } ?? type, isType: true)
+    let suffix = name.map { " \"\($0)\"" } ?? ""
+    return DependencyID(text: normalizedType(type) + suffix, isType: true, written: type + suffix)
+  }
+
+  static func == (lhs: DependencyID, rhs: DependencyID) -> Bool { (lhs.text, lhs.isType) == (rhs.text, rhs.isType) }
+
+  func hash(into hasher: inout Hasher) {
+    hasher.combine(text)
+    hasher.combine(isType)
   }
 
   static func < (lhs: DependencyID, rhs: DependencyID) -> Bool { lhs.text < rhs.text }
 
-  var description: String { text }
+  var description: String { written ?? text }
 }
 
 /// Something a factory resolves, or a resolution the check cannot follow.
@@ -75,6 +89,7 @@ struct FileFacts: Codable, Hashable {
   var registrations: [Registration] = []
   /// Registrations the check cannot follow (a computed key path, a non-literal name).
   var unfollowedRegistrations: [Reference] = []
-  /// Names of structs and enums declared in the file: a singleton may keep one of these.
+  /// Structs and enums declared in the file, by qualified name (`API.Session` for one nested in
+  /// `API`): a singleton may keep one of these.
   var valueTypes: [String] = []
 }

@@ -3,7 +3,8 @@ import Foundation
 // knapsack-check --app NAME [--output FILE] [--cache DIR] [--timing] --module NAME FILE... [--module NAME FILE...]
 //
 // Prints findings as `file:line:column: severity: message` and exits 1 if there is an error.
-// Writes the report to --output when there is none, so the build step is up to date.
+// Writes the report to --output when there is none, so the build step is up to date: as comments,
+// since the plugin declares it as a Swift source (SwiftPM would bundle any other file as a resource).
 
 struct Options {
   var app = "app"
@@ -42,7 +43,7 @@ struct FactsCache: Codable {
     var modified: Double
     var facts: FileFacts
   }
-  static let version = 1
+  static let version = 2
   var version = FactsCache.version
   var entries: [String: Entry] = [:]
 }
@@ -106,7 +107,9 @@ if let output = options.output {
   if errors > 0 {
     try? FileManager.default.removeItem(atPath: output)
   } else {
-    let text = "knapsack-check report for \(options.app)\n" + (report.isEmpty ? "no findings" : report) + "\n"
+    let lines =
+      ["knapsack-check report for \(options.app)"] + (findings.isEmpty ? ["no findings"] : findings.map(\.line))
+    let text = lines.map { "// \($0)\n" }.joined()
     try? Data(text.utf8).write(to: URL(fileURLWithPath: output))
   }
 }

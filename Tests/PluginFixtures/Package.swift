@@ -7,6 +7,8 @@ import PackageDescription
 //   the plugin, so deleting the storage registration fails `swift build`.
 // - <Case>Keys + <Case>App: one case of the agreement test each; `agreement-runtime` prints what
 //   `validate()` reports for every case, and the script compares it with what the plugin's tool reports.
+// - ToolCases/<Case> (not part of this package): one folder per module, the app named App; the
+//   script runs the tool alone on each and compares its report with the case's expected.txt.
 let cases = ["Missing", "Cycle", "Captive", "Valid", "Dynamic"]
 
 let package = Package(

@@ -1,0 +1,3 @@
+import Keys
+
+let container = Container()

@@ -1,0 +1,4 @@
+import Knapsack
+
+let container = Container()
+container.register(\.header) { "Bearer" }
