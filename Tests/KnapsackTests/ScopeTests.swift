@@ -286,6 +286,33 @@ final class GraphRoot: Sendable {
     #expect(try container.resolve(\.scopeNumbered, argument: "a") == 6)
   }
 
+  /// An optional value: a cached one is made once (an absent instance is not a stored `nil`),
+  /// and a weak one runs its factory each time (an optional is not a class instance).
+  @Test func optionalValuesAreMadeByTheirFactory() async throws {
+    let container = Container()
+    let counter = Counter()
+    container.register(type: Token?.self, name: "cached", scope: .cached) { () -> Token? in
+      counter.increment()
+      return Token("cached")
+    }
+    container.register(type: Token?.self, name: "none", scope: .cached) { () -> Token? in
+      counter.increment()
+      return nil
+    }
+    container.register(type: Token?.self, name: "weak", scope: .weak) { () -> Token? in
+      counter.increment()
+      return Token("weak")
+    }
+    let cached = try container.resolve(type: Token?.self, name: "cached")
+    #expect(cached?.label == "cached")
+    #expect(try container.resolve(type: Token?.self, name: "cached") === cached)
+    #expect(try container.resolve(type: Token?.self, name: "none") == nil)
+    #expect(try container.resolve(type: Token?.self, name: "none") == nil)
+    #expect(try container.resolve(type: Token?.self, name: "weak")?.label == "weak")
+    #expect(try container.resolve(type: Token?.self, name: "weak")?.label == "weak")
+    #expect(counter.count == 4)
+  }
+
   @Test func weakScopeWorksThroughAClassBoundExistential() async throws {
     let container = Container()
     container.register(\.storage, scope: .weak) { InMemoryStorage(name: "weak") }

@@ -80,8 +80,9 @@ final class SharedCell: Sendable {
   func stored<Value: Sendable>(_ scope: Scope.Kind, as _: Value.Type) -> Value? {
     switch scope {
     case .singleton: loadSingleton(Value.self)
-    case .cached, .graph: state.withLock { $0.cached } as? Value
-    case .weak: state.withLock { $0.weakInstance } as? Value
+    // Unwrapped before the cast: an absent instance cast to an optional `Value` would succeed.
+    case .cached, .graph: state.withLock { $0.cached }.flatMap { $0 as? Value }
+    case .weak: state.withLock { $0.weakInstance }.flatMap { $0 as? Value }
     case .unique: nil
     }
   }

@@ -150,7 +150,7 @@ extension Container {
       ObjectIdentifier(type(of: binding.registration)) == ObjectIdentifier(TypedRegistration<Void, Value>.self),
       let tap = overlay?.recorder
     else { return nil }
-    return try tap.settled(binding.index, in: self, parent: parent) as? Value
+    return try tap.settled(binding.index, in: self, parent: parent).flatMap { $0 as? Value }
   }
 
   /// Makes the instance of a binding planned as direct (see ``Slot/isDirect``) for a top-level
@@ -594,8 +594,8 @@ extension Container {
     let claim: Claim<Value> = cell.state.withLock { state in
       switch scope {
       case .singleton: if let value = cell.loadSingleton(Value.self) { return .found(value) }
-      case .cached, .graph: if let value = state.cached as? Value { return .found(value) }
-      case .weak: if let value = state.weakInstance as? Value { return .found(value) }
+      case .cached, .graph: if let cached = state.cached, let value = cached as? Value { return .found(value) }
+      case .weak: if let object = state.weakInstance, let value = object as? Value { return .found(value) }
       case .unique: break
       }
       if let creator = state.creator {
