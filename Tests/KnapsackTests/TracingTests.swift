@@ -337,6 +337,20 @@ private func normalised(_ text: String) -> String {
     #expect(parents.summary.count == 4)
   }
 
+  @Test func oneObserverInstalledOnParentAndChildSeesEachStepOnce() async throws {
+    let (parent, _) = knownContainer()
+    let child = parent.makeChild()
+    let recorder = TrRecorder()
+    parent.observe(recorder)
+    child.observe(recorder)
+    _ = try child[\.trRepository]
+    #expect(
+      recorder.summary == [
+        "1 \\.trStore (singleton) created ← \\.trRepository",
+        "0 \\.trRepository (singleton) created",
+      ])
+  }
+
   @Test func removingTheObserverStopsEvents() async throws {
     let (container, _) = knownContainer()
     let recorder = TrRecorder()

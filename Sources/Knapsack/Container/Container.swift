@@ -304,8 +304,10 @@ public final class Container: Sendable {
   /// or on one between them), so that the resolution is observed here. Nil otherwise, or if
   /// `delegate` has nothing to run.
   func delegatedStep(_ index: Int, to delegate: Container) -> (container: Container, binding: Binding)? {
-    guard !isValidationCopy, let mine = observerSource, mine.container !== delegate.observerSource?.container else {
-      return nil
+    guard !isValidationCopy, let mine = observerSource else { return nil }
+    if let theirs = delegate.observerSource {
+      // The same observer (installed on both, say an app-wide tracer) sees the step there.
+      if theirs.container === mine.container || Self.isSameObject(theirs.observer, mine.observer) { return nil }
     }
     var container = delegate
     while true {
@@ -314,6 +316,13 @@ public final class Container: Sendable {
       guard let next = slot.delegate else { return nil }
       container = next
     }
+  }
+
+  /// Whether two observers are one class instance (observers that are values cannot be told
+  /// apart, and count as two).
+  private static func isSameObject(_ first: any ResolutionObserver, _ second: any ResolutionObserver) -> Bool {
+    guard type(of: first as Any) is AnyClass, type(of: second as Any) is AnyClass else { return false }
+    return (first as AnyObject) === (second as AnyObject)
   }
 
   /// Plans how to resolve `index` here, caches the plan, and returns it.
