@@ -496,15 +496,35 @@ final class LcTypedService: Sendable {}
     #expect(log.all == ["c", "a"])
   }
 
-  @Test func aParentsInstanceAChildsKeyReturnsIsDisposedOnce() async throws {
+  @Test(arguments: [false, true])
+  func aParentsInstanceAChildsKeyReturnsIsTheParentsToDispose(disposingTheChildFirst: Bool) async throws {
     let log = Collected<String>()
     let parent = Container()
     parent.register(\.lcA, scope: .singleton) { LcResource("a", log: log) }
+    // \.lcC holds \.lcA: made after it, so disposed before it.
+    parent.register(\.lcC, scope: .singleton) { r in LcResource("c (holds \(try r[\.lcA].label))", log: log) }
     let child = parent.makeChild()
     child.register(\.lcB, scope: .singleton) { r in try r[\.lcA] }
     let a = try child[\.lcB]
+    _ = try child[\.lcC]
+    if disposingTheChildFirst {
+      // A session ends: the parent's instance stays open for the parent.
+      try await child.dispose()
+      #expect(a.disposals.count == 0)
+    }
     try await parent.dispose()
+    withExtendedLifetime(child) {}
     #expect(a.disposals.count == 1)
+    #expect(log.all == ["c (holds a)", "a"])
+  }
+
+  @Test func anAliasWithADisposeClosureLeavesTheObjectToWhereItWasMade() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.lcA, scope: .singleton) { LcResource("a", log: log) }
+    container.register(\.lcB, scope: .singleton, dispose: { _ in log.append("alias closure") }) { r in try r[\.lcA] }
+    _ = try container[\.lcB]
+    try await container.dispose()
     #expect(log.all == ["a"])
   }
 

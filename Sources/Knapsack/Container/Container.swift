@@ -50,6 +50,8 @@ public final class Container: Sendable {
     var decorators: [Int: [Decoration]] = [:]
     var contributions: [Int: [Registration]] = [:]
     var created: [Disposal] = []
+    /// The class instances in ``created``: one object is recorded once.
+    var createdObjects: Set<ObjectIdentifier> = []
     var disposed = false
     /// In an override scope's copy, the dependencies whose shared instances the scope disposed
     /// when it ended: a handle made in the scope that resolves one afterwards gets an error, not
@@ -438,10 +440,29 @@ public final class Container: Sendable {
   }
   func endCreating() { state.withLock { $0.creating -= 1 } }
 
+  /// Records a shared instance just made, to dispose of with this container. An object that
+  /// this container, or one it inherits from, recorded already (a key whose factory returned
+  /// another key's instance, here or in a parent) is not recorded again: it is disposed once,
+  /// by the container that made it first, in its place (a child never closes its parent's).
   func recordCreated(_ value: some Sendable, by binding: Binding) {
     let dispose = binding.registration.dispose
     guard dispose != nil || value is any Disposable else { return }
-    state.withLock { $0.created.append(Disposal(dependency: binding.index, instance: value, dispose: dispose)) }
+    let object = DisposedInstances.identity(of: value)
+    if let object, inheritsFrom?.hasRecorded(object) == true { return }
+    state.withLock { state in
+      if let object, !state.createdObjects.insert(object).inserted { return }
+      state.created.append(Disposal(dependency: binding.index, instance: value, dispose: dispose))
+    }
+  }
+
+  /// Whether this container or one it inherits from is to dispose of `object`.
+  private func hasRecorded(_ object: ObjectIdentifier) -> Bool {
+    var container = self
+    while true {
+      if container.state.withLock({ $0.createdObjects.contains(object) }) { return true }
+      guard let next = container.inheritsFrom else { return false }
+      container = next
+    }
   }
 }
 

@@ -71,9 +71,10 @@ extension Container {
     return failures + (await disposeInstances(disposed))
   }
 
-  /// Disposes the instances created so far, newest first. An object that several shared keys
-  /// returned (a key whose factory returns another key's instance) is disposed once, where it
-  /// was first made, and not again if `disposed` says a child already disposed it. `endingScope`
+  /// Disposes the instances created so far, newest first (each object is recorded once, see
+  /// ``recordCreated(_:by:)``), but those that `disposed` says a child already disposed (an
+  /// instance two containers' factories returned without making it, such as `Analytics.shared`,
+  /// made first in the child). `endingScope`
   /// marks their dependencies as disposed with the scope, in the same lock that takes them,
   /// before any is disposed.
   private func disposeInstances(
@@ -86,7 +87,10 @@ extension Container {
       try? await Task.sleep(for: .milliseconds(1))
     }
     let created = state.withLock { state in
-      defer { state.created = [] }
+      defer {
+        state.created = []
+        state.createdObjects = []
+      }
       if endingScope {
         // Not an argument key's: its instances are one per argument, and refusing the key would
         // refuse arguments the scope never made an instance for.
@@ -96,15 +100,9 @@ extension Container {
       return state.created
     }
     if endingScope, !created.isEmpty { invalidatePlans() }
-    var firstEntry: [ObjectIdentifier: Int] = [:]
-    for (position, entry) in created.enumerated() {
-      if let object = DisposedInstances.identity(of: entry.instance), firstEntry[object] == nil {
-        firstEntry[object] = position
-      }
-    }
-    for (position, entry) in created.enumerated().reversed() {
-      if let object = DisposedInstances.identity(of: entry.instance) {
-        guard firstEntry[object] == position, disposed.insert(entry.instance, object) else { continue }
+    for entry in created.reversed() {
+      if let object = DisposedInstances.identity(of: entry.instance), !disposed.insert(entry.instance, object) {
+        continue
       }
       do {
         if let dispose = entry.dispose {
