@@ -25,6 +25,12 @@ extension Dependencies {
 /// Where `\.errorClock` is declared: the first line of the extension above.
 private let errorClockLine = 18
 
+/// A hand-written resolving protocol of the type-registration shape.
+protocol ErrorTypeResolving {
+  func resolve<T: Sendable>(type: T.Type, name: String?) throws -> T
+}
+extension Container: ErrorTypeResolving {}
+
 @Suite struct ErrorTests {
   @Test func declarationLineConstantIsRight() async throws {
     // Guards the constant above: if the key moves, this fails first and says why.
@@ -102,6 +108,23 @@ private let errorClockLine = 18
     let decoded = try JSONDecoder().decode(ResolutionError.self, from: JSONEncoder().encode(error))
     #expect(decoded.requestedAt == site)
     #expect(decoded == error)
+  }
+
+  @Test func aProtocolRequiringTheTypeResolutionWithoutASiteIsSatisfiedAsIs() async throws {
+    let container = Container()
+    container.register(type: Int.self, name: "primary") { 7 }
+    let resolving: any ErrorTypeResolving = container
+    #expect(try resolving.resolve(type: Int.self, name: "primary") == 7)
+    let error = try #require(throws: ResolutionError.self) {
+      try resolving.resolve(type: ErrorRepository.self, name: "other")
+    }
+    #expect(error.kind == .notRegistered)
+    // A direct call still names its line.
+    let line = #line + 1
+    let direct = try #require(throws: ResolutionError.self) {
+      try container.resolve(type: ErrorRepository.self, name: "other")
+    }
+    #expect(direct.requestedAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line))
   }
 
   @Test func theCallNearestTheFailureNamesItsLineAndOuterCallsKeepIt() async throws {

@@ -167,6 +167,15 @@ extension Resolving {
     }
   }
 
+  /// Resolves a type registered with `register(type:name:scope:...)`, like
+  /// ``resolve(type:name:fileID:line:)`` but with no call site to name: the shape a protocol of
+  /// your own may require, `func resolve<T: Sendable>(type: T.Type, name: String?) throws -> T`,
+  /// which `Container` and ``Resolver`` then satisfy with no adapter.
+  @inlinable @_disfavoredOverload
+  public func resolve<T: Sendable>(type: T.Type, name: String?) throws -> T {
+    try resolutionContext.resolve(KeyTable.index(of: type, name: name), ())
+  }
+
   // Unavailable overloads that exist only so that the compiler names the mistake. Without
   // them, a call whose result type cannot be inferred gets "failed to produce diagnostic".
 
