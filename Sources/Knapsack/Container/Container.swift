@@ -88,6 +88,7 @@ public final class Container: Sendable {
   }
 
   deinit {
+    slots.close()
     // This container's contributions can no longer be resolved: their indices go back to the
     // key table for the next container that contributes from the same place.
     let contributions = state.withLock { $0.contributions }

@@ -94,6 +94,8 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
   /// Whether ``HeldBackTables`` keeps this table (while it has retired elements); changed only
   /// under the lock of ``retired``.
   private let isHeldBack = Atomic<Bool>(false)
+  /// Set once the table's owner is gone (see ``close()``); read under the lock of ``retired``.
+  private let isClosed = Atomic<Bool>(false)
 
   init() {
     releaseHookInstalled
@@ -201,7 +203,7 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
       }
       retiredCount.store(retired.count, ordering: .relaxed)
       // Under this lock, so that the registry's entry follows the last change of `retired`.
-      if retired.isEmpty == isHeldBack.load(ordering: .relaxed) {
+      if !isClosed.load(ordering: .relaxed), retired.isEmpty == isHeldBack.load(ordering: .relaxed) {
         isHeldBack.store(!retired.isEmpty, ordering: .relaxed)
         HeldBackTables.keep(self, !retired.isEmpty)
       }
@@ -209,6 +211,19 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
     }
     // Outside the lock: releasing may run deinitializers of the user's objects.
     for element in reclaimable { Self.release(element) }
+  }
+
+  /// Called when the table's owner is gone: no read section can be reading the table any more
+  /// (a section that reads it holds its owner), so ``HeldBackTables`` lets it go, and the
+  /// table's own deinitialization releases what it retired.
+  func close() {
+    retired.withLock { _ in
+      isClosed.store(true, ordering: .relaxed)
+      if isHeldBack.load(ordering: .relaxed) {
+        isHeldBack.store(false, ordering: .relaxed)
+        HeldBackTables.keep(self, false)
+      }
+    }
   }
 
   private static func release(_ element: UInt) {
