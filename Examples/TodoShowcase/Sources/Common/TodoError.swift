@@ -6,6 +6,11 @@ public enum TodoError: Error, Equatable, Sendable, CustomStringConvertible {
   case emptyTitle
   /// The title has more than ``TodoTitle/maximumLength`` characters.
   case titleTooLong(length: Int)
+  /// The title is made of more than ``TodoTitle/maximumScalars`` Unicode scalars: few characters,
+  /// each stacked with many combining marks.
+  case titleTooComplex(scalars: Int)
+  /// The title contains a control character (Unicode category Cc: NUL, ESC, tab, newline, …).
+  case controlCharacter(UInt32)
   /// No item has this id.
   case notFound(UUID)
 
@@ -15,6 +20,12 @@ public enum TodoError: Error, Equatable, Sendable, CustomStringConvertible {
       "The title must not be empty."
     case .titleTooLong(let length):
       "The title has \(length) characters; at most \(TodoTitle.maximumLength) are allowed."
+    case .titleTooComplex(let scalars):
+      "The title is made of \(scalars) Unicode code points (letters plus combining marks); "
+        + "at most \(TodoTitle.maximumScalars) are allowed."
+    case .controlCharacter(let value):
+      "The title must not contain control characters (found U+\(TodoTitle.hex(value))); "
+        + "tabs and line breaks are not allowed either."
     case .notFound(let id):
       "No to-do item has the id \(id.uuidString)."
     }
@@ -22,15 +33,39 @@ public enum TodoError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// The rules for a to-do title.
+///
+/// After surrounding whitespace and line breaks are trimmed, a title has 1 to ``maximumLength``
+/// characters (grapheme clusters), at most ``maximumScalars`` Unicode scalars (so a few letters
+/// cannot carry thousands of combining marks), and no control character (category Cc): NUL
+/// would cut the title short in SQLite, ESC sequences would reach a terminal, and tabs and line
+/// breaks inside a one-line title are refused rather than silently changed.
 public enum TodoTitle {
   /// The longest title allowed, in characters.
   public static let maximumLength = 200
+
+  /// The most Unicode scalars a title may have: four per allowed character, plenty for accents,
+  /// emoji sequences and flags.
+  public static let maximumScalars = 4 * maximumLength
 
   /// The title with surrounding whitespace trimmed, or an error if it breaks a rule.
   public static func validate(_ title: String) throws(TodoError) -> String {
     let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !trimmed.isEmpty else { throw .emptyTitle }
+    if let control = trimmed.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+      throw .controlCharacter(control.value)
+    }
+    let scalars = trimmed.unicodeScalars.count
+    guard scalars <= maximumScalars else {
+      let length = trimmed.count
+      throw length > maximumLength ? .titleTooLong(length: length) : .titleTooComplex(scalars: scalars)
+    }
     guard trimmed.count <= maximumLength else { throw .titleTooLong(length: trimmed.count) }
     return trimmed
+  }
+
+  /// `value` as four or more uppercase hex digits, as in `U+001B`.
+  static func hex(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
   }
 }

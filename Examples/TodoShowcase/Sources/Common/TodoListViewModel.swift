@@ -12,7 +12,8 @@ public protocol TodoListViewModel: Sendable {
   /// `cursor` (from the start when `nil`), with the counts of the whole list.
   func loadPage(after cursor: TodoCursor?, limit: Int) throws -> TodoPage
 
-  /// Adds an item; throws ``TodoError/emptyTitle`` or ``TodoError/titleTooLong(length:)``.
+  /// Adds an item; throws ``TodoError/emptyTitle``, ``TodoError/titleTooLong(length:)``,
+  /// ``TodoError/titleTooComplex(scalars:)`` or ``TodoError/controlCharacter(_:)``.
   @discardableResult
   func add(title: String) throws -> TodoItem
 

@@ -50,6 +50,29 @@ struct LiveTodoListViewModelTests {
     #expect(storage.storedItems.count == 3)
   }
 
+  @Test("Add refuses a few characters stacked with thousands of combining marks")
+  func addScalarLimit() throws {
+    let viewModel = makeViewModel()
+    let title = String(repeating: "a", count: 199) + String(repeating: "\u{0301}", count: 30_000)
+    #expect(title.count == 199)
+    #expect(throws: TodoError.titleTooComplex(scalars: 30_199)) { try viewModel.add(title: title) }
+    #expect(storage.storedItems == TodoFixtures.twoItems)
+    // Up to four code points per character pass: accents, flags, short emoji sequences.
+    try viewModel.add(title: String(repeating: "e\u{0301}\u{0323}", count: 200))
+    try viewModel.add(title: String(repeating: "🇫🇷", count: 200))
+    #expect(storage.storedItems.count == 4)
+  }
+
+  @Test(
+    "Add refuses control characters, tabs and line breaks inside the title",
+    arguments: [0x00, 0x07, 0x09, 0x0A, 0x0D, 0x1B, 0x7F, 0x9B] as [UInt32])
+  func addRefusesControlCharacters(value: UInt32) throws {
+    let scalar = try #require(Unicode.Scalar(value))
+    let title = "before" + String(Character(scalar)) + "after"
+    #expect(throws: TodoError.controlCharacter(value)) { try makeViewModel().add(title: title) }
+    #expect(storage.storedItems == TodoFixtures.twoItems)
+  }
+
   @Test("Toggle and setDone change one item")
   func toggle() throws {
     let viewModel = makeViewModel()

@@ -73,6 +73,22 @@ struct APIRoutesTests {
       #"{"title": "\#(String(repeating: "x", count: 201))"}"#, 422,
       "The title has 201 characters; at most 200 are allowed."
     ),
+    (
+      #"{"title": "\#(String(repeating: "x", count: 199))\#(String(repeating: "\u{0301}", count: 2000))"}"#, 422,
+      "The title is made of 2199 Unicode code points (letters plus combining marks); at most 800 are allowed."
+    ),
+    (
+      #"{"title": "a\u0000b"}"#, 422,
+      "The title must not contain control characters (found U+0000); tabs and line breaks are not allowed either."
+    ),
+    (
+      #"{"title": "\u001b]0;pwned\u0007 title"}"#, 422,
+      "The title must not contain control characters (found U+001B); tabs and line breaks are not allowed either."
+    ),
+    (
+      #"{"title": "one\ttwo"}"#, 422,
+      "The title must not contain control characters (found U+0009); tabs and line breaks are not allowed either."
+    ),
     (#"{"title": "unterminated"#, 400, #"The body must be JSON like {"title": "Buy milk"}."#),
     ("not json at all", 400, #"The body must be JSON like {"title": "Buy milk"}."#),
     ("", 400, #"The body must be JSON like {"title": "Buy milk"}."#),

@@ -94,6 +94,17 @@ struct CommandTests {
     #expect(viewModel.items[0].done)
   }
 
+  @Test("list prints control characters of a stored title escaped, so they cannot reach the terminal")
+  func controlCharactersEscaped() throws {
+    let id = try #require(UUID(uuidString: "AAAA0000-0000-0000-0000-000000000001"))
+    let title = "\u{1B}]0;pwned\u{07}\u{1B}[2Jmilk\u{0}\nfake line\u{9B}31m"
+    let item = TodoItem(id: id, title: title, created: Date())
+    let line = CommandLineFormat.line(for: item)
+    #expect(line == #"[ ] AAAA0000  \u{1B}]0;pwned\u{7}\u{1B}[2Jmilk\u{0}\u{A}fake line\u{9B}31m"#)
+    #expect(!line.unicodeScalars.contains { $0.properties.generalCategory == .control })
+    #expect(CommandLineFormat.printable("Crème brûlée 🍮") == "Crème brûlée 🍮")
+  }
+
   @Test("An id prefix must match exactly one item")
   func idPrefix() throws {
     let items = [

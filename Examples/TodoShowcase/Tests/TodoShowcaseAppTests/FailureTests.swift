@@ -1,7 +1,11 @@
 import DIShowcase
 import Foundation
+import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
+import TodoShowcaseApp
 
 /// A storage whose file went bad after the app started.
 private struct BrokenStorage: LocalStorage {
@@ -20,25 +24,55 @@ private struct BrokenStorage: LocalStorage {
 
 @Suite("Failures")
 struct FailureTests {
-  @Test("A storage failure is a 500 page naming the file, escaped")
+  /// Runs `test` on an app over ``BrokenStorage`` whose log goes to `sink`.
+  private func withBrokenApp(
+    logTo sink: LogLines, _ test: @Sendable (any TestClientProtocol) async throws -> Void
+  ) async throws {
+    let server = ShowcaseServer(storage: BrokenStorage(), storageLabel: "test")
+    let logger = Logger(label: "test") { _ in sink.handler }
+    try await Application(router: server.makeRouter(), logger: logger).test(.router, test)
+  }
+
+  /// The error lines logged for the request `id`.
+  private func failureLines(_ sink: LogLines, id: String) -> [LogLines.Line] {
+    sink.lines.withLock { $0 }.filter { $0.message == "internal failure" && $0.metadata["hb.request.id"] == id }
+  }
+
+  @Test("A storage failure is a 500 page with the request id; the path and reason go only to the log")
   func storageFailurePage() async throws {
-    try await withApp(storage: BrokenStorage()) { client in
+    let sink = LogLines()
+    try await withBrokenApp(logTo: sink) { client in
       for uri in ["/", "/styles/knapsack"] {
         let reply = try await client.send(.get, uri)
         #expect(reply.status == .internalServerError)
-        #expect(reply.text.contains("/data/todos.json is not a readable TodoShowcase store (not valid &lt;JSON&gt;)"))
+        #expect(!reply.text.contains("/data/todos.json"))
+        #expect(!reply.text.contains("not valid"))
+        let id = try #require(reply.headers[HTTPField.Name("X-Request-Id")!])
+        #expect(reply.text.contains("request id \(id)"))
+        let line = try #require(failureLines(sink, id: id).first)
+        #expect(line.level == .error)
+        #expect(line.metadata["error"]?.contains("/data/todos.json") == true)
       }
       let add = try await client.send(.post, "/styles/manual/todos", form: "title=x")
       #expect(add.status == .internalServerError)
+      #expect(!add.text.contains("/data/todos.json"))
     }
   }
 
-  @Test("A storage failure is a 500 JSON error in the API")
+  @Test("A storage failure is a 500 JSON error with the request id; the path goes only to the log")
   func storageFailureAPI() async throws {
-    try await withApp(storage: BrokenStorage()) { client in
+    let sink = LogLines()
+    try await withBrokenApp(logTo: sink) { client in
       let reply = try await client.send(.post, "/api/todos", json: #"{"title": "x"}"#)
       #expect(reply.status == .internalServerError)
-      #expect(reply.errorMessage?.contains("/data/todos.json") == true)
+      let message = try #require(reply.errorMessage)
+      #expect(!message.contains("/data/todos.json"))
+      let id = try #require(reply.headers[HTTPField.Name("X-Request-Id")!])
+      #expect(
+        message == "The server could not complete the request (storage failure). "
+          + "The details are in the server log under request id \(id).")
+      let line = try #require(failureLines(sink, id: id).first)
+      #expect(line.metadata["error"]?.contains("not valid <JSON>") == true)
     }
   }
 

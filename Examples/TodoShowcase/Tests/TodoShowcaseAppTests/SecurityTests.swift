@@ -30,19 +30,22 @@ struct SecurityTests {
     return fields
   }
 
+  /// POSTs `body` to the API with the header fields `pairs`: the reply, and the titles listed
+  /// after it.
+  private static func postToAPI(_ pairs: [(String, String)], body: String) async throws -> (Reply, [String]) {
+    try await withApp { client in
+      let reply = try await client.raw(.post, "/api/todos", headers: headers(pairs), body: body)
+      return (reply, try await client.titles())
+    }
+  }
+
   @Test("A text/plain POST with a foreign Origin is refused and creates nothing")
   func foreignOriginAPI() async throws {
-    try await withApp { client in
-      let reply = try await client.raw(
-        .post, "/api/todos",
-        headers: Self.headers([
-          ("Host", "127.0.0.1:8080"), ("Origin", "https://evil.example"), ("Content-Type", "text/plain"),
-        ]),
-        body: #"{"title": "forged"}"#
-      )
-      #expect(reply.status == .forbidden)
-      #expect(try await client.titles() == [])
-    }
+    let (reply, titles) = try await Self.postToAPI(
+      [("Host", "127.0.0.1:8080"), ("Origin", "https://evil.example"), ("Content-Type", "text/plain")],
+      body: #"{"title": "forged"}"#)
+    #expect(reply.status == .forbidden)
+    #expect(titles == [])
   }
 
   @Test("A cross-site form post to a tab is refused and creates nothing", arguments: ["cross-site", "same-site"])
@@ -62,17 +65,82 @@ struct SecurityTests {
 
   @Test("A same-origin browser request is accepted")
   func sameOrigin() async throws {
+    let (reply, titles) = try await Self.postToAPI(
+      [
+        ("Host", "127.0.0.1:8080"), ("Origin", "http://127.0.0.1:8080"), ("Sec-Fetch-Site", "same-origin"),
+        ("Content-Type", "application/json"),
+      ],
+      body: #"{"title": "mine"}"#)
+    #expect(reply.status == .created)
+    #expect(titles == ["mine"])
+  }
+
+  @Test("A same-origin request over IPv6 is accepted: Origin http://[::1]:port matches Host [::1]:port")
+  func sameOriginIPv6() async throws {
+    let (reply, titles) = try await Self.postToAPI(
+      [("Host", "[::1]:18489"), ("Origin", "http://[::1]:18489"), ("Content-Type", "application/json")],
+      body: #"{"title": "over v6"}"#)
+    #expect(reply.status == .created)
+    #expect(titles == ["over v6"])
+    typealias Middleware = SecurityMiddleware<BasicRequestContext>
+    let origin = Self.headers([("Origin", "http://[::1]:18489")])
+    #expect(Middleware.crossSiteReason(origin, authority: "[::1]:18489") == nil)
+    #expect(Middleware.crossSiteReason(origin, authority: "[::1]:18490") != nil)
+    #expect(Middleware.crossSiteReason(origin, authority: "::1:18489") != nil)
+  }
+
+  @Test("The start-up line brackets an IPv6 listen address")
+  func listeningLine() {
+    #expect(ShowcaseServer.listeningLine(host: "::1", port: 18489) == "Listening on http://[::1]:18489")
+    #expect(ShowcaseServer.listeningLine(host: "127.0.0.1", port: 8080) == "Listening on http://127.0.0.1:8080")
+  }
+
+  @Test(
+    "On a loopback address, a Host that is not a loopback name is refused (DNS rebinding)",
+    arguments: ["127.0.0.1", "::1", "localhost"])
+  func foreignHostOnLoopback(listenHost: String) async throws {
+    try await withApp(listenHost: listenHost) { client in
+      for host in ["rebind.evil.example:8080", "evil.example", "127.0.0.1.evil.example", "[::2]:8080"] {
+        let page = try await client.raw(.get, "/", headers: Self.headers([("Host", host)]))
+        #expect(page.status == .forbidden, "Host: \(host)")
+        #expect(page.text.contains("does not answer for the host \(host)"))
+        let api = try await client.raw(.get, "/api/todos", headers: Self.headers([("Host", host)]))
+        #expect(api.status == .forbidden)
+        #expect(api.errorMessage?.contains("loopback only") == true)
+        let post = try await client.raw(
+          .post, "/api/todos",
+          headers: Self.headers([("Host", host), ("Content-Type", "application/json")]),
+          body: #"{"title": "rebound"}"#
+        )
+        #expect(post.status == .forbidden)
+      }
+      for host in ["127.0.0.1:8080", "127.1.2.3", "localhost:8080", "LOCALHOST", "[::1]:8080", "[::1]"] {
+        let page = try await client.raw(.get, "/", headers: Self.headers([("Host", host)]))
+        #expect(page.status == .ok, "Host: \(host)")
+      }
+      #expect(try await client.titles() == [])
+    }
+  }
+
+  @Test("On a LAN address, any Host is answered")
+  func anyHostOnLAN() async throws {
+    try await withApp(listenHost: "0.0.0.0") { client in
+      let page = try await client.raw(.get, "/", headers: Self.headers([("Host", "192.168.1.20:8080")]))
+      #expect(page.status == .ok)
+    }
+  }
+
+  @Test("A doubled slash does not bypass the API's content-type check", arguments: ["//api/todos", "/api//todos"])
+  func doubledSlash(path: String) async throws {
     try await withApp { client in
       let reply = try await client.raw(
-        .post, "/api/todos",
-        headers: Self.headers([
-          ("Host", "127.0.0.1:8080"), ("Origin", "http://127.0.0.1:8080"), ("Sec-Fetch-Site", "same-origin"),
-          ("Content-Type", "application/json"),
-        ]),
-        body: #"{"title": "mine"}"#
+        .post, path,
+        headers: Self.headers([("Content-Type", "text/plain")]),
+        body: #"{"title": "smuggled"}"#
       )
-      #expect(reply.status == .created)
-      #expect(try await client.titles() == ["mine"])
+      #expect(reply.status == .unsupportedMediaType)
+      #expect(reply.errorMessage?.contains("application/json") == true)
+      #expect(try await client.titles() == [])
     }
   }
 
@@ -133,6 +201,13 @@ struct SecurityTests {
       #expect(css.headers[.contentType]?.hasPrefix("text/css") == true)
       #expect(css.text == Layout.stylesheet + StyleLesson.stylesheet + ListStyles.stylesheet)
     }
+  }
+
+  @Test("Titles are clipped to their box, so stacked marks cannot draw over the page")
+  func titleClipped() {
+    #expect(
+      Layout.stylesheet.contains("li.item .title { flex: 1; min-width: 0; overflow-wrap: anywhere; overflow: hidden; }")
+    )
   }
 
   @Test("HEAD works wherever GET does, with no body", arguments: ["/", "/styles/knapsack", "/api/todos", "/graph"])

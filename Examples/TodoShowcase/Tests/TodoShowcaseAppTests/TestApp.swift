@@ -4,13 +4,15 @@ import Hummingbird
 import HummingbirdTesting
 import TodoShowcaseApp
 
-/// Runs `test` against the app's router in process, on `storage`.
+/// Runs `test` against the app's router in process, on `storage`, as if listening on
+/// `listenHost` (`nil`: no `Host` check).
 func withApp<Value>(
   storage: any LocalStorage = InMemoryStorage(),
+  listenHost: String? = nil,
   _ test: @Sendable (any TestClientProtocol) async throws -> Value
 ) async throws -> Value {
   let server = ShowcaseServer(storage: storage, storageLabel: "test")
-  return try await Application(router: server.makeRouter()).test(.router, test)
+  return try await Application(router: server.makeRouter(listenHost: listenHost)).test(.router, test)
 }
 
 /// What a test needs of a response.

@@ -30,6 +30,10 @@ extension ShowcaseCommand {
     @Option(help: "The port to listen on; 0 picks a free one.")
     var port = 8080
 
+    @Option(
+      help: "Seconds a connection may send nothing (a half-sent request, an idle keep-alive) before it is closed.")
+    var idleTimeout = 30
+
     @OptionGroup var storageOptions: StorageOptions
 
     /// Refuses a port outside 0...65535 and a host that is not an IP address or `localhost`,
@@ -37,6 +41,9 @@ extension ShowcaseCommand {
     func validate() throws {
       guard (0...65535).contains(port) else {
         throw ValidationError("--port \(port) is not a TCP port: use 0 (any free port) to 65535.")
+      }
+      guard (1...3600).contains(idleTimeout) else {
+        throw ValidationError("--idle-timeout \(idleTimeout) is out of range: use 1 to 3600 seconds.")
       }
       guard Self.isListenAddress(host) else {
         throw ValidationError(
@@ -56,7 +63,7 @@ extension ShowcaseCommand {
     func run() async throws {
       let storage = try storageOptions.open { Console.announce($0) }
       let server = ShowcaseServer(storage: storage, storageLabel: storageOptions.storage.rawValue)
-      try await server.run(host: host, port: port)
+      try await server.run(host: host, port: port, idleTimeout: .seconds(idleTimeout))
     }
   }
 
@@ -71,7 +78,7 @@ extension ShowcaseCommand {
     func run() throws {
       let viewModel = LiveTodoListViewModel(storage: try storageOptions.open())
       let item = try viewModel.add(title: title)
-      print("Added \(CommandLineFormat.shortID(item.id))  \(item.title)")
+      print("Added \(CommandLineFormat.shortID(item.id))  \(CommandLineFormat.printable(item.title))")
     }
   }
 
@@ -136,7 +143,23 @@ enum CommandLineFormat {
   }
 
   static func line(for item: TodoItem) -> String {
-    "[\(item.done ? "x" : " ")] \(shortID(item.id))  \(item.title)"
+    "[\(item.done ? "x" : " ")] \(shortID(item.id))  \(printable(item.title))"
+  }
+
+  /// `text` safe to print on a terminal: each control character (Unicode category Cc, such as
+  /// ESC, NUL, a newline or the C1 CSI) is written as `\u{1B}`, so a title stored before titles
+  /// were checked (or written to the file by hand) cannot move the cursor, retitle the window or
+  /// fake other lines.
+  static func printable(_ text: String) -> String {
+    var result = ""
+    for scalar in text.unicodeScalars {
+      if scalar.properties.generalCategory == .control {
+        result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+      } else {
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
   }
 
   /// The id of the one item whose id starts with `text` (case-insensitive).

@@ -26,8 +26,8 @@ struct APIRoutes {
 
   func add(to router: Router<BasicRequestContext>) {
     let api = router.group("api/todos")
-    api.get { request, _ in
-      try respond {
+    api.get { request, context in
+      try await respond(context) {
         let query = request.uri.queryParameters
         let viewModel = try makeViewModel()
         guard query.get("limit") != nil || query.get("after") != nil else {
@@ -51,7 +51,7 @@ struct APIRoutes {
       }
     }
     api.get(":id") { _, context in
-      try respond {
+      try await respond(context) {
         let id = try itemID(context)
         let viewModel = try makeViewModel()
         try viewModel.load()
@@ -59,9 +59,9 @@ struct APIRoutes {
         return try jsonResponse(item)
       }
     }
-    api.post { request, _ in
+    api.post { request, context in
       let body = await Self.body(of: request)
-      return try respond {
+      return try await respond(context) {
         let input = try decode(NewItem.self, from: body, example: #"{"title": "Buy milk"}"#)
         let item = try makeViewModel().add(title: input.title)
         var response = try jsonResponse(item, status: .created)
@@ -71,14 +71,14 @@ struct APIRoutes {
     }
     api.patch(":id") { request, context in
       let body = await Self.body(of: request)
-      return try respond {
+      return try await respond(context) {
         let id = try itemID(context)
         let change = try decode(Change.self, from: body, example: #"{"done": true}"#)
         return try jsonResponse(try makeViewModel().setDone(change.done, id: id))
       }
     }
     api.delete(":id") { _, context in
-      try respond {
+      try await respond(context) {
         try makeViewModel().delete(id: try itemID(context))
         return Response(status: .noContent)
       }
@@ -120,8 +120,18 @@ struct APIRoutes {
     }
   }
 
-  /// Runs `body`, turning the errors it throws into JSON error responses.
-  private func respond(_ body: () throws -> Response) throws -> Response {
+  /// Runs `body` off the cooperative pool (it blocks on storage, see ``BlockingWork``), turning
+  /// the errors it throws into JSON error responses.
+  private func respond(
+    _ context: BasicRequestContext, _ body: @escaping @Sendable () throws -> Response
+  ) async throws -> Response {
+    try await BlockingWork.run { try respondNow(context, body) }
+  }
+
+  /// Runs `body`, turning the errors it throws into JSON error responses. A storage or wiring
+  /// failure is logged in full and answered with a generic message naming the request id, so
+  /// file paths and decoder details stay on the server.
+  private func respondNow(_ context: BasicRequestContext, _ body: () throws -> Response) throws -> Response {
     do {
       return try body()
     } catch let error as APIError {
@@ -129,12 +139,13 @@ struct APIRoutes {
     } catch let error as TodoError {
       switch error {
       case .notFound: return try errorResponse(.notFound, error.description)
-      case .emptyTitle, .titleTooLong: return try errorResponse(.unprocessableContent, error.description)
+      case .emptyTitle, .titleTooLong, .titleTooComplex, .controlCharacter:
+        return try errorResponse(.unprocessableContent, error.description)
       }
     } catch let error as StorageError {
-      return try errorResponse(.internalServerError, error.description)
+      return try errorResponse(.internalServerError, InternalFailure.report(error, kind: "storage", context: context))
     } catch let error as ResolutionError {
-      return try errorResponse(.internalServerError, error.description)
+      return try errorResponse(.internalServerError, InternalFailure.report(error, kind: "wiring", context: context))
     }
   }
 

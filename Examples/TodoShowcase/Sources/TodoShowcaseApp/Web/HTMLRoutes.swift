@@ -14,14 +14,14 @@ struct HTMLRoutes {
   let server: ShowcaseServer
 
   func add(to router: Router<BasicRequestContext>) {
-    router.get("/") { request, _ in
-      try guarded {
+    router.get("/") { request, context in
+      try await guarded(context) {
         let tab = request.uri.queryParameters.get("tab") ?? Showcase.styles[0].id
         return try page(styleID: tab, onTabsPage: true, after: request.uri.queryParameters.get("after"))
       }
     }
     router.get("/styles/:style") { request, context in
-      try guarded {
+      try await guarded(context) {
         try page(
           styleID: context.parameters.require("style"),
           onTabsPage: false,
@@ -31,7 +31,7 @@ struct HTMLRoutes {
     }
     router.post("/styles/:style/todos") { request, context in
       let form = try await FormFields(request: request)
-      return try guarded {
+      return try await guarded(context) {
         try change(styleID: context.parameters.require("style"), form: form) { screen in
           try screen.viewModel.add(title: form["title"] ?? "")
         }
@@ -39,7 +39,7 @@ struct HTMLRoutes {
     }
     router.post("/styles/:style/todos/:id/toggle") { request, context in
       let form = try await FormFields(request: request)
-      return try guarded {
+      return try await guarded(context) {
         try change(styleID: context.parameters.require("style"), form: form) { screen in
           try screen.viewModel.toggle(id: try itemID(context))
         }
@@ -47,7 +47,7 @@ struct HTMLRoutes {
     }
     router.post("/styles/:style/todos/:id/delete") { request, context in
       let form = try await FormFields(request: request)
-      return try guarded {
+      return try await guarded(context) {
         try change(styleID: context.parameters.require("style"), form: form) { screen in
           try screen.viewModel.delete(id: try itemID(context))
         }
@@ -66,14 +66,26 @@ struct HTMLRoutes {
     let text: String
   }
 
-  /// Runs a route, showing a storage or wiring failure as an error page instead of a bare 500.
-  private func guarded(_ body: () throws -> Response) throws -> Response {
+  /// Runs a route off the cooperative pool (it blocks on storage, see ``BlockingWork``).
+  private func guarded(
+    _ context: BasicRequestContext, _ body: @escaping @Sendable () throws -> Response
+  ) async throws -> Response {
+    try await BlockingWork.run { try guardedNow(context, body) }
+  }
+
+  /// Runs a route, showing a storage or wiring failure as an error page instead of a bare 500;
+  /// the page names only the request id, the log has the details.
+  private func guardedNow(_ context: BasicRequestContext, _ body: () throws -> Response) throws -> Response {
     do {
       return try body()
     } catch let error as StorageError {
-      return errorPage(.internalServerError, title: "Storage error", message: error.description)
+      return errorPage(
+        .internalServerError, title: "Storage error",
+        message: InternalFailure.report(error, kind: "storage", context: context))
     } catch let error as ResolutionError {
-      return errorPage(.internalServerError, title: "Wiring error", message: error.description)
+      return errorPage(
+        .internalServerError, title: "Wiring error",
+        message: InternalFailure.report(error, kind: "wiring", context: context))
     } catch let error as Pagination.Invalid {
       return errorPage(.badRequest, title: "No such page", message: error.message)
     }

@@ -74,7 +74,7 @@ enum Layout {
     ul.items { list-style: none; padding: 0; margin: 0; }
     li.item { display: flex; align-items: center; gap: .75rem; padding: .5rem 0; border-bottom: 1px solid var(--line); }
     li.item form { margin: 0; }
-    li.item .title { flex: 1; overflow-wrap: anywhere; }
+    li.item .title { flex: 1; min-width: 0; overflow-wrap: anywhere; overflow: hidden; }
     li.item.done .title { text-decoration: line-through; color: var(--muted); }
     li.item time { color: var(--muted); font-size: .85rem; }
     button.toggle, button.delete { background: none; border: none; font-size: 1.2rem; color: var(--muted); }

@@ -137,11 +137,11 @@ enum OpenAPIDocument {
         },
         "responses": {
           "BadRequest": {"description": "The body is not the JSON expected, or a query parameter is malformed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-          "Forbidden": {"description": "A cross-site request from a browser.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "Forbidden": {"description": "A cross-site request from a browser, or a Host that is not a loopback name while the server listens on loopback.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "NotFound": {"description": "No item has this id.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "TooLarge": {"description": "The body is larger than 64 KiB.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "UnsupportedMediaType": {"description": "The body is not application/json.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-          "Unprocessable": {"description": "The title breaks the rules (empty or longer than 200 characters).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+          "Unprocessable": {"description": "The title breaks the rules: empty, longer than 200 characters or 800 code points, or containing a control character.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         }
       }
     }

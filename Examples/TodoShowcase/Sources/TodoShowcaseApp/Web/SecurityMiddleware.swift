@@ -9,7 +9,17 @@ import Hummingbird
 /// same-origin: a `Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` whose
 /// host differs from `Host`, gets 403 and changes nothing. A request with neither header
 /// (curl, scripts) is not from a browser page and cannot be forged cross-site, so it passes.
+///
+/// With `requireLoopbackHost` (the server listens on a loopback address), a request whose `Host`
+/// is not a loopback name (`localhost`, `127.x.y.z`, `[::1]`) gets 403: a page on another site
+/// whose name was re-pointed at 127.0.0.1 (DNS rebinding) cannot read or change the list.
+///
+/// The checks see the path as the router does, with empty segments dropped (`//api/todos` is
+/// `/api/todos`).
 struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
+  /// Whether only loopback names are accepted in `Host`.
+  var requireLoopbackHost = false
+
   /// The largest request body accepted; a larger one gets 413.
   static var bodyLimit: Int { 64 * 1024 }
 
@@ -41,6 +51,11 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
   ) async throws -> Response {
     var request = request
     let method = request.method
+    if requireLoopbackHost,
+      let reason = Self.foreignHostReason(Self.hostNames(request))
+    {
+      return Self.refusal(.forbidden, "Request refused: \(reason).", request: request)
+    }
     if let allowed = Self.allowedMethods(path: request.uri.path), !allowed.contains(method.rawValue) {
       var response = Self.refusal(
         .methodNotAllowed,
@@ -56,7 +71,7 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     if let reason = Self.crossSiteReason(request.headers, authority: request.head.authority) {
       return Self.refusal(.forbidden, "Cross-site request refused: \(reason).", request: request)
     }
-    if request.uri.path.hasPrefix("/api/"), method != .delete {
+    if Self.isAPI(request.uri.path), method != .delete {
       let type = request.headers[.contentType]?.lowercased() ?? ""
       let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
       guard mediaType == "application/json" else {
@@ -86,6 +101,37 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     return try await next(request, context)
   }
 
+  /// `path` as the router matches it: empty segments dropped, so `//api//todos` is `/api/todos`.
+  static func normalizedPath(_ path: String) -> String {
+    "/" + path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+  }
+
+  /// Whether `path` is in the JSON API.
+  static func isAPI(_ path: String) -> Bool {
+    normalizedPath(path).hasPrefix("/api/")
+  }
+
+  /// The `Host` header's value, if the request has one.
+  static func hostField(_ headers: HTTPFields) -> String? {
+    headers.first { $0.name.canonicalName == "host" }?.value
+  }
+
+  /// Every host the request names: its authority (HTTP/1 moves the first `Host` there) and any
+  /// `Host` header left among the fields (a repeated one).
+  static func hostNames(_ request: Request) -> [String] {
+    [request.head.authority].compactMap { $0 }
+      + request.headers.filter { $0.name.canonicalName == "host" }.map(\.value)
+  }
+
+  /// Why a request naming `hosts` is refused on a loopback server, or `nil` when each is a
+  /// loopback name (a request without `Host`, which no browser sends, cannot be a rebinding page).
+  static func foreignHostReason(_ hosts: [String]) -> String? {
+    guard let foreign = hosts.first(where: { !HostNames.isLoopbackName(HostNames.hostPart(ofAuthority: $0)) }) else {
+      return nil
+    }
+    return "this server listens on loopback only and does not answer for the host \(foreign)"
+  }
+
   /// The methods the route at `path` answers, or `nil` when no route matches (a 404).
   static func allowedMethods(path: String) -> [String]? {
     let segments = path.split(separator: "/", omittingEmptySubsequences: true)
@@ -103,18 +149,20 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
       return site == "same-origin" || site == "none" ? nil : "Sec-Fetch-Site is \(site)"
     }
     guard let origin = headers[.origin] else { return nil }
-    let hostField = headers.first { $0.name.canonicalName == "host" }?.value
-    guard let host = (authority ?? hostField)?.lowercased(), let originHost = URL(string: origin)?.host else {
+    guard let host = (hostField(headers) ?? authority)?.lowercased(), let originURL = URL(string: origin),
+      let originHost = originURL.host
+    else {
       return "Origin \(origin) does not match the host"
     }
-    let port = URL(string: origin)?.port.map { ":\($0)" } ?? ""
-    let originAuthority = (originHost + port).lowercased()
+    let port = originURL.port.map { ":\($0)" } ?? ""
+    // URL.host gives an IPv6 address without its brackets; Host has them (`[::1]:8080`).
+    let originAuthority = (HostNames.urlHost(originHost) + port).lowercased()
     return originAuthority == host ? nil : "Origin \(origin) is not this site"
   }
 
   /// A refusal: JSON for the API, plain text elsewhere.
   static func refusal(_ status: HTTPResponse.Status, _ message: String, request: Request) -> Response {
-    if request.uri.path.hasPrefix("/api/") {
+    if isAPI(request.uri.path) {
       let escaped = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
       return Response(
         status: status,

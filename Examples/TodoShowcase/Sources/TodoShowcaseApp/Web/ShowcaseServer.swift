@@ -3,6 +3,12 @@ import Foundation
 public import Hummingbird
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The web app: the tabbed page, one page per DI style, the JSON API and the graph page,
 /// all on one storage.
 public struct ShowcaseServer: Sendable {
@@ -16,12 +22,21 @@ public struct ShowcaseServer: Sendable {
     self.storageLabel = storageLabel
   }
 
+  /// How long an HTTP/1 connection may send nothing (no complete request head, no body bytes
+  /// of a request being read, nothing after the last response) before the server closes it.
+  public static let defaultIdleTimeout: Duration = .seconds(30)
+
   /// Every route of the app.
-  public func makeRouter() -> Router<BasicRequestContext> {
+  ///
+  /// - Parameter listenHost: The address the server listens on. When it is a loopback address,
+  ///   requests whose `Host` is not a loopback name are refused (against DNS rebinding);
+  ///   `nil` (in-process tests) checks no `Host`.
+  public func makeRouter(listenHost: String? = nil) -> Router<BasicRequestContext> {
     // HEAD is answered wherever GET is, with the GET route's headers and no body.
     let router = Router(options: .autoGenerateHeadEndpoints)
     router.add(middleware: AccessLogMiddleware())
-    router.add(middleware: SecurityMiddleware())
+    router.add(
+      middleware: SecurityMiddleware(requireLoopbackHost: listenHost.map(HostNames.isLoopbackAddress) ?? false))
     StaticAssets.add(to: router)
     OpenAPIDocument.add(to: router)
     HTMLRoutes(server: self).add(to: router)
@@ -31,17 +46,43 @@ public struct ShowcaseServer: Sendable {
   }
 
   /// Serves the app until the process is stopped; prints the address once listening.
-  public func run(host: String, port: Int) async throws {
-    let app = Application(
-      router: makeRouter(),
+  public func run(host: String, port: Int, idleTimeout: Duration = defaultIdleTimeout) async throws {
+    let app = makeApplication(host: host, port: port, idleTimeout: idleTimeout) { boundPort in
+      Console.announce(Self.listeningLine(host: host, port: boundPort))
+    }
+    try await app.runService()
+  }
+
+  /// The start-up line, with the address as a browser takes it (`http://[::1]:8080`).
+  static func listeningLine(host: String, port: Int) -> String {
+    "Listening on http://\(HostNames.urlHost(host)):\(port)"
+  }
+
+  /// The HTTP/1 application on `host`:`port`, closing connections idle for `idleTimeout`;
+  /// `onRunning` gets the bound port.
+  public func makeApplication(
+    host: String,
+    port: Int,
+    idleTimeout: Duration = defaultIdleTimeout,
+    onRunning: @escaping @Sendable (Int) -> Void = { _ in }
+  ) -> some ApplicationProtocol {
+    Application(
+      router: makeRouter(listenHost: host),
+      server: .http1(configuration: .init(idleTimeout: .nanoseconds(Self.nanoseconds(idleTimeout)))),
       configuration: .init(address: .hostname(host, port: port), serverName: "todo-showcase"),
       onServerRunning: { channel in
-        let boundPort = channel.localAddress?.port ?? port
-        Console.announce("Listening on http://\(host):\(boundPort)")
+        onRunning(channel.localAddress?.port ?? port)
       },
       logger: Self.logger
     )
-    try await app.runService()
+  }
+
+  /// `duration` in whole nanoseconds, clamped to `0...Int64.max`.
+  static func nanoseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    guard seconds >= 0 else { return 0 }
+    guard seconds < Int64.max / 1_000_000_000 - 1 else { return .max }
+    return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
   }
 
   /// The app's logger: access and error lines with the request id, level from `LOG_LEVEL` (default info).
@@ -54,6 +95,47 @@ public struct ShowcaseServer: Sendable {
   /// The screen of a style, made by its feature module's factory on the shared storage.
   func screen(styleID: String) throws -> TodoListScreen? {
     try showcase.makeScreen(styleID: styleID)
+  }
+}
+
+/// Host names and addresses as the server listens on them and as requests name them.
+enum HostNames {
+  /// `host` as it goes in a URL: an IPv6 address in brackets.
+  static func urlHost(_ host: String) -> String {
+    host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+  }
+
+  /// Whether a listen address only accepts connections from this machine: `localhost`,
+  /// `127.0.0.0/8` or `::1`.
+  static func isLoopbackAddress(_ host: String) -> Bool {
+    isLoopbackName(host)
+  }
+
+  /// Whether `name` (a host without port, IPv6 with or without brackets) names this machine:
+  /// `localhost`, a `127.x.y.z` address or `::1`.
+  static func isLoopbackName(_ name: String) -> Bool {
+    var host = name.lowercased()
+    if host.hasSuffix(".") { host.removeLast() }
+    if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    if host == "localhost" || host.hasSuffix(".localhost") { return true }
+    var ipv6 = in6_addr()
+    if inet_pton(AF_INET6, host, &ipv6) == 1 {
+      return withUnsafeBytes(of: &ipv6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
+    }
+    let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+    return octets.count == 4 && octets.first == "127"
+      && octets.allSatisfy { octet in
+        !octet.isEmpty && octet.count <= 3 && octet.allSatisfy { $0.isASCII && $0.isNumber } && UInt8(octet) != nil
+      }
+  }
+
+  /// The host part of a `Host` header value (`name`, `name:port`, `[v6]` or `[v6]:port`).
+  static func hostPart(ofAuthority authority: String) -> String {
+    if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") {
+      return String(authority[...end])
+    }
+    return authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+      ?? authority
   }
 }
 

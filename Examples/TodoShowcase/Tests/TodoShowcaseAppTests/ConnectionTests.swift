@@ -1,0 +1,114 @@
+import DIShowcase
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import TodoShowcaseApp
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A plain TCP connection to `localhost`, for what an HTTP client library would hide: a client
+/// that sends nothing, or only part of a request.
+private final class RawConnection {
+  private let descriptor: Int32
+
+  struct Failure: Error {
+    let step: String
+  }
+
+  /// Connects to `localhost:port`, trying each address the name resolves to.
+  init(port: Int) throws {
+    var hints = addrinfo()
+    hints.ai_family = AF_UNSPEC
+    #if canImport(Glibc)
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    #else
+    hints.ai_socktype = SOCK_STREAM
+    #endif
+    var list: UnsafeMutablePointer<addrinfo>?
+    guard getaddrinfo("localhost", String(port), &hints, &list) == 0 else { throw Failure(step: "resolve") }
+    defer { freeaddrinfo(list) }
+    var entry = list
+    while let info = entry?.pointee {
+      let candidate = socket(info.ai_family, info.ai_socktype, info.ai_protocol)
+      if candidate >= 0, connect(candidate, info.ai_addr, info.ai_addrlen) == 0 {
+        descriptor = candidate
+        return
+      }
+      if candidate >= 0 { close(candidate) }
+      entry = info.ai_next
+    }
+    throw Failure(step: "connect")
+  }
+
+  deinit {
+    close(descriptor)
+  }
+
+  func send(_ text: String) throws {
+    let bytes = Array(text.utf8)
+    let sent = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    guard sent == bytes.count else { throw Failure(step: "send") }
+  }
+
+  /// Reads without blocking until the server closes the connection (`true`) or `limit` passes
+  /// (`false`); `received` collects what came before.
+  func waitForClose(within limit: Duration, received: inout String) async throws -> Bool {
+    let deadline = ContinuousClock.now + limit
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while ContinuousClock.now < deadline {
+      let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+      if count == 0 { return true }
+      if count > 0 {
+        received += String(decoding: buffer[..<count], as: UTF8.self)
+        continue
+      }
+      guard errno == EAGAIN || errno == EWOULDBLOCK else { return true }  // reset by the server
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    return false
+  }
+}
+
+@Suite("Connections")
+struct ConnectionTests {
+  @Test("A connection that sends nothing, or only half a request, is closed after the idle timeout")
+  func idleConnectionsAreClosed() async throws {
+    let server = ShowcaseServer(storage: InMemoryStorage(), storageLabel: "test")
+    let app = server.makeApplication(host: "127.0.0.1", port: 0, idleTimeout: .milliseconds(500))
+    try await app.test(.live) { client in
+      let port = try #require(client.port)
+      let idle = try RawConnection(port: port)
+      let halfHead = try RawConnection(port: port)
+      try halfHead.send("GET / HTTP/1.1\r\nHost: localhost\r\n")
+      let halfBody = try RawConnection(port: port)
+      try halfBody.send(
+        "POST /api/todos HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+          + "Content-Length: 100\r\n\r\n{")
+      let answered = try RawConnection(port: port)
+      try answered.send("GET /api/todos HTTP/1.1\r\nHost: localhost\r\n\r\n")
+
+      var ignored = ""
+      #expect(try await idle.waitForClose(within: .seconds(10), received: &ignored))
+      #expect(try await halfHead.waitForClose(within: .seconds(10), received: &ignored))
+      #expect(try await halfBody.waitForClose(within: .seconds(10), received: &ignored))
+      // A complete request is answered; the kept-alive connection then idles out too.
+      var reply = ""
+      #expect(try await answered.waitForClose(within: .seconds(10), received: &reply))
+      #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
+    }
+  }
+
+  @Test("The server closes idle connections after 30 seconds by default, and serve sets it")
+  func defaultIdleTimeout() throws {
+    #expect(ShowcaseServer.defaultIdleTimeout == .seconds(30))
+    let serve = try #require(try ShowcaseCommand.parseAsRoot(["--idle-timeout", "5"]) as? ShowcaseCommand.Serve)
+    #expect(serve.idleTimeout == 5)
+    #expect(throws: (any Error).self) { try ShowcaseCommand.parseAsRoot(["--idle-timeout", "0"]) }
+  }
+}
