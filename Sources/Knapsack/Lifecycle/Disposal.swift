@@ -74,9 +74,8 @@ extension Container {
   /// Disposes the instances created so far, newest first (each object is recorded once, see
   /// ``recordCreated(_:by:)``), but those that `disposed` says a child already disposed (an
   /// instance two containers' factories returned without making it, such as `Analytics.shared`,
-  /// made first in the child). `endingScope`
-  /// marks their dependencies as disposed with the scope, in the same lock that takes them,
-  /// before any is disposed.
+  /// made first in the child). `endingScope` marks their dependencies as disposed with the
+  /// scope, in the same lock that takes them, before any is disposed.
   private func disposeInstances(
     _ disposed: DisposedInstances, endingScope: Bool = false
   ) async -> [DisposalError.Failure] {
