@@ -39,7 +39,7 @@ public final class LiveTodoListViewModel: TodoListViewModel {
       if let records = storage as? any TodoItemStorage {
         try records.allTodos()
       } else {
-        try storage.load([TodoItem].self, forKey: Self.storageKey) ?? []
+        (try storage.load([TodoItem].self, forKey: Self.storageKey) ?? []).inListOrder
       }
     state.withLock { $0 = items }
   }

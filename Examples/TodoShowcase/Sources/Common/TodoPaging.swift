@@ -83,7 +83,7 @@ extension Array where Element == TodoItem {
   /// The one paging routine for lists held whole in memory (the file stores and the in-memory
   /// store); the SQLite store runs the same order as a query.
   public func page(after cursor: TodoCursor?, limit: Int) -> TodoPage {
-    let ordered = isOrdered ? self : sorted(by: TodoCursor.precedes)
+    let ordered = inListOrder
     var start = 0
     if let cursor {
       // Binary search for the first item after the cursor.
@@ -98,6 +98,10 @@ extension Array where Element == TodoItem {
     let next = stop < ordered.count ? items.last.map(TodoCursor.init) : nil
     return TodoPage(items: items, next: next, total: count, done: count(where: \.done))
   }
+
+  /// The items in list order (by creation time, then id), as the pages and the SQLite store
+  /// give them: writers that append side by side may store them slightly out of it.
+  public var inListOrder: [TodoItem] { isOrdered ? self : sorted(by: TodoCursor.precedes) }
 
   /// Whether the items are already in list order (the usual case: items are appended as made).
   private var isOrdered: Bool {

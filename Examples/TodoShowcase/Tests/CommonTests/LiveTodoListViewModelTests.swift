@@ -22,6 +22,18 @@ struct LiveTodoListViewModelTests {
     #expect(viewModel.items == TodoFixtures.twoItems)
   }
 
+  @Test("Load gives the list in list order, however the writers appended it")
+  func loadInListOrder() throws {
+    // Two writers that stamped their items before taking the store's lock append them in the
+    // order they took it: the whole list must still come back in the pages' order.
+    let storage = FakeStorage()
+    try storage.save(Array(TodoFixtures.twoItems.reversed()), forKey: LiveTodoListViewModel.storageKey)
+    let viewModel = LiveTodoListViewModel(storage: storage)
+    try viewModel.load()
+    #expect(viewModel.items == TodoFixtures.twoItems)
+    #expect(viewModel.items == (try viewModel.loadPage(after: nil, limit: 10)).items)
+  }
+
   @Test("Add trims the title, stamps it and stores it")
   func add() throws {
     let viewModel = makeViewModel()
