@@ -310,7 +310,9 @@ public final class Container: Sendable {
     guard !isValidationCopy, let mine = observerSource else { return nil }
     if let theirs = delegate.observerSource {
       // The same observer (installed on both, say an app-wide tracer) sees the step there.
-      if theirs.container === mine.container || Self.isSameObject(theirs.observer, mine.observer) { return nil }
+      // (Observers that are values cannot be told apart, and count as two.)
+      if theirs.container === mine.container { return nil }
+      if let object = objectIdentity(of: mine.observer), object == objectIdentity(of: theirs.observer) { return nil }
     }
     var container = delegate
     while true {
@@ -319,13 +321,6 @@ public final class Container: Sendable {
       guard let next = slot.delegate else { return nil }
       container = next
     }
-  }
-
-  /// Whether two observers are one class instance (observers that are values cannot be told
-  /// apart, and count as two).
-  private static func isSameObject(_ first: any ResolutionObserver, _ second: any ResolutionObserver) -> Bool {
-    guard type(of: first as Any) is AnyClass, type(of: second as Any) is AnyClass else { return false }
-    return (first as AnyObject) === (second as AnyObject)
   }
 
   /// Plans how to resolve `index` here, caches the plan, and returns it.
@@ -448,7 +443,7 @@ public final class Container: Sendable {
   func recordCreated(_ value: some Sendable, by binding: Binding) {
     let dispose = binding.registration.dispose
     guard dispose != nil || value is any Disposable else { return }
-    let object = DisposedInstances.identity(of: value)
+    let object = objectIdentity(of: value)
     if let object, inheritsFrom?.hasRecorded(object) == true { return }
     state.withLock { state in
       if let object, !state.createdObjects.insert(object).inserted { return }

@@ -107,7 +107,7 @@ final class SharedCell: Sendable {
       // Only a class instance is held: any other value would be boxed into an object made for
       // the purpose (which `Int` and other bridged values may outlive in a cache of the
       // runtime's), and must behave like a unique one instead.
-      guard type(of: value as Any) is AnyClass else { return }
+      guard objectIdentity(of: value) != nil else { return }
       state.withLock { $0.weakInstance = value as AnyObject }
     case .unique: break
     }

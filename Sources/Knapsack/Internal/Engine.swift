@@ -92,8 +92,7 @@ extension Container {
     }
     if let delegate = slot.delegate {
       if slot.isObserved { return try resolveDelegatedObserved(slot, delegate, index, argument, parent) }
-      guard let scope = slot.delegateScope else { return try delegate.resolveSync(index, argument, parent: parent) }
-      return try OverrideScope.bind(scope) { try delegate.resolveSync(index, argument, parent: parent) }
+      return try resolveDelegated(slot, delegate, index, argument, parent)
     }
     throw unresolvable(slot, index, parent)
   }
@@ -105,12 +104,22 @@ extension Container {
   func resolveDelegatedObserved<Argument: Sendable, Value: Sendable>(
     _ slot: Slot, _ delegate: Container, _ index: Int, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
-    let delegated = { () throws -> Value in
-      guard let scope = slot.delegateScope else { return try delegate.resolveSync(index, argument, parent: parent) }
-      return try OverrideScope.bind(scope) { try delegate.resolveSync(index, argument, parent: parent) }
+    guard let step = delegatedStep(index, to: delegate) else {
+      return try resolveDelegated(slot, delegate, index, argument, parent)
     }
-    guard let step = delegatedStep(index, to: delegate) else { return try delegated() }
-    return try Observation(step.container, step.binding, argument, slot.observer, parent: parent).run(delegated)
+    return try Observation(step.container, step.binding, argument, slot.observer, parent: parent).run {
+      try resolveDelegated(slot, delegate, index, argument, parent)
+    }
+  }
+
+  /// Resolves `index` synchronously in `delegate`, which keeps its shared instance for this
+  /// container (see ``Slot/delegate``), in the override scope the plan names, if any.
+  @inline(__always)
+  func resolveDelegated<Argument: Sendable, Value: Sendable>(
+    _ slot: Slot, _ delegate: Container, _ index: Int, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
+  ) throws -> Value {
+    guard let scope = slot.delegateScope else { return try delegate.resolveSync(index, argument, parent: parent) }
+    return try OverrideScope.bind(scope) { try delegate.resolveSync(index, argument, parent: parent) }
   }
 
   /// The error for a plan that resolves to nothing, boxed out of line: so the frame of

@@ -81,8 +81,7 @@ struct Frame {
   /// object's identity; nil for a value that can be compared neither way.
   static func identity(of argument: Any) -> AnyHashable? {
     if let hashable = argument as? any Hashable { return AnyHashable(hashable) }
-    if type(of: argument) is AnyClass { return AnyHashable(ObjectIdentifier(argument as AnyObject)) }
-    return nil
+    return objectIdentity(of: argument).map(AnyHashable.init)
   }
 
   /// Whether two arguments of one key, of type `type`, at `left` and `right`, are the same: they

@@ -252,6 +252,12 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
 /// elements tries again, whichever domain the section read first.
 private let releaseHookInstalled: Void = knapsack_set_release_hook { _ in HeldBackTables.retryAll() }
 
+/// The identity of `value` if it is a class instance; nil for a value, which has none (cast to
+/// `AnyObject`, it would be boxed into an object made for the occasion).
+func objectIdentity(of value: Any) -> ObjectIdentifier? {
+  type(of: value) is AnyClass ? ObjectIdentifier(value as AnyObject) : nil
+}
+
 /// A table that can try again to release what it retired (see `knapsack_read_end`).
 protocol RetiredReleasing: AnyObject, Sendable {
   func releaseRetired()

@@ -100,7 +100,7 @@ extension Container {
     }
     if endingScope, !created.isEmpty { invalidatePlans() }
     for entry in created.reversed() {
-      if let object = DisposedInstances.identity(of: entry.instance), !disposed.insert(entry.instance, object) {
+      if let object = objectIdentity(of: entry.instance), !disposed.insert(entry.instance, object) {
         continue
       }
       do {
@@ -122,12 +122,6 @@ extension Container {
 /// it ends so that no other object reuses their identity meanwhile.
 final class DisposedInstances: Sendable {
   private let objects = Locked<[ObjectIdentifier: any Sendable]>([:])
-
-  /// The identity of `instance` if it is a class instance (a value has none to share).
-  static func identity(of instance: any Sendable) -> ObjectIdentifier? {
-    guard type(of: instance as Any) is AnyClass else { return nil }
-    return ObjectIdentifier(instance as AnyObject)
-  }
 
   /// Notes `instance` (whose identity is `object`) as disposed; false if it was already.
   func insert(_ instance: any Sendable, _ object: ObjectIdentifier) -> Bool {
