@@ -11,6 +11,7 @@ extension Dependencies {
   var overrideRepository: Key<Repository> { Key { r in Repository(storage: try r[\.storage]) }.scope(.singleton) }
   var overrideAsyncResource: AsyncKey<Resource> { .required() }
   var overrideResourceNamed: ArgumentKey<String, Resource> { .required() }
+  var overrideAsyncResourceNamed: DependencyKey<AsyncKind, String, Resource> { .required() }
 }
 
 /// Keeps a handle to a token and the storage its factory resolved through a captured container.
@@ -68,23 +69,77 @@ final class OvHolder: Sendable {
   @Test func asyncAndArgumentHandlesAfterTheScopeEnded() async throws {
     let container = Container()
     let log = Collected<String>()
-    let (asyncProvider, named, first) = try await withOverrides {
+    let (asyncProvider, named, asyncNamed, first) = try await withOverrides {
       $0.register(\.overrideAsyncResource, scope: .singleton) { _ in Resource("async", log: log) }
       $0.register(\.overrideResourceNamed, scope: .singleton) { _, name in Resource(name, log: log) }
+      $0.register(\.overrideAsyncResourceNamed, scope: .cached) { _, name in Resource("async " + name, log: log) }
     } operation: { () async throws in
       _ = try await container.resolve(\.overrideAsyncResource)
+      _ = try await container.resolve(\.overrideAsyncResourceNamed, argument: "a")
       return (
         container.provider(\.overrideAsyncResource), container.provider(\.overrideResourceNamed),
-        try container.resolve(\.overrideResourceNamed, argument: "a")
+        container.provider(\.overrideAsyncResourceNamed), try container.resolve(\.overrideResourceNamed, argument: "a")
       )
     }
-    #expect(Set(log.all) == ["async", "a"])
+    #expect(Set(log.all) == ["async", "a", "async a"])
     // An asynchronous resolution is refused with the same message.
     let error = await #expect(throws: ResolutionError.self) { try await asyncProvider.get() }
     #expect(error?.description.contains("the override scope it was resolved in has ended") == true)
-    // An argument key is not refused: an argument the scope never made an instance for is made.
+    // An argument key is refused per argument: the argument whose instance the scope disposed
+    // gets the same error, an argument the scope never made an instance for is made.
     #expect(first.closeCount == 1)
-    #expect(try named.get("b").closeCount == 0)
+    let refused = #expect(throws: ResolutionError.self) { try named.get("a") }
+    #expect(refused?.kind == .containerDisposed)
+    #expect(refused?.description.contains("the override scope it was resolved in has ended") == true)
+    let asyncRefused = await #expect(throws: ResolutionError.self) { try await asyncNamed.get("a") }
+    #expect(asyncRefused?.kind == .containerDisposed)
+    #expect(try await asyncNamed.get("b").name == "async b")
+    let made = try named.get("b")
+    #expect(made.closeCount == 0)
+    #expect(try named.get("b") === made, "still the scope's singleton for that argument")
+  }
+
+  @Test func aDecoratorThatFailedInTheScopeLeavesNothingToRefuseAfterIt() async throws {
+    let container = Container()
+    let log = Collected<String>()
+    let made = Collected<String>()
+    let fails = Atomic<Bool>(true)
+    let provider = try await withOverrides {
+      $0.register(\.containerResource, scope: .singleton) {
+        made.append("made")
+        return Resource("made", log: log)
+      }
+      $0.decorate(\.containerResource) { _, resource in
+        if fails.load(ordering: .relaxed) { throw PlannedFailure("decorator fails") }
+        return resource
+      }
+    } operation: { () async throws in
+      #expect(throws: (any Error).self) { try container[\.containerResource] }
+      return container.provider(\.containerResource)
+    }
+    // What the factory made before its decorator failed was disposed with the scope, but nobody
+    // received it, so the key was never handed out: it is made, not refused, afterwards.
+    #expect(log.all == ["made"], "disposed with the scope")
+    fails.store(false, ordering: .relaxed)
+    let after = try provider.get()
+    #expect(after.closeCount == 0)
+    #expect(made.all.count == 2)
+  }
+
+  @Test func aKeyTheBaseRegistersAgainAfterTheScopeEndedIsNoLongerRefused() async throws {
+    let container = Container()
+    let log = Collected<String>()
+    container.register(\.containerResource, scope: .singleton) { Resource("first", log: log) }
+    let provider = try await withOverrides { _ in
+    } operation: { () async throws in
+      _ = try container[\.containerResource]
+      return container.provider(\.containerResource)
+    }
+    // The scope's singleton of the first registration was disposed: refused.
+    #expect(throws: ResolutionError.self) { try provider.get() }
+    // A new registration is not what the scope disposed: the handle resolves it.
+    container.register(\.containerResource, scope: .singleton) { Resource("second", log: log) }
+    #expect(try provider.get().name == "second")
   }
 
   @Test func anInstanceAHandleMakesAfterItsScopeEndedIsDisposedWhenTheHandleGoes() async throws {

@@ -42,6 +42,11 @@ public final class Container: Sendable {
     let dependency: Int
     let instance: any Sendable
     let dispose: (@Sendable (any Sendable) async throws -> Void)?
+    /// For an argument key's instance, the argument it was made for.
+    let argument: (any Sendable)?
+    /// Whether the instance is the one the container keeps and hands out, not one kept only to
+    /// be disposed of (what a factory made before its decorator failed).
+    let isShared: Bool
   }
 
   struct State {
@@ -54,9 +59,11 @@ public final class Container: Sendable {
     var createdObjects: Set<ObjectIdentifier> = []
     var disposed = false
     /// In an override scope's copy, the dependencies whose shared instances the scope disposed
-    /// when it ended: a handle made in the scope that resolves one afterwards gets an error, not
-    /// the disposed instance (see `disposeCreatedInstances`).
-    var disposedWithScope: Set<Int> = []
+    /// when it ended, with the registration that made them: a handle made in the scope that
+    /// resolves one afterwards gets an error, not the disposed instance, while that is still the
+    /// registration in effect (see `disposeCreatedInstances`). An argument key's instances are
+    /// refused per argument, by its binding (see ``Binding/endArguments(_:)``).
+    var disposedWithScope: [Int: Registration] = [:]
     /// Shared instances being made right now; disposal waits for them.
     var creating = 0
     var disposal: Task<[DisposalError.Failure], Never>?
@@ -341,9 +348,6 @@ public final class Container: Sendable {
 
   private func computeSlot(_ index: Int, generation: UInt64) -> Slot? {
     if isDisposed { return Slot(generation: generation, failure: .containerDisposed) }
-    if overlay != nil, state.withLock({ $0.disposedWithScope.contains(index) }) {
-      return Slot(generation: generation, failure: .containerDisposed)
-    }
     let observer = effectiveObserver
     let descriptor = KeyTable.shared.descriptor(index)
     let missing: ResolutionError.Kind = descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided
@@ -362,6 +366,9 @@ public final class Container: Sendable {
       owner = registration.scope.isContainerOwned ? instanceOwner(of: index, registeredIn: root) : self
     } else {
       return Slot(generation: generation, failure: missing, observer: observer)
+    }
+    if overlay != nil, state.withLock({ $0.disposedWithScope[index] === registration }) {
+      return Slot(generation: generation, failure: .containerDisposed)
     }
     if owner !== self { return Slot(generation: generation, delegate: owner, observer: observer) }
     guard let binding = binding(for: registration, generation: generation) else { return nil }
@@ -440,14 +447,22 @@ public final class Container: Sendable {
   /// this container, or one it inherits from, recorded already (a key whose factory returned
   /// another key's instance, here or in a parent) is not recorded again: it is disposed once,
   /// by the container that made it first, in its place (a child never closes its parent's).
-  func recordCreated(_ value: some Sendable, by binding: Binding) {
+  /// `argument` is what an argument key's instance was made for; `isShared` is false for an
+  /// instance kept only to be disposed of (see ``Disposal/isShared``).
+  func recordCreated<Argument: Sendable>(
+    _ value: some Sendable, by binding: Binding, for argument: Argument, isShared: Bool
+  ) {
     let dispose = binding.registration.dispose
     guard dispose != nil || value is any Disposable else { return }
     let object = objectIdentity(of: value)
     if let object, inheritsFrom?.hasRecorded(object) == true { return }
+    let disposal = Disposal(
+      dependency: binding.index, instance: value, dispose: dispose,
+      argument: Argument.self == Void.self ? nil : argument,
+      isShared: isShared)
     state.withLock { state in
       if let object, !state.createdObjects.insert(object).inserted { return }
-      state.created.append(Disposal(dependency: binding.index, instance: value, dispose: dispose))
+      state.created.append(disposal)
     }
   }
 

@@ -122,8 +122,9 @@ final class Binding: Sendable {
   /// The shared instance (for an argument key, the one of the argument `()`: a key whose
   /// argument cannot be told apart from others keeps no instance, it fails in `enter`).
   @usableFromInline let cell = SharedCell()
-  /// An argument key's shared instances, one per `Hashable` argument value.
-  private let argumentCells = Locked<[AnyHashable: SharedCell]>([:])
+  /// An argument key's shared instances, one per `Hashable` argument value; nil for an argument
+  /// whose instance an override scope that ended disposed (see ``endArguments(_:)``).
+  private let argumentCells = Locked<[AnyHashable: SharedCell?]>([:])
   /// A number no other binding in the process has: what a graph-scope store finds this
   /// binding's instance by without holding the binding (an address could be reused by a later
   /// binding once this one is freed; a serial is never reused).
@@ -143,8 +144,9 @@ final class Binding: Sendable {
   @inlinable var index: Int { registration.index }
   @inlinable var scope: Scope { registration.scope }
 
-  /// The cell that stores the shared instance for `argument`.
-  func cell(for argument: some Sendable) -> SharedCell {
+  /// The cell that stores the shared instance for `argument`; nil if the override scope this
+  /// binding's container copies for ended and disposed that instance.
+  func cell(for argument: some Sendable) -> SharedCell? {
     guard let key = InstanceKey.hashable(argument) else { return cell }
     return argumentCells.withLock { cells in
       if let existing = cells[key] { return existing }
@@ -154,8 +156,16 @@ final class Binding: Sendable {
     }
   }
 
+  /// Refuses `arguments` from now on: an override scope's copy disposed their instances when the
+  /// scope ended, and a handle made in the scope must get an error rather than those instances.
+  func endArguments(_ arguments: Set<AnyHashable>) {
+    argumentCells.withLock { cells in
+      for argument in arguments { cells[argument] = .some(nil) }
+    }
+  }
+
   /// Every cell, for clearing cached instances.
-  var allCells: [SharedCell] { [cell] + argumentCells.withLock { Array($0.values) } }
+  var allCells: [SharedCell] { [cell] + argumentCells.withLock { $0.values.compactMap { $0 } } }
 
   /// Drops the cached instances of every cell, and keeps a creation already running from storing
   /// what it makes from the state before the reset.

@@ -133,6 +133,13 @@ extension Container {
     return failure(slot.failure ?? .notRegistered, index, parent)
   }
 
+  /// The error for an argument key's instance that the override scope this copy served disposed
+  /// when it ended (see ``Binding/endArguments(_:)``); out of line, like `unresolvable`.
+  @inline(never)
+  func scopeEnded(_ binding: Binding, _ frame: UnsafeMutablePointer<Frame>) -> ResolutionError {
+    failure(.containerDisposed, binding.index, frame, underlying: ScopeEnded())
+  }
+
   /// Why an override scope's copy refuses a dependency it disposed (see `disposedWithScope`).
   struct ScopeEnded: Error, CustomStringConvertible {
     var description: String {
@@ -234,7 +241,8 @@ extension Container {
   func produceShared<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
-    try produceClaimed(binding.cell(for: argument), binding, argument, frame)
+    guard let cell = binding.cell(for: argument) else { throw scopeEnded(binding, frame) }
+    return try produceClaimed(cell, binding, argument, frame)
   }
 
   /// Finds or makes the graph-scoped instance of `binding` for `argument` in `store`, an
@@ -275,7 +283,7 @@ extension Container {
         WaitGraph.shared.endWait(frame)
       case .create:
         let result = Result { () throws -> Value in try make(binding, argument, frame) }
-        settle(cell, binding, result, synchronous: true)
+        settle(cell, binding, argument, result, synchronous: true)
         return try result.get()
       }
     }
@@ -423,7 +431,8 @@ extension Container {
       let cell = frame.pointer.graphStore._withUnsafeGuaranteedRef { $0.creationCell(of: binding, for: argument) }
       return try await produceClaimed(cell, binding, argument, frame, parent)
     case .weak, .cached, .singleton:
-      return try await produceClaimed(binding.cell(for: argument), binding, argument, frame, parent)
+      guard let cell = binding.cell(for: argument) else { throw scopeEnded(binding, frame.pointer) }
+      return try await produceClaimed(cell, binding, argument, frame, parent)
     }
   }
 
@@ -459,7 +468,7 @@ extension Container {
         } catch {
           result = .failure(error)
         }
-        settle(cell, binding, result, synchronous: false)
+        settle(cell, binding, argument, result, synchronous: false)
         return try result.get()
       }
     }
@@ -629,14 +638,16 @@ extension Container {
 
   /// Ends a creation claimed with ``claim(_:_:thread:frame:)``: stores a made instance by
   /// its scope and records it for disposal (a failure is not cached), then lets waiters go.
-  func settle<Value: Sendable>(
-    _ cell: SharedCell, _ binding: Binding, _ result: Result<Value, any Error>, synchronous: Bool
+  /// `argument` is what the instance was made for.
+  func settle<Argument: Sendable, Value: Sendable>(
+    _ cell: SharedCell, _ binding: Binding, _ argument: Argument, _ result: Result<Value, any Error>,
+    synchronous: Bool
   ) {
     if case .success(let value) = result {
       // An observed step learns here that it made the instance (see `Observation`).
       if let record = MadeRecord.current, record.task == currentTaskAddress { record.note(binding.serial) }
       cell.publish(value, binding.scope.kind)
-      if binding.scope.isDisposedByContainer { recordCreated(value, by: binding) }
+      if binding.scope.isDisposedByContainer { recordCreated(value, by: binding, for: argument, isShared: true) }
     }
     endCreating()
     letGo(cell, synchronous: synchronous)
@@ -707,7 +718,7 @@ extension Container {
   @inline(never)
   func keepForDisposal(_ made: some Sendable, of binding: Binding) {
     guard !isValidationCopy, binding.scope.isDisposedByContainer else { return }
-    recordCreated(made, by: binding)
+    recordCreated(made, by: binding, for: (), isShared: false)
   }
 
   /// Runs one decorator that does not need to be awaited.
@@ -749,7 +760,7 @@ extension Container {
     switch binding.scope.kind {
     case .unique: false
     case .graph: parent?.graphStore._withUnsafeGuaranteedRef { $0.contains(binding, for: argument) } ?? false
-    case .weak, .cached, .singleton: binding.cell(for: argument).isOccupied
+    case .weak, .cached, .singleton: binding.cell(for: argument)?.isOccupied ?? false
     }
   }
 

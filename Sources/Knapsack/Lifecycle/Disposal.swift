@@ -91,10 +91,20 @@ extension Container {
         state.createdObjects = []
       }
       if endingScope {
-        // Not an argument key's: its instances are one per argument, and refusing the key would
-        // refuse arguments the scope never made an instance for.
-        let refused = state.created.map(\.dependency).filter { state.bindings[$0]?.registration.takesArgument != true }
-        state.disposedWithScope.formUnion(refused)
+        // What the copy handed out is refused from now on: a key by its registration, an
+        // argument key per argument (refusing the key would refuse arguments the scope never
+        // made an instance for). Not what a failed decorator left, which nobody received.
+        var endedArguments: [Int: Set<AnyHashable>] = [:]
+        for entry in state.created where entry.isShared {
+          guard let binding = state.bindings[entry.dependency] else { continue }
+          if !binding.registration.takesArgument {
+            state.disposedWithScope[entry.dependency] = binding.registration
+          } else if let argument = entry.argument.flatMap({ InstanceKey.hashable($0) }) {
+            // (An argument that is not `Hashable` has no instance kept to refuse.)
+            endedArguments[entry.dependency, default: []].insert(argument)
+          }
+        }
+        for (dependency, arguments) in endedArguments { state.bindings[dependency]?.endArguments(arguments) }
       }
       return state.created
     }
