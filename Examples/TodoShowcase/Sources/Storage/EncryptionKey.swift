@@ -80,13 +80,15 @@ public struct EncryptionKey: Sendable {
       let text = Array((key.base64 + "\n").utf8)
       let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) }
       guard written == text.count, fsync(descriptor) == 0 else {
+        let code = errno
         unlink(path)
-        throw StorageError.fileSystem(path: path, reason: "cannot write the new key (errno \(errno))")
+        throw StorageError.system(path: path, "cannot write the new key", code: code)
       }
       return key
     }
-    guard errno == EEXIST else {
-      throw StorageError.fileSystem(path: path, reason: "cannot create the key file (errno \(errno))")
+    let code = errno
+    guard code == EEXIST else {
+      throw StorageError.system(path: path, "cannot create the key file", code: code)
     }
     let text: String
     do {

@@ -11,6 +11,10 @@ import GRDB
 /// earlier version kept as one JSON entry is moved into the rows when the database is opened.
 /// A file that is not an SQLite database, or a database that belongs to another application,
 /// gives a ``StorageError`` naming it, and is not changed.
+///
+/// A database the process may not change (the file is read-only, or its folder is, where SQLite
+/// keeps its journal) is opened read-only: it can be read, and a change fails with
+/// ``StorageError/readOnly(path:)`` naming the file or folder.
 public final class SQLiteStorage: TodoItemStorage {
   /// Marks the database as ours (`PRAGMA application_id`): "TDSC".
   static let applicationID: Int32 = 0x5444_5343
@@ -19,21 +23,28 @@ public final class SQLiteStorage: TodoItemStorage {
   /// The database file.
   public let url: URL
   private let queue: DatabaseQueue
+  /// The read-only file or folder that keeps this database from being changed, if any.
+  private let readOnlyPath: String?
 
-  /// Opens the database in `url`, creating it if it does not exist.
+  /// Opens the database in `url`, creating it if it does not exist; read-only when it cannot be
+  /// changed.
   public init(url: URL) throws {
     self.url = url
     try Self.checkHeader(of: url)
+    let readOnlyPath = FileAccess.readOnlyPath(for: url)
+    if let readOnlyPath, !FileManager.default.fileExists(atPath: url.path) {
+      throw StorageError.readOnly(path: readOnlyPath)
+    }
+    self.readOnlyPath = readOnlyPath
     var configuration = Configuration()
     configuration.busyMode = .timeout(10)
     configuration.label = "TodoShowcase.SQLiteStorage"
+    configuration.readonly = readOnlyPath != nil
     do {
       queue = try DatabaseQueue(path: url.path, configuration: configuration)
-      try Self.prepare(queue, path: url.path)
-    } catch let error as StorageError {
-      throw error
+      try Self.prepare(queue, path: url.path, readOnlyPath: readOnlyPath)
     } catch let error as DatabaseError {
-      throw StorageError.unreadableFile(path: url.path, reason: error.message ?? "\(error.resultCode)")
+      throw Self.storageError(error, path: url.path)
     }
   }
 
@@ -168,15 +179,31 @@ public final class SQLiteStorage: TodoItemStorage {
     do {
       return try queue.read(body)
     } catch let error as DatabaseError {
-      throw StorageError.unreadableFile(path: url.path, reason: error.message ?? "\(error.resultCode)")
+      throw Self.storageError(error, path: url.path)
     }
   }
 
   private func write<T>(_ body: (Database) throws -> T) throws -> T {
+    if let readOnlyPath { throw StorageError.readOnly(path: readOnlyPath) }
     do {
       return try queue.write(body)
     } catch let error as DatabaseError {
-      throw StorageError.unreadableFile(path: url.path, reason: error.message ?? "\(error.resultCode)")
+      throw Self.storageError(error, path: url.path)
+    }
+  }
+
+  /// What an SQLite failure means for the user: a damaged or foreign file is unreadable, a
+  /// write refused for permissions is read-only, and anything else (a lock held too long, a
+  /// full disk) is reported as SQLite words it.
+  private static func storageError(_ error: DatabaseError, path: String) -> StorageError {
+    let reason = error.message ?? "\(error.resultCode)"
+    switch error.resultCode {
+    case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+      return .unreadableFile(path: path, reason: reason)
+    case .SQLITE_READONLY, .SQLITE_PERM:
+      return .readOnly(path: path)
+    default:
+      return .fileSystem(path: path, reason: "SQLite: \(reason)")
     }
   }
 
@@ -203,23 +230,29 @@ public final class SQLiteStorage: TodoItemStorage {
   }
 
   /// Creates the schema in a new database; refuses a database that is not ours.
-  private static func prepare(_ queue: DatabaseQueue, path: String) throws {
-    let (applicationID, objectCount) = try queue.read { db in
+  ///
+  /// A read-only database must already have the current schema: one that is new, or that
+  /// keeps the list the way an earlier version did, would need a write first.
+  private static func prepare(_ queue: DatabaseQueue, path: String, readOnlyPath: String?) throws {
+    let (applicationID, objectCount, hasItemTable) = try queue.read { db in
       (
         try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0,
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0,
+        try db.tableExists("todos")
       )
     }
-    if applicationID == Self.applicationID {
-      try queue.write(createItemTable)
-      return
-    }
-    guard applicationID == 0 && objectCount == 0 else {
+    guard applicationID == Self.applicationID || (applicationID == 0 && objectCount == 0) else {
       throw StorageError.foreignFile(
         path: path,
         reason:
           "an SQLite database of another application (application_id \(applicationID), \(objectCount) schema objects)"
       )
+    }
+    if applicationID == Self.applicationID && hasItemTable { return }
+    if let readOnlyPath { throw StorageError.readOnly(path: readOnlyPath) }
+    if applicationID == Self.applicationID {
+      try queue.write(createItemTable)
+      return
     }
     try queue.write { db in
       try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)")

@@ -12,6 +12,9 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
   case valueMismatch(path: String, key: String, reason: String)
   /// The operating system refused a file operation.
   case fileSystem(path: String, reason: String)
+  /// The store cannot be changed: the file (or, for a new file or a journal beside it, the
+  /// folder) at `path` is read-only. Reading the store still works.
+  case readOnly(path: String)
 
   public var description: String {
     switch self {
@@ -27,6 +30,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
       "The value \"\(key)\" in \(path) has an unexpected shape (\(reason))."
     case .fileSystem(let path, let reason):
       "\(path): \(reason)."
+    case .readOnly(let path):
+      "\(path) is read-only (no write permission), so the change was not saved and the store was left untouched. Make it writable (chmod u+w) or choose another --data-dir."
     }
   }
 }

@@ -132,6 +132,61 @@ struct StoreTests {
     #expect(try Data(contentsOf: file) == garbage)
   }
 
+  @Test(
+    "A read-only store file can be listed; a change fails naming it as read-only and leaves it untouched",
+    arguments: fileKinds
+  )
+  func readOnlyFile(kind: StoreKind) throws {
+    let directory = try TemporaryDirectory()
+    let file = kind.file(in: directory.url)!
+    try LiveTodoListViewModel(storage: open(kind, in: directory)).add(title: "Kept")
+    try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file.path)
+    let bytes = try Data(contentsOf: file)
+    let names = try directory.contents()
+
+    let viewModel = LiveTodoListViewModel(storage: try open(kind, in: directory))
+    try viewModel.load()
+    #expect(viewModel.items.map(\.title) == ["Kept"])
+    #expect {
+      try viewModel.add(title: "Lost")
+    } throws: { error in
+      let message = (error as? StorageError)?.description ?? ""
+      return message.contains(file.path) && message.contains("read-only") && !message.contains("not a readable")
+    }
+
+    #expect(try Data(contentsOf: file) == bytes)
+    #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int == 0o444)
+    #expect(try directory.contents() == names)
+  }
+
+  @Test(
+    "A store in a read-only folder can be listed; a change fails naming the folder as read-only",
+    .enabled(if: geteuid() != 0, "the superuser may write in any folder"),
+    arguments: fileKinds
+  )
+  func readOnlyFolder(kind: StoreKind) throws {
+    let directory = try TemporaryDirectory()
+    let file = kind.file(in: directory.url)!
+    try LiveTodoListViewModel(storage: open(kind, in: directory)).add(title: "Kept")
+    try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory.url.path)
+    defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.url.path) }
+    let bytes = try Data(contentsOf: file)
+    let names = try directory.contents()
+
+    let viewModel = LiveTodoListViewModel(storage: try open(kind, in: directory))
+    try viewModel.load()
+    #expect(viewModel.items.map(\.title) == ["Kept"])
+    #expect {
+      try viewModel.add(title: "Lost")
+    } throws: { error in
+      let message = (error as? StorageError)?.description ?? ""
+      return message.contains(directory.url.path) && message.contains("read-only")
+    }
+
+    #expect(try Data(contentsOf: file) == bytes)
+    #expect(try directory.contents() == names)
+  }
+
   @Test("Writes leave no temporary files behind", arguments: [StoreKind.json, .encrypted])
   func noTemporaryFiles(kind: StoreKind) throws {
     let directory = try TemporaryDirectory()

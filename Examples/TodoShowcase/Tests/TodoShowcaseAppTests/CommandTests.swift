@@ -46,6 +46,37 @@ struct CommandTests {
     }
   }
 
+  @Test(
+    "A port or timeout that is not an integer in range names the value and the range",
+    arguments: [
+      (["--port", "-1"], "'-1'", "from 0 (any free port) to 65535"),
+      (["--port=-1"], "'-1'", "from 0 (any free port) to 65535"),
+      (["--port", "70000"], "'70000'", "from 0 (any free port) to 65535"),
+      (["--port", "65536"], "'65536'", "from 0 (any free port) to 65535"),
+      (["--port", "http"], "'http'", "from 0 (any free port) to 65535"),
+      (["--port", "80.5"], "'80.5'", "from 0 (any free port) to 65535"),
+      (["--port", ""], "''", "from 0 (any free port) to 65535"),
+      (["--idle-timeout", "-5"], "'-5'", "from 1 to 3600"),
+      (["--idle-timeout", "0"], "'0'", "from 1 to 3600"),
+      (["--idle-timeout", "soon"], "'soon'", "from 1 to 3600"),
+    ]
+  )
+  func outOfRangeInteger(arguments: [String], value: String, range: String) {
+    #expect {
+      try ShowcaseCommand.parseAsRoot(["serve"] + arguments)
+    } throws: { error in
+      let message = ShowcaseCommand.message(for: error)
+      return ShowcaseCommand.exitCode(for: error) == .validationFailure
+        && message.contains(value) && message.contains("an integer \(range)")
+    }
+  }
+
+  @Test("The ends of the port range are accepted", arguments: [0, 65535])
+  func portRangeEnds(port: Int) throws {
+    let command = try ShowcaseCommand.parseAsRoot(["serve", "--port", "\(port)"])
+    #expect((command as? ShowcaseCommand.Serve)?.port == port)
+  }
+
   @Test("IPv4, IPv6 and localhost are accepted listen addresses", arguments: ["0.0.0.0", "::1", "localhost"])
   func validListenAddress(host: String) throws {
     let command = try ShowcaseCommand.parseAsRoot(["serve", "--host", host, "--port", "0"])
@@ -94,6 +125,57 @@ struct CommandTests {
     #expect(viewModel.items[0].done)
   }
 
+  @Test(
+    "list on a store that does not exist is an empty list; done and remove name the missing file; none creates anything",
+    arguments: ["sqlite", "json", "encrypted"], [["list"], ["done", "3F2A"], ["remove", "3F2A"]]
+  )
+  func readingMissingStoreCreatesNothing(storage: String, command: [String]) throws {
+    let parent = FileManager.default.temporaryDirectory.appendingPathComponent("todo-showcase-cli-\(UUID())")
+    defer { try? FileManager.default.removeItem(at: parent) }
+    let emptyDirectory = parent.appendingPathComponent("empty")
+    try FileManager.default.createDirectory(at: emptyDirectory, withIntermediateDirectories: true)
+    let kind = try #require(StoreKind(rawValue: storage))
+
+    for directory in [emptyDirectory, parent.appendingPathComponent("missing")] {
+      let file = try #require(kind.file(in: directory))
+      var parsed = try ShowcaseCommand.parseAsRoot(command + ["--storage", storage, "--data-dir", directory.path])
+      if command == ["list"] {
+        try parsed.run()
+        continue
+      }
+      #expect {
+        try parsed.run()
+      } throws: { error in
+        let message = ShowcaseCommand.message(for: error)
+        return ShowcaseCommand.exitCode(for: error) == .failure && message.contains(file.path)
+          && message.contains("no \(storage) store")
+      }
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["empty"])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: emptyDirectory.path).isEmpty)
+  }
+
+  @Test(
+    "An empty id or title says so and shows the command's usage",
+    arguments: [
+      (["done", ""], "The id is empty", "todo-showcase done"),
+      (["done", "  "], "The id is empty", "todo-showcase done"),
+      (["done", "--undo", ""], "The id is empty", "todo-showcase done"),
+      (["remove", ""], "The id is empty", "todo-showcase remove"),
+      (["add", ""], "The title must not be empty", "todo-showcase add"),
+      (["add", " \n "], "The title must not be empty", "todo-showcase add"),
+    ]
+  )
+  func emptyArgument(arguments: [String], problem: String, usage: String) {
+    #expect {
+      try ShowcaseCommand.parseAsRoot(arguments + ["--storage", "memory"])
+    } throws: { error in
+      let message = ShowcaseCommand.fullMessage(for: error)
+      return ShowcaseCommand.exitCode(for: error) == .validationFailure
+        && message.contains(problem) && message.contains("Usage: \(usage) ")
+    }
+  }
+
   @Test("list prints control characters of a stored title escaped, so they cannot reach the terminal")
   func controlCharactersEscaped() throws {
     let id = try #require(UUID(uuidString: "AAAA0000-0000-0000-0000-000000000001"))
@@ -111,8 +193,8 @@ struct CommandTests {
       TodoItem(id: UUID(uuidString: "AAAA0000-0000-0000-0000-000000000001")!, title: "a", created: Date()),
       TodoItem(id: UUID(uuidString: "AAAA0000-0000-0000-0000-000000000002")!, title: "b", created: Date()),
     ]
-    #expect(throws: ValidationError.self) { try CommandLineFormat.resolve("aaaa", in: items) }
-    #expect(throws: ValidationError.self) { try CommandLineFormat.resolve("bbbb", in: items) }
+    #expect(throws: CommandLineError.self) { try CommandLineFormat.resolve("aaaa", in: items) }
+    #expect(throws: CommandLineError.self) { try CommandLineFormat.resolve("bbbb", in: items) }
     #expect(throws: ValidationError.self) { try CommandLineFormat.resolve("", in: items) }
     #expect(try CommandLineFormat.resolve("aaaa0000-0000-0000-0000-000000000002", in: items) == items[1].id)
   }

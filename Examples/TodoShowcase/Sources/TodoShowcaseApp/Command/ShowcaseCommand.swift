@@ -27,24 +27,35 @@ extension ShowcaseCommand {
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "The port to listen on; 0 picks a free one.")
-    var port = 8080
+    static let defaultPort = 8080
+    static let defaultIdleTimeout = 30
+
+    // `.unconditional`: the value after the flag is taken even when it starts with "-", so
+    // `--port -1` is refused for its value rather than reported as a missing one. (With a
+    // transform, ArgumentParser does not show the default, so the help states it.)
+    @Option(
+      parsing: .unconditional,
+      help: "The port to listen on; 0 picks a free one. (default: \(Serve.defaultPort))",
+      transform: CommandLineFormat.integer("the port", in: 0...65535, lowest: "0 (any free port)")
+    )
+    var port = Serve.defaultPort
 
     @Option(
-      help: "Seconds a connection may send nothing (a half-sent request, an idle keep-alive) before it is closed.")
-    var idleTimeout = 30
+      parsing: .unconditional,
+      help: """
+        Seconds a connection may send nothing (a half-sent request, an idle keep-alive) before it is closed. \
+        (default: \(Serve.defaultIdleTimeout))
+        """,
+      transform: CommandLineFormat.integer("the idle timeout in seconds", in: 1...3600)
+    )
+    var idleTimeout = Serve.defaultIdleTimeout
 
     @OptionGroup var storageOptions: StorageOptions
 
-    /// Refuses a port outside 0...65535 and a host that is not an IP address or `localhost`,
-    /// before anything is opened, so a typo is a clear start-up error rather than another port.
+    /// Refuses a host that is not an IP address or `localhost` before anything is opened, so a
+    /// typo is a clear start-up error rather than another address. (`--port` and
+    /// `--idle-timeout` are checked as they are read.)
     func validate() throws {
-      guard (0...65535).contains(port) else {
-        throw ValidationError("--port \(port) is not a TCP port: use 0 (any free port) to 65535.")
-      }
-      guard (1...3600).contains(idleTimeout) else {
-        throw ValidationError("--idle-timeout \(idleTimeout) is out of range: use 1 to 3600 seconds.")
-      }
       guard Self.isListenAddress(host) else {
         throw ValidationError(
           "--host \"\(host)\" is not an IPv4 or IPv6 address (or localhost), e.g. 127.0.0.1 or ::1."
@@ -61,7 +72,7 @@ extension ShowcaseCommand {
     }
 
     func run() async throws {
-      let storage = try storageOptions.open { Console.announce($0) }
+      let storage = try storageOptions.open(.createIfMissing) { Console.announce($0) }
       let server = ShowcaseServer(storage: storage, storageLabel: storageOptions.storage.rawValue)
       try await server.run(host: host, port: port, idleTimeout: .seconds(idleTimeout))
     }
@@ -75,8 +86,18 @@ extension ShowcaseCommand {
 
     @OptionGroup var storageOptions: StorageOptions
 
+    /// Refuses a title the list would refuse (empty, too long, a control character) before
+    /// the store is opened or created.
+    func validate() throws {
+      do {
+        _ = try TodoTitle.validate(title)
+      } catch {
+        throw ValidationError(error.description)
+      }
+    }
+
     func run() throws {
-      let viewModel = LiveTodoListViewModel(storage: try storageOptions.open())
+      let viewModel = LiveTodoListViewModel(storage: try storageOptions.open(.createIfMissing))
       let item = try viewModel.add(title: title)
       print("Added \(CommandLineFormat.shortID(item.id))  \(CommandLineFormat.printable(item.title))")
     }
@@ -88,7 +109,17 @@ extension ShowcaseCommand {
     @OptionGroup var storageOptions: StorageOptions
 
     func run() throws {
-      let viewModel = LiveTodoListViewModel(storage: try storageOptions.open())
+      let storage: any LocalStorage
+      do {
+        storage = try storageOptions.open(.existing)
+      } catch let missing as MissingStoreError {
+        // An empty list, as on a new install; the note (on standard error) names the file, so a
+        // mistyped --storage or --data-dir shows.
+        print("Nothing to do.")
+        Console.note(missing.description)
+        return
+      }
+      let viewModel = LiveTodoListViewModel(storage: storage)
       try viewModel.load()
       if viewModel.items.isEmpty {
         print("Nothing to do.")
@@ -102,8 +133,7 @@ extension ShowcaseCommand {
   struct Done: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Mark an item as done.")
 
-    @Argument(help: "The item's id, or a unique prefix of it as `list` shows.")
-    var id: String
+    @OptionGroup var itemID: ItemIDArgument
 
     @Flag(help: "Mark the item as not done instead.")
     var undo = false
@@ -111,9 +141,9 @@ extension ShowcaseCommand {
     @OptionGroup var storageOptions: StorageOptions
 
     func run() throws {
-      let viewModel = LiveTodoListViewModel(storage: try storageOptions.open())
+      let viewModel = LiveTodoListViewModel(storage: try storageOptions.open(.existing))
       try viewModel.load()
-      let item = try viewModel.setDone(!undo, id: CommandLineFormat.resolve(id, in: viewModel.items))
+      let item = try viewModel.setDone(!undo, id: CommandLineFormat.resolve(itemID.id, in: viewModel.items))
       print(CommandLineFormat.line(for: item))
     }
   }
@@ -121,23 +151,75 @@ extension ShowcaseCommand {
   struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Delete an item.")
 
-    @Argument(help: "The item's id, or a unique prefix of it as `list` shows.")
-    var id: String
+    @OptionGroup var itemID: ItemIDArgument
 
     @OptionGroup var storageOptions: StorageOptions
 
     func run() throws {
-      let viewModel = LiveTodoListViewModel(storage: try storageOptions.open())
+      let viewModel = LiveTodoListViewModel(storage: try storageOptions.open(.existing))
       try viewModel.load()
-      let uuid = try CommandLineFormat.resolve(id, in: viewModel.items)
+      let uuid = try CommandLineFormat.resolve(itemID.id, in: viewModel.items)
       try viewModel.delete(id: uuid)
       print("Removed \(CommandLineFormat.shortID(uuid))")
     }
   }
 }
 
-/// How the command line shows and finds items.
+/// The id argument of `done` and `remove`, checked the same way for both before the store is
+/// opened.
+struct ItemIDArgument: ParsableArguments {
+  @Argument(help: "The item's id, or a unique prefix of it as `list` shows.")
+  var id: String
+
+  func validate() throws {
+    _ = try CommandLineFormat.idPrefix(id)
+  }
+}
+
+/// A command that failed although its arguments were fine (the store does not exist, no item
+/// has the id): printed as `Error: …` without the usage, exit code 1. Arguments that are wrong
+/// in themselves are `ValidationError`s, found before anything is opened, and show the command's
+/// usage.
+struct CommandLineError: Error, CustomStringConvertible {
+  let description: String
+
+  init(_ description: String) {
+    self.description = description
+  }
+}
+
+/// How the command line reads its input, and shows and finds items.
 enum CommandLineFormat {
+  /// Reads an integer option that must lie in `range`, so each such option refuses a value the
+  /// same way. ArgumentParser names the option and the value given:
+  /// `The value '-1' is invalid for '--port <port>': the port must be an integer from 0 (any
+  /// free port) to 65535.`
+  ///
+  /// - Parameter lowest: How to say `range.lowerBound` when it means something special.
+  static func integer(
+    _ what: String,
+    in range: ClosedRange<Int>,
+    lowest: String? = nil
+  ) -> @Sendable (String) throws -> Int {
+    let rule = "\(what) must be an integer from \(lowest ?? "\(range.lowerBound)") to \(range.upperBound)."
+    return { text in
+      guard let value = Int(text), range.contains(value) else { throw ValidationError(rule) }
+      return value
+    }
+  }
+
+  /// `text` as an id prefix to look for: trimmed and uppercased. Refuses an empty one, which
+  /// would match every item.
+  static func idPrefix(_ text: String) throws -> String {
+    let prefix = text.trimmingCharacters(in: .whitespaces).uppercased()
+    guard !prefix.isEmpty else {
+      throw ValidationError(
+        "The id is empty: give an item's id, or a unique prefix of it as `todo-showcase list` shows."
+      )
+    }
+    return prefix
+  }
+
   static func shortID(_ id: UUID) -> String {
     String(id.uuidString.prefix(8))
   }
@@ -164,13 +246,13 @@ enum CommandLineFormat {
 
   /// The id of the one item whose id starts with `text` (case-insensitive).
   static func resolve(_ text: String, in items: [TodoItem]) throws -> UUID {
-    let prefix = text.uppercased()
+    let prefix = try idPrefix(text)
     let matches = items.filter { $0.id.uuidString.hasPrefix(prefix) }
-    guard !prefix.isEmpty, matches.count <= 1 else {
-      throw ValidationError("\"\(text)\" matches \(matches.count) items; give more of the id.")
+    guard matches.count <= 1 else {
+      throw CommandLineError("\"\(text)\" matches \(matches.count) items; give more of the id.")
     }
     guard let match = matches.first else {
-      throw ValidationError("No item has an id starting with \"\(text)\". Run `todo-showcase list`.")
+      throw CommandLineError("No item has an id starting with \"\(text)\". Run `todo-showcase list`.")
     }
     return match.id
   }

@@ -19,7 +19,7 @@ struct StorageOptions: ParsableArguments {
   @Option(
     name: .customLong("data-dir"),
     help: ArgumentHelp(
-      "The folder for the store's files; created if missing.",
+      "The folder for the store's files; `serve` and `add` create it if missing.",
       discussion: """
         Defaults to $\(dataDirectoryVariable), else $XDG_DATA_HOME/todo-showcase, \
         else ~/.local/share/todo-showcase.
@@ -50,29 +50,53 @@ struct StorageOptions: ParsableArguments {
     return base.appendingPathComponent(".todo-data", isDirectory: true)
   }
 
-  /// Opens the store, creating the data directory first if needed.
+  /// Whether a command may create the store it opens.
+  enum Use {
+    /// `serve` and `add`: the data directory and the store are created when missing.
+    case createIfMissing
+    /// `list`, `done` and `remove`, which have nothing to do on a new store: it must exist, and
+    /// nothing is created (no folder, no database, no key or lock file).
+    case existing
+  }
+
+  /// Opens the store; for ``Use/createIfMissing`` creates the data directory first if needed,
+  /// for ``Use/existing`` throws a ``MissingStoreError`` naming the file when there is no store.
   ///
   /// - Parameter announce: Called with lines worth telling the user (the data directory, the file).
-  func open(announce: (String) -> Void = { _ in }) throws -> any LocalStorage {
-    guard storage != .memory else {
+  func open(_ use: Use, announce: (String) -> Void = { _ in }) throws -> any LocalStorage {
+    let kind = storage.kind
+    let directory = dataDirectoryURL
+    guard let file = kind.file(in: directory) else {
       announce("Storage: memory (items are lost when the process ends)")
       return InMemoryStorage()
     }
-    let directory = dataDirectoryURL
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
       guard isDirectory.boolValue else {
-        throw ValidationError("The data directory \(directory.path) is a file, not a folder.")
+        throw CommandLineError("The data directory \(directory.path) is a file, not a folder.")
       }
       announce("Data directory: \(directory.path)")
-    } else {
+    } else if use == .createIfMissing {
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
       announce("Data directory: \(directory.path) (created)")
     }
-    let store = try storage.kind.open(in: directory)
-    if let file = storage.kind.file(in: directory) {
-      announce("Storage: \(storage.rawValue) in \(file.path)")
+    if use == .existing && !FileManager.default.fileExists(atPath: file.path) {
+      throw MissingStoreError(kind: kind, file: file)
     }
+    let store = try kind.open(in: directory)
+    announce("Storage: \(kind.rawValue) in \(file.path)")
     return store
+  }
+}
+
+/// A read command's store does not exist (a mistyped `--storage` or `--data-dir`, or a new
+/// install); nothing was created for it.
+struct MissingStoreError: Error, CustomStringConvertible {
+  let kind: StoreKind
+  let file: URL
+
+  var description: String {
+    "There is no \(kind.rawValue) store at \(file.path), and nothing was created. "
+      + "Check --storage and --data-dir; `todo-showcase add` starts a new store."
   }
 }

@@ -144,4 +144,9 @@ enum Console {
   static func announce(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
   }
+
+  /// Writes `line` to standard error: a remark beside a command's output, not part of it.
+  static func note(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+  }
 }
