@@ -12,6 +12,8 @@ extension Dependencies {
   var overrideAsyncResource: AsyncKey<Resource> { .required() }
   var overrideResourceNamed: ArgumentKey<String, Resource> { .required() }
   var overrideAsyncResourceNamed: DependencyKey<AsyncKind, String, Resource> { .required() }
+  var overrideSource: Key<Resource> { .required() }
+  var overrideAliasOfSource: Key<Resource> { .required() }
 }
 
 /// Keeps a handle to a token and the storage its factory resolved through a captured container.
@@ -124,6 +126,43 @@ final class OvHolder: Sendable {
     let after = try provider.get()
     #expect(after.closeCount == 0)
     #expect(made.all.count == 2)
+  }
+
+  /// An alias (a shared key whose factory returns another key's instance) in a nested scope, of
+  /// an instance the enclosing scope keeps: the enclosing scope made it, and disposes it, once,
+  /// when it ends; the nested scope's end leaves it alive.
+  @Test func aNestedScopesAliasOfAnEnclosingScopesInstanceIsDisposedByTheEnclosingScopeOnly() async throws {
+    let container = Container()
+    let log = Collected<String>()
+    try await withOverrides {
+      $0.register(\.overrideSource, scope: .singleton) { Resource("source", log: log) }
+    } operation: { () async throws in
+      let source = try container[\.overrideSource]
+      try await withOverrides {
+        $0.register(\.overrideAliasOfSource, scope: .singleton) { r in try r[\.overrideSource] }
+      } operation: { () async throws in
+        #expect(try container[\.overrideAliasOfSource] === source)
+      }
+      #expect(source.closeCount == 0, "the enclosing scope's instance is still in use")
+      #expect(try container[\.overrideSource] === source)
+    }
+    #expect(log.all == ["source"])
+  }
+
+  /// The same in one scope, across a child container's copy and its parent's: the parent's copy
+  /// made the instance, and it is disposed once.
+  @Test func aChildsAliasOfItsParentsInstanceInAScopeIsDisposedOnce() async throws {
+    let parent = Container()
+    let log = Collected<String>()
+    parent.register(\.overrideSource, scope: .singleton) { Resource("source", log: log) }
+    let child = parent.makeChild()
+    child.register(\.overrideAliasOfSource, scope: .singleton) { r in try r[\.overrideSource] }
+    try await withOverrides { _ in
+    } operation: { () async throws in
+      let source = try child[\.overrideSource]
+      #expect(try child[\.overrideAliasOfSource] === source)
+    }
+    #expect(log.all == ["source"])
   }
 
   @Test func aKeyTheBaseRegistersAgainAfterTheScopeEndedIsNoLongerRefused() async throws {

@@ -444,9 +444,10 @@ public final class Container: Sendable {
   func endCreating() { state.withLock { $0.creating -= 1 } }
 
   /// Records a shared instance just made, to dispose of with this container. An object that
-  /// this container, or one it inherits from, recorded already (a key whose factory returned
-  /// another key's instance, here or in a parent) is not recorded again: it is disposed once,
-  /// by the container that made it first, in its place (a child never closes its parent's).
+  /// this container, or one above it, recorded already (a key whose factory returned another
+  /// key's instance, here, in a parent, or in an enclosing override scope's copy) is not
+  /// recorded again: it is disposed once, by the container that made it first, in its place (a
+  /// child never closes its parent's, nor a nested scope its enclosing scope's).
   /// `argument` is what an argument key's instance was made for; `isShared` is false for an
   /// instance kept only to be disposed of (see ``Disposal/isShared``).
   func recordCreated<Argument: Sendable>(
@@ -455,7 +456,7 @@ public final class Container: Sendable {
     let dispose = binding.registration.dispose
     guard dispose != nil || value is any Disposable else { return }
     let object = objectIdentity(of: value)
-    if let object, inheritsFrom?.hasRecorded(object) == true { return }
+    if let object, recordedAbove(object) { return }
     let disposal = Disposal(
       dependency: binding.index, instance: value, dispose: dispose,
       argument: Argument.self == Void.self ? nil : argument,
@@ -466,14 +467,29 @@ public final class Container: Sendable {
     }
   }
 
-  /// Whether this container or one it inherits from is to dispose of `object`.
-  private func hasRecorded(_ object: ObjectIdentifier) -> Bool {
-    var container = self
-    while true {
+  /// Whether a container whose instances this one's factories can return is to dispose of
+  /// `object`: its parent and theirs, and for an override scope's copy, also the container it
+  /// copies and the enclosing scope's copy of that container (and theirs).
+  private func recordedAbove(_ object: ObjectIdentifier) -> Bool {
+    var pending = instanceSources
+    var seen: Set<ObjectIdentifier> = []
+    while let container = pending.popLast() {
+      guard seen.insert(ObjectIdentifier(container)).inserted else { continue }
       if container.state.withLock({ $0.createdObjects.contains(object) }) { return true }
-      guard let next = container.inheritsFrom else { return false }
-      container = next
+      pending += container.instanceSources
     }
+    return false
+  }
+
+  /// The containers next above this one whose shared instances its resolutions can be handed
+  /// (see ``recordedAbove(_:)``). For a copy, `parent` is the copy of its base's parent.
+  private var instanceSources: [Container] {
+    var sources = parent.map { [$0] } ?? []
+    if let overlay {
+      sources.append(overlay.base)
+      if let enclosingCopy = overlay.enclosing?.existingOverlay(for: overlay.base) { sources.append(enclosingCopy) }
+    }
+    return sources
   }
 }
 

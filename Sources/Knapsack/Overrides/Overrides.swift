@@ -249,6 +249,11 @@ final class OverrideScope: Sendable {
     return Unmanaged.passUnretained(entry.overlay)
   }
 
+  /// The copy of `base` this scope made, if it made one; never makes it.
+  func existingOverlay(for base: Container) -> Container? {
+    overlays.withLock { $0[ObjectIdentifier(base)]?.overlay }
+  }
+
   private func entry(for base: Container) -> Entry {
     if let existing = overlays.withLock({ $0[ObjectIdentifier(base)] }) { return existing }
     // A copy's parent is the copy of its base's parent: make the missing copies of the ancestors
