@@ -394,15 +394,27 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     }
     // The lazy is read where it is made, inside the resolution of the singleton it names.
     container.register(\.cycleAsyncRight) { r in CycleNode("right", next: try await r.lazy(\.cycleAsyncLeft).value) }
-    let outcome = Mutex<ResolutionError.Kind?>(nil)
+    let outcome = Mutex<ResolutionError?>(nil)
     Task {
       do { _ = try await container.resolve(\.cycleAsyncLeft) } catch let error as ResolutionError {
-        outcome.withLock { $0 = error.kind }
+        outcome.withLock { $0 = error }
       }
     }
     // Unstructured and polled, so that a hang fails the test instead of stopping the run.
     #expect(await waitUntil(timeout: .seconds(30)) { outcome.withLock { $0 != nil } }, "the resolution hung")
-    #expect(outcome.withLock { $0 } == .cycle)
+    let error = outcome.withLock { $0 }
+    #expect(error?.kind == .cycle)
+    // The loop as it ran: left's factory asked for right, whose lazy read asked for left.
+    #expect(error?.path.map(\.name) == ["\\.cycleAsyncLeft", "\\.cycleAsyncRight", "\\.cycleAsyncLeft"])
+  }
+
+  @Test func aCycleThroughALazyNamesEveryStepOfTheLoop() throws {
+    let container = Container()
+    container.register(\.cycleLeft, scope: .singleton) { r in CycleNode("left", next: try r[\.cycleRight]) }
+    container.register(\.cycleRight) { r in CycleNode("right", next: try r.lazy(\.cycleLeft).value) }
+    let error = #expect(throws: ResolutionError.self) { try container[\.cycleLeft] }
+    #expect(error?.kind == .cycle)
+    #expect(error?.path.map(\.name) == [#"\.cycleLeft"#, #"\.cycleRight"#, #"\.cycleLeft"#])
   }
 
   @Test func readingALazyWhileItIsBeingMadeIsACycleNotADeadlock() async throws {

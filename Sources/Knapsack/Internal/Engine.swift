@@ -617,11 +617,12 @@ extension Container {
       case .unique: break
       }
       if let creator = state.creator {
-        if frame.isAt(orBelow: creator.frame) || (thread != nil && creator.thread == thread)
-          || FactoryCall.hereAwaits(creator.frame)
-        {
+        if frame.isAt(orBelow: creator.frame) || (thread != nil && creator.thread == thread) {
           return .cycle(creator.path)
         }
+        // Awaited by the creator through a handle or a task: the loop ran from the creator down
+        // to the factory call that awaits this code, then here.
+        if let awaiting = FactoryCall.pathAwaiting(creator.frame) { return .cycle(awaiting) }
         return .wait(creatorIsAsync: creator.thread == nil)
       }
       state.creator = SharedCell.Creator(

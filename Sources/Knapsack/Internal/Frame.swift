@@ -319,10 +319,12 @@ final class FactoryCall: Sendable {
     return false
   }
 
-  /// Whether the code running here is awaited by the step at `step` (see ``awaits(_:seenAt:)``).
-  static func hereAwaits(_ step: UInt) -> Bool {
-    guard let (call, address) = seen else { return false }
-    return call.awaits(step, seenAt: address)
+  /// If the code running here is awaited by the step at `step` (see ``awaits(_:seenAt:)``), the path of the innermost
+  /// factory call where it runs: from the resolution's root, through `step`, to that call's
+  /// dependency. Nil if `step` does not await this code.
+  static func pathAwaiting(_ step: UInt) -> [Int]? {
+    guard let (call, address) = seen, call.awaits(step, seenAt: address) else { return nil }
+    return call.frame.pointer.path
   }
 }
 
