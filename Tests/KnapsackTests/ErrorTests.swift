@@ -14,6 +14,10 @@ struct ErrorRepository: Sendable {
   let clock: any ErrorClock
 }
 
+struct FixedErrorClock: ErrorClock {
+  var now: Int { 0 }
+}
+
 extension Dependencies {
   var errorClock: Key<any ErrorClock> { .required() }
   var errorRepository: Key<ErrorRepository> { Key { r in ErrorRepository(clock: try r[\.errorClock]) } }
@@ -23,7 +27,7 @@ extension Dependencies {
 }
 
 /// Where `\.errorClock` is declared: the first line of the extension above.
-private let errorClockLine = 18
+private let errorClockLine = 22
 
 /// A hand-written resolving protocol of the type-registration shape.
 protocol ErrorTypeResolving {
@@ -163,6 +167,41 @@ extension Container: ErrorTypeResolving {}
     #expect(error.description.contains("the factory for \\.errorRepository (ErrorRepository) threw: no connection"))
     #expect(error.description.contains("registered at KnapsackTests/ErrorTests.swift:\(line)"))
     #expect(error.description.contains("path: \\.errorScreen → \\.errorRepository"))
+  }
+
+  /// A factory that resolves from another container it captured: each step of the path names
+  /// the registration that ran it, in its own container.
+  @Test func eachStepOfThePathNamesTheRegistrationThatRanIt() async throws {
+    let other = Container()
+    other.register(\.errorRepository) { _ in ErrorRepository(clock: FixedErrorClock()) }  // never runs
+    let app = Container()
+    let screenLine = #line + 1
+    app.register(\.errorScreen) { _ in ErrorScreen(repository: try other[\.errorRepository]) }
+    let repositoryLine = #line + 1
+    other.register(\.errorRepository) { r in ErrorRepository(clock: try r[\.errorClock]) }
+    let error = try #require(throws: ResolutionError.self) { try app[\.errorScreen] }
+    #expect(error.path.map(\.name) == ["\\.errorScreen", "\\.errorRepository", "\\.errorClock"])
+    let file = "KnapsackTests/ErrorTests.swift"
+    #expect(
+      error.pathRegistrations == [
+        CodeLocation(fileID: file, line: screenLine), CodeLocation(fileID: file, line: repositoryLine), nil,
+      ])
+    #expect(
+      error.description.contains(
+        "requested by \\.errorRepository: declared at \(file):23, registered at \(file):\(repositoryLine)"))
+  }
+
+  /// The error says what ran when it was thrown, also once the registrations have changed.
+  @Test func anErrorsTextDoesNotChangeWhenTheContainerDoes() async throws {
+    let container = Container()
+    let line = #line + 1
+    container.register(\.errorRepository) { r in ErrorRepository(clock: try r[\.errorClock]) }
+    let error = try #require(throws: ResolutionError.self) { try container[\.errorScreen] }
+    let before = error.description
+    #expect(before.contains("registered at KnapsackTests/ErrorTests.swift:\(line)"))
+    container.register(\.errorRepository) { _ in ErrorRepository(clock: FixedErrorClock()) }
+    #expect(error.pathRegistrations[1] == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line))
+    #expect(error.description == before)
   }
 
   @Test func typeFactoryFailureNamesTheTypeAndWhereItWasRegistered() async throws {

@@ -248,6 +248,30 @@ struct LazyHolder {
       output.contains("@Injected at KnapsackTests/InjectionTests.swift:\(propertyLine) could not resolve"), "\(output)")
   }
 
+  /// A type the property asks for is asked for at the property's line, not in the library.
+  @Test func typeInjectionFailuresSayTheTypeWasAskedForAtTheProperty() async throws {
+    // (An exit test's body is compiled apart: its lines are all the line of its `#expect`.)
+    let eagerLine = #line + 1
+    let eager = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      struct Screen {
+        @Injected(type: Token.self, name: "missing", container: Container()) var token: Token
+      }
+      _ = Screen().token
+    }
+    let lazyLine = #line + 1
+    let lazy = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      struct Screen {
+        @LazyInjected(type: Token.self, name: "missing", container: Container()) var token: Token
+      }
+      _ = Screen().token
+    }
+    for (result, line) in [(eager, eagerLine), (lazy, lazyLine)] {
+      let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(output.contains("asked for at KnapsackTests/InjectionTests.swift:\(line)"), "\(output)")
+      #expect(!output.contains("asked for at Knapsack/"), "\(output)")
+    }
+  }
+
   @Test func lazyInjectedFailuresNameThePropertysOwnFileAndLine() async throws {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       struct Screen {

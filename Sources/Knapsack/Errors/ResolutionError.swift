@@ -88,10 +88,11 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// The resolution path from the top-level request to ``dependency`` (both included).
   public let path: [DependencyReference]
   /// Where each dependency on ``path`` was registered (`nil` where it was not, or where its
-  /// key's default was used), in the same order.
+  /// key's default was used), in the same order: the registration that served each step, in
+  /// the container that ran it, when the error was thrown.
   public var pathRegistrations: [CodeLocation?] {
     guard let origin else { return givenPathRegistrations }
-    return origin.path.map { origin.container.registrationSite($0) }
+    return origin.sites ?? origin.path.map { _ in registeredAt }
   }
   private let givenPathRegistrations: [CodeLocation?]
   /// A description of the error a factory threw, for ``Kind/factoryFailed``; for
@@ -105,8 +106,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   }
   private let givenNearMatches: [NearMatch]
   /// For an error the engine made: the container and indices it was made from, so that the
-  /// sites of the path and the near matches are looked up when read, not when thrown (code that
-  /// tries a resolution and handles its absence pays nothing for them).
+  /// near matches are looked up when read, not when thrown (code that tries a resolution and
+  /// handles its absence pays nothing for them).
   private let origin: Origin?
   /// For an error the engine made, the indices of ``path``.
   var pathIndices: [Int]? { origin?.path }
@@ -118,6 +119,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     let container: Container
     let index: Int
     let path: [Int]
+    /// The sites of a path longer than one step (see ``pathRegistrations``).
+    let sites: [CodeLocation?]?
   }
 
   /// Creates an error; the engine makes these, tests may compare against them.
@@ -137,19 +140,22 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     self.origin = nil
   }
 
-  /// An error made by `container`'s engine for the dependency `index`, reached by `path`.
+  /// An error made by `container`'s engine for the dependency `index` (registered at
+  /// `registeredAt`), reached by `path`, whose steps were registered at `pathSites` (nil for a
+  /// path of one step).
   init(
-    kind: Kind, container: Container, index: Int, path indices: [Int], underlying: String?
+    kind: Kind, container: Container, index: Int, path indices: [Int], registeredAt: CodeLocation?,
+    pathSites: [CodeLocation?]?, underlying: String?
   ) {
     let table = KeyTable.shared
     self.kind = kind
     dependency = table.descriptor(index).reference
-    registeredAt = container.registrationSite(index)
+    self.registeredAt = registeredAt
     path = indices.map { table.descriptor($0).reference }
     self.underlying = underlying
     givenPathRegistrations = []
     givenNearMatches = []
-    origin = Origin(container: container, index: index, path: indices)
+    origin = Origin(container: container, index: index, path: indices, sites: pathSites)
   }
 
   private enum CodingKeys: String, CodingKey {
@@ -289,6 +295,11 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       lines.append("  fix: break the loop with `r.lazy(...)` or `r.provider(...)` on one of its edges.")
     case .containerDisposed:
       lines.append("  fix: resolve from a live container; a disposed one stays disposed.")
+    case .resolutionTooDeep where underlying == StackGuard.Limit.asynchronousSteps.description:
+      // A fixed number of steps, not a stack: a larger stack would not help.
+      lines.append(
+        "  fix: shorten the chain: a key that asks for itself again (with a new argument each time) never ends;"
+          + " a `Provider` or `Lazy` edge resolves later, as a resolution of its own.")
     case .resolutionTooDeep:
       lines.append(
         "  fix: resolve it on a thread with a larger stack, or shorten the chain (a `Provider` or `Lazy` edge"

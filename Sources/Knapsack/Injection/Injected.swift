@@ -60,7 +60,7 @@ public struct Injected<Value: Sendable>: Sendable {
     fileID: StaticString = #fileID, line: UInt = #line
   ) {
     wrappedValue = resolveOrStop("@Injected", fileID, line) {
-      try (container ?? .current).resolve(type: type, name: name)
+      try (container ?? .current).resolve(type: type, name: name, fileID: fileID, line: line)
     }
   }
 }
@@ -127,7 +127,12 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     fileID: StaticString = #fileID, line: UInt = #line
   ) {
     let provider = (container ?? .current).provider(type: type, name: name)
-    self.init({ try provider.resolve(()) }, fileID, line)
+    let index = KeyTable.index(of: type, name: name)
+    // The property asked for the type, as `resolve(type:name:fileID:line:)` would have.
+    self.init(
+      {
+        do { return try provider.resolve(()) } catch { throw ResolutionError.requested(error, index, at: fileID, line) }
+      }, fileID, line)
   }
 
   private init(_ resolve: @escaping @Sendable () throws -> Value, _ fileID: StaticString, _ line: UInt) {

@@ -781,9 +781,24 @@ extension Container {
     underlying: (any Error)? = nil
   ) -> ResolutionError {
     var indices = path ?? frame?.path ?? []
-    if path == nil, indices.last != index { indices.append(index) }
+    let appended = path == nil && indices.last != index
+    if appended { indices.append(index) }
+    let registeredAt = registrationSite(index)
+    // Each step's site, as the container that ran it saw it when this was thrown (a factory may
+    // resolve from another container it captured). A path of one step needs none but
+    // `registeredAt`: the common failure (a missing dependency asked for at the top) stays as
+    // cheap as it was.
+    var sites: [CodeLocation?]?
+    if indices.count > 1 {
+      if path == nil, let frame {
+        sites = frame.registrationSites + (appended ? [registeredAt] : [])
+      } else {
+        sites = indices.map { registrationSite($0) }
+      }
+    }
     return ResolutionError(
-      kind: kind, container: self, index: index, path: indices, underlying: underlying.map { String(describing: $0) })
+      kind: kind, container: self, index: index, path: indices, registeredAt: registeredAt, pathSites: sites,
+      underlying: underlying.map { String(describing: $0) })
   }
 
   /// Where `index` was registered as this container sees it; nil when it was not, or when its

@@ -141,6 +141,24 @@ extension UnsafeMutablePointer where Pointee == Frame {
     return false
   }
 
+  /// Where each step from the root to this frame was registered, as the container that ran the
+  /// step sees it (see `Container.registrationSite`). Read while the steps run, so that their
+  /// containers are alive, and before a registration can change.
+  var registrationSites: [CodeLocation?] {
+    var sites: [CodeLocation?] = []
+    var frame: UnsafeMutablePointer<Frame>? = self
+    while let current = frame {
+      let index = current.pointee.index
+      let container = UnsafeRawPointer(bitPattern: UInt(bitPattern: current.pointee.container))
+      sites.append(
+        container.flatMap {
+          Unmanaged<Container>.fromOpaque($0)._withUnsafeGuaranteedRef { $0.registrationSite(index) }
+        })
+      frame = current.pointee.parent
+    }
+    return sites.reversed()
+  }
+
   /// The indices from the root to this frame.
   var path: [Int] {
     var indices: [Int] = []
