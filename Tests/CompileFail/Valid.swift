@@ -6,6 +6,9 @@ func correctUses(_ container: Container) async throws {
   let _: Store = try container[\.store]
   let _: Store = try container.resolve(\.store)
   let _: Store = try await container.resolve(\.database)
+  let _: Store = try await container[\.database]
+  container.register(\.store) { _ in Store() }
+  container.register(\.database) { _ in Store() }
   let _: Store = try container.resolve(\.profile, argument: 7)
   let _: ScreenModel = try await container.resolve(\.screenModel)
   container.register(type: Store.self, name: "main") { Store() }

@@ -43,6 +43,15 @@ extension Dependencies {
     #expect(try await container.resolve(\.asyncDatabase) === database)
   }
 
+  /// The subscript of an asynchronous key awaits, on a container and on a factory's resolver.
+  @Test func anAsyncKeyResolvesThroughItsSubscript() async throws {
+    let container = Container()
+    let database = try await container[\.asyncDatabase]
+    #expect(try await container.resolve(\.asyncDatabase) === database)
+    container.register(\.asyncUnique) { r in AsyncDatabase(name: "via \(try await r[\.asyncDatabase].name)") }
+    #expect(try await container[\.asyncUnique].name == "via default")
+  }
+
   @Test func registeredAsyncFactoryReplacesTheDefault() async throws {
     let container = Container()
     container.register(\.asyncDatabase) { r async throws in

@@ -436,6 +436,8 @@ struct NotConfigured: Error, CustomStringConvertible {
     let store = try container.resolve(\.todoStore)
     let sameStore = try container[\.todoStore]
     #expect(store as AnyObject === sameStore as AnyObject)
+    let database = try await container[\.todoDatabase]
+    #expect(try await container.resolve(\.todoDatabase) === database)
     #expect(container.isRegistered(\.dateSource))
     #expect(!container.isRegistered(\.todoStore))
   }

@@ -244,6 +244,7 @@ struct MbCrashAssembly: Assembly {
     #expect(try await summary.numbers.get() == [40, 2])
     let lazy: Lazy<AsyncMultibinding<Int>> = container.lazy(\.mbAsyncNumbers)
     #expect(try await lazy.value == [40, 2])
+    #expect(try await container[\.mbAsyncNumbers] == [40, 2], "the subscript of an asynchronous multibinding awaits")
   }
 
   @Test func aHandleResolvesInTheOverrideScopeItWasMadeIn() async throws {

@@ -41,6 +41,18 @@ extension Container {
     add(key, Factory(.plain(factory)), scope, hasSideEffects, dispose, fileID, line)
   }
 
+  /// Not available: a ``Key``'s factory is synchronous; declare an ``AsyncKey`` for one that
+  /// awaits. (Without it, the compiler reports only that no `register` matches.)
+  @available(
+    *, unavailable,
+    message: "a Key's factory cannot await: declare the key as AsyncKey<Value> to register a factory that awaits"
+  )
+  public func register<V>(
+    _ key: KeyPath<Dependencies, Key<V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) async throws -> V
+  ) { fatalError("unavailable") }
+
   /// Registers the factory of an ``ArgumentKey``: `container.register(\.profile) { r, id in ... }`.
   @inlinable
   public func register<A, V>(

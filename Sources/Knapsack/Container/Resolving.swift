@@ -116,6 +116,11 @@ extension Resolving {
     try await resolutionContext.resolveAsync(KeyTable.index(taking: key), ())
   }
 
+  /// Resolves an ``AsyncKey``: `try await container[\.database]`.
+  public subscript<V>(_ key: KeyPath<Dependencies, AsyncKey<V>>) -> V {
+    get async throws { try await resolutionContext.resolveAsync(KeyTable.index(of: key), ()) }
+  }
+
   /// Resolves a main-actor key from main-actor code.
   @MainActor
   public func resolve<V>(_ key: consuming KeyPath<Dependencies, MainActorKey<V>>) throws -> V {

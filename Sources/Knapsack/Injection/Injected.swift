@@ -54,6 +54,17 @@ public struct Injected<Value: Sendable>: Sendable {
     wrappedValue = resolveOrStop("@Injected", fileID, line) { try (container ?? .current).resolve(key) }
   }
 
+  /// Not available: a property wrapper cannot await an ``AsyncKey``.
+  @available(
+    *, unavailable,
+    message:
+      "a property wrapper cannot await: resolve an AsyncKey with `try await container.resolve(\\.key)`, for example in an async initializer"
+  )
+  public init(
+    _ key: KeyPath<Dependencies, AsyncKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) { fatalError("unavailable") }
+
   /// Resolves a registered type now.
   public init(
     type: Value.Type = Value.self, name: String? = nil, container: Container? = nil,

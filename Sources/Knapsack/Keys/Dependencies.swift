@@ -147,6 +147,17 @@ extension DependencyKey where Kind == SyncKind, Argument == Void {
     self.init(
       factory: Factory(.plain(factory)), scope: .unique, declaration: Declaration(name, fileID, line))
   }
+
+  /// Not available: a ``Key``'s factory is synchronous; declare an ``AsyncKey`` for one that
+  /// awaits.
+  @available(
+    *, unavailable,
+    message: "a Key's factory cannot await: declare the key as AsyncKey<Value> (resolved with `try await`)"
+  )
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable (Resolver) async throws -> Value
+  ) { fatalError("unavailable") }
 }
 
 extension DependencyKey where Kind == SyncKind {

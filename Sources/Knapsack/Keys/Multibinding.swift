@@ -177,6 +177,11 @@ extension Resolving {
     try await resolutionContext.resolveElementsAsync(KeyTable.index(of: key))
   }
 
+  /// Resolves every element contributed to an ``AsyncMultibinding``: `try await container[\.sinks]`.
+  public subscript<E>(_ key: KeyPath<Dependencies, AsyncMultibinding<E>>) -> [E] {
+    get async throws { try await resolve(key) }
+  }
+
   /// Resolves every element contributed to a ``MainActorMultibinding``, on the main actor.
   @MainActor
   public func resolve<E>(_ key: KeyPath<Dependencies, MainActorMultibinding<E>>) throws -> [E] {
