@@ -94,6 +94,20 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     let error = #expect(throws: ResolutionError.self) { try container[\.cycleEntry] }
     #expect(error?.kind == .cycle)
     #expect(error?.path.map(\.name) == ["\\.cycleEntry", "\\.cycleA", "\\.cycleB", "\\.cycleC", "\\.cycleA"])
+    // The message shows the loop, and apart from it the step that led into it (not a member:
+    // a `Lazy` there would not break the loop).
+    #expect(
+      error?.description.hasPrefix(
+        #"Knapsack: dependency cycle: \.cycleA → \.cycleB → \.cycleC → \.cycleA (reached from \.cycleEntry)."#)
+        == true, "\(String(describing: error))")
+  }
+
+  @Test func validationShowsTheLoopApartFromTheStepsLeadingIntoIt() async throws {
+    let report = await Container().validate(including: [\Dependencies.cycleEntry])
+    let cycles = report.problems(.cycle).map(\.message)
+    #expect(
+      cycles.contains(#"\.cycleA depends on itself: \.cycleA → \.cycleB → \.cycleC → \.cycleA (reached from \.cycleEntry)"#),
+      "\(cycles)")
   }
 
   @Test func cycleThroughTypeRegistrationsShowsTheTypes() async throws {

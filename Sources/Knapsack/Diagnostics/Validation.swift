@@ -757,7 +757,7 @@ extension Container {
       message = "nothing is registered for \(error.dependency.name)"
     case .cycle:
       kind = .cycle
-      message = "\(error.dependency.name) depends on itself: \(error.pathDescription)"
+      message = "\(error.dependency.name) depends on itself: \(error.cycleDescription)"
     case .factoryFailed:
       kind = .factoryFailed
       message =

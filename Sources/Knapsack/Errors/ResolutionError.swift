@@ -222,6 +222,17 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// The path as one line: `\.todoList → \.repository → \.clock`.
   public var pathDescription: String { path.map(\.name).joined(separator: " → ") }
 
+  /// A cycle's loop, `\.b → \.c → \.b`, and the steps that led into it when the resolution
+  /// began outside it: `(reached from \.a)`. Those steps are not part of the loop, and a `Lazy`
+  /// there would not break it.
+  var cycleDescription: String {
+    guard let last = path.last, let start = path.dropLast().firstIndex(of: last), start > 0 else {
+      return pathDescription
+    }
+    let loop = path[start...].map(\.name).joined(separator: " → ")
+    return "\(loop) (reached from \(path[..<start].map(\.name).joined(separator: " → ")))"
+  }
+
   /// A path too long to read whole (a chain too deep for the stack): its first and last four
   /// steps.
   static func shortened(_ path: [DependencyReference]) -> String {
@@ -244,7 +255,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     case .notRegistered:
       lines.append("Knapsack: nothing is registered for \(subject).")
     case .cycle:
-      lines.append("Knapsack: dependency cycle: \(pathDescription).")
+      lines.append("Knapsack: dependency cycle: \(cycleDescription).")
     case .factoryFailed:
       lines.append(
         isDecoratorFailure
