@@ -106,7 +106,8 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     let report = await Container().validate(including: [\Dependencies.cycleEntry])
     let cycles = report.problems(.cycle).map(\.message)
     #expect(
-      cycles.contains(#"\.cycleA depends on itself: \.cycleA → \.cycleB → \.cycleC → \.cycleA (reached from \.cycleEntry)"#),
+      cycles.contains(
+        #"\.cycleA depends on itself: \.cycleA → \.cycleB → \.cycleC → \.cycleA (reached from \.cycleEntry)"#),
       "\(cycles)")
   }
 
