@@ -156,11 +156,16 @@ struct MbCrashAssembly: Assembly {
   @Test func aThrowingContributionFailsTheResolution() async throws {
     let container = Container()
     container.contribute(to: \.mbNumbers) { _ in 1 }
+    let line = #line + 1
     container.contribute(to: \.mbNumbers) { _ throws -> Int in throw PlannedFailure("bad plugin") }
     let error = #expect(throws: ResolutionError.self) { try container[\.mbNumbers] }
     #expect(error?.kind == .factoryFailed)
     #expect(error?.underlying == "bad plugin")
     #expect(error?.path.first?.name == "\\.mbNumbers")
+    // The contribution's site is where it was contributed, said as such, once.
+    let description = error?.description ?? ""
+    #expect(description.contains("registered at KnapsackTests/MultibindingTests.swift:\(line)"), "\(description)")
+    #expect(!description.contains("declared at KnapsackTests/MultibindingTests.swift:\(line)"), "\(description)")
   }
 
   @Test func overrideScopeContributionsComeAfterTheContainers() async throws {

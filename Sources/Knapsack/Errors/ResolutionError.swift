@@ -276,7 +276,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
         lines.append("  \(reference.name): \(Self.sites(reference.location, site))")
       }
     } else {
-      if let location = dependency.location { lines.append("  declared at \(location)") }
+      // (A multibinding contribution is declared where it is registered: said once.)
+      if let location = dependency.location, location != registeredAt { lines.append("  declared at \(location)") }
       if let registeredAt { lines.append("  registered at \(registeredAt)") }
       if let requestedAt { lines.append("  asked for at \(requestedAt)") }
     }
@@ -321,8 +322,10 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     return lines.joined(separator: "\n")
   }
 
-  /// `declared at A, registered at B`, whichever are known.
+  /// `declared at A, registered at B`, whichever are known; one site once (a multibinding
+  /// contribution is declared where it is registered).
   static func sites(_ declared: CodeLocation?, _ registered: CodeLocation?) -> String {
+    let declared = declared == registered ? nil : declared
     let parts = [declared.map { "declared at \($0)" }, registered.map { "registered at \($0)" }].compactMap { $0 }
     return parts.isEmpty ? "site unknown" : parts.joined(separator: ", ")
   }
