@@ -33,6 +33,7 @@ extension Dependencies {
   var decSharedStore: Key<any DecStore> { Key { DecBaseStore("shared") }.scope(.singleton) }
   var decSuffix: Key<String> { Key { "suffix" } }
   var decMissing: Key<String> { .required() }
+  var decMissingAsync: AsyncKey<String> { .required() }
   var decUser: Key<String> { Key { r in "user of \(try r[\.decText])" } }
   var decAsync: AsyncKey<String> { AsyncKey { _ in "async" } }
   var decAsyncSuffix: AsyncKey<String> { AsyncKey { _ in "awaited" } }
@@ -226,10 +227,28 @@ extension Dependencies {
 
   @Test func aDecoratorsMissingDependencyFailsTheResolution() async throws {
     let container = Container()
+    let line = #line + 1
     container.decorate(\.decText) { r, text in text + (try r[\.decMissing]) }
     let error = #expect(throws: ResolutionError.self) { try container[\.decText] }
     #expect(error?.kind == .requiredKeyNotProvided)
     #expect(error?.path.map(\.name) == ["\\.decText", "\\.decMissing"])
+    // The decorator asked, not the key's factory: the error says where the decorator was added.
+    let site = CodeLocation(fileID: "KnapsackTests/DecoratorTests.swift", line: line)
+    #expect(error?.requestedAt == site)
+    #expect(error?.description.contains("asked for at \(site)") == true, "\(String(describing: error))")
+  }
+
+  @Test func anAsyncDecoratorsMissingDependencyNamesTheDecorator() async throws {
+    let container = Container()
+    let line = #line + 1
+    container.decorate(\.decAsync) { r, text in text + (try await r.resolve(\.decMissingAsync)) }
+    let error = await #expect(throws: ResolutionError.self) { try await container.resolve(\.decAsync) }
+    #expect(error?.requestedAt == CodeLocation(fileID: "KnapsackTests/DecoratorTests.swift", line: line))
+    // A dependency the decorator's dependency asks for is that dependency's, not the decorator's.
+    container.register(\.decMissingAsync) { r in try r[\.decMissing] }
+    let deeper = await #expect(throws: ResolutionError.self) { try await container.resolve(\.decAsync) }
+    #expect(deeper?.path.map(\.name) == ["\\.decAsync", "\\.decMissingAsync", "\\.decMissing"])
+    #expect(deeper?.requestedAt == nil)
   }
 
   @Test func validationRunsDecorators() async throws {

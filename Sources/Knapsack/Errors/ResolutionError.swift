@@ -81,9 +81,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// Where the failing registration was made, if it was registered.
   public let registeredAt: CodeLocation?
   /// The line of your code that asked for ``dependency`` by type, when it did so with
-  /// ``Resolving/resolve(type:name:fileID:line:)`` (`nil` for a key, whose declaration site
-  /// ``DependencyReference/location`` names instead, and for a dependency a factory asked for
-  /// by key).
+  /// ``Resolving/resolve(type:name:fileID:line:)`` or a type's `@Injected`, or where the
+  /// decorator that asked for it was added (`nil` for a key a factory asked for, whose
+  /// declaration site ``DependencyReference/location`` names instead).
   public private(set) var requestedAt: CodeLocation?
   /// The resolution path from the top-level request to ``dependency`` (both included).
   public let path: [DependencyReference]
@@ -212,10 +212,15 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// resolution error about `index` itself and no call nearer to the failure named one already.
   @usableFromInline @inline(never)
   static func requested(_ error: any Error, _ index: Int, at fileID: StaticString, _ line: UInt) -> any Error {
+    requested(error, index, at: CodeLocation(fileID: "\(fileID)", line: Int(line)))
+  }
+
+  /// `error` with `site` as the code that asked for `index`, on the same conditions as above.
+  static func requested(_ error: any Error, _ index: Int, at site: CodeLocation) -> any Error {
     guard var error = error as? ResolutionError, error.requestedAt == nil, error.origin?.index == index else {
       return error
     }
-    error.requestedAt = CodeLocation(fileID: "\(fileID)", line: Int(line))
+    error.requestedAt = site
     return error
   }
 

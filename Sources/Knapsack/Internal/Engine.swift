@@ -674,7 +674,7 @@ extension Container {
     var decoratedValue = value
     do {
       for decoration in binding.decorators {
-        let result = try DecoratorFailure.naming(decoration) {
+        let result = try DecoratorFailure.naming(decoration, step: binding.index) {
           try apply(decoration, to: decoratedValue, binding, resolver, frame)
         }
         decoratedValue = try decorated(result, by: decoration, binding, frame)
@@ -697,10 +697,10 @@ extension Container {
         let result: any Sendable
         if case .async(let apply) = decoration.apply {
           do { result = try await apply(resolver, decoratedValue) } catch {
-            throw DecoratorFailure.wrapping(error, of: decoration)
+            throw DecoratorFailure.wrapping(error, of: decoration, step: binding.index)
           }
         } else {
-          result = try DecoratorFailure.naming(decoration) {
+          result = try DecoratorFailure.naming(decoration, step: binding.index) {
             try apply(decoration, to: decoratedValue, binding, resolver, frame)
           }
         }

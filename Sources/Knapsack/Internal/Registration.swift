@@ -65,15 +65,23 @@ struct DecoratorFailure: Error, CustomStringConvertible {
   var description: String { "\(Self.prefix)\(location) threw: \(error)" }
 
   /// `error`, or a decorator's failure naming `decoration` for an error that is not the
-  /// library's own (a resolution error inside the decorator already names its dependency).
-  static func wrapping(_ error: any Error, of decoration: Decoration) -> any Error {
-    error is ResolutionError || error is ValidationSkipped
-      ? error : DecoratorFailure(location: decoration.location, error: error)
+  /// library's own. A resolution error inside the decorator already names its dependency; one
+  /// about a dependency the decorator of `step` (the index of the dependency it decorates) asked
+  /// for itself says it was asked for where the decorator was added, since the path alone would
+  /// blame the dependency's factory.
+  static func wrapping(_ error: any Error, of decoration: Decoration, step: Int) -> any Error {
+    if error is ValidationSkipped { return error }
+    guard let resolutionError = error as? ResolutionError else {
+      return DecoratorFailure(location: decoration.location, error: error)
+    }
+    guard let path = resolutionError.pathIndices, path.count >= 2, path[path.count - 2] == step else { return error }
+    return ResolutionError.requested(error, path[path.count - 1], at: decoration.location)
   }
 
-  /// Runs one synchronous decorator step, naming `decoration` in what it throws.
-  static func naming<Value>(_ decoration: Decoration, _ step: () throws -> Value) throws -> Value {
-    do { return try step() } catch { throw wrapping(error, of: decoration) }
+  /// Runs one synchronous decorator step of the dependency `step`, naming `decoration` in what it
+  /// throws.
+  static func naming<Value>(_ decoration: Decoration, step: Int, _ body: () throws -> Value) throws -> Value {
+    do { return try body() } catch { throw wrapping(error, of: decoration, step: step) }
   }
 }
 
