@@ -27,6 +27,28 @@ extension Dependencies {
   var trFast: Key<TrNode> { .required() }
   var trAsync: AsyncKey<TrNode> { .required() }
   var trLog: Key<Collected<String>> { Key { Collected<String>() }.scope(.singleton) }
+  // A factory that resolves two dependencies side by side, each with a dependency of its own.
+  var trSideBySide: AsyncKey<TrNode> {
+    AsyncKey { r in
+      async let slow = r.resolve(\.trSlowBranch)
+      async let fast = r.resolve(\.trFastBranch)
+      return TrNode("both", [try await slow, try await fast])
+    }
+  }
+  var trSlowBranch: AsyncKey<TrNode> {
+    AsyncKey { r in
+      try await Task.sleep(for: .milliseconds(60))
+      return TrNode("slow", [try await r.resolve(\.trSlowLeaf)])
+    }
+  }
+  var trFastBranch: AsyncKey<TrNode> {
+    AsyncKey { r in
+      try await Task.sleep(for: .milliseconds(20))
+      return TrNode("fast", [try await r.resolve(\.trFastLeaf)])
+    }
+  }
+  var trSlowLeaf: AsyncKey<TrNode> { AsyncKey { _ in TrNode("slow leaf") } }
+  var trFastLeaf: AsyncKey<TrNode> { AsyncKey { _ in TrNode("fast leaf") } }
 }
 
 private let file = "KnapsackTests/TracingTests.swift"
@@ -441,6 +463,45 @@ private func normalised(_ text: String) -> String {
     let full = profiler.report().components(separatedBy: "\n")
     #expect(full.count == 4)
     #expect(full.dropFirst().allSatisfy { normalised($0).hasPrefix("  <t> self, <t> total  \\.tr") })
+  }
+
+  @Test func dependenciesResolvedSideBySideAreDrawnUnderWhatAskedForThem() async throws {
+    let container = Container()
+    let written = Collected<String>()
+    container.observe(ResolutionTracer { written.append($0) })
+    _ = try await container.resolve(\.trSideBySide)
+    let tree = try #require(written.all.first).components(separatedBy: "\n").map {
+      $0.prefix { $0 == " " }.count / 2
+    }
+    let names = try #require(written.all.first).components(separatedBy: "\n").map {
+      String($0.drop { $0 == " " }.prefix { $0 != " " })
+    }
+    // Each branch is followed by its own leaf, whatever order they finished in.
+    let lines = Array(zip(names, tree))
+    #expect(lines.count == 5, "\(written.all)")
+    #expect(lines.first.map { $0.0 == #"\.trSideBySide"# && $0.1 == 0 } == true)
+    for (branch, leaf) in [(#"\.trSlowBranch"#, #"\.trSlowLeaf"#), (#"\.trFastBranch"#, #"\.trFastLeaf"#)] {
+      let position = try #require(lines.firstIndex { $0.0 == branch }, "\(written.all)")
+      #expect(lines[position].1 == 1)
+      #expect(lines[position + 1].0 == leaf && lines[position + 1].1 == 2, "\(written.all)")
+    }
+  }
+
+  @Test func profilerCountsDependenciesResolvedSideBySideOnce() async throws {
+    let container = Container()
+    let profiler = StartupProfiler()
+    container.observe(profiler)
+    _ = try await container.resolve(\.trSideBySide)
+    let entries = Dictionary(uniqueKeysWithValues: profiler.slowestFactories.map { ($0.dependency.name, $0) })
+    let parent = try #require(entries[#"\.trSideBySide"#])
+    let slow = try #require(entries[#"\.trSlowBranch"#])
+    // The branches overlap: the parent's own time is its time less the slower branch's, not
+    // less both (which would be negative).
+    #expect(parent.selfDuration >= .zero)
+    #expect(parent.selfDuration <= parent.totalDuration - slow.totalDuration + .milliseconds(5))
+    #expect(profiler.slowestFactories.allSatisfy { $0.selfDuration >= .zero && $0.selfDuration <= $0.totalDuration })
+    // The report is written whatever the durations (it stopped the program on a negative one).
+    #expect(profiler.report().components(separatedBy: "\n").count == 6)
   }
 
   @Test func emptyProfilerReportsNoCalls() async {

@@ -11,17 +11,21 @@ import Synchronization
 /// //     \.storage (singleton) reused in 0.002 ms
 /// ```
 ///
-/// It expects one top-level resolution at a time (start-up, a test); concurrent resolutions
-/// through the same tracer interleave.
+/// Dependencies a factory resolves side by side (with `async let` or a task group) are drawn
+/// under the dependency that asked for them. It expects one top-level resolution at a time
+/// (start-up, a test); concurrent top-level resolutions through the same tracer interleave.
 public final class ResolutionTracer: ResolutionObserver {
   private struct Line {
     let depth: Int
+    let name: String
     var text: String
+    /// The line of the dependency that asked for this one, once known.
+    var parent: Int?
+    var isFinished = false
   }
 
   private struct State {
     var lines: [Line] = []
-    var open: [Int] = []
   }
 
   private let state = Locked(State())
@@ -34,10 +38,7 @@ public final class ResolutionTracer: ResolutionObserver {
 
   /// Opens a line for the dependency.
   public func willResolve(_ dependency: DependencyReference, depth: Int) {
-    state.withLock { state in
-      state.open.append(state.lines.count)
-      state.lines.append(Line(depth: depth, text: dependency.name))
-    }
+    state.withLock { $0.lines.append(Line(depth: depth, name: dependency.name, text: dependency.name)) }
   }
 
   /// Completes the dependency's line; writes the tree when a top-level resolution ends.
@@ -45,24 +46,54 @@ public final class ResolutionTracer: ResolutionObserver {
     let finished: String? = state.withLock { state in
       let text =
         "\(event.dependency.name) (\(event.scope)) \(event.outcome.rawValue) in \(Self.milliseconds(event.duration))"
-      if let index = state.open.popLast() {
-        state.lines[index].text = text
-      } else {
-        state.lines.append(Line(depth: event.depth, text: text))
+      // The step's own line (the latest open one of its dependency at its depth: steps that run
+      // side by side finish in any order), under the open line of the dependency that asked.
+      let name = event.dependency.name
+      let index =
+        state.lines.lastIndex { !$0.isFinished && $0.name == name && $0.depth == event.depth }
+        ?? {
+          state.lines.append(Line(depth: event.depth, name: name, text: text))
+          return state.lines.count - 1
+        }()
+      state.lines[index].text = text
+      state.lines[index].isFinished = true
+      if let asker = event.requestedBy?.name {
+        state.lines[index].parent = state.lines[..<index].lastIndex {
+          !$0.isFinished && $0.name == asker && $0.depth == event.depth - 1
+        }
       }
-      guard state.open.isEmpty else { return nil }
+      guard state.lines.allSatisfy(\.isFinished) else { return nil }
       defer { state.lines = [] }
-      return state.lines.map { String(repeating: "  ", count: $0.depth) + $0.text }.joined(separator: "\n")
+      return Self.tree(state.lines)
     }
     if let finished { write(finished) }
   }
 
+  /// The lines as a tree: each under the one that asked for it, in the order they began.
+  private static func tree(_ lines: [Line]) -> String {
+    var children: [Int: [Int]] = [:]
+    var roots: [Int] = []
+    for (index, line) in lines.enumerated() {
+      if let parent = line.parent { children[parent, default: []].append(index) } else { roots.append(index) }
+    }
+    var output: [String] = []
+    // Depth first, with an explicit stack: a deep chain's tree is as deep as the chain.
+    var pending = Array(roots.reversed())
+    while let index = pending.popLast() {
+      output.append(String(repeating: "  ", count: lines[index].depth) + lines[index].text)
+      pending += (children[index] ?? []).reversed()
+    }
+    return output.joined(separator: "\n")
+  }
+
+  /// `1.234 ms`: a duration in milliseconds, to the microsecond.
   static func milliseconds(_ duration: Duration) -> String {
     let (seconds, attoseconds) = duration.components
     let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-    let whole = micros / 1000
-    let fraction = String(micros % 1000)
-    return "\(whole).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) ms"
+    let sign = micros < 0 ? "-" : ""
+    let magnitude = micros.magnitude
+    let fraction = String(magnitude % 1000)
+    return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: max(0, 3 - fraction.count)))\(fraction) ms"
   }
 }
 
@@ -90,8 +121,14 @@ public final class StartupProfiler: ResolutionObserver {
 
   private struct State {
     var entries: [Entry] = []
-    /// Time spent in children, per depth, for the resolutions in progress.
-    var childTime: [Duration] = []
+    /// For each resolution in progress, when the dependencies it asked for were being resolved.
+    var childSpans: [DependencyReference: [Span]] = [:]
+  }
+
+  /// When one resolution ran.
+  private struct Span {
+    let start: ContinuousClock.Instant
+    let end: ContinuousClock.Instant
   }
 
   private let state = Locked(State())
@@ -99,26 +136,38 @@ public final class StartupProfiler: ResolutionObserver {
   /// Creates an empty profiler.
   public init() {}
 
-  /// Starts accounting for a resolution.
-  public func willResolve(_ dependency: DependencyReference, depth: Int) {
+  /// Nothing to do: a resolution is accounted for when it ends.
+  public func willResolve(_ dependency: DependencyReference, depth: Int) {}
+
+  /// Records a finished resolution; only factory calls (``ResolutionEvent/Outcome/created``) count.
+  /// Its own time is its time less the time during which its dependencies were being resolved:
+  /// dependencies resolved side by side (`async let`) count once for the time they overlap.
+  public func didResolve(_ event: ResolutionEvent) {
+    let end = ContinuousClock.now
+    let span = Span(start: end - event.duration, end: end)
     state.withLock { state in
-      while state.childTime.count <= depth + 1 { state.childTime.append(.zero) }
-      state.childTime[depth + 1] = .zero
+      let children = state.childSpans.removeValue(forKey: event.dependency) ?? []
+      if let asker = event.requestedBy { state.childSpans[asker, default: []].append(span) }
+      guard event.outcome == .created else { return }
+      let busy = Self.union(of: children)
+      state.entries.append(
+        Entry(
+          dependency: event.dependency, scope: event.scope, selfDuration: max(.zero, event.duration - busy),
+          totalDuration: event.duration))
     }
   }
 
-  /// Records a finished resolution; only factory calls (``ResolutionEvent/Outcome/created``) count.
-  public func didResolve(_ event: ResolutionEvent) {
-    state.withLock { state in
-      while state.childTime.count <= event.depth + 1 { state.childTime.append(.zero) }
-      let children = state.childTime[event.depth + 1]
-      state.childTime[event.depth] += event.duration
-      guard event.outcome == .created else { return }
-      state.entries.append(
-        Entry(
-          dependency: event.dependency, scope: event.scope, selfDuration: event.duration - children,
-          totalDuration: event.duration))
+  /// How long at least one of `spans` ran: the length of their union.
+  private static func union(of spans: [Span]) -> Duration {
+    var total = Duration.zero
+    var reached: ContinuousClock.Instant?
+    for span in spans.sorted(by: { $0.start < $1.start }) {
+      let start = reached.map { max(span.start, $0) } ?? span.start
+      guard span.end > start else { continue }
+      total += start.duration(to: span.end)
+      reached = span.end
     }
+    return total
   }
 
   /// Every factory call so far, slowest (by its own time) first.
