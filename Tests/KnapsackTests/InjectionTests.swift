@@ -6,6 +6,12 @@ extension Dependencies {
   var injectionToken: Key<Token> { .required() }
   var injectionDeferred: Key<Deferred> { Key { r in Deferred(token: r.lazy(\.injectionToken)) } }
   var injectionFactory: Key<Factory> { Key { r in Factory(tokens: r.provider(\.injectionToken)) } }
+  @MainActor var injectionModel: MainActorKey<InjectedModel> { MainActorKey { _ in InjectedModel() } }
+}
+
+/// A view model that takes its dependency with `@Injected`, made by a main-actor key.
+@MainActor final class InjectedModel {
+  @Injected(\.injectionToken) var token: Token
 }
 
 /// Holds a dependency it reads later.
@@ -270,6 +276,17 @@ struct LazyHolder {
       #expect(output.contains("asked for at KnapsackTests/InjectionTests.swift:\(line)"), "\(output)")
       #expect(!output.contains("asked for at Knapsack/"), "\(output)")
     }
+  }
+
+  /// A dry run makes the model; its `@Injected` resolves from the container being validated
+  /// (through the run's copy), not from `Container.shared`, which registers nothing here.
+  @Test @MainActor func validationResolvesInjectedPropertiesFromTheValidatedContainer() async throws {
+    let container = Container()
+    container.register(\.injectionToken) { Token("registered") }
+    let report = await container.validate(including: [\Dependencies.injectionModel])
+    #expect(report.isValid, "\(report)")
+    let graph = await container.graph(including: [\Dependencies.injectionModel])
+    #expect(graph.edges.contains(.init(from: "\\.injectionModel", to: "\\.injectionToken")), "\(graph.edges)")
   }
 
   @Test func lazyInjectedFailuresNameThePropertysOwnFileAndLine() async throws {

@@ -14,7 +14,10 @@
 /// A property wrapper cannot throw. `@Injected` and ``LazyInjected`` are Knapsack's only APIs
 /// that stop the program when resolution fails, naming the property's file and line and the
 /// full ``ResolutionError``; use ``Container/validate(including:arguments:)`` in a test to know
-/// beforehand, or resolve explicitly with `try`.
+/// beforehand, or resolve explicitly with `try`. In a validation run, an `@Injected` property of
+/// something a factory makes resolves from the container being validated, and its dependency
+/// shows in the graph; one that cannot be resolved there still stops the program, so prefer
+/// passing dependencies to the initializer from the factory's resolver.
 @propertyWrapper
 public struct Injected<Value: Sendable>: Sendable {
   /// The injected value.
@@ -165,7 +168,15 @@ private func resolveOrStop<Value>(
   do {
     return try resolve()
   } catch {
-    fatalError("\(wrapper) at \(fileID):\(line) could not resolve its dependency.\n\(error)", file: fileID, line: line)
+    // In a dry run, the problem is one `validate()` would report, but a property wrapper has no
+    // way to hand it over: say what to do instead.
+    let inValidation =
+      OverrideScope.current?.recorder != nil
+      ? "\n(during validate(): a property wrapper cannot throw, so validation cannot report this problem;"
+        + " pass the dependency to the initializer from the factory's resolver instead)" : ""
+    fatalError(
+      "\(wrapper) at \(fileID):\(line) could not resolve its dependency.\n\(error)\(inValidation)", file: fileID,
+      line: line)
   }
 }
 
