@@ -496,6 +496,30 @@ final class LcTypedService: Sendable {}
     #expect(log.all == ["c", "a"])
   }
 
+  /// A reset lets go of what it drops: a cached instance the container disposes of is disposed
+  /// then (in the background), not kept until the container is disposed, however often the
+  /// cache is reset; the instance made after the reset is the container's to dispose.
+  @Test func resettingTheCacheDisposesWhatItDrops() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    let made = Counter()
+    container.register(\.lcA, scope: .cached) { LcResource("a\(made.increment())", log: log) }
+    let first = try container[\.lcA]
+    container.resetCached()
+    #expect(await waitUntil(timeout: .seconds(30)) { first.disposals.count == 1 }, "the dropped instance was kept")
+    let second = try container[\.lcA]
+    #expect(second !== first)
+    for _ in 0..<100 {
+      _ = try container[\.lcA]
+      container.resetCached()
+    }
+    #expect(await waitUntil(timeout: .seconds(30)) { log.all.count == 101 }, "\(log.all.count) disposed")
+    let last = try container[\.lcA]
+    try await container.dispose()
+    #expect(first.disposals.count == 1 && second.disposals.count == 1 && last.disposals.count == 1)
+    #expect(log.all.count == 102)
+  }
+
   @Test(arguments: [false, true])
   func aParentsInstanceAChildsKeyReturnsIsTheParentsToDispose(disposingTheChildFirst: Bool) async throws {
     let log = Collected<String>()

@@ -158,7 +158,9 @@ public final class Container: Sendable {
 
   /// Clears every ``Scope/cached`` instance this container holds; the next resolution makes a
   /// new one. Singletons are not affected. A cached instance still being made when this is
-  /// called goes to the resolution that asked for it and is not kept. Inside a ``withOverrides(_:isolation:operation:)``
+  /// called goes to the resolution that asked for it and is not kept. The dropped instances
+  /// that the container disposes of (``Disposable`` ones, or those registered with `dispose:`)
+  /// are disposed in the background, their errors ignored: the container no longer holds them. Inside a ``withOverrides(_:isolation:operation:)``
   /// scope (or a test's `.overrides` trait), where the scope's copy of this container serves the
   /// resolutions, it clears the copy's cached instances too, and those of the copies of the
   /// scopes it is nested in.
@@ -173,10 +175,34 @@ public final class Container: Sendable {
     }
   }
 
-  /// Clears the cached instances of this container itself.
+  /// Clears the cached instances of this container itself, and disposes of those it recorded
+  /// for disposal (see ``resetCached()``).
   private func clearCached() {
-    state.withLock { state in
-      for binding in state.bindings.values where binding.scope == .cached { binding.resetCached() }
+    let dropped: [Disposal] = state.withLock { state in
+      var cleared: Set<Int> = []
+      var objects: Set<ObjectIdentifier> = []
+      for binding in state.bindings.values where binding.scope == .cached {
+        cleared.insert(binding.index)
+        objects.formUnion(binding.resetCached())
+      }
+      guard !cleared.isEmpty, !state.created.isEmpty else { return [] }
+      // A value that is not an object cannot be told apart: it was this key's cached instance,
+      // which is dropped.
+      let isDropped = { (entry: Disposal) in
+        entry.isShared && cleared.contains(entry.dependency)
+          && objectIdentity(of: entry.instance).map(objects.contains) ?? true
+      }
+      let dropped = state.created.filter(isDropped)
+      guard !dropped.isEmpty else { return [] }
+      state.created.removeAll(where: isDropped)
+      for entry in dropped {
+        if let object = objectIdentity(of: entry.instance) { state.createdObjects.remove(object) }
+      }
+      return dropped
+    }
+    guard !dropped.isEmpty else { return }
+    Task {
+      for entry in dropped.reversed() { try? await entry.disposeInstance() }
     }
   }
 

@@ -169,11 +169,15 @@ final class Binding: Sendable {
 
   /// Drops the cached instances of every cell, and keeps a creation already running from storing
   /// what it makes from the state before the reset.
-  func resetCached() {
-    for cell in allCells {
+  /// Returns the identities of the class instances it dropped.
+  func resetCached() -> [ObjectIdentifier] {
+    allCells.compactMap { cell in
       cell.state.withLock { state in
-        state.cached = nil
-        state.resets &+= 1
+        defer {
+          state.cached = nil
+          state.resets &+= 1
+        }
+        return state.cached.flatMap { objectIdentity(of: $0) }
       }
     }
   }

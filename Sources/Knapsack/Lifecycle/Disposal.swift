@@ -114,17 +114,24 @@ extension Container {
         continue
       }
       do {
-        if let dispose = entry.dispose {
-          try await dispose(entry.instance)
-        } else if let disposable = entry.instance as? any Disposable {
-          try await disposable.dispose()
-        }
+        try await entry.disposeInstance()
       } catch {
         failures.append(
           DisposalError.Failure(dependency: KeyTable.shared.descriptor(entry.dependency).reference, error: "\(error)"))
       }
     }
     return failures
+  }
+}
+
+extension Container.Disposal {
+  /// Disposes the instance: with the registration's `dispose:` closure, else as ``Disposable``.
+  func disposeInstance() async throws {
+    if let dispose {
+      try await dispose(instance)
+    } else if let disposable = instance as? any Disposable {
+      try await disposable.dispose()
+    }
   }
 }
 
