@@ -99,7 +99,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// ``Kind/factoryMismatch`` and ``Kind/resolutionTooDeep``, which check failed.
   public let underlying: String?
   /// For a missing dependency, the registrations closest to it (see ``NearMatch``), nearest
-  /// first. Looked up when first read, so that throwing the error costs nothing extra.
+  /// first. Looked up each time it is read, in the container that threw the error (which the
+  /// error keeps), so that throwing it costs nothing extra: read it before registering more if
+  /// you keep the error.
   public var nearMatches: [NearMatch] {
     guard let origin, kind == .notRegistered || kind == .requiredKeyNotProvided else { return givenNearMatches }
     return origin.container.nearMatches(to: origin.index, excluding: origin.path)
