@@ -161,7 +161,9 @@ struct StoreTests {
   /// Opens the store in `directory`, which holds the one item "Kept" and which the caller made
   /// read-only at `readOnly` (the file or the folder), and checks that it lists, and that a change
   /// fails naming `readOnly` as read-only and leaves the file and the folder as they were.
-  private func expectListedButNotChanged(_ kind: StoreKind, in directory: borrowing TemporaryDirectory, readOnly: String) throws {
+  private func expectListedButNotChanged(
+    _ kind: StoreKind, in directory: borrowing TemporaryDirectory, readOnly: String
+  ) throws {
     let file = kind.file(in: directory.url)!
     let bytes = try Data(contentsOf: file)
     let names = try directory.contents()
