@@ -3,7 +3,7 @@ import Testing
 @testable import Knapsack
 
 // What a container leaves behind once it is gone: these bounds are internal state, so these tests
-// read it directly (the only tests in this target that import Knapsack as testable).
+// read it directly (with NamingTests, the only tests in this target that import Knapsack as testable).
 
 extension Dependencies {
   var retentionNumbers: Multibinding<Int> { Multibinding() }

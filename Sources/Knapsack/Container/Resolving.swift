@@ -286,11 +286,12 @@ extension KeyTable {
     "\\.\(declaration.name)"
   }
 
-  /// The type's name as Swift spells it, with `any` before an existential (`any LocalStorage`).
-  static func typeName(_ type: Any.Type) -> String {
+  /// The type's name as Swift spells it, with `any` before an existential (`any LocalStorage`);
+  /// `qualified`, with its module and enclosing types (`TodoKit.Sync.Config`).
+  static func typeName(_ type: Any.Type, qualified: Bool = false) -> String {
     // `_typeName` reads the runtime's name; `String(describing:)` would first look for protocol
     // conformances of the metatype, which scans every conformance in the process.
-    let name = _typeName(type, qualified: false)
+    let name = _typeName(type, qualified: qualified)
     // The first word of type metadata is its kind; 0x303 marks an existential.
     let kind = unsafeBitCast(type, to: UnsafePointer<UInt>.self).pointee
     return kind == 0x303 && name != "Any" && name != "AnyObject" ? "any \(name)" : name

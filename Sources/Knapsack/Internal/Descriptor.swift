@@ -17,6 +17,24 @@ struct Descriptor: Sendable {
   var reference: DependencyReference {
     DependencyReference(name: displayName, typeName: typeName, location: declaration)
   }
+
+  /// Whether this key, named like `other`, is another dependency: not the same declaration (a
+  /// key path with a subscript argument, one index per argument, has one), nor a contribution
+  /// (those from one line share their name).
+  func isAnother(than other: Descriptor) -> Bool {
+    kind != .multibinding && declaration != nil && (declaration != other.declaration || typeName != other.typeName)
+  }
+
+  /// This key, named apart from the names in `taken`: by its module, `\.config (Settings)`, or
+  /// if that is taken too, by its declaration site.
+  func namedApart(from taken: Set<String>) -> Descriptor {
+    let module = declaration.map { String($0.fileID.prefix { $0 != "/" }) } ?? ""
+    var name = "\(displayName) (\(module))"
+    if module.isEmpty || taken.contains(name), let declaration { name = "\(displayName) (\(declaration))" }
+    return Descriptor(
+      index: index, kind: kind, displayName: name, typeName: typeName, declaration: declaration,
+      defaultRegistration: defaultRegistration)
+  }
 }
 
 extension Descriptor {

@@ -36,17 +36,23 @@ final class KeyTable: Sendable {
     /// from the same site (their descriptors already say the right thing).
     var freeContributionIndices: [ContributionSite: [Int]] = [:]
     var descriptors: [Descriptor] = []
-    /// The indices described by each display name and type name, in order (see
-    /// ``indices(named:)``).
+    /// The indices described by each display name, in order (see ``indices(named:)``): also
+    /// what tells a new dependency that would be shown like another apart from it.
     var byName: [String: [Int]] = [:]
     /// How many key path objects the address cache remembers for each key (see
     /// ``rememberedPerKey``).
     var remembered: [Int: Int] = [:]
 
-    /// Adds the descriptor of the next index.
+    /// Adds the descriptor of the next index. A key named like another dependency (a key of the
+    /// same name declared in another module) is named apart, by its module: reports and graphs
+    /// tell dependencies apart by name.
     mutating func append(_ descriptor: Descriptor) {
+      var descriptor = descriptor
+      if let first = byName[descriptor.displayName]?.first, descriptor.isAnother(than: descriptors[first]) {
+        descriptor = descriptor.namedApart(from: Set(byName.keys))
+      }
       descriptors.append(descriptor)
-      byName[KeyTable.nameKey(descriptor.displayName, descriptor.typeName), default: []].append(descriptor.index)
+      byName[descriptor.displayName, default: []].append(descriptor.index)
     }
   }
 
@@ -59,8 +65,6 @@ final class KeyTable: Sendable {
 
   private let state = Locked(State())
 
-  /// The key a descriptor's display name and type name make in ``State/byName``.
-  private static func nameKey(_ name: String, _ typeName: String) -> String { name + "\u{0}" + typeName }
   /// Indices grouped by the base name of their type, for the near matches an error lists (see
   /// `Container.nearMatches(to:)`): built on the first error, extended on later ones.
   let byBaseName = Locked<(indexed: Int, groups: [String: [Int]])>((0, [:]))
@@ -111,7 +115,9 @@ final class KeyTable: Sendable {
   /// The indices of the dependencies a reference names, in order: one, but for contributions
   /// made from one line in several containers, which share their name (diagnostics only).
   func indices(named reference: DependencyReference) -> [Int] {
-    state.withLock { $0.byName[Self.nameKey(reference.name, reference.typeName)] ?? [] }
+    state.withLock { state in
+      (state.byName[reference.name] ?? []).filter { state.descriptors[$0].typeName == reference.typeName }
+    }
   }
 
   /// How many key path objects of the key at `index` the address cache remembers.
@@ -156,8 +162,14 @@ final class KeyTable: Sendable {
     let index: Int = state.withLock { state in
       if let known = state.byType[key] { return known }
       let index = state.descriptors.count
-      let typeName = Self.typeName(type)
-      let display = name.map { "\(typeName) (name: \"\($0)\")" } ?? typeName
+      var typeName = Self.typeName(type)
+      var display = name.map { "\(typeName) (name: \"\($0)\")" } ?? typeName
+      // Another type of the same name (from another module, or nested in another type) is
+      // registered: this one is named by its qualified name.
+      if state.byName[display] != nil {
+        typeName = Self.typeName(type, qualified: true)
+        display = name.map { "\(typeName) (name: \"\($0)\")" } ?? typeName
+      }
       state.append(
         Descriptor(
           index: index, kind: .type, displayName: display, typeName: typeName, declaration: nil,

@@ -1,0 +1,62 @@
+import Testing
+
+@testable import Knapsack
+
+// Reports and graphs tell dependencies apart by name, so two dependencies that would be shown
+// alike are named apart when the second is first seen. Keys of one name need two modules, which
+// this target cannot declare: that case goes through the key table itself (hence the testable
+// import); types of one name are nested in two enums here, through the public API.
+
+/// Two types both named `ClashConfig`, as if from two modules.
+enum ClashList { final class ClashConfig: Sendable {} }
+enum ClashSettings { final class ClashConfig: Sendable {} }
+
+/// A singleton that keeps the settings' `ClashConfig`, a singleton too.
+final class ClashHolder: Sendable {
+  let config: ClashSettings.ClashConfig
+  init(_ config: ClashSettings.ClashConfig) { self.config = config }
+}
+
+/// Stands in for the key paths of two keys (their objects are what the table is keyed by).
+private struct ClashKeyPaths {
+  var list: Int
+  var settings: Int
+}
+
+@Suite struct NamingTests {
+  @Test func aKeyNamedLikeAnotherModulesKeyIsNamedByItsModule() {
+    let table = KeyTable.shared
+    func describe(_ module: String, _ type: String) -> (Int) -> Descriptor {
+      { index in
+        Descriptor(
+          index: index, kind: .key, displayName: "\\.clashConfig", typeName: type,
+          declaration: CodeLocation(fileID: "\(module)/Config.swift", line: 7), defaultRegistration: nil)
+      }
+    }
+    let list = table.index(of: \ClashKeyPaths.list as AnyKeyPath, describe: describe("FeatureList", "ListConfig"))
+    let settings = table.index(
+      of: \ClashKeyPaths.settings as AnyKeyPath, describe: describe("FeatureSettings", "SettingsConfig"))
+    #expect(table.descriptor(list).displayName == #"\.clashConfig"#)
+    #expect(table.descriptor(settings).displayName == #"\.clashConfig (FeatureSettings)"#)
+    // The same key seen again keeps its index and name.
+    #expect(table.index(of: \ClashKeyPaths.settings as AnyKeyPath, describe: describe("Other", "X")) == settings)
+  }
+
+  @Test func typesOfOneNameAreToldApartInValidationAndTheGraph() async throws {
+    let container = Container()
+    container.register(type: ClashList.ClashConfig.self) { ClashList.ClashConfig() }
+    container.register(type: ClashSettings.ClashConfig.self, scope: .singleton) { ClashSettings.ClashConfig() }
+    container.register(type: ClashHolder.self, scope: .singleton) { r in
+      ClashHolder(try r.resolve(type: ClashSettings.ClashConfig.self))
+    }
+    // The singleton holds a singleton: nothing captive (the list's unique ClashConfig is another type).
+    let report = await container.validate()
+    #expect(report.isValid, "\(report)")
+    let graph = await container.graph()
+    let names = graph.nodes.map(\.dependency.name)
+    #expect(names.count == 3 && Set(names).count == 3, "\(names)")
+    #expect(
+      names.contains { $0.hasSuffix("ClashSettings.ClashConfig") }
+        || names.contains { $0.hasSuffix("ClashList.ClashConfig") })
+  }
+}
