@@ -160,10 +160,11 @@ public final class Container: Sendable {
   /// new one. Singletons are not affected. A cached instance still being made when this is
   /// called goes to the resolution that asked for it and is not kept. The dropped instances
   /// that the container disposes of (``Disposable`` ones, or those registered with `dispose:`)
-  /// are disposed in the background, their errors ignored: the container no longer holds them. Inside a ``withOverrides(_:isolation:operation:)``
-  /// scope (or a test's `.overrides` trait), where the scope's copy of this container serves the
-  /// resolutions, it clears the copy's cached instances too, and those of the copies of the
-  /// scopes it is nested in.
+  /// are disposed in the background, their errors ignored: the container no longer holds them.
+  ///
+  /// Inside a ``withOverrides(_:isolation:operation:)`` scope (or a test's `.overrides` trait),
+  /// where the scope's copy of this container serves the resolutions, it clears the copy's
+  /// cached instances too, and those of the copies of the scopes it is nested in.
   public func resetCached() {
     clearCached()
     // The scope's copy, and those of the scopes it is nested in, whose cached instances of
