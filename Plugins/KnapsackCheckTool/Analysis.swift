@@ -34,7 +34,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
       }
     }
   }
-  let files = modules.flatMap { module in
+  let files = keysToldApart(modules).flatMap { module in
     exporters.contains(module.name) ? module.files : module.files.filter { !exporters.isDisjoint(with: $0.imports) }
   }
   let declarations = Dictionary(files.flatMap(\.declarations).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -97,7 +97,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         Finding(
           severity: .error, site: declaration.site,
           message:
-            "required key \(declaration.id) (\(declaration.typeText)) has no registration in the module graph of '\(app)'; register it (container.register(\(declaration.id)) { ... }), or mark a provider that exists only at run time with '// \(silencingMarker)'"
+            "required key \(declaration.id) (\(declaration.typeText)) has no registration in the module graph of '\(app)'; register it (container.register(\(declaration.id.spelled)) { ... }), or mark a provider that exists only at run time with '// \(silencingMarker)'"
         ))
     }
   }
@@ -193,4 +193,69 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
     }
   }
   return Array(Set(findings)).sorted()
+}
+
+/// The modules' facts with each key told apart by the module that declares it, when two modules
+/// declare keys of one name (`var config` in two features): such a key is `\.config (Module)`, as
+/// the container names it. A key path names its own module's key, or else the key of a module the
+/// file imports (directly or through an `@_exported import`), or else one its module imports in any
+/// file (Swift makes an extension's members visible module-wide).
+func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
+  var declaring: [String: Set<String>] = [:]
+  for module in modules {
+    for declaration in module.files.flatMap(\.declarations) where !declaration.id.isType {
+      declaring[declaration.id.text, default: []].insert(module.name)
+    }
+  }
+  let shared = declaring.filter { $0.value.count > 1 }
+  guard !shared.isEmpty else { return modules }
+
+  var reexports: [String: Set<String>] = [:]
+  for module in modules { reexports[module.name] = Set(module.files.flatMap(\.exportedImports)) }
+  func visible(from imports: some Sequence<String>) -> Set<String> {
+    var seen: Set<String> = []
+    var pending = Array(imports)
+    while let next = pending.popLast() {
+      if seen.insert(next).inserted { pending += reexports[next] ?? [] }
+    }
+    return seen
+  }
+
+  return modules.map { module in
+    let moduleWide = visible(from: [module.name] + module.files.flatMap(\.imports))
+    var result = module
+    result.files = module.files.map { file in
+      let inFile = visible(from: [module.name] + file.imports)
+      func told(_ id: DependencyID) -> DependencyID {
+        guard !id.isType, let declarers = shared[id.text] else { return id }
+        let declarer =
+          declarers.contains(module.name)
+          ? module.name : [inFile, moduleWide].lazy.map { declarers.intersection($0) }.first { $0.count == 1 }?.first
+        guard let declarer else { return id }
+        return DependencyID(text: "\(id.text) (\(declarer))", isType: false)
+      }
+      func told(_ references: [Reference]) -> [Reference] {
+        references.map { reference in
+          var reference = reference
+          reference.target = reference.target.map(told)
+          return reference
+        }
+      }
+      var file = file
+      file.declarations = file.declarations.map { declaration in
+        var declaration = declaration
+        declaration.id = told(declaration.id)
+        declaration.resolves = told(declaration.resolves)
+        return declaration
+      }
+      file.registrations = file.registrations.map { registration in
+        var registration = registration
+        registration.id = told(registration.id)
+        registration.resolves = told(registration.resolves)
+        return registration
+      }
+      return file
+    }
+    return result
+  }
 }

@@ -44,6 +44,14 @@ struct DependencyID: Codable, Hashable, Comparable, CustomStringConvertible {
   static func < (lhs: DependencyID, rhs: DependencyID) -> Bool { lhs.text < rhs.text }
 
   var description: String { written ?? text }
+
+  /// How a source file spells it: a key without the module that tells it apart (`\.config`).
+  var spelled: String {
+    guard !isType, text.hasSuffix(")"), let module = text.range(of: " (", options: .backwards) else {
+      return description
+    }
+    return String(text[..<module.lowerBound])
+  }
 }
 
 /// Something a factory resolves, or a resolution the check cannot follow.

@@ -1,0 +1,6 @@
+import Billing
+import Knapsack
+import Profile
+
+let container = Container()
+registerBilling(in: container)
