@@ -25,12 +25,12 @@ struct Descriptor: Sendable {
     kind != .multibinding && declaration != nil && (declaration != other.declaration || typeName != other.typeName)
   }
 
-  /// This key, named apart from the names in `taken`: by its module, `\.config (Settings)`, or
-  /// if that is taken too, by its declaration site.
-  func namedApart(from taken: Set<String>) -> Descriptor {
+  /// This key, named apart from the names `isTaken` says are taken: by its module,
+  /// `\.config (Settings)`, or if that is taken too, by its declaration site.
+  func namedApart(avoiding isTaken: (String) -> Bool) -> Descriptor {
     let module = declaration.map { String($0.fileID.prefix { $0 != "/" }) } ?? ""
     var name = "\(displayName) (\(module))"
-    if module.isEmpty || taken.contains(name), let declaration { name = "\(displayName) (\(declaration))" }
+    if module.isEmpty || isTaken(name), let declaration { name = "\(displayName) (\(declaration))" }
     return Descriptor(
       index: index, kind: kind, displayName: name, typeName: typeName, declaration: declaration,
       defaultRegistration: defaultRegistration)

@@ -780,21 +780,32 @@ extension Container {
     _ kind: ResolutionError.Kind, _ index: Int, _ frame: UnsafeMutablePointer<Frame>?, path: [Int]? = nil,
     underlying: (any Error)? = nil
   ) -> ResolutionError {
-    var indices = path ?? frame?.path ?? []
-    let appended = path == nil && indices.last != index
-    if appended { indices.append(index) }
-    let registeredAt = registrationSite(index)
     // Each step's site, as the container that ran it saw it when this was thrown (a factory may
     // resolve from another container it captured). A path of one step needs none but
     // `registeredAt`: the common failure (a missing dependency asked for at the top) stays as
     // cheap as it was.
+    let registeredAt = registrationSite(index)
+    var indices: [Int]
     var sites: [CodeLocation?]?
-    if indices.count > 1 {
-      if path == nil, let frame {
-        sites = frame.registrationSites + (appended ? [registeredAt] : [])
-      } else {
-        sites = indices.map { registrationSite($0) }
+    if let path {
+      indices = path
+      if indices.count > 1 { sites = indices.map { registrationSite($0) } }
+    } else if let frame {
+      // One walk of the frames: a site is looked up only for a path of more than one step.
+      let steps = frame.fromRoot { (index: $0.index, container: $0.container) }
+      indices = steps.map(\.index)
+      let appended = indices.last != index
+      if appended { indices.append(index) }
+      if indices.count > 1 {
+        let mine = ObjectIdentifier(self)
+        sites =
+          steps.map { step in
+            step.index == index && step.container == mine
+              ? registeredAt : Frame.registrationSite(step.index, in: step.container)
+          } + (appended ? [registeredAt] : [])
       }
+    } else {
+      indices = [index]
     }
     return ResolutionError(
       kind: kind, container: self, index: index, path: indices, registeredAt: registeredAt, pathSites: sites,

@@ -141,35 +141,34 @@ extension UnsafeMutablePointer where Pointee == Frame {
     return false
   }
 
-  /// Where each step from the root to this frame was registered, as the container that ran the
-  /// step sees it (see `Container.registrationSite`). Read while the steps run, so that their
-  /// containers are alive, and before a registration can change.
-  var registrationSites: [CodeLocation?] {
-    var sites: [CodeLocation?] = []
+  /// Each step from the root to this frame: what `read` returns for its frame.
+  @inline(__always)
+  func fromRoot<T>(_ read: (borrowing Frame) -> T) -> [T] {
+    var values: [T] = []
     var frame: UnsafeMutablePointer<Frame>? = self
     while let current = frame {
-      let index = current.pointee.index
-      let container = UnsafeRawPointer(bitPattern: UInt(bitPattern: current.pointee.container))
-      sites.append(
-        container.flatMap {
-          Unmanaged<Container>.fromOpaque($0)._withUnsafeGuaranteedRef { $0.registrationSite(index) }
-        })
+      values.append(read(current.pointee))
       frame = current.pointee.parent
     }
-    return sites.reversed()
+    return values.reversed()
   }
 
   /// The indices from the root to this frame.
-  var path: [Int] {
-    var indices: [Int] = []
-    var frame: UnsafeMutablePointer<Frame>? = self
-    while let current = frame {
-      indices.append(current.pointee.index)
-      frame = current.pointee.parent
-    }
-    return indices.reversed()
-  }
+  var path: [Int] { fromRoot { $0.index } }
+}
 
+extension Frame {
+  /// Where the step making `index` in `container` was registered, as that container sees it (see
+  /// `Container.registrationSite`). Read while the step runs, so that its container is alive, and
+  /// before a registration can change.
+  static func registrationSite(_ index: Int, in container: ObjectIdentifier) -> CodeLocation? {
+    UnsafeRawPointer(bitPattern: UInt(bitPattern: container)).flatMap {
+      Unmanaged<Container>.fromOpaque($0)._withUnsafeGuaranteedRef { $0.registrationSite(index) }
+    }
+  }
+}
+
+extension UnsafeMutablePointer where Pointee == Frame {
   /// Whether this frame or one above it is the same step as `step`: it makes the same index in
   /// the same container for the same argument, of type `argumentType`.
   func contains(_ step: UnsafeMutablePointer<Frame>, argumentType: Any.Type) -> Bool {

@@ -49,7 +49,7 @@ final class KeyTable: Sendable {
     mutating func append(_ descriptor: Descriptor) {
       var descriptor = descriptor
       if let first = byName[descriptor.displayName]?.first, descriptor.isAnother(than: descriptors[first]) {
-        descriptor = descriptor.namedApart(from: Set(byName.keys))
+        descriptor = descriptor.namedApart(avoiding: { byName[$0] != nil })
       }
       descriptors.append(descriptor)
       byName[descriptor.displayName, default: []].append(descriptor.index)
