@@ -8,6 +8,12 @@ extension Dependencies {
   var childShared: Key<Token> { Key { Token("root singleton") }.scope(.singleton) }
   var childCached: Key<Token> { Key { Token("root cached") }.scope(.cached) }
   var childRepository: Key<Repository> { Key { r in Repository(storage: try r[\.storage]) } }
+  var childSessionCache: Key<Token> {
+    Key { r in Token("cache of " + (try r[\.childSession]).label) }.scope(.singleton)
+  }
+  var childAsyncSessionCache: AsyncKey<Token> {
+    AsyncKey { r in Token("cache of " + (try r[\.childSession]).label) }.scope(.singleton)
+  }
 }
 
 @Suite struct ChildContainerTests {
@@ -235,5 +241,68 @@ extension Dependencies {
     let outer = Container()
     outer.register(\.childNumber) { _ in try inner[\.childNumber] * 2 }
     #expect(try outer[\.childNumber] == 10)
+  }
+
+  // MARK: What a child provides and its parent's shared instance needs
+
+  @Test func aParentSingletonNeedingWhatOnlyTheChildRegistersSaysSo() throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    child.register(\.childSession) { Token("child's") }
+    let error = try #require(throws: ResolutionError.self) { try child[\.childSessionCache] }
+    #expect(error.kind == .requiredKeyNotProvided)
+    #expect(error.pathDescription == "\\.childSessionCache → \\.childSession")
+    let firstLine = try #require(error.description.split(separator: "\n").first)
+    #expect(
+      firstLine.hasPrefix(
+        "Knapsack: required key \\.childSession (Token) is not provided where it is needed: \\.childSessionCache is kept"
+          + " by a parent container (singleton) and made there from its registrations, and only the child container"
+          + " that asked for it registers \\.childSession (at KnapsackTests/ChildContainerTests.swift:"))
+    #expect(error.description.contains("fix: register \\.childSession also where the shared dependency is registered"))
+    // The parent itself was never given one: its own error says only that.
+    let own = try #require(throws: ResolutionError.self) { try parent[\.childSessionCache] }
+    #expect(own.underlying == nil)
+    #expect(own.description.hasPrefix("Knapsack: required key \\.childSession (Token) was never provided."))
+    // Registered in the child too, the singleton is the child's own, and it is made.
+    child.register(\.childSessionCache, scope: .singleton) { r in Token("own " + (try r[\.childSession]).label) }
+    #expect(try child[\.childSessionCache].label == "own child's")
+  }
+
+  @Test func anAsyncParentSingletonSaysSoThroughAGrandchild() async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    child.register(\.childSession) { Token("child's") }
+    let grandchild = child.makeChild()
+    let error = try await #require(throws: ResolutionError.self) {
+      try await grandchild.resolve(\.childAsyncSessionCache)
+    }
+    #expect(error.kind == .requiredKeyNotProvided)
+    #expect(
+      error.underlying?.hasPrefix(
+        "\\.childAsyncSessionCache is kept by a parent container (singleton) and made there from its registrations")
+        == true)
+  }
+
+  @Test func aParentCachedTypeNeedingWhatOnlyTheChildRegistersSaysSo() throws {
+    let parent = Container()
+    parent.register(type: Token.self, name: "cache", scope: .cached) { r in
+      Token(try r.resolve(type: NamedService.self).name)
+    }
+    let child = parent.makeChild()
+    child.register(type: NamedService.self) { NamedService("child's") }
+    let error = try #require(throws: ResolutionError.self) { try child.resolve(type: Token.self, name: "cache") }
+    #expect(error.kind == .notRegistered)
+    #expect(
+      error.description.hasPrefix(
+        "Knapsack: NamedService is not registered where it is needed: Token (name: \"cache\") is kept by a parent"
+          + " container (cached)"))
+  }
+
+  @Test func aParentSingletonMissingWhatNobodyRegistersSaysOnlyThat() throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    let error = try #require(throws: ResolutionError.self) { try child[\.childSessionCache] }
+    #expect(error.underlying == nil)
+    #expect(error.description.hasPrefix("Knapsack: required key \\.childSession (Token) was never provided."))
   }
 }

@@ -33,6 +33,7 @@ import Testing
     func add(_ id: String, _ text: String) { messages.append((id, text)) }
 
     add("resolution.requiredKeyNotProvided", error { try Catalog.missingKey()[\.catalogRepository] })
+    add("resolution.requiredKeyNotProvided.child", error { try Catalog.childCaptive()[\.catalogCache] })
     add("resolution.notRegistered", error { try Catalog.missingType().resolve(type: CatalogRepository.self) })
     add("resolution.cycle", error { try Catalog.cycle()[\.catalogLeft] })
     add("resolution.factoryFailed", error { try Catalog.failing()[\.catalogFilePath] })
@@ -115,6 +116,13 @@ import Testing
     let captive = try #require(texts["validation.captiveDependency"])
     #expect(captive.contains("registered at \(fixtures)"))
     #expect(captive.contains("holds \\.catalogSession: declared at \(fixtures)"))
+    // What only a child provides, asked for by its parent's singleton, is said to be there.
+    let held = try #require(texts["resolution.requiredKeyNotProvided.child"])
+    #expect(
+      held.hasPrefix(
+        "Knapsack: required key \\.catalogSession (CatalogSession) is not provided where it is needed: \\.catalogCache is"
+          + " kept by a parent container (singleton)"))
+    #expect(held.contains("only the child container that asked for it registers \\.catalogSession (at \(fixtures)"))
     let child = try #require(texts["validation.captiveDependency.child"])
     #expect(child.contains("holds \\.catalogSession: declared at \(fixtures)"))
     #expect(child.components(separatedBy: "registered at \(fixtures)").count == 3, "both registrations: \(child)")

@@ -805,4 +805,25 @@ final class OvHolder: Sendable {
     #expect(try container.resolve(type: (any TypedService).self).name == "real")
     #expect(throws: ResolutionError.self) { try container.resolve(type: (any TypedService).self, name: "extra") }
   }
+
+  @Test func anEnclosingScopesSingletonNeedingWhatOnlyAnInnerScopeRegistersSaysSo() async throws {
+    let container = Container()
+    let error = await #expect(throws: ResolutionError.self) {
+      try await withOverrides {
+        $0.register(\.childSessionCache, scope: .singleton) { r in Token(try r[\.childSession].label) }
+      } operation: {
+        try await withOverrides {
+          $0.register(\.childSession) { Token("inner") }
+        } operation: {
+          try container[\.childSessionCache]
+        }
+      }
+    }
+    #expect(error?.kind == .requiredKeyNotProvided)
+    #expect(
+      error?.underlying?.hasPrefix(
+        "\\.childSessionCache is kept by the enclosing override scope (singleton) and made there from its"
+          + " registrations, and only the inner override scope that asked for it registers \\.childSession (at"
+          + " KnapsackTests/OverrideTests.swift:") == true)
+  }
 }

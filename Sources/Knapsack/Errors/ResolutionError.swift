@@ -96,8 +96,11 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   }
   private let givenPathRegistrations: [CodeLocation?]
   /// A description of the error a factory threw, for ``Kind/factoryFailed``; for
-  /// ``Kind/factoryMismatch`` and ``Kind/resolutionTooDeep``, which check failed.
-  public let underlying: String?
+  /// ``Kind/factoryMismatch`` and ``Kind/resolutionTooDeep``, which check failed; for
+  /// ``Kind/containerDisposed``, why the container cannot be used; for
+  /// ``Kind/requiredKeyNotProvided`` and ``Kind/notRegistered``, nil, or why what a child container
+  /// provides does not reach its parent's shared instance.
+  public private(set) var underlying: String?
   /// For a missing dependency, the registrations closest to it (see ``NearMatch``), nearest
   /// first. Looked up each time it is read, in the container that threw the error (which the
   /// error keeps), so that throwing it costs nothing extra: read it before registering more if
@@ -113,6 +116,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   private let origin: Origin?
   /// For an error the engine made, the indices of ``path``.
   var pathIndices: [Int]? { origin?.path }
+  /// The index of ``dependency``, for an error the engine made.
+  var dependencyIndex: Int? { origin?.index }
   /// Thrown in a validation run by a step that reached a root known to fail (see
   /// `ValidationMemo`): the report of that root's failure covers it. Not compared, not encoded.
   var isCoveredByReport = false
@@ -226,6 +231,13 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     return error
   }
 
+  /// This error, with `reason` as why what it misses is not provided (see ``underlying``).
+  func explained(by reason: String) -> ResolutionError {
+    var error = self
+    error.underlying = reason
+    return error
+  }
+
   /// The path as one line: `\.todoList → \.repository → \.clock`.
   public var pathDescription: String { path.map(\.name).joined(separator: " → ") }
 
@@ -258,9 +270,13 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     let subject = dependency.subject
     switch kind {
     case .requiredKeyNotProvided:
-      lines.append("Knapsack: required key \(subject) was never provided.")
+      lines.append(
+        underlying.map { "Knapsack: required key \(subject) is not provided where it is needed: \($0)." }
+          ?? "Knapsack: required key \(subject) was never provided.")
     case .notRegistered:
-      lines.append("Knapsack: nothing is registered for \(subject).")
+      lines.append(
+        underlying.map { "Knapsack: \(subject) is not registered where it is needed: \($0)." }
+          ?? "Knapsack: nothing is registered for \(subject).")
     case .cycle:
       lines.append("Knapsack: dependency cycle: \(cycleDescription).")
     case .factoryFailed:
@@ -300,6 +316,10 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       lines.append("  registered nearby: \(nearMatches.map(\.description).joined(separator: "; "))")
     }
     switch kind {
+    case .requiredKeyNotProvided where underlying != nil, .notRegistered where underlying != nil:
+      lines.append(
+        "  fix: register \(dependency.name) also where the shared dependency is registered, or register the shared"
+          + " dependency also where \(dependency.name) is, so that an instance of its own is made there.")
     case .requiredKeyNotProvided:
       lines.append(
         "  fix: register it at the composition root, `container.register(\(dependency.name)) { ... }`,"

@@ -118,8 +118,38 @@ extension Container {
   func resolveDelegated<Argument: Sendable, Value: Sendable>(
     _ slot: Slot, _ delegate: Container, _ index: Int, _ argument: Argument, _ parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
-    guard let scope = slot.delegateScope else { return try delegate.resolveSync(index, argument, parent: parent) }
-    return try OverrideScope.bind(scope) { try delegate.resolveSync(index, argument, parent: parent) }
+    do {
+      guard let scope = slot.delegateScope else { return try delegate.resolveSync(index, argument, parent: parent) }
+      return try OverrideScope.bind(scope) { try delegate.resolveSync(index, argument, parent: parent) }
+    } catch {
+      throw heldAbove(error, index, delegate, inEnclosingScope: slot.delegateScope != nil)
+    }
+  }
+
+  /// `error`, from `delegate` making its shared instance of `index` for this container: when
+  /// what was missing is something this container provides (a child registers it, but its
+  /// parent's singleton needs it; an inner override scope registers it, but the enclosing
+  /// scope's singleton needs it), the error says so, since "never provided" alone would be false
+  /// here. `validate()` reports the same as a captive dependency.
+  @inline(never)
+  func heldAbove(_ error: any Error, _ index: Int, _ delegate: Container, inEnclosingScope: Bool) -> any Error {
+    guard let failure = error as? ResolutionError,
+      failure.kind == .requiredKeyNotProvided || failure.kind == .notRegistered, failure.underlying == nil,
+      let missing = failure.dependencyIndex, missing != index,
+      let (registration, _) = effectiveRegistration(missing), !registration.isDefault,
+      delegate.effectiveRegistration(missing) == nil
+    else { return error }
+    let held = KeyTable.shared.descriptor(index).reference.name
+    var slot = delegate.slot(index)
+    while slot.binding == nil, let next = slot.delegate { slot = next.slot(index) }
+    let scope = slot.binding.map { " (\($0.scope))" } ?? ""
+    let (keeper, asker) =
+      inEnclosingScope
+      ? ("the enclosing override scope", "the inner override scope") : ("a parent container", "the child container")
+    let reason =
+      "\(held) is kept by \(keeper)\(scope) and made there from its registrations, and only \(asker) that asked for"
+      + " it registers \(failure.dependency.name) (at \(registration.location))"
+    return failure.explained(by: reason)
   }
 
   /// The error for a plan that resolves to nothing, boxed out of line: so the frame of
@@ -406,11 +436,15 @@ extension Container {
   private func resolveDelegated<Argument: Sendable, Value: Sendable>(
     _ slot: Slot, _ delegate: Container, _ index: Int, _ argument: Argument, _ parent: AsyncFrame?
   ) async throws -> Value {
-    guard let scope = slot.delegateScope else {
-      return try await delegate.resolveAsync(index, argument, parent: parent)
-    }
-    return try await OverrideScope.$current.withValue(scope) {
-      try await delegate.resolveAsync(index, argument, parent: parent)
+    do {
+      guard let scope = slot.delegateScope else {
+        return try await delegate.resolveAsync(index, argument, parent: parent)
+      }
+      return try await OverrideScope.$current.withValue(scope) {
+        try await delegate.resolveAsync(index, argument, parent: parent)
+      }
+    } catch {
+      throw heldAbove(error, index, delegate, inEnclosingScope: slot.delegateScope != nil)
     }
   }
 
