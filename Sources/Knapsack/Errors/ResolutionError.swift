@@ -100,7 +100,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// ``Kind/containerDisposed``, why the container cannot be used; for
   /// ``Kind/requiredKeyNotProvided`` and ``Kind/notRegistered``, nil, or why what a child container
   /// provides does not reach its parent's shared instance.
-  public private(set) var underlying: String?
+  public let underlying: String?
   /// For a missing dependency, the registrations closest to it (see ``NearMatch``), nearest
   /// first. Looked up each time it is read, in the container that threw the error (which the
   /// error keeps), so that throwing it costs nothing extra: read it before registering more if
@@ -233,9 +233,22 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
 
   /// This error, with `reason` as why what it misses is not provided (see ``underlying``).
   func explained(by reason: String) -> ResolutionError {
-    var error = self
-    error.underlying = reason
-    return error
+    ResolutionError(self, underlying: reason)
+  }
+
+  /// `error` with `underlying`. (`underlying` stays a `let`: as a `var`, making any error copied
+  /// it once more, which the failure-path benchmark, S7, counts.)
+  private init(_ error: ResolutionError, underlying: String?) {
+    kind = error.kind
+    dependency = error.dependency
+    registeredAt = error.registeredAt
+    requestedAt = error.requestedAt
+    path = error.path
+    givenPathRegistrations = error.givenPathRegistrations
+    self.underlying = underlying
+    givenNearMatches = error.givenNearMatches
+    origin = error.origin
+    isCoveredByReport = error.isCoveredByReport
   }
 
   /// The path as one line: `\.todoList → \.repository → \.clock`.
