@@ -63,6 +63,9 @@ extension Dependencies {
   var lcNumber: Key<Int> { Key { 42 } }
   var lcPerUser: ArgumentKey<Int, LcResource> { .required() }
   var lcTyped: Key<String> { .required() }
+  var lcUnrelatedResource: Key<Resource> { .required() }
+  var lcSessionResource: Key<Resource> { .required() }
+  var lcDefaultDatabase: Key<Resource> { Key { Resource("default database", log: Collected()) }.scope(.singleton) }
 }
 
 final class LcTypedService: Sendable {}
@@ -734,5 +737,59 @@ final class LcTypedService: Sendable {}
     #expect(throws: ResolutionError.self) { try container[\.lcA] }
     try await container.dispose()
     #expect(log.all.isEmpty)
+  }
+
+  // MARK: dispose() inside an override scope
+
+  @Test func disposeInsideAnOverrideScopeClosesWhatTheContainerHandedOutThere() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    container.register(\.containerResource, scope: .singleton) { Resource("a", log: log) }
+    let made = try await withOverrides {
+      $0.register(\.containerOtherResource, scope: .cached) { Resource("b, overridden", log: log) }
+    } operation: {
+      (try container[\.containerResource], try container[\.containerOtherResource], try container[\.lcDefaultDatabase])
+    }
+    // Made outside the scope: the container's own.
+    let outside = try container[\.containerResource]
+    let inScope = try await withOverrides {
+      $0.register(\.lcUnrelatedResource) { Resource("unrelated", log: log) }
+    } operation: { () async throws -> [Resource] in
+      let a = try container[\.containerResource]
+      let database = try container[\.lcDefaultDatabase]
+      let session = container.makeChild()
+      session.register(\.lcSessionResource, scope: .singleton) { Resource("session", log: log) }
+      let own = try session[\.lcSessionResource]
+      try await container.dispose()
+      #expect(
+        [a, database, own, outside].allSatisfy { $0.closeCount == 1 }, "closed by dispose(), not by the scope's end")
+      #expect(log.all.contains("session") && log.all.contains("a"))
+      let error = #expect(throws: ResolutionError.self) { try container[\.containerResource] }
+      #expect(error?.kind == .containerDisposed)
+      #expect(error?.underlying?.contains("override scope") != true, "the container was disposed, not the scope")
+      return [a, database, own]
+    }
+    // Once each, also after the scope ended; what another scope made is its own.
+    #expect((inScope + [outside]).allSatisfy { $0.closeCount == 1 })
+    #expect([made.0, made.1, made.2].allSatisfy { $0.closeCount == 1 }, "the scope that made them closed them")
+  }
+
+  @Test func aChildDisposedInsideAnOverrideScopeClosesWhatItHandedOutThere() async throws {
+    let parent = Container()
+    try await withOverrides {
+      $0.register(\.lcNumber) { 7 }
+    } operation: {
+      let session = parent.makeChild()
+      session.register(\.lcSessionResource, scope: .singleton) { Resource("session", log: Collected()) }
+      let own = try session[\.lcSessionResource]
+      // The parent's singleton lives in the parent: the child's disposal leaves it open.
+      let shared = try session[\.lcDefaultDatabase]
+      try await session.dispose()
+      #expect(own.closeCount == 1)
+      #expect(shared.closeCount == 0)
+      #expect(!parent.isDisposedContainer)
+      #expect(try parent[\.lcNumber] == 7)
+      #expect(try parent[\.lcDefaultDatabase] === shared)
+    }
   }
 }

@@ -20,9 +20,27 @@ extension Container {
   /// ``DisposalError`` (a child disposed on its own before is not disposed, nor reported,
   /// again). After disposal, resolving from this container (or its children) throws
   /// ``ResolutionError/Kind/containerDisposed``.
+  ///
+  /// Called inside an override scope (such as a test under the `.overrides` trait), it also
+  /// disposes what the scope's copies of this container and of its children made there, which
+  /// is what this container handed out in the scope; the scope would otherwise dispose them
+  /// only when it ends.
   public func dispose() async throws {
-    let failures = await beginDisposal(DisposedInstances()).task.value
+    let failures = await disposeCopiesInScope() + (await beginDisposal(DisposedInstances()).task.value)
     if !failures.isEmpty { throw DisposalError(failures: failures) }
+  }
+
+  /// Disposes what the copies of this container and of its descendants made in the override
+  /// scope open here and in the scopes it is nested in, innermost first: newer than what the
+  /// container itself made, and made from it.
+  private func disposeCopiesInScope() async -> [DisposalError.Failure] {
+    var failures: [DisposalError.Failure] = []
+    var scope = OverrideScope.active
+    while let current = scope {
+      for copy in current.existingOverlays(from: self) { failures += await copy.disposeCreatedInstances() }
+      scope = current.enclosing
+    }
+    return failures
   }
 
   /// Marks this container disposed and starts disposing it, unless that was done already:

@@ -249,6 +249,15 @@ final class OverrideScope: Sendable {
     return Unmanaged.passUnretained(entry.overlay)
   }
 
+  /// The copies this scope made of `base` and of the containers below it, deeper ones first;
+  /// makes none.
+  func existingOverlays(from base: Container) -> [Container] {
+    guard let top = existingOverlay(for: base) else { return [] }
+    return overlays.withLock { $0.values.map(\.overlay) }
+      .filter { copy in sequence(first: copy, next: \.parent).contains { $0 === top } }
+      .sorted { $0.depth > $1.depth }
+  }
+
   /// The copy of `base` this scope made, if it made one; never makes it.
   func existingOverlay(for base: Container) -> Container? {
     overlays.withLock { $0[ObjectIdentifier(base)]?.overlay }
