@@ -13,27 +13,48 @@ public import Testing
 /// }
 /// ```
 ///
-/// On a suite it applies to every test in it, each with its own container.
+/// On a suite it applies to every test in it, each with its own container. A test's own
+/// `.container { ... }` inside such a suite makes a child of the suite's container for that test:
+/// it sees the suite's registrations, and its own replace them. When the test ends, the trait
+/// disposes the container it made (see `Container.dispose()`), unless the test did; an instance
+/// that fails to close is recorded as an issue of the test.
 public struct ContainerTrait: TestTrait, SuiteTrait, TestScoping {
   let configure: @Sendable (Container) throws -> Void
+
+  /// The container the innermost `.container` trait made for the test running in this task.
+  @TaskLocal static var enclosing: Container?
 
   /// Applied to each test of a suite separately.
   public var isRecursive: Bool { true }
 
-  /// Runs the test with a fresh container as the task's current one.
+  /// Runs the test with a fresh container as the task's current one, then disposes it.
   public func provideScope(
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
     if isSuiteItself(test, testCase) { return try await function() }
-    let container = Container()
+    let container = Self.enclosing?.makeChild() ?? Container()
     try configure(container)
-    try await withContainer(container, operation: function)
+    var failure: (any Error)?
+    do {
+      try await Self.$enclosing.withValue(container) { try await withContainer(container, operation: function) }
+    } catch {
+      failure = error
+    }
+    if !container.isDisposedContainer {
+      do {
+        try await container.dispose()
+      } catch {
+        Issue.record(
+          error, "disposing the test's container, which the .container trait made", sourceLocation: test.sourceLocation)
+      }
+    }
+    if let failure { throw failure }
   }
 }
 
 extension Trait where Self == ContainerTrait {
   /// Runs the test (or each test of the suite) with a fresh container, configured by
-  /// `configure`, as `Container.current`.
+  /// `configure`, as `Container.current`, and disposes it when the test ends.
   public static func container(_ configure: @escaping @Sendable (Container) throws -> Void = { _ in }) -> Self {
     ContainerTrait(configure: configure)
   }
