@@ -45,6 +45,18 @@ extension Container {
       .mainActor { r, value in try decorator(r, try Self.typed(value)) }, fileID, line, KeyTable.index(of: key))
   }
 
+  /// Not available: a multibinding has no decorator of its own; each contribution is a factory of
+  /// its own, which can wrap what it contributes.
+  @available(
+    *, unavailable,
+    message:
+      "a multibinding has no decorator: wrap each element in the contribution that makes it, `contribute(to: \\.key) { r in Wrapped(...) }`"
+  )
+  public func decorate<K, E>(
+    _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, fileID: StaticString = #fileID, line: UInt = #line,
+    _ decorator: @escaping @Sendable (Resolver, [E]) throws -> [E]
+  ) { fatalError("unavailable") }
+
   /// Wraps what a registered type (and name) resolves to.
   public func decorate<T: Sendable>(
     type: T.Type, name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,

@@ -140,6 +140,10 @@ extension Provider where Key.Kind == SyncKind, Key.Argument == Void {
 extension Provider where Key.Kind == SyncKind {
   /// Resolves the dependency now, for `argument`.
   public func get(_ argument: Key.Argument) throws -> Key.Value { try resolve(argument) }
+
+  /// Not available: a key that takes an argument is resolved with one.
+  @available(*, unavailable, message: "this key takes an argument: pass it, `provider.get(argument)`")
+  public func get() throws -> Key.Value { fatalError("unavailable") }
 }
 
 extension Provider where Key.Kind == AsyncKind, Key.Argument == Void {
@@ -150,6 +154,10 @@ extension Provider where Key.Kind == AsyncKind, Key.Argument == Void {
 extension Provider where Key.Kind == AsyncKind {
   /// Resolves the dependency now, for `argument`.
   public func get(_ argument: Key.Argument) async throws -> Key.Value { try await resolveAsync(argument) }
+
+  /// Not available: a key that takes an argument is resolved with one.
+  @available(*, unavailable, message: "this key takes an argument: pass it, `provider.get(argument)`")
+  public func get() async throws -> Key.Value { fatalError("unavailable") }
 }
 
 extension Provider where Key.Kind == MainActorKind, Key.Argument == Void {
@@ -163,6 +171,10 @@ extension Provider where Key.Kind == MainActorKind, Key.Argument == Void {
 extension Provider where Key.Kind == MainActorKind {
   /// Resolves the dependency now, for `argument`, on the main actor.
   @MainActor public func get(_ argument: Key.Argument) throws -> Key.Value { try resolve(argument) }
+
+  /// Not available: a key that takes an argument is resolved with one.
+  @available(*, unavailable, message: "this key takes an argument: pass it, `provider.get(argument)`")
+  @MainActor public func get() throws -> Key.Value { fatalError("unavailable") }
 }
 
 /// A dependency resolved on first use and kept after that.
