@@ -46,6 +46,41 @@ final class LcResource: Disposable {
   }
 }
 
+/// A resource whose disposal waits until the test opens it: a test sees what happens while a
+/// disposal runs.
+final class LcGatedResource: Disposable {
+  private let state = Locked<(started: Bool, isOpen: Bool, closed: Bool, waiter: CheckedContinuation<Void, Never>?)>(
+    (false, false, false, nil))
+  var hasStarted: Bool { state.withLock { $0.started } }
+  var isClosed: Bool { state.withLock { $0.closed } }
+
+  func dispose() async throws {
+    await withCheckedContinuation { waiter in
+      let goOn = state.withLock { state -> Bool in
+        state.started = true
+        if !state.isOpen { state.waiter = waiter }
+        return state.isOpen
+      }
+      if goOn { waiter.resume() }
+    }
+    state.withLock { $0.closed = true }
+  }
+
+  /// Lets the disposal finish.
+  func open() {
+    state.withLock { state in
+      state.isOpen = true
+      state.waiter?.resume()
+      state.waiter = nil
+    }
+  }
+
+  /// Waits, up to 10 seconds, until the disposal has started.
+  func waitUntilStarted() async {
+    for _ in 0..<10_000 where !hasStarted { try? await Task.sleep(for: .milliseconds(1)) }
+  }
+}
+
 /// A value that does not conform to `Disposable`; its registration closes it.
 final class LcFileHandle: Sendable {
   let name: String
@@ -65,6 +100,7 @@ extension Dependencies {
   var lcTyped: Key<String> { .required() }
   var lcUnrelatedResource: Key<Resource> { .required() }
   var lcSessionResource: Key<Resource> { .required() }
+  var lcGated: Key<LcGatedResource> { .required() }
   var lcDefaultDatabase: Key<Resource> { Key { Resource("default database", log: Collected()) }.scope(.singleton) }
 }
 
@@ -791,5 +827,75 @@ final class LcTypedService: Sendable {}
       #expect(try parent[\.lcNumber] == 7)
       #expect(try parent[\.lcDefaultDatabase] === shared)
     }
+  }
+
+  @Test func aContainerDisposedInsideAScopeRefusesEveryResolutionWhileItsCopiesClose() async throws {
+    let container = Container()
+    let gated = LcGatedResource()
+    container.register(\.lcGated, scope: .singleton) { gated }
+    container.register(\.containerResource, scope: .singleton) { Resource("other", log: Collected()) }
+    try await withOverrides { _ in
+    } operation: {
+      _ = try container[\.lcGated]
+      let disposal = Task { try await container.dispose() }
+      await gated.waitUntilStarted()
+      // The copy's instance is closing: nothing new is made, and the error names the container.
+      for error in [
+        #expect(throws: ResolutionError.self) { try container[\.lcGated] },
+        #expect(throws: ResolutionError.self) { try container[\.containerResource] },
+      ] {
+        #expect(error?.kind == .containerDisposed)
+        #expect(error?.underlying?.contains("override scope") != true, "\(String(describing: error))")
+      }
+      gated.open()
+      try await disposal.value
+    }
+  }
+
+  @Test func twoDisposalsInsideAScopeBothWaitForTheCopiesThenTheContainersOwn() async throws {
+    let container = Container()
+    let gated = LcGatedResource()
+    container.register(\.lcGated, scope: .singleton) { gated }
+    container.register(\.containerResource, scope: .singleton) { Resource("own", log: Collected()) }
+    let own = try container[\.containerResource]
+    try await withOverrides { _ in
+    } operation: {
+      _ = try container[\.lcGated]
+      let first = Task { try await container.dispose() }
+      await gated.waitUntilStarted()
+      let second = Task { try await container.dispose() }
+      // Neither returns, nor is the older instance closed, while the newer one is closing.
+      try? await Task.sleep(for: .milliseconds(50))
+      #expect(own.closeCount == 0)
+      gated.open()
+      try await second.value
+      #expect(gated.isClosed && own.closeCount == 1)
+      try await first.value
+    }
+  }
+
+  @Test(arguments: 0..<10)
+  func tasksDisposingAndResolvingInOneScopeCloseEachInstanceOnce(round: Int) async throws {
+    let container = Container()
+    container.register(\.containerResource, scope: .singleton) { Resource("singleton", log: Collected()) }
+    container.register(\.containerOtherResource, scope: .cached) { Resource("cached", log: Collected()) }
+    let made = Collected<Resource>()
+    try await withOverrides { _ in
+    } operation: {
+      await withTaskGroup(of: Void.self) { group in
+        for task in 0..<8 {
+          group.addTask {
+            if task % 3 == 0 {
+              _ = try? await container.dispose()
+            } else {
+              for key in [\Dependencies.containerResource, \.containerOtherResource] {
+                if let resource = try? container[key] { made.append(resource) }
+              }
+            }
+          }
+        }
+      }
+    }
+    #expect(made.all.allSatisfy { $0.closeCount == 1 }, "round \(round)")
   }
 }

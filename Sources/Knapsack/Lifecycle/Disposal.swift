@@ -26,33 +26,41 @@ extension Container {
   /// is what this container handed out in the scope; the scope would otherwise dispose them
   /// only when it ends.
   public func dispose() async throws {
-    let failures = await disposeCopiesInScope() + (await beginDisposal(DisposedInstances()).task.value)
+    let copies = copiesInScope()
+    let disposal = beginDisposal(DisposedInstances(), copies: copies)
+    var failures = await disposal.task.value
+    // Begun by a call from another scope: what this scope's copies made is disposed too, once the
+    // disposal all callers wait for is done.
+    if !disposal.started {
+      for copy in copies { failures += await copy.disposeCreatedInstances() }
+    }
     if !failures.isEmpty { throw DisposalError(failures: failures) }
   }
 
-  /// Disposes what the copies of this container and of its descendants made in the override
-  /// scope open here and in the scopes it is nested in, innermost first: newer than what the
-  /// container itself made, and made from it.
-  private func disposeCopiesInScope() async -> [DisposalError.Failure] {
-    var failures: [DisposalError.Failure] = []
+  /// The copies of this container and of its descendants in the override scope open here and in
+  /// the scopes it is nested in, innermost scope first, deeper copies first: what they made is
+  /// newer than what the container itself made, and made from it.
+  private func copiesInScope() -> [Container] {
+    var copies: [Container] = []
     var scope = OverrideScope.active
     while let current = scope {
-      for copy in current.existingOverlays(from: self) { failures += await copy.disposeCreatedInstances() }
+      copies += current.existingOverlays(from: self)
       scope = current.enclosing
     }
-    return failures
+    return copies
   }
 
   /// Marks this container disposed and starts disposing it, unless that was done already:
   /// returns the disposal, and whether this call started it. `disposed` holds what was disposed
-  /// by the disposal of the container this one belongs to, if any.
+  /// by the disposal of the container this one belongs to, if any; `copies` are this container's
+  /// copies in the caller's override scopes (see ``copiesInScope()``), disposed first.
   private func beginDisposal(
-    _ disposed: DisposedInstances
+    _ disposed: DisposedInstances, copies: [Container] = []
   ) -> (task: Task<[DisposalError.Failure], Never>, started: Bool) {
     let disposal = state.withLock { state -> (task: Task<[DisposalError.Failure], Never>, started: Bool) in
       if let running = state.disposal { return (running, false) }
       state.disposed = true
-      let task = Task { await self.disposeEverything(disposed) }
+      let task = Task { await self.disposeEverything(disposed, copies: copies) }
       state.disposal = task
       return (task, true)
     }
@@ -76,8 +84,9 @@ extension Container {
     await disposeInstances(DisposedInstances(), endingScope: true)
   }
 
-  private func disposeEverything(_ disposed: DisposedInstances) async -> [DisposalError.Failure] {
+  private func disposeEverything(_ disposed: DisposedInstances, copies: [Container]) async -> [DisposalError.Failure] {
     var failures: [DisposalError.Failure] = []
+    for copy in copies { failures += await copy.disposeCreatedInstances() }
     let children = state.withLock { $0.children.objects }
     for child in children.reversed() {
       // A child that someone else began disposing is waited for, but its failures were thrown
