@@ -256,8 +256,8 @@ extension Dependencies {
     #expect(
       firstLine.hasPrefix(
         "Knapsack: required key \\.childSession (Token) is not provided where it is needed: \\.childSessionCache is kept"
-          + " by a parent container (singleton) and made there from its registrations, and only the child container"
-          + " that asked for it registers \\.childSession (at KnapsackTests/ChildContainerTests.swift:"))
+          + " by a parent container (singleton) and made there from its registrations, and \\.childSession is"
+          + " registered only in a child container below it (at KnapsackTests/ChildContainerTests.swift:"))
     #expect(error.description.contains("fix: register \\.childSession also where the shared dependency is registered"))
     // The parent itself was never given one: its own error says only that.
     let own = try #require(throws: ResolutionError.self) { try parent[\.childSessionCache] }
@@ -296,6 +296,25 @@ extension Dependencies {
       error.description.hasPrefix(
         "Knapsack: NamedService is not registered where it is needed: Token (name: \"cache\") is kept by a parent"
           + " container (cached)"))
+  }
+
+  @Test func aGrandchildsParentRegisteringWhatTheSingletonNeedsIsNamedToo() throws {
+    let parent = Container()
+    let middle = parent.makeChild()
+    middle.register(\.childSession) { Token("middle's") }
+    let error = try #require(throws: ResolutionError.self) { try middle.makeChild()[\.childSessionCache] }
+    #expect(error.underlying?.contains("\\.childSession is registered only in a child container below it") == true)
+  }
+
+  @Test func aFailureInAContainerTheFactoryCapturedIsNotBlamedOnTheParent() throws {
+    let other = Container()
+    let parent = Container()
+    parent.register(\.childSessionCache, scope: .singleton) { Token(try other[\.childSession].label) }
+    let child = parent.makeChild()
+    child.register(\.childSession) { Token("child's") }
+    let error = try #require(throws: ResolutionError.self) { try child[\.childSessionCache] }
+    #expect(error.kind == .requiredKeyNotProvided)
+    #expect(error.underlying == nil, "registering it in the parent would not help: \(error)")
   }
 
   @Test func aParentSingletonMissingWhatNobodyRegistersSaysOnlyThat() throws {

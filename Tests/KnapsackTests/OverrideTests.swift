@@ -823,7 +823,7 @@ final class OvHolder: Sendable {
     #expect(
       error?.underlying?.hasPrefix(
         "\\.childSessionCache is kept by the enclosing override scope (singleton) and made there from its"
-          + " registrations, and only the inner override scope that asked for it registers \\.childSession (at"
+          + " registrations, and \\.childSession is registered only in the inner override scope (at"
           + " KnapsackTests/OverrideTests.swift:") == true)
   }
 }

@@ -118,6 +118,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   var pathIndices: [Int]? { origin?.path }
   /// The index of ``dependency``, for an error the engine made.
   var dependencyIndex: Int? { origin?.index }
+  /// The container whose resolution failed, for an error the engine made.
+  var failingContainer: Container? { origin?.container }
   /// Thrown in a validation run by a step that reached a root known to fail (see
   /// `ValidationMemo`): the report of that root's failure covers it. Not compared, not encoded.
   var isCoveredByReport = false

@@ -136,6 +136,9 @@ extension Container {
     guard let failure = error as? ResolutionError,
       failure.kind == .requiredKeyNotProvided || failure.kind == .notRegistered, failure.underlying == nil,
       let missing = failure.dependencyIndex, missing != index,
+      // Failed in `delegate` or above it, not in a container a factory captured.
+      let failing = failure.failingContainer,
+      sequence(first: delegate, next: \.parent).contains(where: { $0 === failing }),
       let (registration, _) = effectiveRegistration(missing), !registration.isDefault,
       delegate.effectiveRegistration(missing) == nil
     else { return error }
@@ -143,12 +146,13 @@ extension Container {
     var slot = delegate.slot(index)
     while slot.binding == nil, let next = slot.delegate { slot = next.slot(index) }
     let scope = slot.binding.map { " (\($0.scope))" } ?? ""
-    let (keeper, asker) =
+    let (keeper, below) =
       inEnclosingScope
-      ? ("the enclosing override scope", "the inner override scope") : ("a parent container", "the child container")
+      ? ("the enclosing override scope", "in the inner override scope")
+      : ("a parent container", "in a child container below it")
     let reason =
-      "\(held) is kept by \(keeper)\(scope) and made there from its registrations, and only \(asker) that asked for"
-      + " it registers \(failure.dependency.name) (at \(registration.location))"
+      "\(held) is kept by \(keeper)\(scope) and made there from its registrations, and \(failure.dependency.name)"
+      + " is registered only \(below) (at \(registration.location))"
     return failure.explained(by: reason)
   }
 
