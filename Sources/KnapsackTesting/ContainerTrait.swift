@@ -14,15 +14,17 @@ public import Testing
 /// ```
 ///
 /// On a suite it applies to every test in it, each with its own container. A test's own
-/// `.container { ... }` inside such a suite makes a child of the suite's container for that test:
-/// it sees the suite's registrations, and its own replace them. When the test ends, the trait
-/// disposes the container it made (see `Container.dispose()`), unless the test did; an instance
-/// that fails to close is recorded as an issue of the test.
+/// `.container { ... }` inside such a suite makes the test's container with the suite's
+/// registrations first, then its own, which replace them: a singleton the suite registers is made
+/// with the test's fakes. When the test ends, the trait disposes the container it made (see
+/// `Container.dispose()`), unless the test did; an instance that fails to close is recorded as an
+/// issue of the test.
 public struct ContainerTrait: TestTrait, SuiteTrait, TestScoping {
   let configure: @Sendable (Container) throws -> Void
 
-  /// The container the innermost `.container` trait made for the test running in this task.
-  @TaskLocal static var enclosing: Container?
+  /// What the enclosing `.container` traits of the test running in this task register, the
+  /// outermost first.
+  @TaskLocal static var enclosing: [@Sendable (Container) throws -> Void] = []
 
   /// Applied to each test of a suite separately.
   public var isRecursive: Bool { true }
@@ -32,11 +34,12 @@ public struct ContainerTrait: TestTrait, SuiteTrait, TestScoping {
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
     if isSuiteItself(test, testCase) { return try await function() }
-    let container = Self.enclosing?.makeChild() ?? Container()
-    try configure(container)
+    let configurations = Self.enclosing + [configure]
+    let container = Container()
+    for configuration in configurations { try configuration(container) }
     var failure: (any Error)?
     do {
-      try await Self.$enclosing.withValue(container) { try await withContainer(container, operation: function) }
+      try await Self.$enclosing.withValue(configurations) { try await withContainer(container, operation: function) }
     } catch {
       failure = error
     }

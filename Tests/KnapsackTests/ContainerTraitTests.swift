@@ -6,6 +6,7 @@ extension Dependencies {
   var ctResource: Key<Resource> { .required() }
   var ctSuiteValue: Key<String> { Key { "default" } }
   var ctTestValue: Key<String> { Key { "default" } }
+  var ctService: Key<Token> { .required() }
 }
 
 /// The `.container` trait, run by hand around a body (as Swift Testing runs it around a test), so
@@ -66,10 +67,11 @@ extension Dependencies {
     }
   }
 
-  @Test func aNestedContainerTraitMakesAChildOfTheEnclosingOne() async throws {
+  @Test func aNestedContainerTraitRegistersTheEnclosingOnesFirst() async throws {
     let outer = ContainerTrait.container {
       $0.register(\.ctSuiteValue) { "suite" }
       $0.register(\.ctTestValue) { "suite" }
+      $0.register(\.ctService, scope: .singleton) { r in Token("service with " + (try r[\.ctTestValue])) }
     }
     let inner = ContainerTrait.container { $0.register(\.ctTestValue) { "test" } }
     let seen = Locked<[String]>([])
@@ -77,17 +79,21 @@ extension Dependencies {
     try await Self.run(outer) {
       let suiteContainer = Container.current
       try await Self.run(inner) {
-        seen.withLock {
-          $0 = [(try? Container.current[\.ctSuiteValue]) ?? "?", (try? Container.current[\.ctTestValue]) ?? "?"]
-        }
-        containers.withLock { $0 = [suiteContainer, Container.current] }
+        let current = Container.current
+        let values = [
+          (try? current[\.ctSuiteValue]) ?? "?", (try? current[\.ctTestValue]) ?? "?",
+          (try? current[\.ctService])?.label ?? "?",
+        ]
+        seen.withLock { $0 = values }
+        containers.withLock { $0 = [suiteContainer, current] }
       }
-      // The test's child was disposed; the suite's container stays usable until its own end.
+      // The test's container was disposed; the suite's stays usable until its own end.
       #expect(try Container.current[\.ctTestValue] == "suite")
     }
     let made = containers.withLock { $0 }
-    #expect(seen.withLock { $0 } == ["suite", "test"])
-    #expect(made.count == 2 && made.allSatisfy(\.isDisposedContainer))
+    // The singleton the suite's trait registers is made with the test's value.
+    #expect(seen.withLock { $0 } == ["suite", "test", "service with test"])
+    #expect(made.count == 2 && made[0] !== made[1] && made.allSatisfy(\.isDisposedContainer))
   }
 }
 
