@@ -196,10 +196,14 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
 }
 
 /// The modules' facts with each key told apart by the module that declares it, when two modules
-/// declare keys of one name (`var config` in two features): such a key is `\.config (Module)`, as
-/// the container names it. A key path names its own module's key, or else the key of a module the
-/// file imports (directly or through an `@_exported import`), or else one its module imports in any
-/// file (Swift makes an extension's members visible module-wide).
+/// declare keys of one name (`var config` in two features): such a key is `\.config (Module)`.
+///
+/// A key path names the key of a declaring module its module sees: itself, or one it imports,
+/// directly or through other modules (Swift makes an extension's members visible through every
+/// import of the module, transitively). As in Swift, a module's key shadows that of a module it
+/// imports. When the module sees several, the file's own imports decide, if they can. Otherwise
+/// Swift chooses by the value's type, which the check does not know: a registration is counted as
+/// a provider of each (with a remark), and a resolution is not followed (with a remark).
 func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
   var declaring: [String: Set<String>] = [:]
   for module in modules {
@@ -210,49 +214,76 @@ func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
   let shared = declaring.filter { $0.value.count > 1 }
   guard !shared.isEmpty else { return modules }
 
-  var reexports: [String: Set<String>] = [:]
-  for module in modules { reexports[module.name] = Set(module.files.flatMap(\.exportedImports)) }
-  func visible(from imports: some Sequence<String>) -> Set<String> {
+  var imports: [String: Set<String>] = [:]
+  for module in modules { imports[module.name] = Set(module.files.flatMap(\.imports)) }
+  func visible(from roots: some Sequence<String>) -> Set<String> {
     var seen: Set<String> = []
-    var pending = Array(imports)
+    var pending = Array(roots)
     while let next = pending.popLast() {
-      if seen.insert(next).inserted { pending += reexports[next] ?? [] }
+      if seen.insert(next).inserted { pending += imports[next] ?? [] }
     }
     return seen
   }
+  let reachable = Dictionary(uniqueKeysWithValues: modules.map { ($0.name, visible(from: [$0.name])) })
+  /// The declarers left once those a declarer's module imports are dropped (they are shadowed).
+  func unshadowed(_ declarers: Set<String>) -> Set<String> {
+    declarers.filter { candidate in
+      !declarers.contains { $0 != candidate && reachable[$0]?.contains(candidate) == true }
+    }
+  }
 
   return modules.map { module in
-    let moduleWide = visible(from: [module.name] + module.files.flatMap(\.imports))
     var result = module
     result.files = module.files.map { file in
       let inFile = visible(from: [module.name] + file.imports)
-      func told(_ id: DependencyID) -> DependencyID {
-        guard !id.isType, let declarers = shared[id.text] else { return id }
-        let declarer =
-          declarers.contains(module.name)
-          ? module.name : [inFile, moduleWide].lazy.map { declarers.intersection($0) }.first { $0.count == 1 }?.first
-        guard let declarer else { return id }
-        return DependencyID(text: "\(id.text) (\(declarer))", isType: false)
+      /// The key `id` names in this file: one, or the candidates when the check cannot tell.
+      func told(_ id: DependencyID) -> (id: DependencyID?, candidates: [String]) {
+        guard !id.isType, let declarers = shared[id.text] else { return (id, []) }
+        var seen = unshadowed(declarers.intersection(reachable[module.name] ?? [module.name]))
+        if seen.count > 1, case let narrowed = unshadowed(seen.intersection(inFile)), !narrowed.isEmpty {
+          seen = narrowed
+        }
+        if seen.isEmpty { seen = declarers }
+        guard seen.count == 1, let declarer = seen.first else { return (nil, seen.sorted()) }
+        return (DependencyID(text: "\(id.text) (\(declarer))", isType: false), [])
+      }
+      func several(_ id: DependencyID, _ candidates: [String]) -> String {
+        "several modules this file sees declare \(id.spelled) (\(candidates.joined(separator: ", "))), and which one it names depends on the value's type"
       }
       func told(_ references: [Reference]) -> [Reference] {
         references.map { reference in
+          guard let target = reference.target else { return reference }
+          let (id, candidates) = told(target)
           var reference = reference
-          reference.target = reference.target.map(told)
+          reference.target = id
+          if id == nil { reference.unfollowable = several(target, candidates) }
           return reference
         }
       }
       var file = file
       file.declarations = file.declarations.map { declaration in
         var declaration = declaration
-        declaration.id = told(declaration.id)
+        declaration.id = DependencyID(
+          text: shared[declaration.id.text] == nil ? declaration.id.text : "\(declaration.id.text) (\(module.name))",
+          isType: declaration.id.isType, written: declaration.id.written)
         declaration.resolves = told(declaration.resolves)
         return declaration
       }
-      file.registrations = file.registrations.map { registration in
+      file.registrations = file.registrations.flatMap { registration -> [Registration] in
         var registration = registration
-        registration.id = told(registration.id)
         registration.resolves = told(registration.resolves)
-        return registration
+        let (id, candidates) = told(registration.id)
+        if let id {
+          registration.id = id
+          return [registration]
+        }
+        let original = registration.id
+        return candidates.map { declarer in
+          var counted = registration
+          counted.id = DependencyID(text: "\(original.text) (\(declarer))", isType: false)
+          counted.caveat = several(original, candidates)
+          return counted
+        }
       }
       return file
     }

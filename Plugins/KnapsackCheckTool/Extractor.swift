@@ -10,6 +10,21 @@ let multibindingKinds: Set<String> = ["Multibinding", "AsyncMultibinding", "Main
 /// The key kinds declared in `extension Dependencies`: the aliases and the generic types they name.
 let keyKinds = Set(["Key", "AsyncKey", "MainActorKey", "ArgumentKey", "DependencyKey"]).union(multibindingKinds)
 
+/// The modules a file imports, read line by line without parsing (for a file that cannot
+/// declare, register or resolve a key): `import M`, `@testable import M`, `import struct M.T`.
+func importedModules(_ source: String) -> [String] {
+  source.split(whereSeparator: \.isNewline).compactMap { line in
+    let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+    guard let position = words.firstIndex(of: "import"), words[..<position].allSatisfy({ $0.hasPrefix("@") }),
+      position + 1 < words.count
+    else { return nil }
+    let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "func", "var", "let", "actor"]
+    let path =
+      kinds.contains(words[position + 1]) && position + 2 < words.count ? words[position + 2] : words[position + 1]
+    return String(path.prefix { $0 != "." })
+  }
+}
+
 /// Reads one file's key declarations, registrations and resolutions.
 func extractFacts(path: String, source: String) -> FileFacts {
   let tree = Parser.parse(source: source)

@@ -43,7 +43,7 @@ struct FactsCache: Codable {
     var modified: Double
     var facts: FileFacts
   }
-  static let version = 2
+  static let version = 3
   var version = FactsCache.version
   var entries: [String: Entry] = [:]
 }
@@ -79,7 +79,8 @@ for module in options.modules {
     // A file that names none of these cannot declare, register or resolve a key, nor re-export
     // Knapsack: skip parsing it (most files of third-party packages in the graph).
     let relevant = ["Knapsack", "Dependencies", "register", "resolve", "@_exported"].contains { source.contains($0) }
-    let facts = relevant ? extractFacts(path: path, source: source) : FileFacts()
+    // Its imports still count: a key is visible through a module that only imports another.
+    let facts = relevant ? extractFacts(path: path, source: source) : FileFacts(imports: importedModules(source))
     if relevant { parsed += 1 } else { skipped += 1 }
     files.append(facts)
     fresh.entries[path] = FactsCache.Entry(size: size, modified: modified, facts: facts)

@@ -1,0 +1,7 @@
+import Knapsack
+import Profile
+
+/// Sees only Profile's `\.config`.
+public func registerFeature(in container: Container) {
+  container.register(\.config) { ProfileConfig() }
+}
