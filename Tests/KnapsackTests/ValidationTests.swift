@@ -1333,3 +1333,38 @@ extension Dependencies {
   var valOuterWrapper: Key<ValOuterWrapper> { .required() }
   var valOutermostWrapper: Key<ValOutermostWrapper> { .required() }
 }
+
+extension Dependencies {
+  // Named so that the held key sorts before its holder: validated first, as a root of its own.
+  var valAaLogger: Key<ValThing> { .required() }
+  var valZzService: Key<ValThing> { .required() }
+}
+
+@Suite struct ValidationAcrossContainersTests {
+  @Test func aParentsSingletonHoldingItsOwnSingletonIsNotCaptiveWhereAChildRegistersItUnique() async throws {
+    let parent = Container()
+    parent.register(\.valAaLogger, scope: .singleton) { ValThing("app logger") }
+    parent.register(\.valZzService, scope: .singleton) { r in ValThing("service", [try r[\.valAaLogger]]) }
+    let child = parent.makeChild()
+    child.register(\.valAaLogger, scope: .unique) { ValThing("session logger") }
+    // What the service holds is the parent's singleton.
+    #expect(try child[\.valZzService].parts[0] === (try parent[\.valAaLogger]))
+    let report = await child.validate()
+    #expect(report.isValid, "\(report)")
+  }
+
+  @Test func aParentsSingletonHoldingItsOwnUniqueIsCaptiveWhereAChildRegistersItSingleton() async throws {
+    let parent = Container()
+    parent.register(\.valAaLogger, scope: .unique) { ValThing("app logger") }
+    parent.register(\.valZzService, scope: .singleton) { r in ValThing("service", [try r[\.valAaLogger]]) }
+    let child = parent.makeChild()
+    child.register(\.valAaLogger, scope: .singleton) { ValThing("session logger") }
+    #expect(try child[\.valZzService].parts[0].label == "app logger")
+    let report = await child.validate()
+    let captive = report.problems(.captiveDependency)
+    #expect(
+      captive.map(\.message) == [
+        "\\.valZzService (singleton) holds \\.valAaLogger (unique), which should not outlive one use"
+      ], "\(report)")
+  }
+}

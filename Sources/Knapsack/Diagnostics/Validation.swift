@@ -854,30 +854,36 @@ extension Container {
     in events: [ResolutionEvent], recorder: ValidationRecorder
   ) -> [ValidationReport.Problem] {
     var seen: [String: (scope: Scope, site: CodeLocation?, reference: DependencyReference)] = [:]
-    var children: [String: [DependencyReference]] = [:]
+    // What each dependency asked for, with the scope of the step that made it for it: the same
+    // key may have another scope in another container (a child that registers it again), and
+    // the holder holds what its own container made.
+    var children: [String: [(dependency: DependencyReference, scope: Scope)]] = [:]
     for event in events {
       if seen[event.dependency.name] == nil {
         seen[event.dependency.name] = (event.scope, event.registeredAt, event.dependency)
       }
-      if let requester = event.requestedBy, !(children[requester.name] ?? []).contains(event.dependency) {
-        children[requester.name, default: []].append(event.dependency)
+      if let requester = event.requestedBy,
+        !(children[requester.name] ?? []).contains(where: { $0 == (event.dependency, event.scope) })
+      {
+        children[requester.name, default: []].append((event.dependency, event.scope))
       }
     }
     var problems: [ValidationReport.Problem] = []
     for (name, holder) in seen where holder.scope.isContainerOwned {
       for child in children[name] ?? [] {
-        var pending: [[DependencyReference]] = [[holder.reference, child]]
+        var pending: [(path: [DependencyReference], scope: Scope)] = [
+          ([holder.reference, child.dependency], child.scope)
+        ]
         var visited: Set<String> = []
-        while let path = pending.popLast() {
-          guard let held = path.last, visited.insert(held.name).inserted, let heldScope = seen[held.name]?.scope,
-            holder.scope.kind > heldScope.kind
+        while let (path, heldScope) = pending.popLast() {
+          guard let held = path.last, visited.insert(held.name).inserted, holder.scope.kind > heldScope.kind
           else { continue }
           // What the run made tells first: a factory that only read something from an instance
           // (a setting, say) let it go, and one that kept a value keeps what the value holds.
           let kept = recorder.kept(along: path)
           if kept == .released { continue }
           if kept == .values || (kept == .unknown && holdsValueType(held)) {
-            pending += (children[held.name] ?? []).map { path + [$0] }
+            pending += (children[held.name] ?? []).map { (path + [$0.dependency], $0.scope) }
             continue
           }
           let through = path.dropFirst().dropLast().map(\.name)
