@@ -880,7 +880,7 @@ final class LcTypedService: Sendable {}
     container.register(\.containerResource, scope: .singleton) { Resource("singleton", log: Collected()) }
     container.register(\.containerOtherResource, scope: .cached) { Resource("cached", log: Collected()) }
     let made = Collected<Resource>()
-    try await withOverrides { _ in
+    await withOverrides { _ in
     } operation: {
       await withTaskGroup(of: Void.self) { group in
         for task in 0..<8 {

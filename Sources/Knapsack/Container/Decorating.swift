@@ -55,7 +55,7 @@ extension Container {
   public func decorate<K, E>(
     _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, fileID: StaticString = #fileID, line: UInt = #line,
     _ decorator: @escaping @Sendable (Resolver, [E]) throws -> [E]
-  ) { fatalError("unavailable") }
+  ) {}
 
   /// Wraps what a registered type (and name) resolves to.
   public func decorate<T: Sendable>(

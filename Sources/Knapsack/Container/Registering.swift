@@ -51,7 +51,7 @@ extension Container {
     _ key: KeyPath<Dependencies, Key<V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
     dispose: (@Sendable (V) async throws -> Void)? = nil,
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) async throws -> V
-  ) { fatalError("unavailable") }
+  ) {}
 
   /// Registers the factory of an ``ArgumentKey``: `container.register(\.profile) { r, id in ... }`.
   @inlinable

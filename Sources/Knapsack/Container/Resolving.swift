@@ -189,11 +189,11 @@ extension Resolving {
     *, unavailable,
     message: "say which type to resolve: `let value: T = try container.resolve()`, or `resolve(type: T.self)`"
   )
-  public func resolve() throws -> Never { fatalError("unavailable") }
+  public func resolve() throws -> Never { throw UnavailableCall() }
 
   /// Not available: a type is resolved with `resolve(type: T.self)`; key paths are unlabeled.
   @available(*, unavailable, renamed: "resolve(type:name:)", message: "a type is resolved with `resolve(type: T.self)`")
-  public func resolve<T>(_ type: T.Type, name: String? = nil) throws -> T { fatalError("unavailable") }
+  public func resolve<T>(_ type: T.Type, name: String? = nil) throws -> T { throw UnavailableCall() }
 
   /// Resolves the type the caller expects, registered without a name: the shape of a
   /// hand-written `DependencyProvider`.

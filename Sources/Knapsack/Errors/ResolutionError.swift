@@ -406,3 +406,8 @@ public struct DisposalError: Error, Sendable, CustomStringConvertible {
       + failures.map { "  \($0)" }.joined(separator: "\n")
   }
 }
+
+/// What a declaration marked unavailable throws, were it called: the compiler refuses every call
+/// (its message says what to write instead), so this is never thrown. It keeps the body the
+/// language requires free of a crash.
+struct UnavailableCall: Error {}

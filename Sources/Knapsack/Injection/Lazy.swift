@@ -143,7 +143,7 @@ extension Provider where Key.Kind == SyncKind {
 
   /// Not available: a key that takes an argument is resolved with one.
   @available(*, unavailable, message: "this key takes an argument: pass it, `provider.get(argument)`")
-  public func get() throws -> Key.Value { fatalError("unavailable") }
+  public func get() throws -> Key.Value { throw UnavailableCall() }
 }
 
 extension Provider where Key.Kind == AsyncKind, Key.Argument == Void {
@@ -157,7 +157,7 @@ extension Provider where Key.Kind == AsyncKind {
 
   /// Not available: a key that takes an argument is resolved with one.
   @available(*, unavailable, message: "this key takes an argument: pass it, `provider.get(argument)`")
-  public func get() async throws -> Key.Value { fatalError("unavailable") }
+  public func get() async throws -> Key.Value { throw UnavailableCall() }
 }
 
 extension Provider where Key.Kind == MainActorKind, Key.Argument == Void {
@@ -174,7 +174,7 @@ extension Provider where Key.Kind == MainActorKind {
 
   /// Not available: a key that takes an argument is resolved with one.
   @available(*, unavailable, message: "this key takes an argument: pass it, `provider.get(argument)`")
-  @MainActor public func get() throws -> Key.Value { fatalError("unavailable") }
+  @MainActor public func get() throws -> Key.Value { throw UnavailableCall() }
 }
 
 /// A dependency resolved on first use and kept after that.

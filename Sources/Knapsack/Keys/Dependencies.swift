@@ -157,7 +157,7 @@ extension DependencyKey where Kind == SyncKind, Argument == Void {
   public init(
     _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
     _ factory: @escaping @Sendable (Resolver) async throws -> Value
-  ) { fatalError("unavailable") }
+  ) { self.init(name, fileID: fileID, line: line) { (_: Resolver) throws -> Value in throw UnavailableCall() } }
 }
 
 extension DependencyKey where Kind == SyncKind {
