@@ -348,7 +348,13 @@ public final class Container: Sendable {
       if theirs.container === mine.container { return nil }
       if let object = objectIdentity(of: mine.observer), object == objectIdentity(of: theirs.observer) { return nil }
     }
-    var container = delegate
+    return delegate.servingStep(index)
+  }
+
+  /// The container that makes `index` for this one, following the plans' delegates (ancestors,
+  /// enclosing scopes' copies), and the binding it makes it with; nil if none has one.
+  func servingStep(_ index: Int) -> (container: Container, binding: Binding)? {
+    var container = self
     while true {
       let slot = container.slot(index)
       if let binding = slot.binding { return (container, binding) }

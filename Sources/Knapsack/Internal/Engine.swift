@@ -143,9 +143,7 @@ extension Container {
       delegate.effectiveRegistration(missing) == nil
     else { return error }
     let held = KeyTable.shared.descriptor(index).reference.name
-    var slot = delegate.slot(index)
-    while slot.binding == nil, let next = slot.delegate { slot = next.slot(index) }
-    let scope = slot.binding.map { " (\($0.scope))" } ?? ""
+    let scope = delegate.servingStep(index).map { " (\($0.binding.scope))" } ?? ""
     let (keeper, below) =
       inEnclosingScope
       ? ("the enclosing override scope", "in the inner override scope")

@@ -162,14 +162,12 @@ final class KeyTable: Sendable {
     let index: Int = state.withLock { state in
       if let known = state.byType[key] { return known }
       let index = state.descriptors.count
+      func shown(_ typeName: String) -> String { name.map { "\(typeName) (name: \"\($0)\")" } ?? typeName }
       var typeName = Self.typeName(type)
-      var display = name.map { "\(typeName) (name: \"\($0)\")" } ?? typeName
       // Another type of the same name (from another module, or nested in another type) is
       // registered: this one is named by its qualified name.
-      if state.byName[display] != nil {
-        typeName = Self.typeName(type, qualified: true)
-        display = name.map { "\(typeName) (name: \"\($0)\")" } ?? typeName
-      }
+      if state.byName[shown(typeName)] != nil { typeName = Self.typeName(type, qualified: true) }
+      let display = shown(typeName)
       state.append(
         Descriptor(
           index: index, kind: .type, displayName: display, typeName: typeName, declaration: nil,

@@ -31,9 +31,7 @@ extension Container {
     var failures = await disposal.task.value
     // Begun by a call from another scope: what this scope's copies made is disposed too, once the
     // disposal all callers wait for is done.
-    if !disposal.started {
-      for copy in copies { failures += await copy.disposeCreatedInstances() }
-    }
+    if !disposal.started { failures += await Self.disposeCreatedInstances(of: copies) }
     if !failures.isEmpty { throw DisposalError(failures: failures) }
   }
 
@@ -84,9 +82,17 @@ extension Container {
     await disposeInstances(DisposedInstances(), endingScope: true)
   }
 
-  private func disposeEverything(_ disposed: DisposedInstances, copies: [Container]) async -> [DisposalError.Failure] {
+  /// ``disposeCreatedInstances()`` of each of `copies` in turn (an override scope's, deeper ones
+  /// first).
+  static func disposeCreatedInstances(of copies: [Container]) async -> [DisposalError.Failure] {
     var failures: [DisposalError.Failure] = []
     for copy in copies { failures += await copy.disposeCreatedInstances() }
+    return failures
+  }
+
+  private func disposeEverything(_ disposed: DisposedInstances, copies: [Container]) async -> [DisposalError.Failure] {
+    var failures: [DisposalError.Failure] = []
+    failures += await Self.disposeCreatedInstances(of: copies)
     let children = state.withLock { $0.children.objects }
     for child in children.reversed() {
       // A child that someone else began disposing is waited for, but its failures were thrown

@@ -194,9 +194,7 @@ final class OverrideScope: Sendable {
     let leftovers = overlays.withLock { $0.values.map(\.overlay) }.filter(\.hasUndisposedInstances)
       .sorted { $0.depth > $1.depth }
     guard !leftovers.isEmpty else { return }
-    Task {
-      for copy in leftovers { _ = await copy.disposeCreatedInstances() }
-    }
+    Task { _ = await Container.disposeCreatedInstances(of: leftovers) }
   }
 
   /// Whether ``disposeOverlays()`` ran: the scope's code returned and what it made was disposed.
@@ -222,9 +220,7 @@ final class OverrideScope: Sendable {
     hasEnded.store(true, ordering: .releasing)
     // Children first: deeper copies before their parents.
     let byDepth = overlays.withLock { $0.values.map(\.overlay) }.sorted { $0.depth > $1.depth }
-    for overlay in byDepth {
-      _ = await overlay.disposeCreatedInstances()
-    }
+    _ = await Container.disposeCreatedInstances(of: byDepth)
   }
 
   /// The overlay of `base` in this scope, made on first use; unretained, because the scope keeps
