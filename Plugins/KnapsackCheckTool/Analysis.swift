@@ -245,7 +245,7 @@ func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
         }
         if seen.isEmpty { seen = declarers }
         guard seen.count == 1, let declarer = seen.first else { return (nil, seen.sorted()) }
-        return (DependencyID(text: "\(id.text) (\(declarer))", isType: false), [])
+        return (id.declared(in: declarer), [])
       }
       func several(_ id: DependencyID, _ candidates: [String]) -> String {
         "several modules this file sees declare \(id.spelled) (\(candidates.joined(separator: ", "))), and which one it names depends on the value's type"
@@ -263,9 +263,7 @@ func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
       var file = file
       file.declarations = file.declarations.map { declaration in
         var declaration = declaration
-        declaration.id = DependencyID(
-          text: shared[declaration.id.text] == nil ? declaration.id.text : "\(declaration.id.text) (\(module.name))",
-          isType: declaration.id.isType, written: declaration.id.written)
+        if shared[declaration.id.text] != nil { declaration.id = declaration.id.declared(in: module.name) }
         declaration.resolves = told(declaration.resolves)
         return declaration
       }
@@ -280,7 +278,7 @@ func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
         let original = registration.id
         return candidates.map { declarer in
           var counted = registration
-          counted.id = DependencyID(text: "\(original.text) (\(declarer))", isType: false)
+          counted.id = original.declared(in: declarer)
           counted.caveat = several(original, candidates)
           return counted
         }

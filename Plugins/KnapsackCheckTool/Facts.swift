@@ -45,6 +45,11 @@ struct DependencyID: Codable, Hashable, Comparable, CustomStringConvertible {
 
   var description: String { written ?? text }
 
+  /// This key told apart by the module that declares it: `\.config (Profile)` (see ``spelled``).
+  func declared(in module: String) -> DependencyID {
+    DependencyID(text: "\(text) (\(module))", isType: false)
+  }
+
   /// How a source file spells it: a key without the module that tells it apart (`\.config`).
   var spelled: String {
     guard !isType, text.hasSuffix(")"), let module = text.range(of: " (", options: .backwards) else {
