@@ -21,6 +21,10 @@ final class ClashHolder: Sendable {
 private struct ClashKeyPaths {
   var list: Int
   var settings: Int
+  var listPlugins: Int
+  var settingsPlugins: Int
+  var contributionHere: Int
+  var contributionThere: Int
 }
 
 @Suite struct NamingTests {
@@ -40,6 +44,33 @@ private struct ClashKeyPaths {
     #expect(table.descriptor(settings).displayName == #"\.clashConfig (FeatureSettings)"#)
     // The same key seen again keeps its index and name.
     #expect(table.index(of: \ClashKeyPaths.settings as AnyKeyPath, describe: describe("Other", "X")) == settings)
+  }
+
+  @Test func aMultibindingNamedLikeAnotherModulesIsNamedByItsModuleButContributionsOfOneLineShareTheirs() {
+    let table = KeyTable.shared
+    func describe(_ kind: Descriptor.Kind, _ name: String, _ module: String) -> (Int) -> Descriptor {
+      { index in
+        Descriptor(
+          index: index, kind: kind, displayName: name, typeName: "[Int]",
+          declaration: CodeLocation(fileID: "\(module)/Plugins.swift", line: 3), defaultRegistration: nil)
+      }
+    }
+    let list = table.index(
+      of: \ClashKeyPaths.listPlugins as AnyKeyPath, describe: describe(.multibinding, "\\.clashPlugins", "FeatureList"))
+    let settings = table.index(
+      of: \ClashKeyPaths.settingsPlugins as AnyKeyPath,
+      describe: describe(.multibinding, "\\.clashPlugins", "FeatureSettings"))
+    #expect(table.descriptor(list).displayName == #"\.clashPlugins"#)
+    #expect(table.descriptor(settings).displayName == #"\.clashPlugins (FeatureSettings)"#)
+    // Two containers' contributions from one line are one contribution, shown alike.
+    let name = "\\.clashPlugins contribution (App/Wiring.swift:9)"
+    let here = table.index(
+      of: \ClashKeyPaths.contributionHere as AnyKeyPath, describe: describe(.contribution, name, "App"))
+    let there = table.index(
+      of: \ClashKeyPaths.contributionThere as AnyKeyPath, describe: describe(.contribution, name, "App"))
+    #expect(here != there)
+    #expect(table.descriptor(here).displayName == name)
+    #expect(table.descriptor(there).displayName == name)
   }
 
   @Test func typesOfOneNameAreToldApartInValidationAndTheGraph() async throws {

@@ -25,7 +25,7 @@ extension Container {
     var nearest: [(rank: Int, name: String, match: ResolutionError.NearMatch)] = []
     for candidate in candidates where candidate != index && !path.contains(candidate) {
       let descriptor = descriptors[candidate]
-      guard descriptor.kind != .multibinding else { continue }
+      guard descriptor.kind != .multibinding, descriptor.kind != .contribution else { continue }
       let rank = descriptor.typeName != wantedType ? 2 : descriptor.kind == .type ? 0 : 1
       let position = nearest.firstIndex { (rank, descriptor.displayName) < ($0.rank, $0.name) } ?? nearest.endIndex
       guard position < limit, let registration = effectiveRegistration(candidate)?.0 else { continue }

@@ -2,6 +2,8 @@
 struct Descriptor: Sendable {
   enum Kind: Sendable, Equatable {
     case key, asyncKey, argumentKey, mainActorKey, type, multibinding
+    /// One contribution to a multibinding: those made from one line share their name.
+    case contribution
   }
 
   let index: Int
@@ -18,11 +20,20 @@ struct Descriptor: Sendable {
     DependencyReference(name: displayName, typeName: typeName, location: declaration)
   }
 
-  /// Whether this key, named like `other`, is another dependency: not the same declaration (a
-  /// key path with a subscript argument, one index per argument, has one), nor a contribution
-  /// (those from one line share their name).
-  func isAnother(than other: Descriptor) -> Bool {
-    kind != .multibinding && declaration != nil && (declaration != other.declaration || typeName != other.typeName)
+  /// How this key relates to `other`, a dependency of the same display name.
+  enum Likeness {
+    /// The same dependency's name: contributions made from one line (in several containers).
+    case shared
+    /// Another key of the same declaration: another argument of a subscript, or another
+    /// property that returns one helper's key. It is numbered (`\.subscript(step:) #2`).
+    case sameDeclaration
+    /// A key declared elsewhere (in another module, say): named by its module or its site.
+    case elsewhere
+  }
+
+  func likeness(to other: Descriptor) -> Likeness {
+    guard kind != .contribution, let declaration else { return .shared }
+    return declaration == other.declaration && typeName == other.typeName ? .sameDeclaration : .elsewhere
   }
 
   /// This key, named apart from the names `isTaken` says are taken: by its module,
@@ -31,7 +42,12 @@ struct Descriptor: Sendable {
     let module = declaration.map { String($0.fileID.prefix { $0 != "/" }) } ?? ""
     var name = "\(displayName) (\(module))"
     if module.isEmpty || isTaken(name), let declaration { name = "\(displayName) (\(declaration))" }
-    return Descriptor(
+    return renamed(name)
+  }
+
+  /// This key, shown as `name`.
+  func renamed(_ name: String) -> Descriptor {
+    Descriptor(
       index: index, kind: kind, displayName: name, typeName: typeName, declaration: declaration,
       defaultRegistration: defaultRegistration)
   }

@@ -43,13 +43,25 @@ final class KeyTable: Sendable {
     /// ``rememberedPerKey``).
     var remembered: [Int: Int] = [:]
 
-    /// Adds the descriptor of the next index. A key named like another dependency (a key of the
-    /// same name declared in another module) is named apart, by its module: reports and graphs
-    /// tell dependencies apart by name.
+    /// How many keys of each declaration's name were numbered apart (see ``append(_:)``).
+    var numbered: [String: Int] = [:]
+
+    /// Adds the descriptor of the next index. Reports and graphs tell dependencies apart by
+    /// name, so a key named like another is named apart: one of the same declaration (another
+    /// argument of a subscript) by a number, in the order the process first sees them
+    /// (`\.subscript(step:) #2`); one declared elsewhere (a key of the same name in another
+    /// module) by its module, or its site.
     mutating func append(_ descriptor: Descriptor) {
       var descriptor = descriptor
-      if let first = byName[descriptor.displayName]?.first, descriptor.isAnother(than: descriptors[first]) {
-        descriptor = descriptor.namedApart(avoiding: { byName[$0] != nil })
+      if let first = byName[descriptor.displayName]?.first {
+        switch descriptor.likeness(to: descriptors[first]) {
+        case .shared: break
+        case .sameDeclaration:
+          let number = numbered[descriptor.displayName, default: 1] + 1
+          numbered[descriptor.displayName] = number
+          descriptor = descriptor.renamed("\(descriptor.displayName) #\(number)")
+        case .elsewhere: descriptor = descriptor.namedApart(avoiding: { byName[$0] != nil })
+        }
       }
       descriptors.append(descriptor)
       byName[descriptor.displayName, default: []].append(descriptor.index)

@@ -81,7 +81,7 @@ extension Container {
     let site = KeyTable.ContributionSite(key: keyIndex, location: location)
     let index = KeyTable.shared.contributionIndex(at: site) { index in
       Descriptor(
-        index: index, kind: .multibinding, displayName: "\(keyName) contribution (\(location))",
+        index: index, kind: .contribution, displayName: "\(keyName) contribution (\(location))",
         typeName: KeyTable.typeName(E.self), declaration: location, defaultRegistration: nil)
     }
     let registration = TypedRegistration(
