@@ -30,6 +30,10 @@ extension Dependencies {
 private let errorClockLine = 22
 
 /// A hand-written resolving protocol of the type-registration shape.
+/// The seeds' provider shape: `Container` satisfies it with no adapter.
+protocol ErrorGenericProvider { func resolve<T>() throws -> T }
+extension Container: ErrorGenericProvider {}
+
 protocol ErrorTypeResolving {
   func resolve<T: Sendable>(type: T.Type, name: String?) throws -> T
 }
@@ -129,6 +133,41 @@ extension Container: ErrorTypeResolving {}
       try container.resolve(type: ErrorRepository.self, name: "other")
     }
     #expect(direct.requestedAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line))
+  }
+
+  @Test func theGenericResolveNamesItsLineWhenCalledDirectlyButStillSatisfiesAProviderProtocol() async throws {
+    let container = Container()
+    let line = #line + 1
+    let direct = try #require(throws: ResolutionError.self) { let _: ErrorRepository = try container.resolve() }
+    #expect(direct.kind == .notRegistered)
+    #expect(direct.requestedAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: line))
+    #expect(direct.description.contains("asked for at KnapsackTests/ErrorTests.swift:\(line)"), "\(direct)")
+    // Through a protocol of the user's own, which passes no line, it resolves as before.
+    container.register(type: Int.self) { 7 }
+    let provider: any ErrorGenericProvider = container
+    #expect(try provider.resolve() as Int == 7)
+    let throughProtocol = try #require(throws: ResolutionError.self) { let _: ErrorRepository = try provider.resolve() }
+    #expect(throughProtocol.kind == .notRegistered)
+    #expect(throughProtocol.requestedAt == nil)
+  }
+
+  @Test func aHandleToATypeNamesTheLineThatMadeIt() async throws {
+    let container = Container()
+    let lazyLine = #line + 1
+    let lazy = container.lazy(type: ErrorRepository.self)
+    let providerLine = #line + 1
+    let provider = container.provider(type: ErrorRepository.self, name: "primary")
+    let fromLazy = try #require(throws: ResolutionError.self) { try lazy.value }
+    #expect(fromLazy.requestedAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: lazyLine))
+    let fromProvider = try #require(throws: ResolutionError.self) { try provider.get() }
+    #expect(fromProvider.requestedAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: providerLine))
+    #expect(fromProvider.description.contains("asked for at"), "\(fromProvider)")
+    // A failure deeper down, of what the type's factory asked for, is not pinned on the handle.
+    container.register(type: ErrorScreen.self) { r in ErrorScreen(repository: try r[\.errorRepository]) }
+    container.register(\.errorRepository) { _ in throw PlannedFailure("no connection") }
+    let deeper = try #require(throws: ResolutionError.self) { try container.provider(type: ErrorScreen.self).get() }
+    #expect(deeper.dependency.name == "\\.errorRepository")
+    #expect(deeper.requestedAt == nil)
   }
 
   @Test func theCallNearestTheFailureNamesItsLineAndOuterCallsKeepIt() async throws {

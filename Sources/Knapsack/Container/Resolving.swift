@@ -203,7 +203,31 @@ extension Resolving {
   /// extension Container: DependencyProvider {}
   /// let storage: any LocalStorage = try container.resolve()
   /// ```
-  public func resolve<T>() throws -> T {
+  ///
+  /// A direct call names its line if nothing is registered for the type
+  /// (``ResolutionError/requestedAt``); through a protocol of your own, which passes no line, it
+  /// cannot.
+  ///
+  /// - Parameters:
+  ///   - fileID: The file of the call; leave the default.
+  ///   - line: The line of the call; leave the default.
+  public func resolve<T>(fileID: StaticString = #fileID, line: UInt = #line) throws -> T {
+    do {
+      return try resolveExpected()
+    } catch {
+      throw ResolutionError.requested(error, KeyTable.index(of: T.self, name: nil), at: fileID, line)
+    }
+  }
+
+  /// Resolves the type the caller expects, like ``resolve(fileID:line:)`` but with no call site
+  /// to name: the witness of a hand-written `DependencyProvider`'s `func resolve<T>() throws -> T`,
+  /// which `Container` and ``Resolver`` satisfy with no adapter.
+  @_disfavoredOverload
+  public func resolve<T>() throws -> T { try resolveExpected() }
+
+  /// The routine behind both: the type `T`, registered without a name, cast from the erased
+  /// value (`T` need not be `Sendable`: a `DependencyProvider`'s requirement does not say so).
+  private func resolveExpected<T>() throws -> T {
     let context = resolutionContext
     let index = KeyTable.index(of: T.self, name: nil)
     let value = try context.container.resolveErased(index, context)

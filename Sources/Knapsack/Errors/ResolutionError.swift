@@ -81,7 +81,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// Where the failing registration was made, if it was registered.
   public let registeredAt: CodeLocation?
   /// The line of your code that asked for ``dependency`` by type, when it did so with
-  /// ``Resolving/resolve(type:name:fileID:line:)`` or a type's `@Injected`, or where the
+  /// ``Resolving/resolve(type:name:fileID:line:)``, ``Resolving/resolve(fileID:line:)``, a
+  /// handle from ``Resolving/lazy(type:name:fileID:line:)`` or
+  /// ``Resolving/provider(type:name:fileID:line:)``, or a type's `@Injected`, or where the
   /// decorator that asked for it was added (`nil` for a key a factory asked for, whose
   /// declaration site ``DependencyReference/location`` names instead).
   public private(set) var requestedAt: CodeLocation?

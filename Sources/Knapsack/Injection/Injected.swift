@@ -140,13 +140,10 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     type: Value.Type = Value.self, name: String? = nil, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) {
-    let provider = (container ?? .current).provider(type: type, name: name)
-    let index = KeyTable.index(of: type, name: name)
-    // The property asked for the type, as `resolve(type:name:fileID:line:)` would have.
-    self.init(
-      {
-        do { return try provider.resolve(()) } catch { throw ResolutionError.requested(error, index, at: fileID, line) }
-      }, fileID, line)
+    // The property asks for the type: an error names its line, as a handle's names the line
+    // that made it.
+    let provider = (container ?? .current).provider(type: type, name: name, fileID: fileID, line: line)
+    self.init({ try provider.resolve(()) }, fileID, line)
   }
 
   private init(_ resolve: @escaping @Sendable () throws -> Value, _ fileID: StaticString, _ line: UInt) {

@@ -62,10 +62,14 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   /// Whether the key is a multibinding, whose value is its elements (``ElementsKey``): known
   /// when the handle is made, so that `get` for a key casts nothing.
   private let isMultibinding: Bool
+  /// For a handle to a type, the line of the user's code that made it: an error about the type
+  /// names it (``ResolutionError/requestedAt``), as a key's declaration site is named for a key.
+  private let site: CodeLocation?
 
-  init(index: Int, container: Container, isMultibinding: Bool = false) {
+  init(index: Int, container: Container, isMultibinding: Bool = false, site: CodeLocation? = nil) {
     self.index = index
     self.isMultibinding = isMultibinding
+    self.site = site
     let scope = OverrideScope.active
     heldContainer = Held(container, weakly: container.isValidationCopy)
     heldScope = Held(scope, weakly: scope?.recorder != nil)
@@ -86,15 +90,23 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   }
 
   func resolve(_ argument: Key.Argument) throws -> Key.Value {
-    let context = ResolutionContext(container: try container)
-    if OverrideScope.active === scope { return try resolve(argument, in: context) }
-    return try OverrideScope.bind(scope) { try resolve(argument, in: context) }
+    do {
+      let context = ResolutionContext(container: try container)
+      if OverrideScope.active === scope { return try resolve(argument, in: context) }
+      return try OverrideScope.bind(scope) { try resolve(argument, in: context) }
+    } catch {
+      throw site.map { ResolutionError.requested(error, index, at: $0) } ?? error
+    }
   }
 
   func resolveAsync(_ argument: Key.Argument) async throws -> Key.Value {
-    let context = ResolutionContext(container: try container)
-    if OverrideScope.active === scope { return try await resolveAsync(argument, in: context) }
-    return try await OverrideScope.$current.withValue(scope) { try await resolveAsync(argument, in: context) }
+    do {
+      let context = ResolutionContext(container: try container)
+      if OverrideScope.active === scope { return try await resolveAsync(argument, in: context) }
+      return try await OverrideScope.$current.withValue(scope) { try await resolveAsync(argument, in: context) }
+    } catch {
+      throw site.map { ResolutionError.requested(error, index, at: $0) } ?? error
+    }
   }
 
   private func resolve(_ argument: Key.Argument, in context: ResolutionContext) throws -> Key.Value {
@@ -188,8 +200,8 @@ public struct Lazy<Key: DependencyKeyType>: Sendable where Key.Argument == Void 
   let provider: Provider<Key>
   let storage = LazyStorage<Key.Value>()
 
-  init(index: Int, container: Container, isMultibinding: Bool = false) {
-    provider = Provider(index: index, container: container, isMultibinding: isMultibinding)
+  init(index: Int, container: Container, isMultibinding: Bool = false, site: CodeLocation? = nil) {
+    provider = Provider(index: index, container: container, isMultibinding: isMultibinding, site: site)
   }
 }
 
@@ -359,12 +371,34 @@ extension Resolving {
   }
 
   /// A ``Provider`` for a registered type.
-  public func provider<T: Sendable>(type: T.Type, name: String? = nil) -> Provider<Key<T>> {
-    Provider(index: KeyTable.index(of: type, name: name), container: resolutionContext.container)
+  ///
+  /// - Parameters:
+  ///   - type: The type to resolve.
+  ///   - name: The name it was registered with, if any.
+  ///   - fileID: The file of the call, named by the error if nothing is registered for the type
+  ///     (``ResolutionError/requestedAt``); leave the default.
+  ///   - line: The line of the call; leave the default.
+  public func provider<T: Sendable>(
+    type: T.Type, name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line
+  ) -> Provider<Key<T>> {
+    Provider(
+      index: KeyTable.index(of: type, name: name), container: resolutionContext.container,
+      site: CodeLocation(fileID, line))
   }
 
   /// A ``Lazy`` for a registered type.
-  public func lazy<T: Sendable>(type: T.Type, name: String? = nil) -> Lazy<Key<T>> {
-    Lazy(index: KeyTable.index(of: type, name: name), container: resolutionContext.container)
+  ///
+  /// - Parameters:
+  ///   - type: The type to resolve.
+  ///   - name: The name it was registered with, if any.
+  ///   - fileID: The file of the call, named by the error if nothing is registered for the type
+  ///     (``ResolutionError/requestedAt``); leave the default.
+  ///   - line: The line of the call; leave the default.
+  public func lazy<T: Sendable>(
+    type: T.Type, name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line
+  ) -> Lazy<Key<T>> {
+    Lazy(
+      index: KeyTable.index(of: type, name: name), container: resolutionContext.container,
+      site: CodeLocation(fileID, line))
   }
 }
