@@ -1,10 +1,6 @@
 // expected-error: 'decorate(_:fileID:line:_:)' is unavailable: a multibinding has no decorator: wrap each element in the contribution that makes it
 import Knapsack
 
-extension Dependencies {
-  var plugins: Multibinding<Store> { Multibinding() }
-}
-
 func decoratedMultibinding(_ container: Container) {
   container.decorate(\.plugins) { _, plugins in plugins }
 }

@@ -10,4 +10,5 @@ extension Dependencies {
   var screenModel: MainActorKey<ScreenModel> { MainActorKey { _ in ScreenModel() } }
   var database: AsyncKey<Store> { AsyncKey { _ in Store() } }
   var profile: ArgumentKey<Int, Store> { ArgumentKey { _, _ in Store() } }
+  var plugins: Multibinding<Store> { Multibinding() }
 }

@@ -14,6 +14,20 @@ func correctUses(_ container: Container) async throws {
   container.register(type: Store.self, name: "main") { Store() }
   let _: Store = try container.resolve(type: Store.self, name: "main")
   let _: Store = try container.resolve()
+  // Factories that need no other dependency, for every kind without an argument.
+  container.register(\.store) { Store() }
+  container.register(\.database) { Store() }
+  container.register(\.screenModel) { ScreenModel() }
+  container.register(\.profile) { _, _ in Store() }
+  let _: Store = try container.provider(\.store).get()
+  let _: Store = try container.provider(\.profile).get(1)
+  let _: [Store] = try container.provider(\.plugins).get()
+  let _: [Store] = try container[\.plugins]
+}
+
+extension Dependencies {
+  var plainDatabase: AsyncKey<Store> { AsyncKey { Store() } }
+  var plainScreenModel: MainActorKey<ScreenModel> { MainActorKey { ScreenModel() } }
 }
 
 @MainActor func correctMainActorUse(_ container: Container) throws {

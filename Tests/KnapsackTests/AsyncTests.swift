@@ -20,6 +20,8 @@ extension Dependencies {
   }
   var asyncUnique: AsyncKey<AsyncDatabase> { AsyncKey { r in AsyncDatabase(name: "unique \(try r[\.keyNumber])") } }
   var asyncRequired: AsyncKey<AsyncDatabase> { .required() }
+  /// A default factory that needs no other dependency, as a `Key`'s may.
+  var asyncPlain: AsyncKey<AsyncDatabase> { AsyncKey { try await AsyncDatabase.open("plain") } }
   var asyncDependent: AsyncKey<String> {
     AsyncKey { r in "uses \(try await r.resolve(\.asyncDatabase).name)" }
   }
@@ -36,6 +38,15 @@ extension Dependencies {
 }
 
 @Suite struct AsyncTests {
+  @Test func factoriesThatNeedNoOtherDependencyAreAwaited() async throws {
+    let container = Container()
+    #expect(try await container.resolve(\.asyncPlain).name == "plain")
+    container.register(\.asyncRequired, scope: .singleton) { try await AsyncDatabase.open("registered") }
+    let registered = try await container.resolve(\.asyncRequired)
+    #expect(registered.name == "registered")
+    #expect(try await container.resolve(\.asyncRequired) === registered)
+  }
+
   @Test func defaultAsyncFactoryResolves() async throws {
     let container = Container()
     let database = try await container.resolve(\.asyncDatabase)

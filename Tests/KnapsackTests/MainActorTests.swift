@@ -32,6 +32,9 @@ final class MainPair: Sendable {
 
 extension Dependencies {
   var mainPair: MainActorKey<MainPair> { .required() }
+  /// A default factory that needs no other dependency, as a `Key`'s may.
+  var mainPlain: MainActorKey<ScreenModel> { MainActorKey { ScreenModel(title: "plain", storage: InMemoryStorage()) } }
+  var mainPlainRequired: MainActorKey<ScreenModel> { .required() }
 }
 
 enum MainQueueProbe {
@@ -78,6 +81,20 @@ extension Dependencies {
     #expect(model.title == "default")
     #expect(model.madeOnMainThread)
     #expect(model.storage === (try container[\.storage]))
+  }
+
+  @Test func factoriesThatNeedNoOtherDependencyRunOnTheMainActor() async throws {
+    let container = Container()
+    let plain = try await container.resolve(\.mainPlain)
+    #expect(plain.title == "plain")
+    #expect(plain.madeOnMainThread)
+    container.register(\.mainPlainRequired, scope: .singleton) {
+      ScreenModel(title: "registered", storage: InMemoryStorage())
+    }
+    let registered = try await container.resolve(\.mainPlainRequired)
+    #expect(registered.title == "registered")
+    #expect(registered.madeOnMainThread)
+    #expect(try await container.resolve(\.mainPlainRequired) === registered)
   }
 
   @Test func nonIsolatedCodeHopsToTheMainActorToResolve() async throws {

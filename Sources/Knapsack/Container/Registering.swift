@@ -77,6 +77,17 @@ extension Container {
     add(key, Factory(.async { r, _ in try await factory(r) }), scope, hasSideEffects, dispose, fileID, line)
   }
 
+  /// Registers an asynchronous factory that needs no other dependency:
+  /// `container.register(\.database) { try await Database.open(.inMemory) }`.
+  @inlinable
+  public func register<V>(
+    _ key: KeyPath<Dependencies, AsyncKey<V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable () async throws -> V
+  ) {
+    add(key, Factory(.async { _, _ in try await factory() }), scope, hasSideEffects, dispose, fileID, line)
+  }
+
   /// Registers an asynchronous factory for an asynchronous key that takes an argument.
   @inlinable
   public func register<A, V>(
@@ -98,6 +109,54 @@ extension Container {
   ) {
     add(key, Factory(.mainActor { r, _ in try factory(r) }), scope, hasSideEffects, dispose, fileID, line)
   }
+
+  /// Registers a main-actor factory that needs no other dependency:
+  /// `container.register(\.screen) { ScreenModel() }`.
+  @inlinable
+  public func register<V>(
+    _ key: KeyPath<Dependencies, MainActorKey<V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @MainActor @Sendable () throws -> V
+  ) {
+    add(key, Factory(.mainActor { _, _ in try factory() }), scope, hasSideEffects, dispose, fileID, line)
+  }
+
+  /// Not available: a main-actor factory runs synchronously; declare an ``AsyncKey`` for one
+  /// that awaits. (Without it, the compiler says the key is not an `AsyncKey`.)
+  @available(
+    *, unavailable,
+    message:
+      "a MainActorKey's factory runs synchronously on the main actor and cannot await: declare the key as AsyncKey<Value>, or pass what it awaits in from an AsyncKey"
+  )
+  public func register<V>(
+    _ key: KeyPath<Dependencies, MainActorKey<V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable (Resolver) async throws -> V
+  ) {}
+
+  /// Not available: the factory of a key that takes an argument receives it.
+  @available(
+    *, unavailable,
+    message: "this key takes an argument: its factory receives it too, `{ r, argument in ... }`"
+  )
+  public func register<A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<SyncKind, A, V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) throws -> V
+  ) {}
+
+  /// Not available: the factory of a key that takes an argument receives it.
+  @available(
+    *, unavailable,
+    message: "this key takes an argument: its factory receives it too, `{ r, argument in ... }`"
+  )
+  public func register<A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<SyncKind, A, V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable () throws -> V
+  ) {}
 
   /// Registers the main-actor factory of a main-actor key that takes an argument.
   @inlinable

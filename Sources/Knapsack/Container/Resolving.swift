@@ -98,6 +98,19 @@ extension Resolving {
     try resolutionContext.resolve(KeyTable.index(taking: key), argument)
   }
 
+  /// Not available: a key that takes an argument is resolved with one. (Without it, the
+  /// compiler says the key path is not a `Key`'s.)
+  @available(*, unavailable, message: "this key takes an argument: pass it, `resolve(\\.key, argument: value)`")
+  public func resolve<A, V>(_ key: KeyPath<Dependencies, ArgumentKey<A, V>>) throws -> V { throw UnavailableCall() }
+
+  /// Not available: a key that takes an argument is resolved with one.
+  @available(
+    *, unavailable, message: "this key takes an argument: resolve it with `resolve(\\.key, argument: value)`"
+  )
+  public subscript<A, V>(_ key: KeyPath<Dependencies, ArgumentKey<A, V>>) -> V {
+    get throws { throw UnavailableCall() }
+  }
+
   /// Resolves a key whose factory is asynchronous.
   ///
   /// ```swift

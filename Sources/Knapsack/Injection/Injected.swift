@@ -66,7 +66,18 @@ public struct Injected<Value: Sendable>: Sendable {
   public init(
     _ key: KeyPath<Dependencies, AsyncKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
-  ) { fatalError("unavailable") }
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
+
+  /// Not available: a property wrapper has no argument to pass to an ``ArgumentKey``.
+  @available(
+    *, unavailable,
+    message:
+      "a property wrapper has no argument to pass: resolve the key with `try container.resolve(\\.key, argument: value)`, or keep `container.provider(\\.key)` and call `get(argument)`"
+  )
+  public init<A>(
+    _ key: KeyPath<Dependencies, ArgumentKey<A, Value>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
 
   /// Resolves a registered type now.
   public init(
@@ -134,6 +145,28 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     let provider = (container ?? .current).provider(key)
     self.init({ try provider.resolve(()) }, fileID, line)
   }
+
+  /// Not available: a property wrapper cannot await an ``AsyncKey``.
+  @available(
+    *, unavailable,
+    message:
+      "a property wrapper cannot await: resolve an AsyncKey with `try await container.resolve(\\.key)`, or keep `container.lazy(\\.key)` and read `try await lazy.value`"
+  )
+  public init(
+    _ key: KeyPath<Dependencies, AsyncKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
+
+  /// Not available: a property wrapper has no argument to pass to an ``ArgumentKey``.
+  @available(
+    *, unavailable,
+    message:
+      "a property wrapper has no argument to pass: resolve the key with `try container.resolve(\\.key, argument: value)`, or keep `container.provider(\\.key)` and call `get(argument)`"
+  )
+  public init<A>(
+    _ key: KeyPath<Dependencies, ArgumentKey<A, Value>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
 
   /// Remembers a registered type; resolves it on first access.
   public init(

@@ -147,6 +147,11 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
 extension Provider where Key.Kind == SyncKind, Key.Argument == Void {
   /// Resolves the dependency now.
   public func get() throws -> Key.Value { try resolve(()) }
+
+  /// Not available: a key without an argument is resolved without one. (Without it, the
+  /// compiler says the argument is not `()`, or, for a multibinding, gives up.)
+  @available(*, unavailable, message: "this key takes no argument: call `provider.get()`")
+  public func get<T>(_ argument: T) throws -> Key.Value { throw UnavailableCall() }
 }
 
 extension Provider where Key.Kind == SyncKind {

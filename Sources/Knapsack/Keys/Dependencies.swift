@@ -180,6 +180,16 @@ extension DependencyKey where Kind == AsyncKind, Argument == Void {
       factory: Factory(.async { r, _ in try await factory(r) }), scope: .unique,
       declaration: Declaration(name, fileID, line))
   }
+
+  /// Creates a key whose default asynchronous factory needs no other dependency.
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable () async throws -> Value
+  ) {
+    self.init(
+      factory: Factory(.async { _, _ in try await factory() }), scope: .unique,
+      declaration: Declaration(name, fileID, line))
+  }
 }
 
 extension DependencyKey where Kind == AsyncKind {
@@ -202,6 +212,28 @@ extension DependencyKey where Kind == MainActorKind, Argument == Void {
       factory: Factory(.mainActor { r, _ in try factory(r) }), scope: .unique,
       declaration: Declaration(name, fileID, line))
   }
+
+  /// Creates a key whose default factory runs on the main actor and needs no other dependency.
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @MainActor @Sendable () throws -> Value
+  ) {
+    self.init(
+      factory: Factory(.mainActor { _, _ in try factory() }), scope: .unique,
+      declaration: Declaration(name, fileID, line))
+  }
+
+  /// Not available: a main-actor factory runs synchronously; declare an ``AsyncKey`` for one
+  /// that awaits.
+  @available(
+    *, unavailable,
+    message:
+      "a MainActorKey's factory runs synchronously on the main actor and cannot await: declare the key as AsyncKey<Value>, or pass what it awaits in from an AsyncKey"
+  )
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable (Resolver) async throws -> Value
+  ) { self.init(name, fileID: fileID, line: line) { (_: Resolver) throws -> Value in throw UnavailableCall() } }
 }
 
 extension DependencyKey where Kind == MainActorKind {

@@ -1,0 +1,6 @@
+// expected-error: a property wrapper has no argument to pass
+import Knapsack
+
+final class NeedsProfile {
+  @Injected(\.profile) var profile: Store
+}
