@@ -559,6 +559,32 @@ final class LcTypedService: Sendable {}
     #expect(log.all.count == 102)
   }
 
+  /// Inside an override scope the scope's copy serves the resolutions: a reset there clears the
+  /// copy's cached instances, and leaves alone the container's own, which other tasks (tests
+  /// running in parallel) use.
+  @Test func resettingTheCacheInsideAScopeLeavesTheContainersOwnInstancesAlone() async throws {
+    let log = Collected<String>()
+    let container = Container()
+    let made = Counter()
+    container.register(\.lcA, scope: .cached) { LcResource("a\(made.increment())", log: log) }
+    let outside = try container[\.lcA]
+    let inside = try await withOverrides { _ in
+    } operation: {
+      let first = try container[\.lcA]
+      #expect(first !== outside)
+      container.resetCached()
+      let second = try container[\.lcA]
+      #expect(second !== first)
+      return first
+    }
+    #expect(
+      await waitUntil(timeout: .seconds(30)) { inside.disposals.count == 1 }, "the scope's dropped instance was kept")
+    #expect(try container[\.lcA] === outside)
+    #expect(outside.disposals.count == 0)
+    try await container.dispose()
+    #expect(outside.disposals.count == 1)
+  }
+
   @Test(arguments: [false, true])
   func aParentsInstanceAChildsKeyReturnsIsTheParentsToDispose(disposingTheChildFirst: Bool) async throws {
     let log = Collected<String>()

@@ -164,15 +164,16 @@ public final class Container: Sendable {
   ///
   /// Inside a ``withOverrides(_:isolation:operation:)`` scope (or a test's `.overrides` trait),
   /// where the scope's copy of this container serves the resolutions, it clears the copy's
-  /// cached instances too, and those of the copies of the scopes it is nested in.
+  /// cached instances instead, and those of the copies of the scopes it is nested in: the
+  /// container's own belong to the code outside the scope, such as tests running in parallel.
   public func resetCached() {
-    clearCached()
+    guard var scope = OverrideScope.active else { return clearCached() }
     // The scope's copy, and those of the scopes it is nested in, whose cached instances of
     // their own overrides it uses.
-    var scope = OverrideScope.active
-    while let current = scope {
-      overlay(in: current)?._withUnsafeGuaranteedRef { $0.clearCached() }
-      scope = current.enclosing
+    while true {
+      overlay(in: scope)?._withUnsafeGuaranteedRef { $0.clearCached() }
+      guard let enclosing = scope.enclosing else { return }
+      scope = enclosing
     }
   }
 
