@@ -26,6 +26,15 @@ extension Dependencies {
   var subMadeByHelperA: Key<SubThing> { Self.subKeyHelper() }
   var subMadeByHelperB: Key<SubThing> { Self.subKeyHelper() }
   static func subKeyHelper() -> Key<SubThing> { .required() }
+  /// A subscript that makes its key in two places (two declaration sites in one module).
+  subscript(subTwoSites level: Int) -> Key<Int> {
+    level == 0
+      ? .required()
+      : .required()
+  }
+  /// A subscript overloaded on its value type: one name, two types.
+  subscript(subOverloaded level: Int) -> Key<Int> { Key { level } }
+  subscript(subOverloaded level: Int) -> Key<String> { Key { "\(level)" } }
   /// A multibinding per argument.
   subscript(subPlugins group: Int) -> Multibinding<Int> { Multibinding() }
 }
@@ -89,6 +98,29 @@ extension Dependencies {
     #expect(missing[0].path.count == 2)
     #expect(missing[0].path[0].name != missing[0].path[1].name, "\(missing[0])")
     #expect(report.problems(.captiveDependency).isEmpty, "\(report)")
+  }
+
+  @Test func everyArgumentHasANameOfItsOwnHoweverTheSubscriptMakesItsKeys() async throws {
+    let container = Container()
+    // Seen first: level 0 is made on one line, the others on another.
+    for level in 0..<4 { _ = container.isRegistered(\.[subTwoSites: level]) }
+    for level in 0..<3 {
+      _ = container.isRegistered(\.[subOverloaded: level] as KeyPath<Dependencies, Key<Int>>)
+      _ = container.isRegistered(\.[subOverloaded: level] as KeyPath<Dependencies, Key<String>>)
+    }
+    container.register(\.[subTwoSites: 2]) { r in try r[\.[subTwoSites: 3]] }
+    container.register(\.[subOverloaded: 1]) { r in "\(try r[\.[subOverloaded: 2]] as Int)" }
+    let graph = await container.graph(including: [\.[subTwoSites: 0], \.[subTwoSites: 1]])
+    let names = graph.nodes.map(\.dependency.name)
+    #expect(Set(names).count == names.count, "\(names)")
+    #expect(!graph.edges.contains { $0.from == $0.to }, "a loop to itself: \(graph.edges)")
+    // The missing level 3 is reported as missing, not as a child's captive.
+    #expect(graph.report.problems(.captiveDependency).isEmpty, "\(graph.report)")
+    let missing = graph.report.problems(.missingRequiredKey).filter { $0.path.count == 2 }
+    try #require(missing.count == 1, "\(graph.report)")
+    #expect(missing[0].path[0].name != missing[0].path[1].name)
+    // In one module, keys are numbered, not named by their module.
+    #expect(!names.contains { $0.contains("(KnapsackTests") }, "\(names)")
   }
 
   @Test func multibindingsOfOneSubscriptAreSeparateSets() async throws {

@@ -163,15 +163,16 @@ public final class Container: Sendable {
   /// are disposed in the background, their errors ignored: the container no longer holds them.
   ///
   /// Inside a ``withOverrides(_:isolation:operation:)`` scope (or a test's `.overrides` trait),
-  /// where the scope's copy of this container serves the resolutions, it clears the copy's
-  /// cached instances instead, and those of the copies of the scopes it is nested in: the
-  /// container's own belong to the code outside the scope, such as tests running in parallel.
+  /// where the scope's copy of this container serves the resolutions, it clears that copy's
+  /// cached instances instead, and those of the copies of the scopes it is nested in, whose
+  /// instances of their own overrides it uses (so a suite scope's cached fake is made again for
+  /// the suite's other tests too). The container's own instances are left alone: they belong to
+  /// the code outside any scope, such as tests running in parallel.
   public func resetCached() {
     guard var scope = OverrideScope.active else { return clearCached() }
-    // The scope's copy, and those of the scopes it is nested in, whose cached instances of
-    // their own overrides it uses.
     while true {
-      overlay(in: scope)?._withUnsafeGuaranteedRef { $0.clearCached() }
+      // Only a copy the scope made has instances of its own: none is made just to be cleared.
+      scope.existingOverlay(for: self)?.clearCached()
       guard let enclosing = scope.enclosing else { return }
       scope = enclosing
     }

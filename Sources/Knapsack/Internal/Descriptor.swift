@@ -20,29 +20,16 @@ struct Descriptor: Sendable {
     DependencyReference(name: displayName, typeName: typeName, location: declaration)
   }
 
-  /// How this key relates to `other`, a dependency of the same display name.
-  enum Likeness {
-    /// The same dependency's name: contributions made from one line (in several containers).
-    case shared
-    /// Another key of the same declaration: another argument of a subscript, or another
-    /// property that returns one helper's key. It is numbered (`\.subscript(step:) #2`).
-    case sameDeclaration
-    /// A key declared elsewhere (in another module, say): named by its module or its site.
-    case elsewhere
-  }
+  /// Whether this dependency is shown by the same name as others of that name: a contribution
+  /// (those made from one line, in several containers, are one contribution) or a type (named
+  /// apart by its qualified name when it is first seen).
+  var sharesItsName: Bool { kind == .contribution || declaration == nil }
 
-  func likeness(to other: Descriptor) -> Likeness {
-    guard kind != .contribution, let declaration else { return .shared }
-    return declaration == other.declaration && typeName == other.typeName ? .sameDeclaration : .elsewhere
-  }
-
-  /// This key, named apart from the names `isTaken` says are taken: by its module,
-  /// `\.config (Settings)`, or if that is taken too, by its declaration site.
-  func namedApart(avoiding isTaken: (String) -> Bool) -> Descriptor {
-    let module = declaration.map { String($0.fileID.prefix { $0 != "/" }) } ?? ""
-    var name = "\(displayName) (\(module))"
-    if module.isEmpty || isTaken(name), let declaration { name = "\(displayName) (\(declaration))" }
-    return renamed(name)
+  /// The module that declares the key (the first component of its file ID), if known.
+  var module: String? {
+    guard let declaration else { return nil }
+    let module = declaration.fileID.prefix { $0 != "/" }
+    return module.isEmpty ? nil : String(module)
   }
 
   /// This key, shown as `name`.

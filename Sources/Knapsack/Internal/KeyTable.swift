@@ -43,25 +43,31 @@ final class KeyTable: Sendable {
     /// ``rememberedPerKey``).
     var remembered: [Int: Int] = [:]
 
-    /// How many keys of each declaration's name were numbered apart (see ``append(_:)``).
+    /// The last number given to a key named apart from others of each name (see ``append(_:)``).
     var numbered: [String: Int] = [:]
 
     /// Adds the descriptor of the next index. Reports and graphs tell dependencies apart by
-    /// name, so a key named like another is named apart: one of the same declaration (another
-    /// argument of a subscript) by a number, in the order the process first sees them
-    /// (`\.subscript(step:) #2`); one declared elsewhere (a key of the same name in another
-    /// module) by its module, or its site.
+    /// name, so a key named like another is named apart, when first seen: by its module if no
+    /// key of that name comes from it (`\.config (Settings)`, a key of the same name declared in
+    /// another module), else by a number in the order the process first sees them
+    /// (`\.subscript(step:) #2`, another argument of a subscript key).
     mutating func append(_ descriptor: Descriptor) {
       var descriptor = descriptor
-      if let first = byName[descriptor.displayName]?.first {
-        switch descriptor.likeness(to: descriptors[first]) {
-        case .shared: break
-        case .sameDeclaration:
-          let number = numbered[descriptor.displayName, default: 1] + 1
-          numbered[descriptor.displayName] = number
-          descriptor = descriptor.renamed("\(descriptor.displayName) #\(number)")
-        case .elsewhere: descriptor = descriptor.namedApart(avoiding: { byName[$0] != nil })
+      let name = descriptor.displayName
+      if let taken = byName[name], !descriptor.sharesItsName,
+        !taken.contains(where: { descriptors[$0].sharesItsName })
+      {
+        var base = name
+        if let module = descriptor.module, !taken.contains(where: { descriptors[$0].module == module }) {
+          base = "\(name) (\(module))"
         }
+        if byName[base] != nil || base == name {
+          var number = numbered[base, default: 1]
+          repeat { number += 1 } while byName["\(base) #\(number)"] != nil
+          numbered[base] = number
+          base = "\(base) #\(number)"
+        }
+        descriptor = descriptor.renamed(base)
       }
       descriptors.append(descriptor)
       byName[descriptor.displayName, default: []].append(descriptor.index)
