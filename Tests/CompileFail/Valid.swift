@@ -23,11 +23,19 @@ func correctUses(_ container: Container) async throws {
   let _: Store = try container.provider(\.profile).get(1)
   let _: [Store] = try container.provider(\.plugins).get()
   let _: [Store] = try container[\.plugins]
+  container.decorate(\.store) { _, store in store }
+  container.decorate(\.database) { r, store in
+    _ = try await r.resolve(\.database)
+    return store
+  }
+  container.contribute(to: \.plugins) { _ in Store() }
 }
 
 extension Dependencies {
   var plainDatabase: AsyncKey<Store> { AsyncKey { Store() } }
   var plainScreenModel: MainActorKey<ScreenModel> { MainActorKey { ScreenModel() } }
+  var plainKey: Key<Store> { Key { Store() } }
+  var resolvingKey: Key<Store> { Key { r in try r[\.store] } }
 }
 
 @MainActor func correctMainActorUse(_ container: Container) throws {

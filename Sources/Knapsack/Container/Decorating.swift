@@ -35,6 +35,17 @@ extension Container {
       .async { r, value in try await decorator(r, try Self.typed(value)) }, fileID, line, KeyTable.index(of: key))
   }
 
+  /// Not available: a synchronous key's decorator runs where its factory does, and cannot await.
+  @_disfavoredOverload
+  @available(
+    *, unavailable,
+    message: "a Key's decorator cannot await, as its factory cannot: declare the key as AsyncKey<Value>"
+  )
+  public func decorate<A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<SyncKind, A, V>>, fileID: StaticString = #fileID, line: UInt = #line,
+    _ decorator: @escaping @Sendable (Resolver, V) async throws -> V
+  ) {}
+
   /// Wraps what a main-actor key resolves to with a decorator that runs on the main actor, as
   /// the key's factory does.
   public func decorate<A, V>(

@@ -168,6 +168,30 @@ extension DependencyKey where Kind == SyncKind {
   ) {
     self.init(factory: Factory(.sync(factory)), scope: .unique, declaration: Declaration(name, fileID, line))
   }
+
+  /// Not available: the factory of a key that takes an argument receives it.
+  @available(
+    *, unavailable, message: "this key takes an argument: its factory receives it too, `{ r, argument in ... }`"
+  )
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable (Resolver) throws -> Value
+  ) {
+    self.init(name, fileID: fileID, line: line) { (_: Resolver, _: Argument) throws -> Value in throw UnavailableCall()
+    }
+  }
+
+  /// Not available: the factory of a key that takes an argument receives it.
+  @available(
+    *, unavailable, message: "this key takes an argument: its factory receives it too, `{ r, argument in ... }`"
+  )
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable () throws -> Value
+  ) {
+    self.init(name, fileID: fileID, line: line) { (_: Resolver, _: Argument) throws -> Value in throw UnavailableCall()
+    }
+  }
 }
 
 extension DependencyKey where Kind == AsyncKind, Argument == Void {

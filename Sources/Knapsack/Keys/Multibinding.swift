@@ -51,6 +51,43 @@ extension Container {
       to: key, Factory(.resolverOnly(factory)), scope, hasSideEffects, dispose, CodeLocation(fileID, line))
   }
 
+  /// Not available: a ``Multibinding``'s contributions are made synchronously.
+  @_disfavoredOverload
+  @available(
+    *, unavailable,
+    message:
+      "a Multibinding's contributions cannot await: declare the key as AsyncMultibinding<Element> to contribute elements that await"
+  )
+  public func contribute<E>(
+    to key: KeyPath<Dependencies, Multibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
+    dispose: (@Sendable (E) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable (Resolver) async throws -> E
+  ) {}
+
+  /// Not available: only a multibinding takes contributions; any other key is registered.
+  @available(
+    *, unavailable,
+    message:
+      "only a multibinding (Multibinding<Element>) takes contributions: register this key, `container.register(\\.key) { r in ... }`"
+  )
+  public func contribute<K, A, V>(
+    to key: KeyPath<Dependencies, DependencyKey<K, A, V>>, scope: Scope = .unique, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable (Resolver) throws -> V
+  ) {}
+
+  /// Not available: a multibinding is not registered as a whole; each element is contributed.
+  @available(
+    *, unavailable,
+    message:
+      "a multibinding is not registered as a whole: contribute each element, `container.contribute(to: \\.key) { r in ... }`"
+  )
+  public func register<K, E>(
+    _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable ([E]) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable (Resolver) throws -> [E]
+  ) {}
+
   /// Adds an element to an ``AsyncMultibinding``; its factory may `await`.
   public func contribute<E>(
     to key: KeyPath<Dependencies, AsyncMultibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
