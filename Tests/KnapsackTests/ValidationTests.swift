@@ -605,6 +605,38 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(report.isValid, "\(report)")
   }
 
+  /// A unique key whose factory hands out an instance that lives anyway (a process-wide
+  /// `Settings.shared`, or an object the factory captured) makes nothing that a holder could
+  /// keep alive longer than it would live: reading it, or keeping it, is not captive.
+  @Test(arguments: [false, true])
+  func aUniqueKeyHandingOutAnInstanceThatLivesAnywayIsNoCaptive(holderKeepsIt: Bool) async throws {
+    let container = Container()
+    let shared = ValThing("settings")
+    container.register(\.valShort, scope: .unique) { shared }
+    container.register(\.valLongHolder, scope: .singleton) { r in
+      let settings = try r[\.valShort]
+      return holderKeepsIt ? ValThing("holder", [settings]) : ValThing("holder of " + settings.label)
+    }
+    let report = await container.validate()
+    #expect(report.isValid, "\(report)")
+    withExtendedLifetime(shared) {}
+  }
+
+  /// The same holder of a unique key whose factory makes a new instance each time is captive.
+  @Test func aSingletonKeepingAFreshUniqueInstanceBesidesAGlobalOneIsCaptive() async throws {
+    let container = Container()
+    let shared = ValThing("settings")
+    container.register(\.valPlain, scope: .unique) { shared }
+    container.register(\.valShort, scope: .unique) { ValThing("fresh") }
+    container.register(\.valLongHolder, scope: .singleton) { r in
+      ValThing("holder", [try r[\.valPlain], try r[\.valShort]])
+    }
+    let captives = await container.validate().problems(.captiveDependency)
+    try #require(captives.count == 1, "\(captives)")
+    #expect(captives[0].path.map(\.name) == ["\\.valLongHolder", "\\.valShort"])
+    withExtendedLifetime(shared) {}
+  }
+
   @Test func aSharedInstanceKeepingAValueOfAnExistentialTypeHoldsNothingShorterLived() async throws {
     let container = Container()
     container.register(\.valClockLike, scope: .unique) { ValStructClock() }

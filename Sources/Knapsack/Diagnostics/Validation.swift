@@ -196,9 +196,15 @@ final class ValidationRecorder: Sendable {
   ///
   /// A root that made a value keeps what it would have passed up (its requester's step does not
   /// exist), for the step that takes its exemplar (see ``ValidationMemo``): `rootPassed`.
+  ///
+  /// `alive` holds, for each step found `.alive`, the instances that were: one still alive once
+  /// the run has let go of all it made was not the requester's to keep (see ``kept(along:)``).
   private let made = Locked<
-    (kept: [MadeStep: Kept], open: [String: [String: MadeBy]], rootPassed: [String: [String: MadeBy]])
-  >(([:], [:], [:]))
+    (
+      kept: [MadeStep: Kept], alive: [MadeStep: [MadeInstance.Weak]], open: [String: [String: MadeBy]],
+      rootPassed: [String: [String: MadeBy]]
+    )
+  >(([:], [:], [:], [:]))
 
   /// The roots' exemplars and verdicts, and how deep each step went.
   let memo = ValidationMemo()
@@ -247,6 +253,9 @@ final class ValidationRecorder: Sendable {
       for weak in other.objects { note(.object(weak)) }
     }
 
+    /// The instances still alive.
+    var alive: [MadeInstance.Weak] { objects.filter { $0.object != nil } }
+
     /// What is left of it now that the requester's step has ended (its factory returned).
     var kept: Kept {
       if overflowed { return .unknown }
@@ -267,16 +276,28 @@ final class ValidationRecorder: Sendable {
   /// and those between the first and the last are values: what a value holds is kept for as long
   /// as the value is, so it is judged when the first one's step ended, where the run passed it up
   /// to; else (a chain too wide to pass up), when the last one's requester's step ended.
+  ///
+  /// Called once the run has let go of every instance it made: an instance found alive then, when
+  /// the step ended, is alive still only if something outside the run keeps it (a process-wide
+  /// `Settings.shared`, or an object the factory captured and hands out each time). The step did
+  /// not make it for the requester, so the requester keeps nothing alive by holding it: `.released`.
   func kept(along path: [DependencyReference]) -> Kept {
     guard path.count >= 2 else { return .unknown }
     let names = path.map(\.name)
     return made.withLock { made in
+      func verdict(_ step: MadeStep) -> Kept? {
+        guard let kept = made.kept[step] else { return nil }
+        guard kept == .alive, let alive = made.alive[step], !alive.isEmpty,
+          alive.allSatisfy({ $0.object != nil })
+        else { return kept }
+        return .released
+      }
       if names.count > 2,
-        let throughValues = made.kept[MadeStep(dependency: Self.chain(names.dropFirst()), requester: names[0])]
+        let throughValues = verdict(MadeStep(dependency: Self.chain(names.dropFirst()), requester: names[0]))
       {
         return throughValues
       }
-      return made.kept[MadeStep(dependency: names[names.count - 1], requester: names[names.count - 2])]
+      return verdict(MadeStep(dependency: names[names.count - 1], requester: names[names.count - 2]))
     } ?? .unknown
   }
 
@@ -344,7 +365,11 @@ final class ValidationRecorder: Sendable {
         let madeForIt = steps.open.removeValue(forKey: name) ?? [:]
         for (dependency, by) in madeForIt {
           let step = MadeStep(dependency: dependency, requester: name)
-          steps.kept[step] = by.kept.merged(with: steps.kept[step])
+          let kept = by.kept
+          steps.kept[step] = kept.merged(with: steps.kept[step])
+          if kept == .alive, steps.alive[step, default: []].count < ValidationRecorder.madeLimit {
+            steps.alive[step, default: []] += by.alive.prefix(ValidationRecorder.madeLimit)
+          }
         }
         // Unless it made a value, which may hold them: its requester's step tells.
         // Only what may hold objects: a value's values are looked through anyway.
@@ -468,11 +493,63 @@ extension Container {
     return indices
   }
 
+  /// What a dry run found, with what the report and the graph need to know of the copy it ran
+  /// in: the copy itself is gone when this is returned (see ``dryRun(including:arguments:)``).
+  private struct DryRun {
+    var problems: [ValidationReport.Problem]
+    var skipped: [DependencyReference]
+    var needsSample: [DependencyReference]
+    var roots: Set<Int>
+    var handleEdges: [(from: Int, to: Int)]
+    /// The index each dependency the run resolved or reported is, and the registration that
+    /// serves each in the copy (a key's default if none).
+    var indices: [DependencyReference: Int]
+    var registrations: [Int: Registration]
+  }
+
   func dryRun(
     including keys: [PartialKeyPath<Dependencies>], arguments: [PartialKeyPath<Dependencies>: any Sendable]
   ) async -> (report: ValidationReport, graph: DependencyGraph) {
     let table = KeyTable.shared
     let recorder = ValidationRecorder()
+    // The copies the run made, and every instance they keep, are gone once it has returned: what
+    // the run made and is still alive is kept by something outside it (see `kept(along:)`).
+    let run = await runDry(including: keys, arguments: arguments, recorder: recorder)
+    let events = recorder.recorded
+    let found = Array(Set(run.problems + captiveDependencies(in: events, recorder: recorder)))
+    let sorted = found.map { ($0, $0.path.map(\.name).joined(separator: " ")) }
+      .sorted { ($0.0.kind.order, $0.0.dependency.name, $0.1) < ($1.0.kind.order, $1.0.dependency.name, $1.1) }
+      .map(\.0)
+    // One cycle is found once from each of its members: report it once, from its first member.
+    var seenLoops: Set<[String]> = []
+    let unique = sorted.filter { problem in
+      guard problem.kind == .cycle, let closing = problem.path.last,
+        let start = problem.path.firstIndex(where: { $0.name == closing.name })
+      else { return true }
+      return seenLoops.insert(problem.path[start...].map(\.name).dropLast().sorted()).inserted
+    }
+    let checked = Set(events.map(\.dependency.name)).union(run.roots.map { table.descriptor($0).displayName })
+      .union(unique.flatMap(\.path).map(\.name)).count
+    let report = ValidationReport(
+      problems: unique, checkedCount: checked, skipped: Array(Set(run.skipped)).sorted { $0.name < $1.name },
+      needsSampleArgument: Array(Set(run.needsSample)).sorted { $0.name < $1.name })
+    let pathIndices = Set(unique.flatMap(\.path).compactMap { run.indices[$0] })
+    let nodes = run.roots.union(pathIndices).map { index in
+      (table.descriptor(index).reference, run.registrations[index])
+    }
+    let handles = run.handleEdges.map {
+      (from: table.descriptor($0.from).reference, to: table.descriptor($0.to).reference)
+    }
+    return (report, DependencyGraph(events: events, report: report, roots: nodes, handles: handles))
+  }
+
+  /// Runs the roots and what handles made during the run resolve, in throw-away copies (see
+  /// ``validate(including:arguments:)``).
+  private func runDry(
+    including keys: [PartialKeyPath<Dependencies>], arguments: [PartialKeyPath<Dependencies>: any Sendable],
+    recorder: ValidationRecorder
+  ) async -> DryRun {
+    let table = KeyTable.shared
     // The run happens in a scope of its own, so that every container resolved in it is served
     // by a throw-away copy: this one, and any container a factory captured (the
     // `DependencyProvider` style), whose resolutions would otherwise make real instances.
@@ -545,33 +622,21 @@ extension Container {
         if target === copy { roots.insert(handle.to) }
       }
     }
-    let events = recorder.recorded
-    let found = Array(Set(problems + captiveDependencies(in: events, recorder: recorder)))
-    let sorted = found.map { ($0, $0.path.map(\.name).joined(separator: " ")) }
-      .sorted { ($0.0.kind.order, $0.0.dependency.name, $0.1) < ($1.0.kind.order, $1.0.dependency.name, $1.1) }
-      .map(\.0)
-    // One cycle is found once from each of its members: report it once, from its first member.
-    var seenLoops: Set<[String]> = []
-    let unique = sorted.filter { problem in
-      guard problem.kind == .cycle, let closing = problem.path.last,
-        let start = problem.path.firstIndex(where: { $0.name == closing.name })
-      else { return true }
-      return seenLoops.insert(problem.path[start...].map(\.name).dropLast().sorted()).inserted
+    // What the report and the graph look up in the copy, before it goes.
+    var references = Set(problems.flatMap(\.path))
+    for event in recorder.recorded {
+      references.insert(event.dependency)
+      if let requester = event.requestedBy { references.insert(requester) }
     }
-    let checked = Set(events.map(\.dependency.name)).union(roots.map { table.descriptor($0).displayName })
-      .union(unique.flatMap(\.path).map(\.name)).count
-    let report = ValidationReport(
-      problems: unique, checkedCount: checked, skipped: Array(Set(skipped)).sorted { $0.name < $1.name },
-      needsSampleArgument: Array(Set(needsSample)).sorted { $0.name < $1.name })
-    let pathIndices = Set(unique.flatMap(\.path).compactMap(copy.index(named:)))
-    let nodes = roots.union(pathIndices).map { index in
-      (
-        table.descriptor(index).reference,
-        copy.effectiveRegistration(index)?.0 ?? table.descriptor(index).defaultRegistration
-      )
+    var indices: [DependencyReference: Int] = [:]
+    for reference in references { indices[reference] = copy.index(named: reference) }
+    var registrations: [Int: Registration] = [:]
+    for index in roots.union(indices.values) {
+      registrations[index] = copy.effectiveRegistration(index)?.0 ?? table.descriptor(index).defaultRegistration
     }
-    let handles = handleEdges.map { (from: table.descriptor($0.from).reference, to: table.descriptor($0.to).reference) }
-    return (report, DependencyGraph(events: events, report: report, roots: nodes, handles: handles))
+    return DryRun(
+      problems: problems, skipped: skipped, needsSample: needsSample, roots: roots, handleEdges: handleEdges,
+      indices: indices, registrations: registrations)
   }
 
   /// The chains a validation run found too deep for the stack, so far: the dependencies on their
