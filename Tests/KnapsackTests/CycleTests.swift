@@ -50,6 +50,9 @@ extension Dependencies {
     ArgumentKey { r, _ in CycleNode("argument", next: try r[\.cycleViaArgument]) }
   }
   var cycleViaArgument: Key<CycleNode> { Key { r in try r.resolve(\.cycleArgument, argument: 1) } }
+  /// A multibinding whose contribution needs a key that reads the multibinding.
+  var cyclePlugins: Multibinding<CycleNode> { Multibinding() }
+  var cyclePluginHost: Key<CycleNode> { Key { r in CycleNode("host", next: try r[\.cyclePlugins].first) } }
   var cycleThroughOwnProvider: Key<CycleNode> {
     Key { r in CycleNode("provider", next: try r.provider(\.cycleThroughOwnProvider).get()) }
   }
@@ -314,6 +317,25 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     let error = #expect(throws: ResolutionError.self) { try container.resolve(\.cycleArgument, argument: 1) }
     #expect(error?.kind == .cycle)
     #expect(error?.path.map(\.name) == ["\\.cycleArgument", "\\.cycleViaArgument", "\\.cycleArgument"])
+    // The key's name alone cannot tell a loop from a walk over other arguments: the argument is said.
+    #expect(error?.underlying == "asked again for the same argument, 1")
+    #expect(
+      error?.description.contains("\\.cycleViaArgument → \\.cycleArgument: asked again for the same argument, 1.")
+        == true, "\(String(describing: error))")
+  }
+
+  @Test func aCycleListsEachOfItsKeysOnceThoughTheStepsIntoItPassOne() async throws {
+    let container = Container()
+    container.contribute(to: \.cyclePlugins) { r in CycleNode("plugin", next: try r[\.cyclePluginHost]) }
+    let error = try #require(throws: ResolutionError.self) { try container[\.cyclePlugins] }
+    #expect(error.kind == .cycle)
+    let listed = error.description.split(separator: "\n").filter { $0.hasPrefix("  \\.cyclePlugins:") }
+    #expect(listed.count == 1, "\(error)")
+    let problems = await container.validate().problems(.cycle)
+    try #require(problems.count == 1, "\(problems)")
+    #expect(
+      problems[0].description.split(separator: "\n").count { $0.hasPrefix("    \\.cyclePlugins:") } == 1,
+      "\(problems[0])")
   }
 
   @MainActor @Test func mainActorSingletonCycleIsDetected() async throws {

@@ -73,7 +73,8 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
     public var description: String {
       var lines = ["✗ \(kind.rawValue): \(message)"]
       if kind == .cycle {
-        for (reference, site) in zip(path, pathRegistrations).dropLast() {
+        var listed: Set<String> = []
+        for (reference, site) in zip(path, pathRegistrations).dropLast() where listed.insert(reference.name).inserted {
           lines.append("    \(reference.name): \(ResolutionError.sites(reference.location, site))")
         }
         return lines.joined(separator: "\n")
@@ -826,7 +827,8 @@ extension Container {
       message = "nothing is registered for \(error.dependency.name)"
     case .cycle:
       kind = .cycle
-      message = "\(error.dependency.name) depends on itself: \(error.cycleDescription)"
+      message =
+        "\(error.dependency.name) depends on itself: \(error.cycleDescription)\(error.underlying.map { ": \($0)" } ?? "")"
     case .factoryFailed:
       kind = .factoryFailed
       message =

@@ -295,7 +295,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
         underlying.map { "Knapsack: \(subject) is not registered where it is needed: \($0)." }
           ?? "Knapsack: nothing is registered for \(subject).")
     case .cycle:
-      lines.append("Knapsack: dependency cycle: \(cycleDescription).")
+      lines.append("Knapsack: dependency cycle: \(cycleDescription)\(underlying.map { ": \($0)" } ?? "").")
     case .factoryFailed:
       lines.append(
         isDecoratorFailure
@@ -311,8 +311,10 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       )
     }
     if kind == .cycle {
-      // Each key of the loop with its own sites (the last one closes the loop).
-      for (reference, site) in zip(path, pathRegistrations).dropLast() {
+      // Each key of the loop with its own sites, once (the last one closes the loop, and the
+      // steps that led into it may pass one of its keys).
+      var listed: Set<String> = []
+      for (reference, site) in zip(path, pathRegistrations).dropLast() where listed.insert(reference.name).inserted {
         lines.append("  \(reference.name): \(Self.sites(reference.location, site))")
       }
     } else {

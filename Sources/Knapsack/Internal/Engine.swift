@@ -566,7 +566,8 @@ extension Container {
       if depth < 64 || depth & 63 == 0,
         parent.contains(frame, argumentType: argument)
       {
-        throw failure(.cycle, binding.index, frame)
+        throw failure(
+          .cycle, binding.index, frame, underlying: RepeatedArgument(argument, at: frame.pointee.argumentAddress))
       }
       if depth & (StackGuard.interval - 1) == 0 { try checkStack(binding.index, frame) }
     }
@@ -1058,4 +1059,18 @@ func currentThreadID() -> UInt {
   #else
   UInt(pthread_self())
   #endif
+}
+
+/// What a key that takes an argument was asked for again, closing a cycle: said in the error, as
+/// the key's name alone cannot tell the loop from a walk over other arguments.
+struct RepeatedArgument: Error, CustomStringConvertible {
+  let description: String
+
+  /// Nil for a key without an argument.
+  init?(_ type: Any.Type, at address: UnsafeRawPointer?) {
+    guard let address, type != Void.self else { return nil }
+    func shown<T>(_: T.Type) -> String { String(describing: address.load(as: T.self)) }
+    let text = _openExistential(type, do: shown)
+    description = "asked again for the same argument, \(text.count > 80 ? text.prefix(77) + "..." : text)"
+  }
 }
