@@ -304,14 +304,35 @@ final class LazyStorage<Value: Sendable>: Sendable {
   func value(_ make: () throws -> Value) throws -> Value {
     let reader = currentThreadID()
     while true {
-      switch turn(for: reader) {
+      switch peek(for: reader) {
       case .read(let value): return value
       case .reenter: return try make()
-      case .make: return try creation.withLock { _ in try self.make(make) }
+      case .make:
+        // Claims the making while holding `creation`, so that a reader that finds it being made
+        // blocks until it is done instead of spinning until the maker takes the lock. Another
+        // thread may have claimed it meanwhile (and be done by now): then look again.
+        var made: Value?
+        try creation.withLock { _ in
+          guard case .make = turn(for: reader) else { return }
+          made = try self.make(make)
+        }
+        if let made { return made }
       case .wait:
         // Blocks until the maker, which holds `creation` while it makes the value, is done (a
         // storage is read either synchronously or asynchronously, never both), then looks again.
         creation.withLock { _ in }
+      }
+    }
+  }
+
+  /// What a synchronous reader does next, claiming nothing: ``Turn/make`` when nobody is making
+  /// the value (claim it with ``turn(for:)``).
+  private func peek(for reader: UInt) -> Turn {
+    state.withLock { state in
+      switch state {
+      case .made(let value): return .read(value)
+      case .empty: return .make
+      case .making(let maker, _): return maker == reader ? .reenter : .wait
       }
     }
   }
