@@ -114,7 +114,7 @@ public typealias MainActorKey<Value: Sendable> = DependencyKey<MainActorKind, Vo
 /// A key whose factory takes a runtime argument, such as a view model for a given user id.
 ///
 /// The argument's type is part of the key, so passing the wrong type is a compile error. Use a
-/// tuple or a small struct for several values.
+/// small `Hashable` struct for several values (a tuple works for a key without a shared scope).
 ///
 /// ```swift
 /// extension Dependencies {
@@ -125,8 +125,9 @@ public typealias MainActorKey<Value: Sendable> = DependencyKey<MainActorKind, Vo
 /// let model = try container.resolve(\.profile, argument: userID)
 /// ```
 ///
-/// A shared scope keeps one instance per argument value when the argument is `Hashable`, and
-/// one instance per container otherwise.
+/// A shared scope (singleton, cached, weak, graph) keeps one instance per argument value, told
+/// apart by `==`, so its argument must be `Hashable`: resolving it with one that is not (a tuple)
+/// throws ``ResolutionError/Kind/factoryMismatch``, which says so.
 public typealias ArgumentKey<Argument: Sendable, Value: Sendable> = DependencyKey<SyncKind, Argument, Value>
 
 extension DependencyKey where Kind == SyncKind, Argument == Void {
