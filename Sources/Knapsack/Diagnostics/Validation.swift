@@ -67,6 +67,13 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       self.nearMatches = nearMatches
     }
 
+    /// This problem with `nearMatches` instead of its own.
+    func with(nearMatches: [ResolutionError.NearMatch]) -> Problem {
+      Problem(
+        kind: kind, dependency: dependency, registeredAt: registeredAt, path: path,
+        pathRegistrations: pathRegistrations, message: message, nearMatches: nearMatches)
+    }
+
     /// The message, where the dependency was declared and registered, and the path; for a
     /// cycle, each key of the loop with its sites; for a captive dependency, the held
     /// dependency's sites too.
@@ -517,7 +524,7 @@ extension Container {
     // the run made and is still alive is kept by something outside it (see `kept(along:)`).
     let run = await runDry(including: keys, arguments: arguments, recorder: recorder)
     let events = recorder.recorded
-    let found = Array(Set(run.problems + captiveDependencies(in: events, recorder: recorder)))
+    let found = Self.merged(run.problems + captiveDependencies(in: events, recorder: recorder))
     let sorted = found.map { ($0, $0.path.map(\.name).joined(separator: " ")) }
       .sorted { ($0.0.kind.order, $0.0.dependency.name, $0.1) < ($1.0.kind.order, $1.0.dependency.name, $1.1) }
       .map(\.0)
@@ -638,6 +645,39 @@ extension Container {
     return DryRun(
       problems: problems, skipped: skipped, needsSample: needsSample, roots: roots, handleEdges: handleEdges,
       indices: indices, registrations: registrations)
+  }
+
+  /// `problems` with each problem once. The same problem found in two copies (a key that
+  /// handles reach in two containers) is told by its kind, dependency and path; each copy knows
+  /// the sites of what it registers, and the registrations near the dependency there. One
+  /// report keeps the copy that knows the most sites, with every copy's near registrations, in an
+  /// order that does not depend on which copy ran first.
+  private static func merged(_ problems: [ValidationReport.Problem]) -> [ValidationReport.Problem] {
+    var groups: [ProblemIdentity: [ValidationReport.Problem]] = [:]
+    for problem in Set(problems) { groups[ProblemIdentity(problem), default: []].append(problem) }
+    return groups.values.map { copies in
+      guard copies.count > 1 else { return copies[0] }
+      func known(_ problem: ValidationReport.Problem) -> Int {
+        problem.pathRegistrations.count { $0 != nil } + (problem.registeredAt == nil ? 0 : 1)
+      }
+      let ordered = copies.sorted { (known($1), $0.description) < (known($0), $1.description) }
+      var nearMatches: [ResolutionError.NearMatch] = []
+      for copy in ordered { nearMatches += copy.nearMatches.filter { !nearMatches.contains($0) } }
+      return ordered[0].with(nearMatches: nearMatches)
+    }
+  }
+
+  /// What tells one problem from another (see ``merged(_:)``).
+  private struct ProblemIdentity: Hashable {
+    let kind: ValidationReport.Problem.Kind
+    let dependency: DependencyReference
+    let path: [DependencyReference]
+
+    init(_ problem: ValidationReport.Problem) {
+      kind = problem.kind
+      dependency = problem.dependency
+      path = problem.path
+    }
   }
 
   /// The chains a validation run found too deep for the stack, so far: the dependencies on their
