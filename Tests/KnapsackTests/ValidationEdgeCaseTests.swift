@@ -212,32 +212,6 @@ private func edgeContributeNeedyPlugin(to container: Container) {
   }
 }
 
-@Suite struct EdgeCaseValidationDeepTests {
-  /// A root that failed too deep for the stack settles nothing: the members of its path run
-  /// as roots of their own (deepest first), so what a member whose own chain fits the stack asks
-  /// for after its deep dependency is checked. (The chain is too deep from its top, on a
-  /// cooperative thread's stack, as in `aChainTooDeepForTheStackIsReportedOncePerStretch`.)
-  @Test func whatAMemberOfADeepChainAsksForAfterItIsChecked() async throws {
-    let container = Container()
-    let length = 30
-    for step in 0..<length {
-      let next = String(format: "deep %03d", step + 1)
-      container.register(type: Int.self, name: String(format: "deep %03d", step)) { r in
-        func descend(_ levels: Int) throws -> Int {
-          levels == 0 ? try r.resolve(type: Int.self, name: next) : try descend(levels - 1) + 0
-        }
-        guard step < length - 1 else { return 0 }
-        let below = try descend(1_000)
-        // A member halfway down (whose own chain fits the stack) asks for a missing key once its deep dependency is made.
-        return step == length / 2 ? below + (try r[\.valMissing]).label.count : below
-      }
-    }
-    let report = await container.validate()
-    #expect(!report.problems(.resolutionTooDeep).isEmpty, "the chain is too deep for the stack")
-    #expect(report.problems(.missingRequiredKey).map(\.dependency.name) == [#"\.valMissing"#], "\(report)")
-  }
-}
-
 @Suite struct ValidationDuplicateTests {
   /// A missing key a factory's handles reach in two containers is one problem, whatever each
   /// container registers nearby.
