@@ -174,44 +174,6 @@ private func edgeContributeNeedyPlugin(to container: Container) {
   }
 }
 
-@Suite struct ValidationExemplarEdgeCaseTests {
-  /// The existing `anInstanceTakenFromAnEarlierRootIsJudgedAsIfMadeThere` names its holder
-  /// `ValThing (name: "z holder")`, which sorts before `ValWrapper (name: "b wrapper")`: the
-  /// holder runs before the wrapper's root, so the wrapper's exemplar is never taken. Here the
-  /// holder is a key, which sorts after both types, so it takes the wrapper that the wrapper's
-  /// own root made.
-  @Test(arguments: [false, true])
-  func anInstanceTakenFromAnEarlierRootIsJudgedAsIfMadeThere(keeps: Bool) async throws {
-    let container = Container()
-    let calls = Counter()
-    container.register(type: ValThing.self, name: "a short") {
-      calls.increment()
-      return ValThing("short")
-    }
-    container.register(type: ValWrapper.self, name: "b wrapper") { r in
-      calls.increment()
-      return ValWrapper(inner: try r.resolve(type: ValThing.self, name: "a short"))
-    }
-    container.register(\.valLongHolder, scope: .singleton) { r in
-      calls.increment()
-      let wrapper = try r.resolve(type: ValWrapper.self, name: "b wrapper")
-      return keeps ? ValThing("keeps", [wrapper.inner]) : ValThing("reads " + wrapper.inner.label)
-    }
-    let report = await container.validate()
-    #expect(calls.count == 3)
-    let captives = report.problems(.captiveDependency)
-    if keeps {
-      try #require(captives.count == 1, "\(report)")
-      #expect(
-        captives[0].path.map(\.name) == [
-          "\\.valLongHolder", #"ValWrapper (name: "b wrapper")"#, #"ValThing (name: "a short")"#,
-        ])
-    } else {
-      #expect(captives.isEmpty, "\(report)")
-    }
-  }
-}
-
 @Suite struct ValidationDuplicateTests {
   /// A missing key a factory's handles reach in two containers is one problem, whatever each
   /// container registers nearby.
