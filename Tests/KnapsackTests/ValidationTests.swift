@@ -54,6 +54,7 @@ extension Dependencies {
   var valClockLike: Key<any ValClockLike> { .required() }
   /// Not a key: a plain property of `Dependencies`.
   var valNotAKey: Int { 42 }
+  var valAlsoNotAKey: Int { 7 }
   var valAsyncHolder: AsyncKey<ValThing> { .required() }
   // A key with a default, checked only when asked for with `including:`.
   var valRootWithDefault: Key<ValThing> { Key { r in ValThing("root", [try r[\.valMissingBehindDefault]]) } }
@@ -679,6 +680,16 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(problems.contains { $0.message.contains("at arguments (the entry whose sample is Int)") })
     #expect(report.checkedCount == 1, "\(report)")
     #expect(report.description.contains("type Int, not a key"))
+  }
+
+  @Test func twoArgumentEntriesThatNameNoKeyWithSamplesOfOneTypeAreBothReported() async throws {
+    let container = Container()
+    let report = await container.validate(arguments: [\.valNotAKey: 1, \.valAlsoNotAKey: 2])
+    let names = Set(report.problems(.notAKey).map(\.dependency.name))
+    #expect(names.count == 2, "\(report)")
+    #expect(
+      report.problems(.notAKey).contains { $0.message.contains("arguments (the entry whose sample is Int, 2)") },
+      "\(report)")
   }
 
   @Test func theChildValidatesItsParentsRegistrationsToo() async throws {

@@ -574,13 +574,23 @@ extension Container {
       roots.insert(index)
     }
     var samples: [Int: any Sendable] = [:]
+    var notKeys: [(key: PartialKeyPath<Dependencies>, sample: any Sendable)] = []
     for (key, sample) in arguments {
       guard let index = table.index(ofDeclared: key) else {
-        problems.append(Self.notAKey(key, at: "arguments (the entry whose sample is \(type(of: sample)))"))
+        notKeys.append((key, sample))
         continue
       }
       samples[index] = sample
       roots.insert(index)
+    }
+    // `arguments` has no order: an entry is named by its sample's type, and by the sample too
+    // where two entries' samples have one type.
+    let sampleTypes = notKeys.map { "\(type(of: $0.sample))" }
+    for ((key, sample), typeName) in zip(notKeys, sampleTypes) {
+      let shared = sampleTypes.count { $0 == typeName } > 1
+      let shown = "\(sample)"
+      let name = shared ? "\(typeName), \(shown.count > 40 ? shown.prefix(37) + "..." : shown)" : typeName
+      problems.append(Self.notAKey(key, at: "arguments (the entry whose sample is \(name))"))
     }
 
     // The registrations and keys first, each as a root of its own. Then what a `Lazy` or
