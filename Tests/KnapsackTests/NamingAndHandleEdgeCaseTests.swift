@@ -122,13 +122,21 @@ extension Dependencies {
     container.register(\.valShort, scope: .unique) { ValThing("short") }
     for _ in 0..<500 {
       let lazy = container.lazy(\.valShort)
-      let ready = Atomic<Int>(0)
+      let ready = Counter()
       let seen = Collected<ObjectIdentifier>()
-      DispatchQueue.concurrentPerform(iterations: 2) { _ in
-        ready.add(1, ordering: .sequentiallyConsistent)
-        while ready.load(ordering: .sequentiallyConsistent) < 2 {}
-        if let value = try? lazy.value { seen.append(ObjectIdentifier(value)) }
+      let done = DispatchSemaphore(value: 0)
+      // Two threads of their own (a work queue may run both reads on one thread, which would
+      // then wait for itself), released together.
+      for _ in 0..<2 {
+        Thread {
+          ready.increment()
+          while ready.count < 2 {}
+          if let value = try? lazy.value { seen.append(ObjectIdentifier(value)) }
+          done.signal()
+        }.start()
       }
+      done.wait()
+      done.wait()
       let count = Set(seen.all).count
       try #require(count == 1, "one Lazy handed out \(count) instances")
     }
