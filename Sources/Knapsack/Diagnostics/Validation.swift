@@ -80,10 +80,7 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
     public var description: String {
       var lines = ["✗ \(kind.rawValue): \(message)"]
       if kind == .cycle {
-        var listed: Set<String> = []
-        for (reference, site) in zip(path, pathRegistrations).dropLast() where listed.insert(reference.name).inserted {
-          lines.append("    \(reference.name): \(ResolutionError.sites(reference.location, site))")
-        }
+        lines += ResolutionError.cycleMembers(path, pathRegistrations).map { "    " + $0 }
         return lines.joined(separator: "\n")
       }
       if let location = dependency.location { lines.append("    declared at \(location)") }
@@ -154,6 +151,12 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
 extension String {
   func replacingOccurrences(_ target: String, with replacement: String) -> String {
     split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+  }
+
+  /// The text, cut to `limit` characters with `...` at the end if it is longer: a value a user's
+  /// `description` shows, quoted in a message.
+  func shortened(to limit: Int) -> String {
+    count > limit ? prefix(limit - 3) + "..." : self
   }
 }
 
@@ -509,6 +512,8 @@ extension Container {
     var needsSample: [DependencyReference]
     var roots: Set<Int>
     var handleEdges: [(from: Int, to: Int)]
+    /// What its resolutions resolved (see ``ValidationRecorder/recorded``).
+    var events: [ResolutionEvent]
     /// The index each dependency the run resolved or reported is, and the registration that
     /// serves each in the copy (a key's default if none).
     var indices: [DependencyReference: Int]
@@ -523,7 +528,7 @@ extension Container {
     // The copies the run made, and every instance they keep, are gone once it has returned: what
     // the run made and is still alive is kept by something outside it (see `kept(along:)`).
     let run = await runDry(including: keys, arguments: arguments, recorder: recorder)
-    let events = recorder.recorded
+    let events = run.events
     let found = Self.merged(run.problems + captiveDependencies(in: events, recorder: recorder))
     let sorted = found.map { ($0, $0.path.map(\.name).joined(separator: " ")) }
       .sorted { ($0.0.kind.order, $0.0.dependency.name, $0.1) < ($1.0.kind.order, $1.0.dependency.name, $1.1) }
@@ -588,8 +593,7 @@ extension Container {
     let sampleTypes = notKeys.map { "\(type(of: $0.sample))" }
     for ((key, sample), typeName) in zip(notKeys, sampleTypes) {
       let shared = sampleTypes.count { $0 == typeName } > 1
-      let shown = "\(sample)"
-      let name = shared ? "\(typeName), \(shown.count > 40 ? shown.prefix(37) + "..." : shown)" : typeName
+      let name = shared ? "\(typeName), \("\(sample)".shortened(to: 40))" : typeName
       problems.append(Self.notAKey(key, at: "arguments (the entry whose sample is \(name))"))
     }
 
@@ -641,8 +645,9 @@ extension Container {
       }
     }
     // What the report and the graph look up in the copy, before it goes.
+    let events = recorder.recorded
     var references = Set(problems.flatMap(\.path))
-    for event in recorder.recorded {
+    for event in events {
       references.insert(event.dependency)
       if let requester = event.requestedBy { references.insert(requester) }
     }
@@ -654,7 +659,7 @@ extension Container {
     }
     return DryRun(
       problems: problems, skipped: skipped, needsSample: needsSample, roots: roots, handleEdges: handleEdges,
-      indices: indices, registrations: registrations)
+      events: events, indices: indices, registrations: registrations)
   }
 
   /// `problems` with each problem once. The same problem found in two copies (a key that
@@ -877,8 +882,7 @@ extension Container {
       message = "nothing is registered for \(error.dependency.name)"
     case .cycle:
       kind = .cycle
-      message =
-        "\(error.dependency.name) depends on itself: \(error.cycleDescription)\(error.underlying.map { ": \($0)" } ?? "")"
+      message = "\(error.dependency.name) depends on itself: \(error.cycleDescription)"
     case .factoryFailed:
       kind = .factoryFailed
       message =

@@ -260,13 +260,23 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
 
   /// A cycle's loop, `\.b → \.c → \.b`, and the steps that led into it when the resolution
   /// began outside it: `(reached from \.a)`. Those steps are not part of the loop, and a `Lazy`
-  /// there would not break it.
+  /// there would not break it. Then what else the error knows of it, such as the argument a key
+  /// was asked for again: `: asked again for the same argument, 7`.
   var cycleDescription: String {
+    let explained = underlying.map { ": \($0)" } ?? ""
     guard let last = path.last, let start = path.dropLast().firstIndex(of: last), start > 0 else {
-      return pathDescription
+      return pathDescription + explained
     }
     let loop = path[start...].map(\.name).joined(separator: " → ")
-    return "\(loop) (reached from \(path[..<start].map(\.name).joined(separator: " → ")))"
+    return "\(loop) (reached from \(path[..<start].map(\.name).joined(separator: " → ")))\(explained)"
+  }
+
+  /// Each dependency of a cycle's `path` with its own sites (`\.b: declared at …`), once: the
+  /// last one closes the loop, and the steps that led into it may pass one of its dependencies.
+  static func cycleMembers(_ path: [DependencyReference], _ registrations: [CodeLocation?]) -> [String] {
+    var listed: Set<String> = []
+    return zip(path, registrations).dropLast().filter { listed.insert($0.0.name).inserted }
+      .map { reference, site in "\(reference.name): \(sites(reference.location, site))" }
   }
 
   /// A path too long to read whole (a chain too deep for the stack): its first and last four
@@ -295,7 +305,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
         underlying.map { "Knapsack: \(subject) is not registered where it is needed: \($0)." }
           ?? "Knapsack: nothing is registered for \(subject).")
     case .cycle:
-      lines.append("Knapsack: dependency cycle: \(cycleDescription)\(underlying.map { ": \($0)" } ?? "").")
+      lines.append("Knapsack: dependency cycle: \(cycleDescription).")
     case .factoryFailed:
       lines.append(
         isDecoratorFailure
@@ -311,12 +321,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       )
     }
     if kind == .cycle {
-      // Each key of the loop with its own sites, once (the last one closes the loop, and the
-      // steps that led into it may pass one of its keys).
-      var listed: Set<String> = []
-      for (reference, site) in zip(path, pathRegistrations).dropLast() where listed.insert(reference.name).inserted {
-        lines.append("  \(reference.name): \(Self.sites(reference.location, site))")
-      }
+      lines += Self.cycleMembers(path, pathRegistrations).map { "  " + $0 }
     } else {
       // (A multibinding contribution is declared where it is registered: said once.)
       if let location = dependency.location, location != registeredAt { lines.append("  declared at \(location)") }

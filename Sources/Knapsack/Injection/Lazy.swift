@@ -95,7 +95,7 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
       if OverrideScope.active === scope { return try resolve(argument, in: context) }
       return try OverrideScope.bind(scope) { try resolve(argument, in: context) }
     } catch {
-      throw site.map { ResolutionError.requested(error, index, at: $0) } ?? error
+      throw located(error)
     }
   }
 
@@ -105,8 +105,13 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
       if OverrideScope.active === scope { return try await resolveAsync(argument, in: context) }
       return try await OverrideScope.$current.withValue(scope) { try await resolveAsync(argument, in: context) }
     } catch {
-      throw site.map { ResolutionError.requested(error, index, at: $0) } ?? error
+      throw located(error)
     }
+  }
+
+  /// `error`, naming the line that made a handle to a type (see ``site``) if it is about the type.
+  private func located(_ error: any Error) -> any Error {
+    site.map { ResolutionError.requested(error, index, at: $0) } ?? error
   }
 
   private func resolve(_ argument: Key.Argument, in context: ResolutionContext) throws -> Key.Value {
@@ -267,13 +272,14 @@ final class LazyStorage<Value: Sendable>: Sendable {
     case wait
   }
 
-  /// Claims the making of the value for `reader` if nobody is making it.
-  private func turn(for reader: UInt) -> Turn {
+  /// What `reader` does next; if nobody is making the value, ``Turn/make``, and when `claiming`,
+  /// the making is claimed for `reader`.
+  private func turn(for reader: UInt, claiming: Bool = true) -> Turn {
     state.withLock { state in
       switch state {
       case .made(let value): return .read(value)
       case .empty:
-        state = .making(maker: reader, waiters: [])
+        if claiming { state = .making(maker: reader, waiters: []) }
         return .make
       case .making(let maker, _): return maker == reader ? .reenter : .wait
       }
@@ -304,7 +310,7 @@ final class LazyStorage<Value: Sendable>: Sendable {
   func value(_ make: () throws -> Value) throws -> Value {
     let reader = currentThreadID()
     while true {
-      switch peek(for: reader) {
+      switch turn(for: reader, claiming: false) {
       case .read(let value): return value
       case .reenter: return try make()
       case .make:
@@ -321,18 +327,6 @@ final class LazyStorage<Value: Sendable>: Sendable {
         // Blocks until the maker, which holds `creation` while it makes the value, is done (a
         // storage is read either synchronously or asynchronously, never both), then looks again.
         creation.withLock { _ in }
-      }
-    }
-  }
-
-  /// What a synchronous reader does next, claiming nothing: ``Turn/make`` when nobody is making
-  /// the value (claim it with ``turn(for:)``).
-  private func peek(for reader: UInt) -> Turn {
-    state.withLock { state in
-      switch state {
-      case .made(let value): return .read(value)
-      case .empty: return .make
-      case .making(let maker, _): return maker == reader ? .reenter : .wait
       }
     }
   }

@@ -1070,7 +1070,6 @@ struct RepeatedArgument: Error, CustomStringConvertible {
   init?(_ type: Any.Type, at address: UnsafeRawPointer?) {
     guard let address, type != Void.self else { return nil }
     func shown<T>(_: T.Type) -> String { String(describing: address.load(as: T.self)) }
-    let text = _openExistential(type, do: shown)
-    description = "asked again for the same argument, \(text.count > 80 ? text.prefix(77) + "..." : text)"
+    description = "asked again for the same argument, \(_openExistential(type, do: shown).shortened(to: 80))"
   }
 }
