@@ -282,7 +282,7 @@ extension Dependencies {
   @Test func aMainActorKeysUnannotatedDecoratorRunsOnTheMainActorFromElsewhere() async throws {
     let container = Container()
     container.decorate(\.decMain) { _, text in
-      MainActor.assertIsolated()
+      #expect(MainQueueProbe.isOnMainQueue, "an unannotated decorator of a main-actor key runs on the main actor")
       return text + "+" + DecMainState.theme
     }
     let value = try await Task.detached { try await container.resolve(\.decMain) }.value

@@ -73,7 +73,7 @@ struct ArgumentKindUnderTest: Sendable, CustomTestStringConvertible {
     name: "main-actor with an argument",
     register: { container, scope, counter, dispose in
       container.register(\.fxMainArgument, scope: scope, dispose: dispose) { _, argument in
-        MainActor.preconditionIsolated("a main-actor factory runs on the main actor")
+        #expect(MainQueueProbe.isOnMainQueue, "a main-actor factory runs on the main actor")
         counter.increment()
         return Token(argument)
       }
@@ -86,7 +86,7 @@ struct ArgumentKindUnderTest: Sendable, CustomTestStringConvertible {
     resolveSplit: { try await $0.resolve(\.fxgMainArgumentSplit) },
     decorate: { container in
       container.decorate(\.fxMainArgument) { _, token in
-        MainActor.preconditionIsolated("a main-actor key's decorator runs on the main actor")
+        #expect(MainQueueProbe.isOnMainQueue, "a main-actor key's decorator runs on the main actor")
         return Token(token.label + "+decorated")
       }
     },
@@ -216,7 +216,7 @@ extension Dependencies {
     let container = Container()
     container.register(\.fxMain) { _ in Token("made") }
     container.decorate(\.fxMain) { _, token in
-      MainActor.preconditionIsolated("a main-actor key's decorator runs on the main actor")
+      #expect(MainQueueProbe.isOnMainQueue, "a main-actor key's decorator runs on the main actor")
       return Token(token.label + "+decorated")
     }
     #expect(try await container.resolve(\.fxMain).label == "made+decorated")

@@ -75,7 +75,7 @@ struct KindUnderTest: Sendable, CustomTestStringConvertible {
     name: "main-actor",
     register: { container, scope, counter, label, dispose in
       container.register(\.fxMain, scope: scope, dispose: dispose) { _ in
-        MainActor.preconditionIsolated("a main-actor factory runs on the main actor")
+        #expect(MainQueueProbe.isOnMainQueue, "a main-actor factory runs on the main actor")
         counter.increment()
         return Token(label)
       }
@@ -140,7 +140,7 @@ extension KindUnderTest {
     name: "main-actor with an argument",
     register: { container, scope, counter, label, dispose in
       container.register(\.fxMainArgument, scope: scope, dispose: dispose) { _, suffix in
-        MainActor.preconditionIsolated("a main-actor factory runs on the main actor")
+        #expect(MainQueueProbe.isOnMainQueue, "a main-actor factory runs on the main actor")
         counter.increment()
         return Token(label + suffix)
       }
@@ -216,7 +216,7 @@ struct MultibindingKindUnderTest: Sendable, CustomTestStringConvertible {
     name: "main-actor",
     contributeDisposing: { container, scope, label, dispose in
       container.contribute(to: \.fxMainPlugins, scope: scope, dispose: dispose) { _ in
-        MainActor.preconditionIsolated("a main-actor contribution runs on the main actor")
+        #expect(MainQueueProbe.isOnMainQueue, "a main-actor contribution runs on the main actor")
         return Token(label)
       }
     },

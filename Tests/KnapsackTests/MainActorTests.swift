@@ -16,10 +16,6 @@ final class ScreenModel: Sendable {
   }
 }
 
-/// Whether the caller runs on the main queue, where the main actor runs its jobs.
-///
-/// `Thread.isMainThread` cannot tell on Linux: there the main thread leaves its queue to a worker
-/// thread. `MainActor.assertIsolated()` would crash the test run instead of failing one test.
 /// Two main-actor values made in one resolution.
 final class MainPair: Sendable {
   let first: ScreenModel
@@ -37,6 +33,10 @@ extension Dependencies {
   var mainPlainRequired: MainActorKey<ScreenModel> { .required() }
 }
 
+/// Whether the caller runs on the main queue, where the main actor runs its jobs.
+///
+/// `Thread.isMainThread` cannot tell on Linux: there the main thread leaves its queue to a worker
+/// thread. `MainActor.assertIsolated()` would crash the test run instead of failing one test.
 enum MainQueueProbe {
   // The main queue gets the key once, before the first read.
   private static let key = DispatchSpecificKey<Bool>()
