@@ -97,7 +97,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         Finding(
           severity: .error, site: declaration.site,
           message:
-            "required key \(declaration.id) (\(declaration.typeText)) has no registration in the module graph of '\(app)'; register it (container.register(\(declaration.id.spelled)) { ... }), or mark a provider that exists only at run time with '// \(silencingMarker)'"
+            "required key \(declaration.id.noted(declaration.typeText)) has no registration in the module graph of '\(app)'; register it (container.register(\(declaration.id.spelled)) { ... }), or mark a provider that exists only at run time with '// \(silencingMarker)'"
         ))
     }
   }
@@ -141,7 +141,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         let rotation = ids.indices.min { ids[$0] < ids[$1] } ?? 0
         guard reported.insert(Array(ids[rotation...] + ids[..<rotation])).inserted else { continue }
         let ordered = Array(loop[rotation...] + loop[..<rotation])
-        let text = (ordered.map { "\($0.id) (\(siteOf($0.id)?.short ?? "?"))" } + ["\(ids[rotation])"])
+        let text = (ordered.map { $0.id.noted(siteOf($0.id)?.short ?? "?") } + ["\(ids[rotation])"])
           .joined(separator: " -> ")
         if let first = siteOf(ids[rotation]) {
           findings.append(Finding(severity: .error, site: first, message: "dependency cycle: \(text)"))
@@ -187,7 +187,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
           Finding(
             severity: .warning, site: site,
             message:
-              "captive dependency: \(id) (\(factory.scope)) holds \(held) (\(heldScope))\(via), which should not outlive one \(lifetime)"
+              "captive dependency: \(id.noted(factory.scope)) holds \(held.noted(heldScope))\(via), which should not outlive one \(lifetime)"
           ))
       }
     }

@@ -50,6 +50,12 @@ struct DependencyID: Codable, Hashable, Comparable, CustomStringConvertible {
     DependencyID(text: "\(text) (\(module))", isType: false)
   }
 
+  /// This dependency with a note in parentheses: `\.ledger (singleton)`, or for a key told apart
+  /// by its module, `\.ledger (Profile, singleton)`, in the group that already ends it.
+  func noted(_ note: String) -> String {
+    spelled == text || isType ? "\(description) (\(note))" : "\(text.dropLast()), \(note))"
+  }
+
   /// How a source file spells it: a key without the module that tells it apart (`\.config`).
   var spelled: String {
     guard !isType, text.hasSuffix(")"), let module = text.range(of: " (", options: .backwards) else {

@@ -36,6 +36,8 @@ extension Dependencies {
   var plainScreenModel: MainActorKey<ScreenModel> { MainActorKey { ScreenModel() } }
   var plainKey: Key<Store> { Key { Store() } }
   var resolvingKey: Key<Store> { Key { r in try r[\.store] } }
+  var requiredLabel: Key<String> { .required() }
+  var requiredCount: Key<Int> { .required() }
 }
 
 @MainActor func correctMainActorUse(_ container: Container) throws {

@@ -90,4 +90,31 @@ private struct ClashKeyPaths {
       names.contains { $0.hasSuffix("ClashSettings.ClashConfig") }
         || names.contains { $0.hasSuffix("ClashList.ClashConfig") })
   }
+
+  @Test func aNoteAfterAKeyNamedByItsModuleJoinsTheModulesParentheses() {
+    #expect(#"\.config (Billing)"#.noted("singleton") == #"\.config (Billing, singleton)"#)
+    #expect(#"\.config"#.noted("singleton") == #"\.config (singleton)"#)
+    // A subscript's own parentheses, a numbered key and a type are not a module's group.
+    #expect(#"\.subscript(step:)"#.noted("unique") == #"\.subscript(step:) (unique)"#)
+    #expect(#"\.config (Billing) #2"#.noted("unique") == #"\.config (Billing) #2 (unique)"#)
+    #expect("Pair<(Int, Int)>".noted("unique") == "Pair<(Int, Int)> (unique)")
+
+    let config = DependencyReference(name: #"\.config (Billing)"#, typeName: "BillingConfig", location: nil)
+    let error = ResolutionError(kind: .requiredKeyNotProvided, dependency: config, path: [config])
+    #expect(error.description.contains(#"required key \.config (Billing, BillingConfig) "#), "\(error)")
+    #expect(!error.description.contains(") ("), "\(error)")
+    let near = ResolutionError.NearMatch(dependency: config, site: CodeLocation(fileID: "Billing/Keys.swift", line: 4))
+    #expect(near.description == #"\.config (Billing, BillingConfig) at Billing/Keys.swift:4"#)
+
+    let lines = Locked<[String]>([])
+    let tracer = ResolutionTracer { line in lines.withLock { $0.append(line) } }
+    tracer.willResolve(config, depth: 0)
+    tracer.didResolve(
+      ResolutionEvent(
+        dependency: config, requestedBy: nil, scope: .singleton, registeredAt: nil, depth: 0, duration: .zero,
+        outcome: .created))
+    #expect(
+      lines.withLock { $0 }.joined().hasPrefix(#"\.config (Billing, singleton) created in"#), "\(lines.withLock { $0 })"
+    )
+  }
 }

@@ -202,6 +202,40 @@ extension Container {
     servingContainer().effectiveRegistration(KeyTable.index(of: key)) != nil
   }
 
+  /// Not available: a multibinding is never missing. (Without this, the compiler says that
+  /// generic parameters could not be inferred.)
+  @available(
+    *, unavailable,
+    message:
+      "a multibinding is never missing: it resolves to what was contributed, possibly nothing; resolve it and check `isEmpty`"
+  )
+  public func isRegistered<K, E>(_ key: KeyPath<Dependencies, MultibindingKey<K, E>>) -> Bool { false }
+
+  /// Not available: a key is told apart by its key path, not by a name. (Without this, the
+  /// compiler asks for the labels of a type registration.)
+  @available(
+    *, unavailable,
+    message:
+      "a key needs no name: its key path tells it apart; declare another key for a second registration, or register a type, `register(type:name:)`"
+  )
+  public func register<K, A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, name: String, scope: Scope? = nil,
+    hasSideEffects: Bool = false, dispose: (@Sendable (V) async throws -> Void)? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) throws -> V
+  ) {}
+
+  /// Not available: see the overload above, for a factory that needs no dependency.
+  @available(
+    *, unavailable,
+    message:
+      "a key needs no name: its key path tells it apart; declare another key for a second registration, or register a type, `register(type:name:)`"
+  )
+  public func register<K, A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, name: String, scope: Scope? = nil,
+    hasSideEffects: Bool = false, dispose: (@Sendable (V) async throws -> Void)? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable () throws -> V
+  ) {}
+
   /// Whether a factory for the type (and name) is registered here or in an ancestor, or by the
   /// override scope open in this task.
   public func isRegistered<T: Sendable>(type: T.Type, name: String? = nil) -> Bool {

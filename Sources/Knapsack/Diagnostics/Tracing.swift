@@ -45,7 +45,7 @@ public final class ResolutionTracer: ResolutionObserver {
   public func didResolve(_ event: ResolutionEvent) {
     let finished: String? = state.withLock { state in
       let text =
-        "\(event.dependency.name) (\(event.scope)) \(event.outcome.rawValue) in \(Self.milliseconds(event.duration))"
+        "\(event.dependency.name.noted("\(event.scope)")) \(event.outcome.rawValue) in \(Self.milliseconds(event.duration))"
       // The step's own line (the latest open one of its dependency at its depth: steps that run
       // side by side finish in any order), under the open line of the dependency that asked.
       let name = event.dependency.name
@@ -183,7 +183,7 @@ public final class StartupProfiler: ResolutionObserver {
     var lines = ["Knapsack start-up: \(entries.count) factory call(s), slowest first"]
     for entry in entries.prefix(limit) {
       lines.append(
-        "  \(ResolutionTracer.milliseconds(entry.selfDuration)) self, \(ResolutionTracer.milliseconds(entry.totalDuration)) total  \(entry.dependency.name) (\(entry.scope))"
+        "  \(ResolutionTracer.milliseconds(entry.selfDuration)) self, \(ResolutionTracer.milliseconds(entry.totalDuration)) total  \(entry.dependency.name.noted("\(entry.scope)"))"
       )
     }
     return lines.joined(separator: "\n")

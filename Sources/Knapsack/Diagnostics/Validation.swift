@@ -153,6 +153,16 @@ extension String {
     split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
   }
 
+  /// A dependency's name with a note in parentheses after it: `\.ledger (singleton)`. A key whose
+  /// name already ends in the module that tells it apart takes the note into that group,
+  /// `\.ledger (Profile, singleton)`, rather than a second pair of parentheses.
+  func noted(_ note: String) -> String {
+    guard hasPrefix("\\."), hasSuffix(")"), let open = lastIndex(of: "("), open > startIndex,
+      self[index(before: open)] == " ", !self[open...].dropLast().contains(")")
+    else { return "\(self) (\(note))" }
+    return "\(dropLast()), \(note))"
+  }
+
   /// The text, cut to `limit` characters with `...` at the end if it is longer: a value a user's
   /// `description` shows, quoted in a message.
   func shortened(to limit: Int) -> String {
@@ -876,7 +886,7 @@ extension Container {
     switch error.kind {
     case .requiredKeyNotProvided:
       kind = .missingRequiredKey
-      message = "required key \(error.dependency.name) (\(error.dependency.typeName)) is never provided"
+      message = "required key \(error.dependency.subject) is never provided"
     case .notRegistered:
       kind = .missingRegistration
       message = "nothing is registered for \(error.dependency.name)"
@@ -1015,7 +1025,7 @@ extension Container {
               kind: .captiveDependency, dependency: holder.reference, registeredAt: holder.site, path: path,
               pathRegistrations: path.map { registrationSite(of: $0) },
               message:
-                "\(holder.reference.name) (\(holder.scope)) holds \(held.name) (\(heldScope))\(via), which should not outlive one \(lifetime)"
+                "\(holder.reference.name.noted("\(holder.scope)")) holds \(held.name.noted("\(heldScope)"))\(via), which should not outlive one \(lifetime)"
             ))
         }
       }

@@ -68,8 +68,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     /// `any TodoStore (name: "main") at TodoApp/Composition.swift:12`, or for a key
     /// `\.todoStore (any TodoStore) at TodoKit/Keys.swift:8`.
     public var description: String {
-      let name =
-        dependency.name.hasPrefix("\\.") ? "\(dependency.name) (\(dependency.typeName))" : dependency.name
+      let name = dependency.subject
       return site.map { "\(name) at \($0)" } ?? name
     }
   }
@@ -353,7 +352,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       let name = dependency.registrationName.map { ", name: \($0)" } ?? ""
       lines.append(
         "  fix: register it, `container.register(type: \(typeExpression).self\(name)) { r in ... }`,"
-          + " in the container or one of its parents.")
+          + " in the container or one of its parents; only a Sendable type can be registered.")
     case .cycle:
       lines.append("  fix: break the loop with `r.lazy(...)` or `r.provider(...)` on one of its edges.")
     case .containerDisposed:
@@ -384,7 +383,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
 
 extension DependencyReference {
   /// A key as `\.storage (any LocalStorage)`; a type once, with its name if it has one.
-  var subject: String { name.hasPrefix("\\.") ? "\(name) (\(typeName))" : name }
+  var subject: String { name.hasPrefix("\\.") ? name.noted(typeName) : name }
 
   /// The quoted registration name of a named type registration, such as `"archive"`.
   var registrationName: String? {

@@ -71,6 +71,18 @@ public struct DependencyKey<Kind: KeyKind, Argument: Sendable, Value: Sendable>:
     Self(factory: nil, scope: .unique, declaration: Declaration(name, fileID, line))
   }
 
+  /// Not available: a required key has no default value. (Without this, the compiler says the
+  /// value is not a `StaticString`, the key's name.)
+  @_disfavoredOverload
+  @available(
+    *, unavailable,
+    message:
+      "a required key has no default: register its value where the app is put together, `container.register(\\.key) { _ in value }`, or give the key a default instead, `Key { _ in value }`"
+  )
+  public static func required(_ value: Value, fileID: StaticString = #fileID, line: UInt = #line) -> Self {
+    .required(fileID: fileID, line: line)
+  }
+
   /// Returns the key with a different default scope.
   ///
   /// The scope applies to the default factory; a registration chooses its own scope.
