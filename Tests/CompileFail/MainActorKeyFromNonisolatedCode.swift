@@ -1,4 +1,4 @@
-// expected-error: call to main actor-isolated instance method 'resolve' in a synchronous nonisolated context
+// expected-error: call to main actor-isolated instance method 'resolve(_:fileID:line:)' in a synchronous nonisolated context
 import Knapsack
 
 func mainActorKeyFromNonisolatedCode(_ container: Container) throws {

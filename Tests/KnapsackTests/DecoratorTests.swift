@@ -244,11 +244,13 @@ extension Dependencies {
     container.decorate(\.decAsync) { r, text in text + (try await r.resolve(\.decMissingAsync)) }
     let error = await #expect(throws: ResolutionError.self) { try await container.resolve(\.decAsync) }
     #expect(error?.requestedAt == CodeLocation(fileID: "KnapsackTests/DecoratorTests.swift", line: line))
-    // A dependency the decorator's dependency asks for is that dependency's, not the decorator's.
+    // A dependency the decorator's dependency asks for is that dependency's, not the decorator's:
+    // the line that asked is in the dependency's factory.
+    let factoryLine = #line + 1
     container.register(\.decMissingAsync) { r in try r[\.decMissing] }
     let deeper = await #expect(throws: ResolutionError.self) { try await container.resolve(\.decAsync) }
     #expect(deeper?.path.map(\.name) == ["\\.decAsync", "\\.decMissingAsync", "\\.decMissing"])
-    #expect(deeper?.requestedAt == nil)
+    #expect(deeper?.requestedAt == CodeLocation(fileID: "KnapsackTests/DecoratorTests.swift", line: factoryLine))
   }
 
   @Test func validationRunsDecorators() async throws {

@@ -162,12 +162,14 @@ extension Container: ErrorTypeResolving {}
     let fromProvider = try #require(throws: ResolutionError.self) { try provider.get() }
     #expect(fromProvider.requestedAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: providerLine))
     #expect(fromProvider.description.contains("asked for at"), "\(fromProvider)")
-    // A failure deeper down, of what the type's factory asked for, is not pinned on the handle.
+    // A failure deeper down, of what the type's factory asked for, is not pinned on the handle:
+    // the factory's own line asked for it.
+    let factoryLine = #line + 1
     container.register(type: ErrorScreen.self) { r in ErrorScreen(repository: try r[\.errorRepository]) }
     container.register(\.errorRepository) { _ in throw PlannedFailure("no connection") }
     let deeper = try #require(throws: ResolutionError.self) { try container.provider(type: ErrorScreen.self).get() }
     #expect(deeper.dependency.name == "\\.errorRepository")
-    #expect(deeper.requestedAt == nil)
+    #expect(deeper.requestedAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: factoryLine))
   }
 
   @Test func theCallNearestTheFailureNamesItsLineAndOuterCallsKeepIt() async throws {
@@ -181,16 +183,17 @@ extension Container: ErrorTypeResolving {}
     #expect(error.requestedAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: inner))
 
     // A failure of a dependency the call did not ask for itself (a key a factory resolved) is
-    // not pinned on the call: the path and the "requested by" line say who asked.
+    // not pinned on the call: the factory's subscript asked for it, and names its own line.
     container.register(\.errorRepository) { _ in throw PlannedFailure("no connection") }
+    let keyLine = #line + 1
     container.register(type: ErrorScreen.self, name: "by key") { r in ErrorScreen(repository: try r[\.errorRepository])
     }
     let keyed = try #require(throws: ResolutionError.self) {
       try container.resolve(type: ErrorScreen.self, name: "by key")
     }
     #expect(keyed.dependency.name == "\\.errorRepository")
-    #expect(keyed.requestedAt == nil)
-    #expect(!keyed.description.contains("asked for at"))
+    #expect(keyed.requestedAt == CodeLocation(fileID: "KnapsackTests/ErrorTests.swift", line: keyLine))
+    #expect(keyed.description.contains("asked for at KnapsackTests/ErrorTests.swift:\(keyLine)"))
   }
 
   @Test func factoryFailureNamesTheDependencyTheUnderlyingErrorAndTheRegistration() async throws {
@@ -296,7 +299,7 @@ extension Container: ErrorTypeResolving {}
     #expect(decoded.description == error.description)
     let made = ResolutionError(
       kind: error.kind, dependency: error.dependency, registeredAt: error.registeredAt, path: error.path,
-      underlying: error.underlying)
+      underlying: error.underlying, requestedAt: error.requestedAt)
     #expect(made == error)
   }
 

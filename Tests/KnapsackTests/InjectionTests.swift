@@ -254,8 +254,8 @@ struct LazyHolder {
       output.contains("@Injected at KnapsackTests/InjectionTests.swift:\(propertyLine) could not resolve"), "\(output)")
   }
 
-  /// A type the property asks for is asked for at the property's line, not in the library.
-  @Test func typeInjectionFailuresSayTheTypeWasAskedForAtTheProperty() async throws {
+  /// A type or key the property asks for is asked for at the property's line, not in the library.
+  @Test func injectionFailuresSayTheDependencyWasAskedForAtTheProperty() async throws {
     // (An exit test's body is compiled apart: its lines are all the line of its `#expect`.)
     let eagerLine = #line + 1
     let eager = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -271,7 +271,21 @@ struct LazyHolder {
       }
       _ = Screen().token
     }
-    for (result, line) in [(eager, eagerLine), (lazy, lazyLine)] {
+    let keyLine = #line + 1
+    let key = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      struct Screen {
+        @Injected(\.injectionToken, container: Container()) var token: Token
+      }
+      _ = Screen().token
+    }
+    let lazyKeyLine = #line + 1
+    let lazyKey = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      struct Screen {
+        @LazyInjected(\.injectionToken, container: Container()) var token: Token
+      }
+      _ = Screen().token
+    }
+    for (result, line) in [(eager, eagerLine), (lazy, lazyLine), (key, keyLine), (lazyKey, lazyKeyLine)] {
       let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
       #expect(output.contains("asked for at KnapsackTests/InjectionTests.swift:\(line)"), "\(output)")
       #expect(!output.contains("asked for at Knapsack/"), "\(output)")

@@ -3,7 +3,7 @@ public import Synchronization
 /// A set of registrations and the instances made from them.
 ///
 /// A container is a value you pass around; nothing global is needed. Resolve keys with
-/// ``resolve(_:)-(KeyPath<Dependencies,Key<V>>)`` or the subscript, override keys at the
+/// ``resolve(_:fileID:line:)-(KeyPath<Dependencies,Key<V>>,_,_)`` or the subscript, override keys at the
 /// composition root with `register(_:scope:...)`,
 /// and make session scopes with ``makeChild()``.
 ///

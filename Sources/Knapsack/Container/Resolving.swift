@@ -54,6 +54,30 @@ struct ResolutionContext: @unchecked Sendable {
     }
     return try await container.servingContainer().resolveAsync(index, argument, parent: nil)
   }
+
+  /// ``resolve(_:_:)`` for a call of the user's at `site`, which an error about `index` itself
+  /// names (``ResolutionError/requestedAt``). The site costs nothing until something fails.
+  @inlinable
+  func resolve<Argument: Sendable, Value: Sendable>(
+    _ index: Int, _ argument: Argument, askedAt site: CallSite
+  ) throws -> Value {
+    do {
+      return try resolve(index, argument)
+    } catch {
+      throw ResolutionError.requested(error, index, at: site)
+    }
+  }
+
+  /// ``resolveAsync(_:_:)`` for a call of the user's at `site` (see ``resolve(_:_:askedAt:)``).
+  func resolveAsync<Argument: Sendable, Value: Sendable>(
+    _ index: Int, _ argument: Argument, askedAt site: CallSite
+  ) async throws -> Value {
+    do {
+      return try await resolveAsync(index, argument)
+    } catch {
+      throw ResolutionError.requested(error, index, at: site)
+    }
+  }
 }
 
 /// Something that resolves dependencies: a ``Container``, or the ``Resolver`` a factory receives.
@@ -74,18 +98,25 @@ extension Resolving {
 
 extension Resolving {
   /// Resolves a key: `try container.resolve(\.storage)`.
+  ///
+  /// Like every `resolve` and subscript, it takes the line of the call: an error about the key
+  /// names it (``ResolutionError/requestedAt``). Leave `fileID` and `line` to their defaults.
   @inlinable
-  public func resolve<V>(_ key: consuming KeyPath<Dependencies, Key<V>>) throws -> V {
+  public func resolve<V>(
+    _ key: consuming KeyPath<Dependencies, Key<V>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) throws -> V {
     // Each `resolve` takes its key over, so the call site has no release to make after it (see
     // `KeyTable.index(taking:)`).
-    try resolutionContext.resolve(KeyTable.index(taking: key), ())
+    try resolutionContext.resolve(KeyTable.index(taking: key), (), askedAt: CallSite(fileID, line))
   }
 
   /// Resolves a key: `try container[\.storage]`.
   @inlinable
-  public subscript<V>(_ key: KeyPath<Dependencies, Key<V>>) -> V {
+  public subscript<V>(
+    _ key: KeyPath<Dependencies, Key<V>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) -> V {
     // A subscript cannot take its key over (see `resolve(_:)`): it borrows it.
-    get throws { try resolutionContext.resolve(KeyTable.index(of: key), ()) }
+    get throws { try resolutionContext.resolve(KeyTable.index(of: key), (), askedAt: CallSite(fileID, line)) }
   }
 
   /// Resolves a key that takes a runtime argument.
@@ -94,8 +125,11 @@ extension Resolving {
   /// let model = try container.resolve(\.profile, argument: userID)
   /// ```
   @inlinable
-  public func resolve<A, V>(_ key: consuming KeyPath<Dependencies, ArgumentKey<A, V>>, argument: A) throws -> V {
-    try resolutionContext.resolve(KeyTable.index(taking: key), argument)
+  public func resolve<A, V>(
+    _ key: consuming KeyPath<Dependencies, ArgumentKey<A, V>>, argument: A, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) throws -> V {
+    try resolutionContext.resolve(KeyTable.index(taking: key), argument, askedAt: CallSite(fileID, line))
   }
 
   /// Not available: a key that takes an argument is resolved with one. (Without it, the
@@ -117,46 +151,58 @@ extension Resolving {
   /// let database = try await container.resolve(\.database)
   /// ```
   public func resolve<A, V>(
-    _ key: consuming KeyPath<Dependencies, DependencyKey<AsyncKind, A, V>>, argument: A
-  )
-    async throws -> V
-  {
-    try await resolutionContext.resolveAsync(KeyTable.index(taking: key), argument)
+    _ key: consuming KeyPath<Dependencies, DependencyKey<AsyncKind, A, V>>, argument: A,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) async throws -> V {
+    try await resolutionContext.resolveAsync(KeyTable.index(taking: key), argument, askedAt: CallSite(fileID, line))
   }
 
   /// Resolves an ``AsyncKey``: `try await container.resolve(\.database)`.
-  public func resolve<V>(_ key: consuming KeyPath<Dependencies, AsyncKey<V>>) async throws -> V {
-    try await resolutionContext.resolveAsync(KeyTable.index(taking: key), ())
+  public func resolve<V>(
+    _ key: consuming KeyPath<Dependencies, AsyncKey<V>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) async throws -> V {
+    try await resolutionContext.resolveAsync(KeyTable.index(taking: key), (), askedAt: CallSite(fileID, line))
   }
 
   /// Resolves an ``AsyncKey``: `try await container[\.database]`.
-  public subscript<V>(_ key: KeyPath<Dependencies, AsyncKey<V>>) -> V {
-    get async throws { try await resolutionContext.resolveAsync(KeyTable.index(of: key), ()) }
+  public subscript<V>(
+    _ key: KeyPath<Dependencies, AsyncKey<V>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) -> V {
+    get async throws {
+      try await resolutionContext.resolveAsync(KeyTable.index(of: key), (), askedAt: CallSite(fileID, line))
+    }
   }
 
   /// Resolves a main-actor key from main-actor code.
   @MainActor
-  public func resolve<V>(_ key: consuming KeyPath<Dependencies, MainActorKey<V>>) throws -> V {
-    try resolutionContext.resolve(KeyTable.index(taking: key), ())
+  public func resolve<V>(
+    _ key: consuming KeyPath<Dependencies, MainActorKey<V>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) throws -> V {
+    try resolutionContext.resolve(KeyTable.index(taking: key), (), askedAt: CallSite(fileID, line))
   }
 
   /// Resolves a main-actor key from any asynchronous code: hops to the main actor to run it.
-  public func resolve<V>(_ key: consuming KeyPath<Dependencies, MainActorKey<V>>) async throws -> V {
-    try await resolutionContext.resolveAsync(KeyTable.index(taking: key), ())
+  public func resolve<V>(
+    _ key: consuming KeyPath<Dependencies, MainActorKey<V>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) async throws -> V {
+    try await resolutionContext.resolveAsync(KeyTable.index(taking: key), (), askedAt: CallSite(fileID, line))
   }
 
   /// Resolves a main-actor key that takes an argument, from main-actor code.
   @MainActor
   public func resolve<A, V>(
-    _ key: consuming KeyPath<Dependencies, DependencyKey<MainActorKind, A, V>>, argument: A
+    _ key: consuming KeyPath<Dependencies, DependencyKey<MainActorKind, A, V>>, argument: A,
+    fileID: StaticString = #fileID, line: UInt = #line
   ) throws -> V {
-    try resolutionContext.resolve(KeyTable.index(taking: key), argument)
+    try resolutionContext.resolve(KeyTable.index(taking: key), argument, askedAt: CallSite(fileID, line))
   }
 
   /// Resolves a main-actor key: `try container[\.todoScreen]`.
   @MainActor
-  public subscript<V>(_ key: KeyPath<Dependencies, MainActorKey<V>>) -> V {
-    get throws { try resolutionContext.resolve(KeyTable.index(of: key), ()) }
+  public subscript<V>(
+    _ key: KeyPath<Dependencies, MainActorKey<V>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) -> V {
+    get throws { try resolutionContext.resolve(KeyTable.index(of: key), (), askedAt: CallSite(fileID, line)) }
   }
 
   /// Resolves a type registered with `register(type:name:scope:...)`.
@@ -175,14 +221,7 @@ extension Resolving {
   public func resolve<T: Sendable>(
     type: T.Type, name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line
   ) throws -> T {
-    let index = KeyTable.index(of: type, name: name)
-    do {
-      return try resolutionContext.resolve(index, ())
-    } catch {
-      // Out of line: a `ResolutionError` in this frame would cost every level of a chain its
-      // size in stack.
-      throw ResolutionError.requested(error, index, at: fileID, line)
-    }
+    try resolutionContext.resolve(KeyTable.index(of: type, name: name), (), askedAt: CallSite(fileID, line))
   }
 
   /// Resolves a type registered with `register(type:name:scope:...)`, like
@@ -228,7 +267,7 @@ extension Resolving {
     do {
       return try resolveExpected()
     } catch {
-      throw ResolutionError.requested(error, KeyTable.index(of: T.self, name: nil), at: fileID, line)
+      throw ResolutionError.requested(error, KeyTable.index(of: T.self, name: nil), at: CallSite(fileID, line))
     }
   }
 

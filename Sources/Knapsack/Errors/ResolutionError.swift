@@ -79,13 +79,26 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   public let dependency: DependencyReference
   /// Where the failing registration was made, if it was registered.
   public let registeredAt: CodeLocation?
-  /// The line of your code that asked for ``dependency`` by type, when it did so with
-  /// ``Resolving/resolve(type:name:fileID:line:)``, ``Resolving/resolve(fileID:line:)``, a
-  /// handle from ``Resolving/lazy(type:name:fileID:line:)`` or
-  /// ``Resolving/provider(type:name:fileID:line:)``, or a type's `@Injected`, or where the
-  /// decorator that asked for it was added (`nil` for a key a factory asked for, whose
-  /// declaration site ``DependencyReference/location`` names instead).
-  public private(set) var requestedAt: CodeLocation?
+  /// The line of your code that asked for ``dependency``: the `resolve` call or subscript, for a
+  /// key or a type, at the top level or in a factory; the line that made the `Lazy` or
+  /// `Provider` that asked, or the `@Injected` property; or where the decorator that asked for it
+  /// was added. `nil` when the request came through a protocol of your own, which passes no line
+  /// (``Resolving/resolve()``), or when the error is about a dependency further down the path,
+  /// which its own request names.
+  public var requestedAt: CodeLocation? {
+    switch request {
+    case .call(let site): site.location
+    case .location(let location): location
+    case nil: nil
+    }
+  }
+  /// Where ``requestedAt`` comes from: a call's site as the call passed it, made a
+  /// `CodeLocation` only when read (a failure costs no `String` for it), or a location.
+  private var request: Request?
+  private enum Request: Sendable {
+    case call(CallSite)
+    case location(CodeLocation)
+  }
   /// The resolution path from the top-level request to ``dependency`` (both included).
   public let path: [DependencyReference]
   /// Where each dependency on ``path`` was registered (`nil` where it was not, or where its
@@ -142,7 +155,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     self.kind = kind
     self.dependency = dependency
     self.registeredAt = registeredAt
-    self.requestedAt = requestedAt
+    request = requestedAt.map(Request.location)
     self.path = path
     self.givenPathRegistrations = pathRegistrations ?? path.map { _ in nil }
     self.underlying = underlying
@@ -218,19 +231,24 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     hasher.combine(underlying)
   }
 
-  /// `error` with the site of the `resolve(type:)` call that asked for `index`, if it is a
-  /// resolution error about `index` itself and no call nearer to the failure named one already.
+  /// `error` with `site`, the call that asked for `index`, if it is a resolution error about
+  /// `index` itself and no call nearer to the failure named one already. Out of line: a
+  /// `ResolutionError` in the caller's frame would cost every level of a chain its size in stack.
   @usableFromInline @inline(never)
-  static func requested(_ error: any Error, _ index: Int, at fileID: StaticString, _ line: UInt) -> any Error {
-    requested(error, index, at: CodeLocation(fileID: "\(fileID)", line: Int(line)))
+  static func requested(_ error: any Error, _ index: Int, at site: CallSite) -> any Error {
+    requested(error, index, .call(site))
   }
 
   /// `error` with `site` as the code that asked for `index`, on the same conditions as above.
   static func requested(_ error: any Error, _ index: Int, at site: CodeLocation) -> any Error {
-    guard var error = error as? ResolutionError, error.requestedAt == nil, error.origin?.index == index else {
+    requested(error, index, .location(site))
+  }
+
+  private static func requested(_ error: any Error, _ index: Int, _ request: Request) -> any Error {
+    guard var error = error as? ResolutionError, error.request == nil, error.origin?.index == index else {
       return error
     }
-    error.requestedAt = site
+    error.request = request
     return error
   }
 
@@ -245,7 +263,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     kind = error.kind
     dependency = error.dependency
     registeredAt = error.registeredAt
-    requestedAt = error.requestedAt
+    request = error.request
     path = error.path
     givenPathRegistrations = error.givenPathRegistrations
     self.underlying = underlying

@@ -28,7 +28,9 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Key<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    wrappedValue = resolveOrStop("@Injected", fileID, line) { try (container ?? .current).resolve(key) }
+    wrappedValue = resolveOrStop("@Injected", fileID, line) {
+      try (container ?? .current).resolve(key, fileID: fileID, line: line)
+    }
   }
 
   /// Resolves a main-actor key now, on the main actor.
@@ -37,7 +39,9 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    wrappedValue = resolveOrStop("@Injected", fileID, line) { try (container ?? .current).resolve(key) }
+    wrappedValue = resolveOrStop("@Injected", fileID, line) {
+      try (container ?? .current).resolve(key, fileID: fileID, line: line)
+    }
   }
 
   /// Resolves every element contributed to a multibinding now.
@@ -109,7 +113,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Key<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    let provider = (container ?? .current).provider(key)
+    let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
     self.init({ try provider.resolve(()) }, fileID, line)
   }
 
@@ -121,7 +125,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    let provider = (container ?? .current).provider(key)
+    let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
     self.init({ try provider.resolve(()) }, fileID, line)
   }
 

@@ -62,11 +62,11 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   /// Whether the key is a multibinding, whose value is its elements (``ElementsKey``): known
   /// when the handle is made, so that `get` for a key casts nothing.
   private let isMultibinding: Bool
-  /// For a handle to a type, the line of the user's code that made it: an error about the type
-  /// names it (``ResolutionError/requestedAt``), as a key's declaration site is named for a key.
-  private let site: CodeLocation?
+  /// The line of the user's code that made the handle: an error about what it resolves names it
+  /// (``ResolutionError/requestedAt``).
+  private let site: CallSite?
 
-  init(index: Int, container: Container, isMultibinding: Bool = false, site: CodeLocation? = nil) {
+  init(index: Int, container: Container, isMultibinding: Bool = false, site: CallSite? = nil) {
     self.index = index
     self.isMultibinding = isMultibinding
     self.site = site
@@ -109,7 +109,7 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
     }
   }
 
-  /// `error`, naming the line that made a handle to a type (see ``site``) if it is about the type.
+  /// `error`, naming the line that made the handle (see ``site``) if it is about what it resolves.
   private func located(_ error: any Error) -> any Error {
     site.map { ResolutionError.requested(error, index, at: $0) } ?? error
   }
@@ -210,7 +210,7 @@ public struct Lazy<Key: DependencyKeyType>: Sendable where Key.Argument == Void 
   let provider: Provider<Key>
   let storage = LazyStorage<Key.Value>()
 
-  init(index: Int, container: Container, isMultibinding: Bool = false, site: CodeLocation? = nil) {
+  init(index: Int, container: Container, isMultibinding: Bool = false, site: CallSite? = nil) {
     provider = Provider(index: index, container: container, isMultibinding: isMultibinding, site: site)
   }
 }
@@ -366,17 +366,23 @@ final class LazyStorage<Value: Sendable>: Sendable {
 
 extension Resolving {
   /// A ``Provider`` that resolves the key each time it is asked, honouring the key's scope.
+  ///
+  /// An error about the key names the line that made the provider
+  /// (``ResolutionError/requestedAt``): leave `fileID` and `line` to their defaults.
   public func provider<K, A, V>(
-    _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>
-  )
-    -> Provider<DependencyKey<K, A, V>>
-  {
-    Provider(index: KeyTable.index(of: key), container: resolutionContext.container)
+    _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) -> Provider<DependencyKey<K, A, V>> {
+    Provider(index: KeyTable.index(of: key), container: resolutionContext.container, site: CallSite(fileID, line))
   }
 
   /// A ``Lazy`` that resolves the key on first use and then keeps the value.
-  public func lazy<K, V>(_ key: KeyPath<Dependencies, DependencyKey<K, Void, V>>) -> Lazy<DependencyKey<K, Void, V>> {
-    Lazy(index: KeyTable.index(of: key), container: resolutionContext.container)
+  ///
+  /// An error about the key names the line that made the handle (``ResolutionError/requestedAt``):
+  /// leave `fileID` and `line` to their defaults.
+  public func lazy<K, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<K, Void, V>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) -> Lazy<DependencyKey<K, Void, V>> {
+    Lazy(index: KeyTable.index(of: key), container: resolutionContext.container, site: CallSite(fileID, line))
   }
 
   /// A ``Provider`` of a multibinding's elements: each `get` resolves every contribution again,
@@ -403,7 +409,7 @@ extension Resolving {
   ) -> Provider<Key<T>> {
     Provider(
       index: KeyTable.index(of: type, name: name), container: resolutionContext.container,
-      site: CodeLocation(fileID, line))
+      site: CallSite(fileID, line))
   }
 
   /// A ``Lazy`` for a registered type.
@@ -419,6 +425,6 @@ extension Resolving {
   ) -> Lazy<Key<T>> {
     Lazy(
       index: KeyTable.index(of: type, name: name), container: resolutionContext.container,
-      site: CodeLocation(fileID, line))
+      site: CallSite(fileID, line))
   }
 }

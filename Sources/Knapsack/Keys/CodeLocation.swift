@@ -19,3 +19,19 @@ public struct CodeLocation: Sendable, Hashable, Codable, CustomStringConvertible
   /// `Module/File.swift:12`.
   public var description: String { "\(fileID):\(line)" }
 }
+
+/// The line of the user's code that asked for a dependency, as the call's defaults give it: kept
+/// as it is passed (no `String` is made) until an error names it.
+@usableFromInline
+struct CallSite: Sendable {
+  @usableFromInline let fileID: StaticString
+  @usableFromInline let line: UInt
+
+  @inlinable
+  init(_ fileID: StaticString, _ line: UInt) {
+    self.fileID = fileID
+    self.line = line
+  }
+
+  var location: CodeLocation { CodeLocation(fileID, line) }
+}
