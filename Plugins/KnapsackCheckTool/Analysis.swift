@@ -248,7 +248,9 @@ func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
         return (id.declared(in: declarer), [])
       }
       func several(_ id: DependencyID, _ candidates: [String]) -> String {
-        "several modules this file sees declare \(id.spelled) (\(candidates.joined(separator: ", "))), and which one it names depends on the value's type"
+        let modules = candidates.dropLast().joined(separator: ", ") + " and " + (candidates.last ?? "")
+        return
+          "\(modules) \(candidates.count == 2 ? "both" : "all") declare \(id.spelled) and this file sees them; which one it names depends on the value's type"
       }
       func told(_ references: [Reference]) -> [Reference] {
         references.map { reference in

@@ -425,6 +425,9 @@ struct NotConfigured: Error, CustomStringConvertible {
     #expect(
       error?.description.hasPrefix("Knapsack: required key \\.dateSource (any DateSource) was never provided.") == true)
     #expect(error?.description.contains("  path: \\.todoRepository → \\.dateSource") == true)
+    // The line of the repository's factory, where its key is made (its declaration site).
+    let declared = try #require(error?.path.first?.location)
+    #expect(error?.requestedAt == declared)
     #expect(error?.description.contains("  fix: register it at the composition root") == true)
   }
 }

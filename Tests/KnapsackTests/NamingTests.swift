@@ -98,6 +98,8 @@ private struct ClashKeyPaths {
     #expect(#"\.subscript(step:)"#.noted("unique") == #"\.subscript(step:) (unique)"#)
     #expect(#"\.config (Billing) #2"#.noted("unique") == #"\.config (Billing) #2 (unique)"#)
     #expect("Pair<(Int, Int)>".noted("unique") == "Pair<(Int, Int)> (unique)")
+    let contribution = #"\.plugins contribution (App/Wiring.swift:9)"#
+    #expect(contribution.noted("Plugin") == contribution + " (Plugin)")
 
     let config = DependencyReference(name: #"\.config (Billing)"#, typeName: "BillingConfig", location: nil)
     let error = ResolutionError(kind: .requiredKeyNotProvided, dependency: config, path: [config])

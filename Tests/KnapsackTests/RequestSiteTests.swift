@@ -17,6 +17,7 @@ extension Dependencies {
   var siteMainArgument: DependencyKey<MainActorKind, Int, SiteToken> { .required() }
   /// Asks for `siteSync` in its factory.
   var siteHolder: Key<SiteToken> { Key { r in try r.resolve(\.siteSync) } }
+  var sitePlugins: Multibinding<SiteToken> { Multibinding() }
 }
 
 @Suite struct RequestSiteTests {
@@ -108,6 +109,26 @@ extension Dependencies {
 
     line = #line + 1
     let provider = container.provider(\.siteMain)
+    error = try #require(throws: ResolutionError.self) { try provider.get() }
+    #expect(error.requestedAt == here(line))
+  }
+
+  @Test func aMultibindingOfADisposedContainerNamesTheLineThatAsked() async throws {
+    // With no contribution, the error is about the multibinding itself (with one, about the
+    // contribution, which the multibinding asked for).
+    let container = Container()
+    try await container.dispose()
+    var line = #line + 1
+    var error = try #require(throws: ResolutionError.self) { try container.resolve(\.sitePlugins) }
+    #expect(error.kind == .containerDisposed)
+    #expect(error.requestedAt == here(line))
+
+    line = #line + 1
+    error = try #require(throws: ResolutionError.self) { try container[\.sitePlugins] }
+    #expect(error.requestedAt == here(line))
+
+    line = #line + 1
+    let provider = container.provider(\.sitePlugins)
     error = try #require(throws: ResolutionError.self) { try provider.get() }
     #expect(error.requestedAt == here(line))
   }

@@ -55,25 +55,38 @@ struct ResolutionContext: @unchecked Sendable {
     return try await container.servingContainer().resolveAsync(index, argument, parent: nil)
   }
 
-  /// ``resolve(_:_:)`` for a call of the user's at `site`, which an error about `index` itself
-  /// names (``ResolutionError/requestedAt``). The site costs nothing until something fails.
+  /// ``resolve(_:_:)`` for a call of the user's at `site` (see ``asked(for:at:_:)``).
   @inlinable
   func resolve<Argument: Sendable, Value: Sendable>(
     _ index: Int, _ argument: Argument, askedAt site: CallSite
   ) throws -> Value {
+    try Self.asked(for: index, at: site) { try resolve(index, argument) }
+  }
+
+  /// ``resolveAsync(_:_:)`` for a call of the user's at `site` (see ``asked(for:at:_:)``).
+  func resolveAsync<Argument: Sendable, Value: Sendable>(
+    _ index: Int, _ argument: Argument, askedAt site: CallSite
+  ) async throws -> Value {
+    try await Self.asked(for: index, at: site) { try await resolveAsync(index, argument) }
+  }
+
+  /// Runs `resolution`, the resolution of `index` a call of the user's at `site` asked for: an
+  /// error about `index` itself names the site (``ResolutionError/requestedAt``). Every public
+  /// way to ask for a key or a type goes through this or a handle's `located`; the site costs
+  /// nothing until something fails.
+  @inlinable
+  static func asked<R>(for index: Int, at site: CallSite, _ resolution: () throws -> R) throws -> R {
     do {
-      return try resolve(index, argument)
+      return try resolution()
     } catch {
       throw ResolutionError.requested(error, index, at: site)
     }
   }
 
-  /// ``resolveAsync(_:_:)`` for a call of the user's at `site` (see ``resolve(_:_:askedAt:)``).
-  func resolveAsync<Argument: Sendable, Value: Sendable>(
-    _ index: Int, _ argument: Argument, askedAt site: CallSite
-  ) async throws -> Value {
+  /// ``asked(for:at:_:)`` for an asynchronous `resolution`.
+  static func asked<R>(for index: Int, at site: CallSite, _ resolution: () async throws -> R) async throws -> R {
     do {
-      return try await resolveAsync(index, argument)
+      return try await resolution()
     } catch {
       throw ResolutionError.requested(error, index, at: site)
     }
@@ -113,7 +126,7 @@ extension Resolving {
   /// Resolves a key: `try container[\.storage]`.
   @inlinable
   public subscript<V>(
-    _ key: KeyPath<Dependencies, Key<V>>, fileID: StaticString = #fileID, line: UInt = #line
+    _ key: KeyPath<Dependencies, Key<V>>, fileID fileID: StaticString = #fileID, line line: UInt = #line
   ) -> V {
     // A subscript cannot take its key over (see `resolve(_:)`): it borrows it.
     get throws { try resolutionContext.resolve(KeyTable.index(of: key), (), askedAt: CallSite(fileID, line)) }
@@ -166,7 +179,7 @@ extension Resolving {
 
   /// Resolves an ``AsyncKey``: `try await container[\.database]`.
   public subscript<V>(
-    _ key: KeyPath<Dependencies, AsyncKey<V>>, fileID: StaticString = #fileID, line: UInt = #line
+    _ key: KeyPath<Dependencies, AsyncKey<V>>, fileID fileID: StaticString = #fileID, line line: UInt = #line
   ) -> V {
     get async throws {
       try await resolutionContext.resolveAsync(KeyTable.index(of: key), (), askedAt: CallSite(fileID, line))
@@ -200,7 +213,7 @@ extension Resolving {
   /// Resolves a main-actor key: `try container[\.todoScreen]`.
   @MainActor
   public subscript<V>(
-    _ key: KeyPath<Dependencies, MainActorKey<V>>, fileID: StaticString = #fileID, line: UInt = #line
+    _ key: KeyPath<Dependencies, MainActorKey<V>>, fileID fileID: StaticString = #fileID, line line: UInt = #line
   ) -> V {
     get throws { try resolutionContext.resolve(KeyTable.index(of: key), (), askedAt: CallSite(fileID, line)) }
   }

@@ -154,11 +154,13 @@ extension String {
   }
 
   /// A dependency's name with a note in parentheses after it: `\.ledger (singleton)`. A key whose
-  /// name already ends in the module that tells it apart takes the note into that group,
-  /// `\.ledger (Profile, singleton)`, rather than a second pair of parentheses.
+  /// name ends in the module that tells it apart (a name in parentheses) takes the note into that
+  /// group, `\.ledger (Profile, singleton)`, rather than a second pair of parentheses; a
+  /// contribution's site or a subscript's labels are not a module.
   func noted(_ note: String) -> String {
     guard hasPrefix("\\."), hasSuffix(")"), let open = lastIndex(of: "("), open > startIndex,
-      self[index(before: open)] == " ", !self[open...].dropLast().contains(")")
+      self[index(before: open)] == " ", let first = self[index(after: open)...].first, !first.isNumber,
+      self[index(after: open)..<index(before: endIndex)].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
     else { return "\(self) (\(note))" }
     return "\(dropLast()), \(note))"
   }

@@ -79,12 +79,13 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   public let dependency: DependencyReference
   /// Where the failing registration was made, if it was registered.
   public let registeredAt: CodeLocation?
-  /// The line of your code that asked for ``dependency``: the `resolve` call or subscript, for a
-  /// key or a type, at the top level or in a factory; the line that made the `Lazy` or
-  /// `Provider` that asked, or the `@Injected` property; or where the decorator that asked for it
-  /// was added. `nil` when the request came through a protocol of your own, which passes no line
-  /// (``Resolving/resolve()``), or when the error is about a dependency further down the path,
-  /// which its own request names.
+  /// The line of your code that asked for ``dependency``: the `resolve` call or subscript, of a
+  /// key, a multibinding or a type, at the top level, in a factory or in a decorator; the line
+  /// that made the `Lazy` or `Provider` that asked; or the `@Injected` property. Where the call
+  /// names no line (a protocol of your own, which passes none, ``Resolving/resolve()``), a
+  /// decorator's request falls back to where the decorator was added. `nil` for a request with
+  /// no line and for an error about a dependency further down the path, which its own request
+  /// names. A cycle's ``description`` lists the sites of each member instead of this line.
   public var requestedAt: CodeLocation? {
     switch request {
     case .call(let site): site.location

@@ -49,7 +49,9 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Multibinding<Element>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) where Value == [Element] {
-    wrappedValue = resolveOrStop("@Injected", fileID, line) { try (container ?? .current).resolve(key) }
+    wrappedValue = resolveOrStop("@Injected", fileID, line) {
+      try (container ?? .current).resolve(key, fileID: fileID, line: line)
+    }
   }
 
   /// Resolves every element contributed to a main-actor multibinding now, on the main actor.
@@ -58,7 +60,9 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorMultibinding<Element>>, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) where Value == [Element] {
-    wrappedValue = resolveOrStop("@Injected", fileID, line) { try (container ?? .current).resolve(key) }
+    wrappedValue = resolveOrStop("@Injected", fileID, line) {
+      try (container ?? .current).resolve(key, fileID: fileID, line: line)
+    }
   }
 
   /// Not available: a property wrapper cannot await an ``AsyncKey``.
@@ -135,7 +139,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Multibinding<Element>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) where Value == [Element] {
-    let provider = (container ?? .current).provider(key)
+    let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
     self.init({ try provider.resolve(()) }, fileID, line)
   }
 
@@ -146,7 +150,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorMultibinding<Element>>, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) where Value == [Element] {
-    let provider = (container ?? .current).provider(key)
+    let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
     self.init({ try provider.resolve(()) }, fileID, line)
   }
 

@@ -386,14 +386,24 @@ extension Resolving {
   }
 
   /// A ``Provider`` of a multibinding's elements: each `get` resolves every contribution again,
-  /// honouring each one's scope.
-  public func provider<K, E>(_ key: KeyPath<Dependencies, MultibindingKey<K, E>>) -> Provider<MultibindingKey<K, E>> {
-    Provider(index: KeyTable.index(of: key), container: resolutionContext.container, isMultibinding: true)
+  /// honouring each one's scope. An error about the multibinding itself names the line that made
+  /// the provider.
+  public func provider<K, E>(
+    _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) -> Provider<MultibindingKey<K, E>> {
+    Provider(
+      index: KeyTable.index(of: key), container: resolutionContext.container, isMultibinding: true,
+      site: CallSite(fileID, line))
   }
 
-  /// A ``Lazy`` that resolves a multibinding's elements on first use and then keeps them.
-  public func lazy<K, E>(_ key: KeyPath<Dependencies, MultibindingKey<K, E>>) -> Lazy<MultibindingKey<K, E>> {
-    Lazy(index: KeyTable.index(of: key), container: resolutionContext.container, isMultibinding: true)
+  /// A ``Lazy`` that resolves a multibinding's elements on first use and then keeps them. An
+  /// error about the multibinding itself names the line that made the handle.
+  public func lazy<K, E>(
+    _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) -> Lazy<MultibindingKey<K, E>> {
+    Lazy(
+      index: KeyTable.index(of: key), container: resolutionContext.container, isMultibinding: true,
+      site: CallSite(fileID, line))
   }
 
   /// A ``Provider`` for a registered type.

@@ -200,41 +200,72 @@ extension ResolutionContext {
 
 extension Resolving {
   /// Resolves every element contributed to a ``Multibinding``, in their stable order.
-  public func resolve<E>(_ key: KeyPath<Dependencies, Multibinding<E>>) throws -> [E] {
-    try resolutionContext.resolveElements(KeyTable.index(of: key))
+  ///
+  /// An error about the multibinding itself (a disposed container) names the line of the call
+  /// (``ResolutionError/requestedAt``): leave `fileID` and `line` to their defaults.
+  public func resolve<E>(
+    _ key: KeyPath<Dependencies, Multibinding<E>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) throws -> [E] {
+    let index = KeyTable.index(of: key)
+    return try ResolutionContext.asked(for: index, at: CallSite(fileID, line)) {
+      try resolutionContext.resolveElements(index)
+    }
   }
 
   /// Resolves every element contributed to a ``Multibinding``: `try container[\.plugins]`.
-  public subscript<E>(_ key: KeyPath<Dependencies, Multibinding<E>>) -> [E] {
-    get throws { try resolve(key) }
+  public subscript<E>(
+    _ key: KeyPath<Dependencies, Multibinding<E>>, fileID fileID: StaticString = #fileID, line line: UInt = #line
+  ) -> [E] {
+    get throws { try resolve(key, fileID: fileID, line: line) }
   }
 
   /// Resolves every element contributed to an ``AsyncMultibinding``, in their stable order.
-  public func resolve<E>(_ key: KeyPath<Dependencies, AsyncMultibinding<E>>) async throws -> [E] {
-    try await resolutionContext.resolveElementsAsync(KeyTable.index(of: key))
+  public func resolve<E>(
+    _ key: KeyPath<Dependencies, AsyncMultibinding<E>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) async throws -> [E] {
+    let index = KeyTable.index(of: key)
+    return try await ResolutionContext.asked(for: index, at: CallSite(fileID, line)) {
+      try await resolutionContext.resolveElementsAsync(index)
+    }
   }
 
   /// Resolves every element contributed to an ``AsyncMultibinding``: `try await container[\.sinks]`.
-  public subscript<E>(_ key: KeyPath<Dependencies, AsyncMultibinding<E>>) -> [E] {
-    get async throws { try await resolve(key) }
+  public subscript<E>(
+    _ key: KeyPath<Dependencies, AsyncMultibinding<E>>, fileID fileID: StaticString = #fileID,
+    line line: UInt = #line
+  ) -> [E] {
+    get async throws { try await resolve(key, fileID: fileID, line: line) }
   }
 
   /// Resolves every element contributed to a ``MainActorMultibinding``, on the main actor.
   @MainActor
-  public func resolve<E>(_ key: KeyPath<Dependencies, MainActorMultibinding<E>>) throws -> [E] {
-    try resolutionContext.resolveElements(KeyTable.index(of: key))
+  public func resolve<E>(
+    _ key: KeyPath<Dependencies, MainActorMultibinding<E>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) throws -> [E] {
+    let index = KeyTable.index(of: key)
+    return try ResolutionContext.asked(for: index, at: CallSite(fileID, line)) {
+      try resolutionContext.resolveElements(index)
+    }
   }
 
   /// Resolves every element contributed to a ``MainActorMultibinding``, on the main actor:
   /// `try container[\.screens]`.
   @MainActor
-  public subscript<E>(_ key: KeyPath<Dependencies, MainActorMultibinding<E>>) -> [E] {
-    get throws { try resolutionContext.resolveElements(KeyTable.index(of: key)) }
+  public subscript<E>(
+    _ key: KeyPath<Dependencies, MainActorMultibinding<E>>, fileID fileID: StaticString = #fileID,
+    line line: UInt = #line
+  ) -> [E] {
+    get throws { try resolve(key, fileID: fileID, line: line) }
   }
 
   /// Resolves every element contributed to a ``MainActorMultibinding`` from any asynchronous
   /// code: each element is made on the main actor.
-  public func resolve<E>(_ key: KeyPath<Dependencies, MainActorMultibinding<E>>) async throws -> [E] {
-    try await resolutionContext.resolveElementsAsync(KeyTable.index(of: key))
+  public func resolve<E>(
+    _ key: KeyPath<Dependencies, MainActorMultibinding<E>>, fileID: StaticString = #fileID, line: UInt = #line
+  ) async throws -> [E] {
+    let index = KeyTable.index(of: key)
+    return try await ResolutionContext.asked(for: index, at: CallSite(fileID, line)) {
+      try await resolutionContext.resolveElementsAsync(index)
+    }
   }
 }
