@@ -55,12 +55,18 @@ struct ResolutionContext: @unchecked Sendable {
     return try await container.servingContainer().resolveAsync(index, argument, parent: nil)
   }
 
-  /// ``resolve(_:_:)`` for a call of the user's at `site` (see ``asked(for:at:_:)``).
+  /// ``resolve(_:_:)`` for a call of the user's at `site` (see ``asked(for:at:_:)``). Written
+  /// out, not through `asked`: its closure makes every resolution retain and release the
+  /// container (S3 +47 instructions, and two threads contend for the count).
   @inlinable
   func resolve<Argument: Sendable, Value: Sendable>(
     _ index: Int, _ argument: Argument, askedAt site: CallSite
   ) throws -> Value {
-    try Self.asked(for: index, at: site) { try resolve(index, argument) }
+    do {
+      return try resolve(index, argument)
+    } catch {
+      throw ResolutionError.requested(error, index, at: site)
+    }
   }
 
   /// ``resolveAsync(_:_:)`` for a call of the user's at `site` (see ``asked(for:at:_:)``).
@@ -143,6 +149,13 @@ extension Resolving {
     line: UInt = #line
   ) throws -> V {
     try resolutionContext.resolve(KeyTable.index(taking: key), argument, askedAt: CallSite(fileID, line))
+  }
+
+  /// Not available: the argument is passed with its label. (Without it, the compiler asks for
+  /// the labels of a type resolution.)
+  @available(*, unavailable, message: "pass the argument with its label: `resolve(\\.key, argument: value)`")
+  public func resolve<A, V>(_ key: KeyPath<Dependencies, ArgumentKey<A, V>>, _ argument: A) throws -> V {
+    throw UnavailableCall()
   }
 
   /// Not available: a key that takes an argument is resolved with one. (Without it, the
