@@ -206,10 +206,7 @@ extension Resolving {
   public func resolve<E>(
     _ key: KeyPath<Dependencies, Multibinding<E>>, fileID: StaticString = #fileID, line: UInt = #line
   ) throws -> [E] {
-    let index = KeyTable.index(of: key)
-    return try ResolutionContext.asked(for: index, at: CallSite(fileID, line)) {
-      try resolutionContext.resolveElements(index)
-    }
+    try elements(KeyTable.index(of: key), CallSite(fileID, line))
   }
 
   /// Resolves every element contributed to a ``Multibinding``: `try container[\.plugins]`.
@@ -223,10 +220,7 @@ extension Resolving {
   public func resolve<E>(
     _ key: KeyPath<Dependencies, AsyncMultibinding<E>>, fileID: StaticString = #fileID, line: UInt = #line
   ) async throws -> [E] {
-    let index = KeyTable.index(of: key)
-    return try await ResolutionContext.asked(for: index, at: CallSite(fileID, line)) {
-      try await resolutionContext.resolveElementsAsync(index)
-    }
+    try await elementsAsync(KeyTable.index(of: key), CallSite(fileID, line))
   }
 
   /// Resolves every element contributed to an ``AsyncMultibinding``: `try await container[\.sinks]`.
@@ -242,10 +236,7 @@ extension Resolving {
   public func resolve<E>(
     _ key: KeyPath<Dependencies, MainActorMultibinding<E>>, fileID: StaticString = #fileID, line: UInt = #line
   ) throws -> [E] {
-    let index = KeyTable.index(of: key)
-    return try ResolutionContext.asked(for: index, at: CallSite(fileID, line)) {
-      try resolutionContext.resolveElements(index)
-    }
+    try elements(KeyTable.index(of: key), CallSite(fileID, line))
   }
 
   /// Resolves every element contributed to a ``MainActorMultibinding``, on the main actor:
@@ -263,9 +254,17 @@ extension Resolving {
   public func resolve<E>(
     _ key: KeyPath<Dependencies, MainActorMultibinding<E>>, fileID: StaticString = #fileID, line: UInt = #line
   ) async throws -> [E] {
-    let index = KeyTable.index(of: key)
-    return try await ResolutionContext.asked(for: index, at: CallSite(fileID, line)) {
-      try await resolutionContext.resolveElementsAsync(index)
-    }
+    try await elementsAsync(KeyTable.index(of: key), CallSite(fileID, line))
+  }
+
+  /// The elements of the multibinding at `index`, asked for at `site`: what each `resolve` of a
+  /// multibinding runs.
+  private func elements<E: Sendable>(_ index: Int, _ site: CallSite) throws -> [E] {
+    try ResolutionContext.asked(for: index, at: site) { try resolutionContext.resolveElements(index) }
+  }
+
+  /// ``elements(_:_:)`` from asynchronous code.
+  private func elementsAsync<E: Sendable>(_ index: Int, _ site: CallSite) async throws -> [E] {
+    try await ResolutionContext.asked(for: index, at: site) { try await resolutionContext.resolveElementsAsync(index) }
   }
 }
