@@ -78,9 +78,8 @@ struct ResolutionContext: @unchecked Sendable {
 
   /// Runs `resolution`, the resolution of `index` a call of the user's at `site` asked for: an
   /// error about `index` itself names the site (``ResolutionError/requestedAt``). Every public
-  /// way to ask for a key or a type goes through this or a handle's `located`; the site costs
-  /// nothing until something fails.
-  @inlinable
+  /// way to ask for a key or a type does this: here, in ``resolve(_:_:askedAt:)`` (written out)
+  /// or in a handle's `located`. The site costs nothing until something fails.
   static func asked<R>(for index: Int, at site: CallSite, _ resolution: () throws -> R) throws -> R {
     do {
       return try resolution()
