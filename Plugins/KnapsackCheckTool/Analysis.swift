@@ -65,16 +65,22 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   struct Factory {
     var scope: String
     var resolves: [Reference]
+    var isAlias: Bool
     var site: Site
   }
   var factories: [DependencyID: [Factory]] = [:]
   for (id, list) in registrations {
     factories[id] = list.map {
-      Factory(scope: $0.scope ?? declarations[id]?.scope ?? "unique", resolves: $0.resolves, site: $0.site)
+      Factory(
+        scope: $0.scope ?? declarations[id]?.scope ?? "unique", resolves: $0.resolves, isAlias: $0.isAlias,
+        site: $0.site)
     }
   }
   for (id, declaration) in declarations where factories[id] == nil && !declaration.isRequired {
-    factories[id] = [Factory(scope: declaration.scope, resolves: declaration.resolves, site: declaration.site)]
+    factories[id] = [
+      Factory(
+        scope: declaration.scope, resolves: declaration.resolves, isAlias: declaration.isAlias, site: declaration.site)
+    ]
   }
   for reference in factories.values.flatMap({ $0.flatMap(\.resolves) }) where reference.target == nil {
     findings.append(
@@ -174,6 +180,12 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         guard let held = path.last, seen.insert(held).inserted, let heldScope = shortestScope(held),
           holderOrder > scopeOrder[heldScope] ?? 0
         else { continue }
+        // An alias hands out the instance of the key it resolves, which lives as long as that
+        // key's scope says: the holder holds that one.
+        if let aliases = factories[held], !aliases.isEmpty, aliases.allSatisfy(\.isAlias) {
+          pending += aliases.flatMap { $0.resolves.compactMap { $0.target.map { (path + [$0], site) } } }
+          continue
+        }
         if valueTypes.contains(valueType(of: held)) {
           pending += (factories[held] ?? []).flatMap {
             $0.resolves.compactMap { $0.target.map { (path + [$0], site) } }

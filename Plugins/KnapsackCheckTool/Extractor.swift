@@ -141,7 +141,7 @@ final class FactsCollector: SyntaxVisitor {
       KeyDeclaration(
         id: .key(plainName(name)), typeText: type.trimmedDescription, valueType: valueType, isRequired: required,
         scope: scope ?? "unique", resolves: required ? [] : references(in: body, factory: factory),
-        site: site(binding.pattern),
+        isAlias: !required && factory.map(isAlias) ?? false, site: site(binding.pattern),
         isSilenced: comments.contains { $0.contains(silencingMarker) }))
   }
 
@@ -190,8 +190,39 @@ final class FactsCollector: SyntaxVisitor {
       ]
     facts.registrations.append(
       Registration(
-        id: id, scope: scope, resolves: resolves, site: site(call),
+        id: id, scope: scope, resolves: resolves, isAlias: factory.as(ClosureExprSyntax.self).map(isAlias) ?? false,
+        site: site(call),
         caveat: isInLoop(call) ? "this registration is in a loop" : nil))
+  }
+
+  /// Whether `factory` only hands out another key's instance: its body is one expression (or
+  /// `return`), a resolution of a key through its resolver, `try r[\.x]` or
+  /// `try await r.resolve(\.x)`.
+  func isAlias(_ factory: ClosureExprSyntax) -> Bool {
+    guard factory.statements.count == 1, let item = factory.statements.first?.item else { return false }
+    var expression =
+      item.as(ExprSyntax.self) ?? item.as(ReturnStmtSyntax.self)?.expression
+      ?? item.as(ExpressionStmtSyntax.self)?.expression
+    while let current = expression {
+      if let tried = current.as(TryExprSyntax.self) {
+        expression = tried.expression
+      } else if let awaited = current.as(AwaitExprSyntax.self) {
+        expression = awaited.expression
+      } else {
+        break
+      }
+    }
+    guard let expression else { return false }
+    let finder = ReferenceFinder(collector: self, factory: factory)
+    if let subscriptCall = expression.as(SubscriptCallExprSyntax.self) {
+      guard finder.isResolver(subscriptCall.calledExpression), subscriptCall.arguments.count == 1 else { return false }
+      return subscriptCall.arguments.first?.expression.as(KeyPathExprSyntax.self).flatMap(keyName) != nil
+    }
+    guard let call = expression.as(FunctionCallExprSyntax.self), call.arguments.count == 1,
+      call.trailingClosure == nil, let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+      member.declName.baseName.text == "resolve", let base = member.base, finder.isResolver(base)
+    else { return false }
+    return call.arguments.first?.expression.as(KeyPathExprSyntax.self).flatMap(keyName) != nil
   }
 
   /// Every resolution inside a factory: `r[\.x]`, `r.resolve(\.x)`, `r.resolve(T.self, name:)`, and

@@ -84,6 +84,8 @@ struct KeyDeclaration: Codable, Hashable {
   var isRequired: Bool
   var scope: String
   var resolves: [Reference]
+  /// The default factory only hands out another key's instance (`Key { r in try r[\.other] }`).
+  var isAlias = false
   var site: Site
   /// The key carries the `knapsack-check: runtime-provided` comment.
   var isSilenced: Bool
@@ -95,6 +97,9 @@ struct Registration: Codable, Hashable {
   /// The scope argument; nil means the key's default scope (or unique for a type).
   var scope: String?
   var resolves: [Reference]
+  /// The factory only hands out another key's instance (`{ r in try r[\.other] }`): an alias,
+  /// whose instance lives as long as that key's.
+  var isAlias = false
   var site: Site
   /// Why the count of this registration is uncertain (for example, it sits in a loop).
   var caveat: String?

@@ -25,6 +25,11 @@ extension Dependencies {
   var edgeLongArgument: ArgumentKey<String, CycleNode> {
     ArgumentKey { r, text in CycleNode("long", next: try r.resolve(\.edgeLongArgument, argument: text)) }
   }
+  /// An alias (a unique key whose factory returns another key's instance), its target and a
+  /// holder: registered by the test that needs them.
+  var edgeAliasTarget: Key<ValThing> { .required() }
+  var edgeAlias: Key<ValThing> { .required() }
+  var edgeAliasHolder: Key<ValThing> { .required() }
   /// Registered by the test that needs it.
   var edgeCycleEntry: Key<CycleNode> { .required() }
   /// Walks down to 0, then asks for 0 again: the steps into the loop pass its only key.
@@ -50,6 +55,44 @@ extension Dependencies {
     let captives = await container.validate().problems(.captiveDependency)
     #expect(captives.map { $0.path.map(\.name) } == [["\\.valLongHolder", "\\.valShort"]], "\(captives)")
     withExtendedLifetime(shared) {}
+  }
+
+  /// A unique key that hands out another key's singleton (binding a protocol to a concrete
+  /// singleton) makes nothing of its own: a singleton that keeps what it returns keeps the
+  /// singleton, which is not captive.
+  @Test func aSingletonKeepingAnAliasOfASingletonIsNotCaptive() async throws {
+    let container = Container()
+    container.register(\.edgeAliasTarget, scope: .singleton) { ValThing("single") }
+    container.register(\.edgeAlias) { r in try r[\.edgeAliasTarget] }
+    container.register(\.edgeAliasHolder, scope: .singleton) { r in ValThing("holder", [try r[\.edgeAlias]]) }
+    #expect(try container[\.edgeAliasHolder].parts[0] === container[\.edgeAliasTarget])
+    let report = await container.validate()
+    #expect(report.problems(.captiveDependency).isEmpty, "\(report)")
+  }
+
+  /// An alias of a shorter-lived key forwards its lifetime too: the singleton that keeps what
+  /// the alias returns holds the unique instance behind it, and the report names both.
+  @Test func aSingletonKeepingAnAliasOfAUniqueKeyHoldsTheUniqueOneThroughTheAlias() async throws {
+    let container = Container()
+    container.register(\.edgeAliasTarget, scope: .unique) { ValThing("fresh") }
+    container.register(\.edgeAlias) { r in try r[\.edgeAliasTarget] }
+    container.register(\.edgeAliasHolder, scope: .singleton) { r in ValThing("holder", [try r[\.edgeAlias]]) }
+    let captives = await container.validate().problems(.captiveDependency)
+    #expect(
+      captives.map { $0.path.map(\.name) } == [["\\.edgeAliasHolder", "\\.edgeAlias", "\\.edgeAliasTarget"]],
+      "\(captives)")
+    #expect(captives.first?.message.contains("holds \\.edgeAliasTarget (unique) through \\.edgeAlias") == true)
+  }
+
+  /// A unique key that asks for a singleton but returns an instance of its own is not an alias:
+  /// keeping what it makes is captive.
+  @Test func aUniqueKeyThatReadsASingletonButMakesItsOwnInstanceIsStillCaptive() async throws {
+    let container = Container()
+    container.register(\.edgeAliasTarget, scope: .singleton) { ValThing("single") }
+    container.register(\.edgeAlias) { r in ValThing("own", [try r[\.edgeAliasTarget]]) }
+    container.register(\.edgeAliasHolder, scope: .singleton) { r in ValThing("holder", [try r[\.edgeAlias]]) }
+    let captives = await container.validate().problems(.captiveDependency)
+    #expect(captives.map { $0.path.map(\.name) } == [["\\.edgeAliasHolder", "\\.edgeAlias"]], "\(captives)")
   }
 
   /// A step that made values and objects (an existential key with a struct and a class

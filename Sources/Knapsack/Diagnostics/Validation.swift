@@ -229,6 +229,52 @@ final class ValidationRecorder: Sendable {
     )
   >(([:], [:], [:], [:]))
 
+  /// Which dependencies hand out an instance that one of their own dependencies gave them (an
+  /// alias: a unique key whose factory returns another key's singleton), and from which: a
+  /// holder that keeps such an instance keeps the source's, with the source's lifetime.
+  ///
+  /// `returned` holds, for each step still running, the class instances its dependencies gave it
+  /// (made or reused), by the dependency's name; `sources`, for each dependency whose step made
+  /// such an instance, the names it came from; `own`, the dependencies whose steps made an
+  /// instance of their own at least once; `exemplars`, how many steps of each dependency took an
+  /// earlier root's instance (see ``ValidationMemo``) and have not ended yet: such a step ran no
+  /// factory, and the root that made the instance told already where it came from.
+  private let forwarding = Locked<
+    (
+      returned: [String: [String: [MadeInstance.Weak]]], sources: [String: Set<String>], own: Set<String>,
+      exemplars: [String: Int]
+    )
+  >(([:], [:], [], [:]))
+
+  /// The dependencies `name` hands out the instances of, if every instance its steps made was one
+  /// of theirs (see ``forwarding``); nil if it made one of its own, or none.
+  func forwardedSources(of name: String) -> Set<String>? {
+    forwarding.withLock { $0.own.contains(name) ? nil : $0.sources[name] }
+  }
+
+  /// Notes that the step of `name`, asked for by `requester`, gave `instance` (nil for a value),
+  /// which it made if `created`: what ``forwarding`` keeps.
+  private func noteReturned(_ instance: AnyObject?, of name: String, to requester: String?, created: Bool) {
+    forwarding.withLock { forwarding in
+      // This step's factory has returned: what its dependencies gave it is all there is.
+      let given = forwarding.returned.removeValue(forKey: name) ?? [:]
+      let tookExemplar = forwarding.exemplars[name].map { $0 > 0 } ?? false
+      if tookExemplar { forwarding.exemplars[name, default: 0] -= 1 }
+      guard let instance else { return }
+      if created, !tookExemplar {
+        let sources = given.filter { $0.value.contains { $0.object === instance } }.keys
+        if sources.isEmpty {
+          forwarding.own.insert(name)
+        } else {
+          forwarding.sources[name, default: []].formUnion(sources)
+        }
+      }
+      if let requester, forwarding.returned[requester]?[name]?.count ?? 0 < Self.madeLimit {
+        forwarding.returned[requester, default: [:]][name, default: []].append(MadeInstance.Weak(object: instance))
+      }
+    }
+  }
+
   /// The roots' exemplars and verdicts, and how deep each step went.
   let memo = ValidationMemo()
 
@@ -366,19 +412,25 @@ final class ValidationRecorder: Sendable {
     let recorder: ValidationRecorder
     let copy: ObjectIdentifier
 
-    /// The engine calls ``record(_:index:requester:error:)`` instead, with the step's index.
+    /// The engine calls ``record(_:index:requester:error:instance:created:)`` instead, with the step's index.
     func didResolve(_ event: ResolutionEvent) { recorder.events.withLock { $0.list.append(event) } }
 
     /// Records the step that made `index` for `requester` in this copy, which failed with
-    /// `error` if given, and `made`, the instance it created, if it created one.
+    /// `error` if given, or gave `instance`, which it created if `created`.
     ///
     /// A step that made its dependency settled it: resolved again as a root of its own in this
     /// copy, it would do the same, down the same dependencies (the copy keeps no instance, and
     /// its registrations are the same). One that failed may have, once its root's run ends (see
     /// ``ValidationRecorder/endRoot(failedWith:)``).
-    func record(_ event: ResolutionEvent, index: Int, requester: Int?, error: (any Error)?, made: MadeInstance?) {
+    func record(
+      _ event: ResolutionEvent, index: Int, requester: Int?, error: (any Error)?, instance: MadeInstance?, created: Bool
+    ) {
       let edge = Edge(index: index, requester: requester)
       recorder.events.withLock { if $0.seen.insert(edge).inserted { $0.list.append(event) } }
+      var object: AnyObject?
+      if case .object(let weak) = instance { object = weak.object }
+      recorder.noteReturned(object, of: event.dependency.name, to: event.requestedBy?.name, created: created)
+      let made = created ? instance : nil
       recorder.made.withLock { steps in
         let name = event.dependency.name
         if let made, let requester = event.requestedBy?.name {
@@ -440,10 +492,11 @@ final class ValidationRecorder: Sendable {
       recorder.made.withLock { steps in
         if let passed = steps.rootPassed.removeValue(forKey: name) { steps.open[name] = passed }
       }
+      recorder.forwarding.withLock { $0.exemplars[name, default: 0] += 1 }
       return value
     }
 
-    /// Whether a step in this copy settled `index` already (see ``record(_:index:requester:error:)``).
+    /// Whether a step in this copy settled `index` already (see ``record(_:index:requester:error:instance:created:)``).
     func settledHere(_ index: Int) -> Bool {
       recorder.steps.withLock { $0.settled[copy]?.contains(index) ?? false }
     }
@@ -1013,6 +1066,12 @@ extension Container {
           else { continue }
           // What the run made tells first: a factory that only read something from an instance
           // (a setting, say) let it go, and one that kept a value keeps what the value holds.
+          // An alias hands out its source's instance: the holder keeps that, with its lifetime.
+          if let sources = recorder.forwardedSources(of: held.name) {
+            pending += (children[held.name] ?? []).filter { sources.contains($0.dependency.name) }
+              .map { (path + [$0.dependency], $0.scope) }
+            continue
+          }
           let kept = recorder.kept(along: path)
           if kept == .released { continue }
           if kept == .values || (kept == .unknown && holdsValueType(held)) {

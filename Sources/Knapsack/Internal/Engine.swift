@@ -1021,12 +1021,12 @@ struct Observation {
   }
 
   /// Tells the observer that the step gave `value`; a validation run also notes the instance
-  /// (see ``ValidationRecorder/Tap/record(_:index:requester:error:made:)``).
+  /// (see ``ValidationRecorder/Tap/record(_:index:requester:error:instance:created:)``).
   private func end<Value>(making value: Value) {
     end(failing: nil) { .of(value) }
   }
 
-  /// `made` is asked only by a validation run, and only for a step that created its instance.
+  /// `made` is asked only by a validation run, and only for a step that gave an instance.
   private func end(failing error: (any Error)?, made: () -> MadeInstance? = { nil }) {
     let table = KeyTable.shared
     let event = ResolutionEvent(
@@ -1038,7 +1038,9 @@ struct Observation {
       duration: ContinuousClock.now - start,
       outcome: error != nil ? .failed : createdInstance ? .created : .reused)
     guard let step = observer as? ValidationRecorder.Tap else { return Self.callingBack { observer.didResolve(event) } }
-    step.record(event, index: index, requester: requester, error: error, made: event.outcome == .created ? made() : nil)
+    step.record(
+      event, index: index, requester: requester, error: error, instance: error == nil ? made() : nil,
+      created: event.outcome == .created)
   }
 }
 

@@ -7,5 +7,7 @@ public enum CaptiveApp {
   public static func container() -> Container { Container() }
 
   /// Every key of the case, for `validate(including:)`.
-  public static var keys: [PartialKeyPath<Dependencies>] { [\.session, \.sessionCache] }
+  public static var keys: [PartialKeyPath<Dependencies>] {
+    [\.session, \.sessionCache, \.sharedSession, \.currentSession, \.sharedSessionCache]
+  }
 }

@@ -20,4 +20,13 @@ extension Dependencies {
   public var sessionCache: Key<SessionCache> {
     Key { r in SessionCache(session: try r[\.session]) }.scope(.singleton)
   }
+
+  /// A singleton session, and an alias of it: a unique key whose factory hands the singleton out.
+  public var sharedSession: Key<Session> { Key { Session() }.scope(.singleton) }
+  public var currentSession: Key<Session> { Key { r in try r[\.sharedSession] } }
+
+  /// A singleton that keeps what the alias gives: the singleton session, so nothing captive.
+  public var sharedSessionCache: Key<SessionCache> {
+    Key { r in SessionCache(session: try r[\.currentSession]) }.scope(.singleton)
+  }
 }
