@@ -11,12 +11,38 @@ extension Dependencies {
   var childSessionCache: Key<Token> {
     Key { r in Token("cache of " + (try r[\.childSession]).label) }.scope(.singleton)
   }
+  /// A graph-scoped unit of work, a parent's singleton that reads it, and a child's key that asks
+  /// for both: registered by the test.
+  var childUnit: Key<Token> { .required() }
+  var childUnitReader: Key<Token> { .required() }
+  var childUnitUser: Key<[Token]> { .required() }
   var childAsyncSessionCache: AsyncKey<Token> {
     AsyncKey { r in Token("cache of " + (try r[\.childSession]).label) }.scope(.singleton)
   }
 }
 
 @Suite struct ChildContainerTests {
+  /// A graph-scoped instance is one per resolution in each container that makes it: the child's
+  /// factories share the child's, and a parent's singleton made during the child's resolution
+  /// gets the parent's, made with the parent's registrations (as documented in
+  /// ContainersAndChildScopes.md).
+  @Test func aGraphScopedKeyIsOnePerResolutionInEachContainerThatMakesIt() throws {
+    let parent = Container()
+    let made = Counter()
+    parent.register(\.childUnit, scope: .graph) { Token("unit \(made.increment())") }
+    parent.register(\.childUnitReader, scope: .singleton) { r in Token("reads " + (try r[\.childUnit]).label) }
+    let child = parent.makeChild()
+    child.register(\.childUnitUser) { r in [try r[\.childUnit], try r[\.childUnitReader], try r[\.childUnit]] }
+    let tokens = try child[\.childUnitUser]
+    #expect(tokens[0] === tokens[2], "the child's factories share one instance")
+    #expect(made.count == 2)
+    #expect(tokens[0].label == "unit 1" && tokens[1].label == "reads unit 2", "\(tokens.map(\.label))")
+    // Resolved in the parent alone, its factories share the parent's instance as usual.
+    parent.register(\.childUnitUser) { r in [try r[\.childUnit], try r[\.childUnit]] }
+    let own = try parent[\.childUnitUser]
+    #expect(own[0] === own[1])
+  }
+
   @Test func aFiveThousandDeepNestingOfChildrenWorksOnASmallStack() async throws {
     // Each walk up the hierarchy (registrations, decorators, contributions, disposal, observers,
     // plans to invalidate, an override scope's copies) is a loop, not a call per level.
