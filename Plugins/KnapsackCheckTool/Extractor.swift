@@ -195,9 +195,9 @@ final class FactsCollector: SyntaxVisitor {
         caveat: isInLoop(call) ? "this registration is in a loop" : nil))
   }
 
-  /// Whether `factory` only hands out another key's instance: its body is one expression (or
-  /// `return`), a resolution of a key through its resolver, `try r[\.x]` or
-  /// `try await r.resolve(\.x)`.
+  /// Whether `factory` only hands out another dependency's instance: its body is one expression
+  /// (or `return`), a resolution through its resolver that the check follows, `try r[\.x]`,
+  /// `try await r.resolve(\.x)` or `try r.resolve(type: T.self)`.
   func isAlias(_ factory: ClosureExprSyntax) -> Bool {
     guard factory.statements.count == 1, let item = factory.statements.first?.item else { return false }
     var expression =
@@ -214,15 +214,21 @@ final class FactsCollector: SyntaxVisitor {
     }
     guard let expression else { return false }
     let finder = ReferenceFinder(collector: self, factory: factory)
+    let calledOnResolver: Bool
     if let subscriptCall = expression.as(SubscriptCallExprSyntax.self) {
-      guard finder.isResolver(subscriptCall.calledExpression), subscriptCall.arguments.count == 1 else { return false }
-      return subscriptCall.arguments.first?.expression.as(KeyPathExprSyntax.self).flatMap(keyName) != nil
+      calledOnResolver = finder.isResolver(subscriptCall.calledExpression)
+    } else if let call = expression.as(FunctionCallExprSyntax.self), call.trailingClosure == nil,
+      let member = call.calledExpression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "resolve",
+      let base = member.base
+    {
+      calledOnResolver = finder.isResolver(base)
+    } else {
+      calledOnResolver = false
     }
-    guard let call = expression.as(FunctionCallExprSyntax.self), call.arguments.count == 1,
-      call.trailingClosure == nil, let member = call.calledExpression.as(MemberAccessExprSyntax.self),
-      member.declName.baseName.text == "resolve", let base = member.base, finder.isResolver(base)
-    else { return false }
-    return call.arguments.first?.expression.as(KeyPathExprSyntax.self).flatMap(keyName) != nil
+    // One resolution the check follows, of a key or a type, and nothing else.
+    guard calledOnResolver else { return false }
+    let found = references(in: expression, factory: factory)
+    return found.count == 1 && found[0].target != nil
   }
 
   /// Every resolution inside a factory: `r[\.x]`, `r.resolve(\.x)`, `r.resolve(T.self, name:)`, and

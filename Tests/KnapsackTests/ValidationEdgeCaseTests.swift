@@ -70,6 +70,18 @@ extension Dependencies {
     #expect(report.problems(.captiveDependency).isEmpty, "\(report)")
   }
 
+  /// A type registration that aliases a key is looked through like a key's.
+  @Test func aSingletonKeepingATypeAliasOfASingletonIsNotCaptive() async throws {
+    let container = Container()
+    container.register(\.edgeAliasTarget, scope: .singleton) { ValThing("single") }
+    container.register(type: ValThing.self) { r in try r[\.edgeAliasTarget] }
+    container.register(\.edgeAliasHolder, scope: .singleton) { r in
+      ValThing("holder", [try r.resolve(type: ValThing.self)])
+    }
+    let report = await container.validate()
+    #expect(report.problems(.captiveDependency).isEmpty, "\(report)")
+  }
+
   /// An alias of a shorter-lived key forwards its lifetime too: the singleton that keeps what
   /// the alias returns holds the unique instance behind it, and the report names both.
   @Test func aSingletonKeepingAnAliasOfAUniqueKeyHoldsTheUniqueOneThroughTheAlias() async throws {

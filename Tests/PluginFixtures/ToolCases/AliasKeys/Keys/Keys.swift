@@ -28,6 +28,8 @@ extension Dependencies {
   public var storeHolder: Key<Holder> { Key { r in Holder(try r[\.storeAlias]) }.scope(.singleton) }
   /// Keeps the singleton behind the registered alias: nothing captive.
   public var registeredHolder: Key<Holder> { Key { r in Holder(try r[\.registeredAlias]) }.scope(.singleton) }
+  /// Registered as a singleton that keeps the type registration's store: nothing captive.
+  public var typeHolder: Key<Holder> { .required() }
   /// Keeps a unique store, through the alias: captive.
   public var freshHolder: Key<Holder> { Key { r in Holder(try r[\.freshAlias]) }.scope(.singleton) }
   /// Keeps a store of the non-alias's own making: captive.
