@@ -14,6 +14,11 @@ extension Dependencies {
   var keyRequiredToken: Key<Token> { .required() }
   var keyDependent: Key<String> { Key { r in "number \(try r[\.keyNumber])" } }
   var keyUnnamedRequired: Key<Int> { .required() }
+  /// Required keys that declare the scope their registrations take.
+  var keyRequiredSingleton: Key<Token> { .required().scope(.singleton) }
+  var keyRequiredAsyncSingleton: AsyncKey<Token> { .required().scope(.singleton) }
+  var keyRequiredMainActorSingleton: MainActorKey<Token> { .required().scope(.singleton) }
+  var keyRequiredArgumentSingleton: ArgumentKey<Int, Token> { .required().scope(.singleton) }
 }
 
 @Suite struct KeyTests {
@@ -28,6 +33,30 @@ extension Dependencies {
     let container = Container()
     #expect(try container[\.keyToken] !== container[\.keyToken])
     #expect(try container[\.keySingletonToken] === container[\.keySingletonToken])
+  }
+
+  /// A required key's `.scope(_:)` is the scope of the registrations that provide it and name
+  /// none, for every kind; a registration's own `scope:` wins.
+  @Test func aRequiredKeysDeclaredScopeIsItsRegistrationsDefault() async throws {
+    let container = Container()
+    container.register(\.keyRequiredSingleton) { Token("registered") }
+    container.register(\.keyRequiredAsyncSingleton) { Token("registered async") }
+    container.register(\.keyRequiredMainActorSingleton) { Token("registered on the main actor") }
+    container.register(\.keyRequiredArgumentSingleton) { _, number in Token("registered for \(number)") }
+    #expect(try container[\.keyRequiredSingleton] === container[\.keyRequiredSingleton])
+    #expect(try await container.resolve(\.keyRequiredAsyncSingleton) === container.resolve(\.keyRequiredAsyncSingleton))
+    #expect(
+      try await container.resolve(\.keyRequiredMainActorSingleton)
+        === container.resolve(\.keyRequiredMainActorSingleton))
+    #expect(
+      try container.resolve(\.keyRequiredArgumentSingleton, argument: 1)
+        === container.resolve(\.keyRequiredArgumentSingleton, argument: 1))
+    #expect(
+      try container.resolve(\.keyRequiredArgumentSingleton, argument: 1)
+        !== container.resolve(\.keyRequiredArgumentSingleton, argument: 2))
+    let unique = Container()
+    unique.register(\.keyRequiredSingleton, scope: .unique) { Token("unique") }
+    #expect(try unique[\.keyRequiredSingleton] !== unique[\.keyRequiredSingleton])
   }
 
   @Test func defaultFactoryReceivesAResolverOfTheSameContainer() async throws {

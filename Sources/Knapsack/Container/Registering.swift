@@ -256,10 +256,11 @@ extension Container {
     add(index, factory, scope ?? defaultScope(of: index), hasSideEffects, dispose, fileID, line)
   }
 
-  /// The scope of the default of the key at `index` (unique for a required key).
+  /// The scope a registration of the key at `index` takes when it names none: the one the key
+  /// declares with `.scope(_:)`, a required key's included.
   @usableFromInline
   func defaultScope(of index: Int) -> Scope {
-    KeyTable.shared.descriptor(index).defaultRegistration?.scope ?? .unique
+    KeyTable.shared.descriptor(index).declaredScope
   }
 
   /// The routine behind every `register(type:)`.

@@ -15,6 +15,9 @@ struct Descriptor: Sendable {
   let declaration: CodeLocation?
   /// The key's default, or nil for required keys and types.
   let defaultRegistration: Registration?
+  /// The scope the key declares with `.scope(_:)`, which a registration that names none takes:
+  /// a required key's too, which has no default to carry it. Unique for a type.
+  var declaredScope: Scope = .unique
 
   var reference: DependencyReference {
     DependencyReference(name: displayName, typeName: typeName, location: declaration)
@@ -36,7 +39,7 @@ struct Descriptor: Sendable {
   func renamed(_ name: String) -> Descriptor {
     Descriptor(
       index: index, kind: kind, displayName: name, typeName: typeName, declaration: declaration,
-      defaultRegistration: defaultRegistration)
+      defaultRegistration: defaultRegistration, declaredScope: declaredScope)
   }
 }
 
@@ -44,11 +47,11 @@ extension Descriptor {
   /// A key's descriptor: its name and declaration, and its default factory if it has one.
   init(
     _ kind: Kind, index: Int, keyPath: AnyKeyPath, declaration: Declaration, typeName: String,
-    defaultRegistration: Registration?
+    defaultRegistration: Registration?, declaredScope: Scope = .unique
   ) {
     self.init(
       index: index, kind: kind, displayName: KeyTable.name(keyPath, declaration), typeName: typeName,
-      declaration: declaration.location, defaultRegistration: defaultRegistration)
+      declaration: declaration.location, defaultRegistration: defaultRegistration, declaredScope: declaredScope)
   }
 }
 
@@ -74,7 +77,7 @@ extension DependencyKey: DeclaredKey {
       defaultRegistration: factory.map {
         TypedRegistration(
           index: index, scope: defaultScope, factory: $0, location: declaration.location, isDefault: true)
-      })
+      }, declaredScope: defaultScope)
   }
 }
 

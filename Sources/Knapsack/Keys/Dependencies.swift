@@ -85,7 +85,9 @@ public struct DependencyKey<Kind: KeyKind, Argument: Sendable, Value: Sendable>:
 
   /// Returns the key with a different default scope.
   ///
-  /// The scope applies to the default factory; a registration chooses its own scope.
+  /// The scope applies to the default factory and to every registration of the key that names
+  /// none; a required key's registrations take it too (`.required().scope(.singleton)`). A
+  /// registration's own `scope:` wins.
   public func scope(_ scope: Scope) -> Self {
     Self(factory: factory, scope: scope, declaration: declaration)
   }
