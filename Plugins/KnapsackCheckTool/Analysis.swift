@@ -16,6 +16,15 @@ struct Finding: Hashable, Comparable {
   var line: String { "\(site.prefix): \(severity.rawValue): \(message)" }
 }
 
+/// Value types of the standard library and Foundation that a key commonly provides: a holder
+/// keeps a copy, so none is captive by itself.
+let standardValueTypes: Set<String> = [
+  "String", "Substring", "Character", "Bool", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16",
+  "UInt32", "UInt64", "Double", "Float", "Float16", "Decimal", "Date", "URL", "URLComponents", "URLRequest", "UUID",
+  "Data", "TimeInterval", "Duration", "DateComponents", "Locale", "TimeZone", "Calendar", "Set", "Array",
+  "Dictionary", "Optional", "Result", "Range", "ClosedRange", "ContinuousClock", "SuspendingClock",
+]
+
 /// Scope order, as the container's: unique < graph < weak < cached < singleton.
 let scopeOrder = ["unique": 0, "graph": 1, "weak": 2, "cached": 3, "singleton": 4]
 
@@ -37,9 +46,23 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   let files = keysToldApart(modules).flatMap { module in
     exporters.contains(module.name) ? module.files : module.files.filter { !exporters.isDisjoint(with: $0.imports) }
   }
-  let declarations = Dictionary(files.flatMap(\.declarations).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+  // A key may be declared in several clauses of an `#if`: each clause counts, since the check
+  // cannot tell which one a build takes. The first declaration gives the key's scope and type.
+  let declarationsOfKey = Dictionary(grouping: files.flatMap(\.declarations), by: \.id)
+  let declarations = declarationsOfKey.compactMapValues(\.first)
   let registrations = Dictionary(grouping: files.flatMap(\.registrations), by: \.id)
   let valueTypes = Set(modules.flatMap(\.files).flatMap(\.valueTypes))
+  // A type resolved by a spelling its registration does not use (`Billing.Ledger` for `Ledger`,
+  // or `API.Session` for `Session` registered inside `extension API`) is the registered one.
+  let registeredTypes = registrations.keys.filter(\.isType).sorted()
+  func provided(_ reference: Reference) -> Reference {
+    guard let target = reference.target, target.isType, registrations[target] == nil,
+      let registered = registeredTypes.first(where: { $0.isQualifiedSpelling(of: target) })
+    else { return reference }
+    var resolved = reference
+    resolved.target = registered
+    return resolved
+  }
   var findings: [Finding] = []
 
   // Registrations and resolutions the check cannot follow.
@@ -72,15 +95,15 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   for (id, list) in registrations {
     factories[id] = list.map {
       Factory(
-        scope: $0.scope ?? declarations[id]?.scope ?? "unique", resolves: $0.resolves, isAlias: $0.isAlias,
-        site: $0.site)
+        scope: $0.scope ?? declarations[id]?.scope ?? "unique", resolves: $0.resolves.map(provided),
+        isAlias: $0.isAlias, site: $0.site)
     }
   }
-  for (id, declaration) in declarations where factories[id] == nil && !declaration.isRequired {
-    factories[id] = [
-      Factory(
-        scope: declaration.scope, resolves: declaration.resolves, isAlias: declaration.isAlias, site: declaration.site)
-    ]
+  for (id, list) in declarationsOfKey where factories[id] == nil {
+    let defaults = list.filter { !$0.isRequired }.map {
+      Factory(scope: $0.scope, resolves: $0.resolves.map(provided), isAlias: $0.isAlias, site: $0.site)
+    }
+    if !defaults.isEmpty { factories[id] = defaults }
   }
   for reference in factories.values.flatMap({ $0.flatMap(\.resolves) }) where reference.target == nil {
     findings.append(
@@ -90,7 +113,8 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   }
 
   // Missing providers.
-  for declaration in declarations.values where declaration.isRequired && registrations[declaration.id] == nil {
+  for declaration in declarationsOfKey.values.joined()
+  where declaration.isRequired && registrations[declaration.id] == nil {
     if declaration.isSilenced {
       findings.append(
         Finding(
@@ -168,6 +192,19 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   func valueType(of id: DependencyID) -> String {
     id.isType ? String(id.text.prefix { $0 != " " }) : declarations[id]?.valueType ?? ""
   }
+  /// Whether `id` is made as a value: a struct or enum of the graph (a generic one by its name
+  /// without arguments), a standard or Foundation value type, a collection, optional or tuple
+  /// written as such, or a multibinding (an array of its contributions).
+  func isValue(_ id: DependencyID) -> Bool {
+    if let declaration = declarations[id], multibindingKinds.contains(where: declaration.typeText.hasPrefix) {
+      return true
+    }
+    let type = valueType(of: id)
+    if type.hasPrefix("[") || type.hasSuffix("?") || type.hasPrefix("(") { return true }
+    let name = String(type.prefix { $0 != "<" })
+    let bare = name.hasPrefix("Foundation.") ? String(name.dropFirst("Foundation.".count)) : name
+    return valueTypes.contains(name) || standardValueTypes.contains(bare)
+  }
   func shortestScope(_ id: DependencyID) -> String? {
     factories[id]?.map(\.scope).max { (scopeOrder[$0] ?? 0) < (scopeOrder[$1] ?? 0) }
   }
@@ -186,7 +223,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
           pending += aliases.flatMap { $0.resolves.compactMap { $0.target.map { (path + [$0], site) } } }
           continue
         }
-        if valueTypes.contains(valueType(of: held)) {
+        if isValue(held) {
           pending += (factories[held] ?? []).flatMap {
             $0.resolves.compactMap { $0.target.map { (path + [$0], site) } }
           }

@@ -161,7 +161,11 @@ final class FactsCollector: SyntaxVisitor {
       switch argument.label?.text {
       case "scope": scope = argument.expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text
       case "name":
-        if let literal = stringLiteral(argument.expression) { name = literal } else { nameIsLiteral = false }
+        if let literal = stringLiteral(argument.expression) {
+          name = literal
+        } else if !argument.expression.is(NilLiteralExprSyntax.self) {
+          nameIsLiteral = false
+        }
       default: break
       }
     }
@@ -323,7 +327,10 @@ final class ReferenceFinder: SyntaxVisitor {
     } else if let member = first.expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "self",
       let base = member.base
     {
-      let nameArgument = node.arguments.first { $0.label?.text == "name" }
+      // `name: nil` is no name.
+      let nameArgument = node.arguments.first {
+        $0.label?.text == "name" && !$0.expression.is(NilLiteralExprSyntax.self)
+      }
       if let nameArgument, stringLiteral(nameArgument.expression) == nil {
         found.append(Reference(target: nil, site: site, unfollowable: "a name computed at run time"))
       } else {

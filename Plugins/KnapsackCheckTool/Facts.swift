@@ -45,6 +45,20 @@ struct DependencyID: Codable, Hashable, Comparable, CustomStringConvertible {
 
   var description: String { written ?? text }
 
+  /// Whether this type and `other` are one type spelled with and without a qualifier: the
+  /// module or the enclosing type, `Billing.Ledger` and `Ledger`, with the same name if any.
+  /// The check cannot tell a module from an enclosing type, nor which one a bare name means.
+  func isQualifiedSpelling(of other: DependencyID) -> Bool {
+    guard isType, other.isType, self != other else { return false }
+    func parts(_ id: DependencyID) -> (type: Substring, name: Substring) {
+      guard let quote = id.text.range(of: " \"") else { return (id.text[...], "") }
+      return (id.text[..<quote.lowerBound], id.text[quote.lowerBound...])
+    }
+    let (mine, myName) = parts(self)
+    let (theirs, theirName) = parts(other)
+    return myName == theirName && (mine.hasSuffix("." + theirs) || theirs.hasSuffix("." + mine))
+  }
+
   /// This key told apart by the module that declares it: `\.config (Profile)` (see ``spelled``).
   func declared(in module: String) -> DependencyID {
     DependencyID(text: "\(text) (\(module))", isType: false)

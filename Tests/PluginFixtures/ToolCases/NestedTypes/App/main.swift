@@ -1,0 +1,5 @@
+import Keys
+import Knapsack
+
+let container = Container()
+API.register(in: container)

@@ -1,0 +1,5 @@
+import Billing
+import Knapsack
+
+let container = Container()
+container.register(type: Billing.Ledger.self, scope: .singleton) { Billing.Ledger() }
