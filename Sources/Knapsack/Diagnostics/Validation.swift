@@ -1064,14 +1064,14 @@ extension Container {
         while let (path, heldScope) = pending.popLast() {
           guard let held = path.last, visited.insert(held.name).inserted, holder.scope.kind > heldScope.kind
           else { continue }
-          // What the run made tells first: a factory that only read something from an instance
-          // (a setting, say) let it go, and one that kept a value keeps what the value holds.
           // An alias hands out its source's instance: the holder keeps that, with its lifetime.
           if let sources = recorder.forwardedSources(of: held.name) {
             pending += (children[held.name] ?? []).filter { sources.contains($0.dependency.name) }
               .map { (path + [$0.dependency], $0.scope) }
             continue
           }
+          // What the run made tells first: a factory that only read something from an instance
+          // (a setting, say) let it go, and one that kept a value keeps what the value holds.
           let kept = recorder.kept(along: path)
           if kept == .released { continue }
           if kept == .values || (kept == .unknown && holdsValueType(held)) {
