@@ -43,7 +43,7 @@ public struct ContainerTrait: TestTrait, SuiteTrait, TestScoping {
     } catch {
       failure = error
     }
-    if !container.isDisposedContainer {
+    if !container.isDisposed {
       do {
         try await container.dispose()
       } catch {

@@ -60,7 +60,7 @@ extension Dependencies {
       Result {
         var seen = [
           try deepest[\.childShared].label, "\(try deepest[\.childNumber])", try deepest[\.childSession].label,
-          "\(deepest.isDisposedContainer)",
+          "\(deepest.isDisposed)",
         ]
         // Registering in the root invalidates the plans of every descendant.
         root.register(\.childNumber) { 10 }
@@ -233,7 +233,7 @@ extension Dependencies {
     let error = #expect(throws: ResolutionError.self) { try child[\.childNumber] }
     #expect(error?.kind == .containerDisposed)
     #expect(try parent[\.childNumber] == 0)
-    #expect(!parent.isDisposedContainer)
+    #expect(!parent.isDisposed)
   }
 
   @Test func disposingTheParentDisposesLiveChildrenFirst() async throws {
@@ -246,7 +246,7 @@ extension Dependencies {
     _ = try child[\.containerOtherResource]
     try await parent.dispose()
     #expect(log.all == ["child", "parent"])
-    #expect(child.isDisposedContainer)
+    #expect(child.isDisposed)
     let error = #expect(throws: ResolutionError.self) { try child[\.childNumber] }
     #expect(error?.kind == .containerDisposed)
   }

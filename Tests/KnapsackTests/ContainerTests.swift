@@ -129,14 +129,14 @@ final class RecordingObserver: ResolutionObserver {
     }
     let second = try container[\.containerOtherResource]
     let first = try container[\.containerResource]
-    #expect(!container.isDisposedContainer)
+    #expect(!container.isDisposed)
     async let one: Void = container.dispose()
     async let two: Void = container.dispose()
     _ = try await (one, two)
     #expect(log.all == ["second", "first"])
     #expect(first.closeCount == 1)
     #expect(second.closeCount == 1)
-    #expect(container.isDisposedContainer)
+    #expect(container.isDisposed)
   }
 
   @Test func resolvingFromADisposedContainerThrows() async throws {

@@ -32,7 +32,7 @@ extension Dependencies {
     }
     let (container, resource) = try #require(made.withLock { $0 })
     #expect(container !== Container.shared)
-    #expect(container.isDisposedContainer)
+    #expect(container.isDisposed)
     #expect(resource.closeCount == 1)
   }
 
@@ -93,7 +93,7 @@ extension Dependencies {
     let made = containers.withLock { $0 }
     // The singleton the suite's trait registers is made with the test's value.
     #expect(seen.withLock { $0 } == ["suite", "test", "service with test"])
-    #expect(made.count == 2 && made[0] !== made[1] && made.allSatisfy(\.isDisposedContainer))
+    #expect(made.count == 2 && made[0] !== made[1] && made.allSatisfy(\.isDisposed))
   }
 }
 

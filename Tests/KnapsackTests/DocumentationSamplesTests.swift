@@ -775,7 +775,7 @@ struct TodoRepositoryTests {
     let database = try await container.resolve(\.todoDatabase)
     try await container.dispose()
     #expect(await database.isClosed)
-    #expect(container.isDisposedContainer)
+    #expect(container.isDisposed)
   }
 
   @Test func reverseOrderWithASessionChild() async throws {

@@ -126,8 +126,8 @@ final class LcTypedService: Sendable {}
     try await container.dispose()
     #expect(log.all == ["session", "sync", "database"])
     #expect(await sync.database.isClosed)
-    #expect(container.isDisposedContainer)
-    #expect(session.isDisposedContainer)
+    #expect(container.isDisposed)
+    #expect(session.isDisposed)
   }
 
   @Test func orderIsCreationOrderNotRegistrationOrder() async throws {
@@ -280,7 +280,7 @@ final class LcTypedService: Sendable {}
     _ = try child[\.lcSession]
     try await child.dispose()
     #expect(log.all == ["session"])
-    #expect(!parent.isDisposedContainer)
+    #expect(!parent.isDisposed)
     #expect(try parent[\.lcA] === shared)
     // The parent later disposes only what is left: its own singleton.
     try await parent.dispose()
@@ -311,7 +311,7 @@ final class LcTypedService: Sendable {}
     // The container's own instance is untouched, and the container still works.
     #expect(own.disposals.count == 0)
     #expect(try container[\.lcA] === own)
-    #expect(!container.isDisposedContainer)
+    #expect(!container.isDisposed)
   }
 
   @Test func anOverrideScopeThatThrowsStillDisposesWhatItMade() async throws {
@@ -398,7 +398,7 @@ final class LcTypedService: Sendable {}
       if calls.increment() == 1 {
         // Long bounds: they only end a hang, and a loaded machine may be slow to get here.
         creating.arriveAndWait(timeout: .seconds(60))
-        _ = waitUntilSync(timeout: .seconds(60)) { container.isDisposedContainer }
+        _ = waitUntilSync(timeout: .seconds(60)) { container.isDisposed }
         throw PlannedFailure("interrupted by disposal")
       }
       return LcResource("made after disposal began", log: log)
@@ -736,7 +736,7 @@ final class LcTypedService: Sendable {}
     _ = try child[\.lcA]
     try await parent.dispose()
     for container in [child, child.makeChild()] {
-      #expect(container.isDisposedContainer)
+      #expect(container.isDisposed)
       let inherited = #expect(throws: ResolutionError.self) { try container[\.lcA] }
       #expect(inherited?.kind == .containerDisposed)
       let own = #expect(throws: ResolutionError.self) { try container[\.lcSession] }
@@ -752,13 +752,13 @@ final class LcTypedService: Sendable {}
     let error = #expect(throws: ResolutionError.self) { try child[\.lcA] }
     #expect(error?.kind == .containerDisposed)
     #expect(try parent[\.lcA].label == "a")
-    #expect(!parent.isDisposedContainer)
+    #expect(!parent.isDisposed)
   }
 
   @Test func aLiveContainerIsNotDisposed() async throws {
     let container = Container()
-    #expect(!container.isDisposedContainer)
-    #expect(!container.makeChild().isDisposedContainer)
+    #expect(!container.isDisposed)
+    #expect(!container.makeChild().isDisposed)
     #expect(try container[\.lcNumber] == 42)
   }
 
@@ -849,7 +849,7 @@ final class LcTypedService: Sendable {}
       try await session.dispose()
       #expect(own.closeCount == 1)
       #expect(shared.closeCount == 0)
-      #expect(!parent.isDisposedContainer)
+      #expect(!parent.isDisposed)
       #expect(try parent[\.lcNumber] == 7)
       #expect(try parent[\.lcDefaultDatabase] === shared)
     }

@@ -315,7 +315,10 @@ public final class Container: Sendable {
   /// for a copy, the container it copies; else its parent.
   private var inheritsFrom: Container? { overlay?.base ?? parent }
 
-  var isDisposed: Bool {
+  /// Whether ``dispose()`` was called on this container or one it descends from: a disposed
+  /// container stays disposed, and every resolution from it throws
+  /// ``ResolutionError/Kind/containerDisposed``.
+  public var isDisposed: Bool {
     var container = self
     while true {
       if container.state.withLock({ $0.disposed }) { return true }

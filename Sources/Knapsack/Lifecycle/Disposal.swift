@@ -66,9 +66,6 @@ extension Container {
     return disposal
   }
 
-  /// Whether ``dispose()`` was called on this container or one it descends from.
-  public var isDisposedContainer: Bool { isDisposed }
-
   /// Whether instances to dispose of were created since the last disposal.
   var hasUndisposedInstances: Bool { state.withLock { !$0.created.isEmpty } }
 
