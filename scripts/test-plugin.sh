@@ -61,7 +61,8 @@ S=$fixtures/Sources
 expect_line "$work/static-Missing.txt" "$S/MissingKeys/Keys.swift:17:14: error: required key \\.clock (Key<Clock>) has no registration in the module graph of 'MissingApp'"
 expect_line "$work/static-Cycle.txt" "$S/CycleApp/App.swift:9:5: error: dependency cycle: \\.alpha (CycleApp/App.swift:9) -> \\.beta (CycleKeys/Keys.swift:22) -> \\.alpha"
 expect_line "$work/static-Cycle.txt" "$S/CycleKeys/Keys.swift:22:59: note: \\.beta resolves the next key of the cycle here"
-expect_line "$work/static-Captive.txt" "$S/CaptiveKeys/Keys.swift:21:42: warning: captive dependency: \\.sessionCache (singleton) holds \\.session (unique)"
+expect_line "$work/static-Captive.txt" "$S/CaptiveKeys/Keys.swift:28:42: warning: captive dependency: \\.sessionCache (singleton) holds \\.session (unique)"
+expect_line "$work/static-Captive.txt" "$S/CaptiveKeys/Keys.swift:42:82: warning: captive dependency: \\.sessionArchive (singleton) holds \\.sessions contribution (CaptiveApp/App.swift:10) (unique) through \\.sessions"
 expect_line "$work/static-Dynamic.txt" "$S/DynamicApp/App.swift:11:7: remark: knapsack-check did not cover this registration: the key path is computed at run time"
 expect_line "$work/static-Dynamic.txt" "$S/DynamicKeys/Keys.swift:6:14: remark: required key \\.token is not registered in the module graph of 'DynamicApp'; silenced by '// knapsack-check: runtime-provided'"
 [[ $(cat "$work/static-Missing.status") == 1 && $(cat "$work/static-Cycle.status") == 1 ]] || fail "errors must exit 1"
@@ -132,6 +133,7 @@ echo "== validate() on the agreement cases"
 "$work/scratch/debug/agreement-runtime" >"$work/runtime.txt" || fail "agreement-runtime failed"
 cat "$work/runtime.txt"
 cat >"$work/expected.txt" <<'EXPECTED'
+Captive captiveDependency \.sessionArchive
 Captive captiveDependency \.sessionCache
 Captive checked
 Cycle checked

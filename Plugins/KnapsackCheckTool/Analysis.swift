@@ -105,6 +105,22 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
     }
     if !defaults.isEmpty { factories[id] = defaults }
   }
+  // A multibinding's contributions: each is a dependency of the multibinding, with its own
+  // scope and factory, named as the container names it, `\.sinks contribution (Sinks.swift:12)`.
+  for contribution in files.flatMap(\.contributions) {
+    let id = DependencyID(text: "\(contribution.id.text) contribution (\(contribution.site.short))", isType: false)
+    factories[id] = [
+      Factory(
+        scope: contribution.scope ?? "unique", resolves: contribution.resolves.map(provided), isAlias: false,
+        site: contribution.site)
+    ]
+    let edge = Reference(target: id, site: contribution.site)
+    if factories[contribution.id]?.isEmpty ?? true {
+      factories[contribution.id] = [Factory(scope: "unique", resolves: [edge], isAlias: false, site: contribution.site)]
+    } else {
+      factories[contribution.id]?[0].resolves.append(edge)
+    }
+  }
   for reference in factories.values.flatMap({ $0.flatMap(\.resolves) }) where reference.target == nil {
     findings.append(
       Finding(
@@ -171,7 +187,10 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         let rotation = ids.indices.min { ids[$0] < ids[$1] } ?? 0
         guard reported.insert(Array(ids[rotation...] + ids[..<rotation])).inserted else { continue }
         let ordered = Array(loop[rotation...] + loop[..<rotation])
-        let text = (ordered.map { $0.id.noted(siteOf($0.id)?.short ?? "?") } + ["\(ids[rotation])"])
+        // A contribution's name holds its site already.
+        let text =
+          (ordered.map { $0.id.isContribution ? "\($0.id)" : $0.id.noted(siteOf($0.id)?.short ?? "?") }
+          + ["\(ids[rotation])"])
           .joined(separator: " -> ")
         if let first = siteOf(ids[rotation]) {
           findings.append(Finding(severity: .error, site: first, message: "dependency cycle: \(text)"))
@@ -333,6 +352,16 @@ func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
           counted.caveat = several(original, candidates)
           return counted
         }
+      }
+      // A contribution to a multibinding of a name several modules declare goes to the one the
+      // file names, or, when the check cannot tell, is not followed (the multibinding counts as
+      // provided anyway).
+      file.contributions = file.contributions.compactMap { contribution in
+        var contribution = contribution
+        contribution.resolves = told(contribution.resolves)
+        guard let id = told(contribution.id).id else { return nil }
+        contribution.id = id
+        return contribution
       }
       return file
     }

@@ -77,7 +77,11 @@ final class FactsCollector: SyntaxVisitor {
   }
 
   override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
-    if calleeName(node) == "register" { registration(node) }
+    switch calleeName(node) {
+    case "register": registration(node)
+    case "contribute": contribution(node)
+    default: break
+    }
     return .visitChildren
   }
 
@@ -233,6 +237,31 @@ final class FactsCollector: SyntaxVisitor {
     guard calledOnResolver else { return false }
     let found = references(in: expression, factory: factory)
     return found.count == 1 && found[0].target != nil
+  }
+
+  /// `container.contribute(to: \.key, scope:) { r in ... }`: one contribution to a multibinding,
+  /// with its own scope and what its factory resolves.
+  func contribution(_ call: FunctionCallExprSyntax) {
+    guard let first = call.arguments.first, first.label?.text == "to" else { return }
+    guard let keyPath = first.expression.as(KeyPathExprSyntax.self), let name = keyName(keyPath) else {
+      facts.unfollowedRegistrations.append(
+        Reference(target: nil, site: site(call), unfollowable: "the key path is computed at run time"))
+      return
+    }
+    let scope = call.arguments.first { $0.label?.text == "scope" }?.expression.as(MemberAccessExprSyntax.self)?
+      .declName.baseName.text
+    let last = call.arguments.count > 1 ? call.arguments.last.flatMap { $0.label == nil ? $0.expression : nil } : nil
+    let factory = call.trailingClosure.map(ExprSyntax.init) ?? last
+    let resolves =
+      factory.flatMap { $0.as(ClosureExprSyntax.self) }.map { references(in: $0, factory: $0) } ?? [
+        Reference(
+          target: nil, site: site(call),
+          unfollowable: "the contribution's factory is not a closure, so what it resolves is not read")
+      ]
+    facts.contributions.append(
+      Registration(
+        id: .key(name), scope: scope ?? "unique", resolves: resolves, site: site(call),
+        caveat: nil))
   }
 
   /// Every resolution inside a factory: `r[\.x]`, `r.resolve(\.x)`, `r.resolve(T.self, name:)`, and

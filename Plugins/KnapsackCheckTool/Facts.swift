@@ -67,12 +67,16 @@ struct DependencyID: Codable, Hashable, Comparable, CustomStringConvertible {
   /// This dependency with a note in parentheses: `\.ledger (singleton)`, or for a key told apart
   /// by its module, `\.ledger (Profile, singleton)`, in the group that already ends it.
   func noted(_ note: String) -> String {
-    spelled == text || isType ? "\(description) (\(note))" : "\(text.dropLast()), \(note))"
+    spelled == text || isType || isContribution ? "\(description) (\(note))" : "\(text.dropLast()), \(note))"
   }
+
+  /// Whether this is one contribution to a multibinding, `\.sinks contribution (Sinks.swift:12)`:
+  /// its parentheses hold its site, not a module.
+  var isContribution: Bool { !isType && text.contains(" contribution (") }
 
   /// How a source file spells it: a key without the module that tells it apart (`\.config`).
   var spelled: String {
-    guard !isType, text.hasSuffix(")"), let module = text.range(of: " (", options: .backwards) else {
+    guard !isType, !isContribution, text.hasSuffix(")"), let module = text.range(of: " (", options: .backwards) else {
       return description
     }
     return String(text[..<module.lowerBound])
@@ -125,6 +129,9 @@ struct FileFacts: Codable, Hashable {
   var exportedImports: [String] = []
   var declarations: [KeyDeclaration] = []
   var registrations: [Registration] = []
+  /// Contributions to multibindings, `contribute(to: \.key, scope:) { r in ... }`: the id is
+  /// the multibinding's.
+  var contributions: [Registration] = []
   /// Registrations the check cannot follow (a computed key path, a non-literal name).
   var unfollowedRegistrations: [Reference] = []
   /// Structs and enums declared in the file, by qualified name (`API.Session` for one nested in

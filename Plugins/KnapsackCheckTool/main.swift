@@ -43,7 +43,7 @@ struct FactsCache: Codable {
     var modified: Double
     var facts: FileFacts
   }
-  static let version = 4
+  static let version = 5
   var version = FactsCache.version
   var entries: [String: Entry] = [:]
 }

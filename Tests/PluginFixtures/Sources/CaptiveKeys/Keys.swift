@@ -5,6 +5,13 @@ public final class Session: Sendable {
   public init() {}
 }
 
+/// Kept for the container's life, and keeps the sessions it was made with.
+public final class SessionArchive: Sendable {
+  let sessions: [Session]
+
+  public init(_ sessions: [Session]) { self.sessions = sessions }
+}
+
 /// Kept for the container's life, and keeps the session it was made with.
 public final class SessionCache: Sendable {
   let session: Session
@@ -29,4 +36,8 @@ extension Dependencies {
   public var sharedSessionCache: Key<SessionCache> {
     Key { r in SessionCache(session: try r[\.currentSession]) }.scope(.singleton)
   }
+
+  /// Every session of a list, kept by a singleton: the unique contribution is captive.
+  public var sessions: Multibinding<Session> { Multibinding() }
+  public var sessionArchive: Key<SessionArchive> { Key { r in SessionArchive(try r[\.sessions]) }.scope(.singleton) }
 }
