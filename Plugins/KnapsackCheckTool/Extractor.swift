@@ -152,10 +152,7 @@ final class FactsCollector: SyntaxVisitor {
   /// `container.register(\.key, scope:) { ... }` or `register(type: T.self, name:, scope:) { ... }`;
   /// the factory may also be a function (`SystemClock.init`), whose resolutions cannot be read.
   func registration(_ call: FunctionCallExprSyntax) {
-    let last = call.arguments.count > 1 ? call.arguments.last.flatMap { $0.label == nil ? $0.expression : nil } : nil
-    guard let factory = call.trailingClosure.map(ExprSyntax.init) ?? last, let first = call.arguments.first else {
-      return
-    }
+    guard let factory = factoryArgument(of: call), let first = call.arguments.first else { return }
     let label = first.label?.text
     guard label == nil || label == "type" else { return }
     var scope: String?
@@ -190,17 +187,29 @@ final class FactsCollector: SyntaxVisitor {
       facts.unfollowedRegistrations.append(Reference(target: nil, site: site(call), unfollowable: why))
       return
     }
-    let resolves =
-      factory.as(ClosureExprSyntax.self).map { references(in: $0, factory: $0) } ?? [
-        Reference(
-          target: nil, site: site(factory),
-          unfollowable: "the factory \(factory.trimmedDescription) is not a closure, so what it resolves is not read")
-      ]
     facts.registrations.append(
       Registration(
-        id: id, scope: scope, resolves: resolves, isAlias: factory.as(ClosureExprSyntax.self).map(isAlias) ?? false,
+        id: id, scope: scope, resolves: resolutions(of: factory),
+        isAlias: factory.as(ClosureExprSyntax.self).map(isAlias) ?? false,
         site: site(call),
         caveat: isInLoop(call) ? "this registration is in a loop" : nil))
+  }
+
+  /// The factory a `register` or `contribute` call passes: its trailing closure, or its last
+  /// argument when that has no label.
+  func factoryArgument(of call: FunctionCallExprSyntax) -> ExprSyntax? {
+    let last = call.arguments.count > 1 ? call.arguments.last.flatMap { $0.label == nil ? $0.expression : nil } : nil
+    return call.trailingClosure.map(ExprSyntax.init) ?? last
+  }
+
+  /// What a factory resolves; for one that is not a closure (a function), a resolution the check
+  /// cannot follow.
+  func resolutions(of factory: ExprSyntax) -> [Reference] {
+    factory.as(ClosureExprSyntax.self).map { references(in: $0, factory: $0) } ?? [
+      Reference(
+        target: nil, site: site(factory),
+        unfollowable: "the factory \(factory.trimmedDescription) is not a closure, so what it resolves is not read")
+    ]
   }
 
   /// Whether `factory` only hands out another dependency's instance: its body is one expression
@@ -250,18 +259,9 @@ final class FactsCollector: SyntaxVisitor {
     }
     let scope = call.arguments.first { $0.label?.text == "scope" }?.expression.as(MemberAccessExprSyntax.self)?
       .declName.baseName.text
-    let last = call.arguments.count > 1 ? call.arguments.last.flatMap { $0.label == nil ? $0.expression : nil } : nil
-    let factory = call.trailingClosure.map(ExprSyntax.init) ?? last
-    let resolves =
-      factory.flatMap { $0.as(ClosureExprSyntax.self) }.map { references(in: $0, factory: $0) } ?? [
-        Reference(
-          target: nil, site: site(call),
-          unfollowable: "the contribution's factory is not a closure, so what it resolves is not read")
-      ]
+    guard let factory = factoryArgument(of: call) else { return }
     facts.contributions.append(
-      Registration(
-        id: .key(name), scope: scope ?? "unique", resolves: resolves, site: site(call),
-        caveat: nil))
+      Registration(id: .key(name), scope: scope ?? "unique", resolves: resolutions(of: factory), site: site(call)))
   }
 
   /// Every resolution inside a factory: `r[\.x]`, `r.resolve(\.x)`, `r.resolve(T.self, name:)`, and
