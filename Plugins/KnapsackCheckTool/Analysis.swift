@@ -236,13 +236,10 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         guard let held = path.last, seen.insert(held).inserted, let heldScope = shortestScope(held),
           holderOrder > scopeOrder[heldScope] ?? 0
         else { continue }
-        // An alias hands out the instance of the key it resolves, which lives as long as that
-        // key's scope says: the holder holds that one.
-        if let aliases = factories[held], !aliases.isEmpty, aliases.allSatisfy(\.isAlias) {
-          pending += aliases.flatMap { $0.resolves.compactMap { $0.target.map { (path + [$0], site) } } }
-          continue
-        }
-        if isValue(held) {
+        // A value is looked through to what it holds; an alias to the instance of the key it
+        // resolves, which lives as long as that key's scope says: the holder holds that one.
+        let isAlias = factories[held].map { !$0.isEmpty && $0.allSatisfy(\.isAlias) } ?? false
+        if isAlias || isValue(held) {
           pending += (factories[held] ?? []).flatMap {
             $0.resolves.compactMap { $0.target.map { (path + [$0], site) } }
           }
