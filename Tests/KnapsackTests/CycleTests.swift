@@ -516,3 +516,135 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     #expect(values.allSatisfy { $0 === values[0] })
   }
 }
+
+/// A `Lazy` whose first read is under way is waited for like a shared instance being made: a
+/// loop through it across threads or tasks is a cycle error, not a hang.
+@Suite struct LazyWaitCycleTests {
+  /// `right` (through its `Lazy`) → `left` (a singleton) → the same `Lazy`: each thread holds one
+  /// end and asks for the other.
+  @Test func aLoopThroughALazyAcrossTwoThreadsIsACycle() async throws {
+    let container = Container()
+    let meet = Rendezvous(parties: 2)
+    let handle = Locked<Lazy<Key<CycleNode>>?>(nil)
+    container.register(\.cycleRight) { r in
+      meet.arriveAndWait()
+      return CycleNode("right", next: try r[\.cycleLeft])
+    }
+    container.register(\.cycleLeft, scope: .singleton) { () throws in
+      meet.arriveAndWait()
+      return CycleNode("left", next: try handle.withLock { $0 }?.value)
+    }
+    let lazy = container.lazy(\.cycleRight)
+    handle.withLock { $0 = lazy }
+    let outcomes = Collected<ResolutionError?>()
+    let threads = ThreadGroup(count: 2) { index in
+      do {
+        _ = try index == 0 ? lazy.value : container[\.cycleLeft]
+        outcomes.append(nil)
+      } catch {
+        outcomes.append(error as? ResolutionError)
+      }
+    }
+    #expect(await threads.join(timeout: .seconds(60)), "a loop through a Lazy across threads deadlocked")
+    let errors = outcomes.all.compactMap { $0 }
+    #expect(errors.contains { $0.kind == .cycle }, "\(errors)")
+    for error in errors where error.kind == .cycle {
+      #expect(isSimpleLoop(error.path.map(\.name)), "cycle path is not one loop: \(error.path.map(\.name))")
+    }
+    // Nothing failed is kept: with the loop gone, the handle and the singleton are made.
+    handle.withLock { $0 = nil }
+    #expect(try lazy.value.next?.label == "left")
+  }
+
+  /// The asynchronous form: one task reads the `Lazy`, another makes the singleton that reads it.
+  @Test func aLoopThroughAnAsyncLazyAcrossTwoTasksIsACycle() async throws {
+    let container = Container()
+    let meet = Rendezvous(parties: 2)
+    let handle = Locked<Lazy<AsyncKey<CycleNode>>?>(nil)
+    container.register(\.cycleAsyncRight) { r async throws in
+      await meet.arrive()
+      return CycleNode("right", next: try await r.resolve(\.cycleAsyncLeft))
+    }
+    container.register(\.cycleAsyncLeft, scope: .singleton) { () async throws in
+      await meet.arrive()
+      let lazy = handle.withLock { $0 }
+      return CycleNode("left", next: try await lazy?.value)
+    }
+    let lazy = container.lazy(\.cycleAsyncRight)
+    handle.withLock { $0 = lazy }
+    let outcomes = Collected<ResolutionError?>()
+    for index in 0..<2 {
+      // Unstructured, so that a hung task cannot keep this test from finishing.
+      Task {
+        do {
+          _ = try await index == 0 ? lazy.value : container.resolve(\.cycleAsyncLeft)
+          outcomes.append(nil)
+        } catch {
+          outcomes.append(error as? ResolutionError)
+        }
+      }
+    }
+    #expect(await waitUntil(timeout: .seconds(60)) { outcomes.all.count == 2 }, "a loop through a Lazy hung")
+    let errors = outcomes.all.compactMap { $0 }
+    #expect(errors.contains { $0.kind == .cycle }, "\(errors)")
+  }
+
+  /// A singleton's factory awaits a child task that reads a `Lazy` of the singleton, whose first
+  /// read (in another task) is what asked for the singleton.
+  @Test func aLazyReadInAChildTaskItsMakerAwaitsIsACycle() async throws {
+    let container = Container()
+    let handle = Locked<Lazy<AsyncKey<CycleNode>>?>(nil)
+    container.register(\.cycleAsyncLeft, scope: .singleton) { () async throws in
+      let lazy = handle.withLock { $0 }
+      async let inner = lazy?.value
+      return CycleNode("left", next: try await inner)
+    }
+    let lazy = container.lazy(\.cycleAsyncLeft)
+    handle.withLock { $0 = lazy }
+    let outcome = Locked<(ended: Bool, error: (any Error)?)>((false, nil))
+    Task {
+      do {
+        _ = try await lazy.value
+        outcome.withLock { $0 = (true, nil) }
+      } catch {
+        outcome.withLock { $0 = (true, error) }
+      }
+    }
+    #expect(await waitUntil(timeout: .seconds(60)) { outcome.withLock { $0.ended } }, "the Lazy's first read hung")
+    let error = outcome.withLock { $0.error } as? ResolutionError
+    #expect(error?.kind == .cycle, "\(String(describing: outcome.withLock { $0.error }))")
+    #expect(error?.path.first?.name == #"\.cycleAsyncLeft"#)
+    #expect(error?.path.last?.name == #"\.cycleAsyncLeft"#)
+  }
+
+  /// Not every wait is a loop: a factory that reads a `Lazy` another thread is making, which
+  /// does not need that factory's instance, waits for it and gets its value.
+  @Test func waitingForALazyThatIsNotInALoopGetsItsValue() async throws {
+    let container = Container()
+    let meet = Rendezvous(parties: 2)
+    let made = Counter()
+    container.register(\.cycleRight) { () throws in
+      made.increment()
+      meet.arriveAndWait()
+      usleep(20_000)  // the other thread is waiting for this read by now
+      return CycleNode("right")
+    }
+    let lazy = container.lazy(\.cycleRight)
+    container.register(\.cycleLeft, scope: .singleton) { () throws in
+      meet.arriveAndWait()
+      return CycleNode("left", next: try lazy.value)
+    }
+    let outcomes = Collected<String>()
+    let threads = ThreadGroup(count: 2) { index in
+      do {
+        let node = try index == 0 ? lazy.value : container[\.cycleLeft].next
+        outcomes.append(node?.label ?? "nil")
+      } catch {
+        outcomes.append("\(error)")
+      }
+    }
+    #expect(await threads.join(timeout: .seconds(60)), "waiting for a Lazy deadlocked")
+    #expect(outcomes.all.sorted() == ["right", "right"])
+    #expect(made.count == 1)
+  }
+}

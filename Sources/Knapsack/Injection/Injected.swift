@@ -108,7 +108,9 @@ public struct LazyInjected<Value: Sendable>: Sendable {
   /// The key's provider, resolving with no argument: synchronously, on the main thread for a
   /// main-actor key (the engine reports any other thread as the error it is).
   private let resolve: @Sendable () throws -> Value
-  private let storage = LazyStorage<Value>()
+  /// The provider's error for a first access that would wait, in a loop, for another thread's.
+  private let cycle: @Sendable ([Int], UnsafeMutablePointer<Frame>?) -> any Error
+  private let storage: LazyStorage<Value>
   private let fileID: StaticString
   private let line: UInt
 
@@ -118,7 +120,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     line: UInt = #line
   ) {
     let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init({ try provider.resolve(()) }, fileID, line)
+    self.init(provider, fileID, line)
   }
 
   /// Remembers a main-actor key, the container and the open override scope; resolves on first
@@ -130,7 +132,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     line: UInt = #line
   ) {
     let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init({ try provider.resolve(()) }, fileID, line)
+    self.init(provider, fileID, line)
   }
 
   /// Remembers a multibinding, the container and the open override scope; resolves every
@@ -140,7 +142,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     line: UInt = #line
   ) where Value == [Element] {
     let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init({ try provider.resolve(()) }, fileID, line)
+    self.init(provider, fileID, line)
   }
 
   /// Remembers a main-actor multibinding, the container and the open override scope; resolves
@@ -151,7 +153,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     fileID: StaticString = #fileID, line: UInt = #line
   ) where Value == [Element] {
     let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init({ try provider.resolve(()) }, fileID, line)
+    self.init(provider, fileID, line)
   }
 
   /// Not available: a property wrapper cannot await an ``AsyncKey``.
@@ -184,18 +186,27 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     // The property asks for the type: an error names its line, as a handle's names the line
     // that made it.
     let provider = (container ?? .current).provider(type: type, name: name, fileID: fileID, line: line)
-    self.init({ try provider.resolve(()) }, fileID, line)
+    self.init(provider, fileID, line)
   }
 
-  private init(_ resolve: @escaping @Sendable () throws -> Value, _ fileID: StaticString, _ line: UInt) {
-    self.resolve = resolve
+  private init<K>(_ provider: Provider<K>, _ fileID: StaticString, _ line: UInt)
+  where K.Argument == Void, K.Value == Value {
+    resolve = { try provider.resolve(()) }
+    cycle = { provider.waitCycle($0, from: $1) }
+    storage = LazyStorage(index: provider.index)
     self.fileID = fileID
     self.line = line
   }
 
   /// The injected value, resolved on first access.
   public var wrappedValue: Value {
-    resolveOrStop("@LazyInjected", fileID, line) { try storage.value { try resolve() } }
+    resolveOrStop("@LazyInjected", fileID, line) {
+      try storage.value {
+        try resolve()
+      } cycle: {
+        cycle($0, $1)
+      }
+    }
   }
 }
 

@@ -128,6 +128,14 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
     return try value(of: try await elements.elementsAsync(context, index))
   }
 
+  /// The error for a reader of a `Lazy` of this handle's dependency that would wait for its first
+  /// read, under way elsewhere, in a loop: the reader (at `parent`'s step, if any) waits for the
+  /// read, which waits for … the reader (`loop`, from the dependency on).
+  func waitCycle(_ loop: [Int], from parent: UnsafeMutablePointer<Frame>?) -> any Error {
+    guard let container = heldContainer.object else { return cycleThroughHandle() }
+    return located(container.crossResolutionCycle(loop, index, parent))
+  }
+
   /// The error for a `Lazy` of this handle's dependency read while its own first read makes it:
   /// the dependency needs itself.
   func cycleThroughHandle() -> ResolutionError {
@@ -208,24 +216,37 @@ extension Provider where Key.Kind == MainActorKind {
 /// ``MainActorKey``.
 public struct Lazy<Key: DependencyKeyType>: Sendable where Key.Argument == Void {
   let provider: Provider<Key>
-  let storage = LazyStorage<Key.Value>()
+  let storage: LazyStorage<Key.Value>
 
   init(index: Int, container: Container, isMultibinding: Bool = false, site: CallSite? = nil) {
     provider = Provider(index: index, container: container, isMultibinding: isMultibinding, site: site)
+    storage = LazyStorage(index: index)
   }
 }
 
 extension Lazy where Key.Kind == SyncKind {
   /// The value, resolved on first access.
   public var value: Key.Value {
-    get throws { try storage.value { try provider.resolve(()) } }
+    get throws {
+      try storage.value {
+        try provider.resolve(())
+      } cycle: {
+        provider.waitCycle($0, from: $1)
+      }
+    }
   }
 }
 
 extension Lazy where Key.Kind == MainActorKind {
   /// The value, resolved on first access, on the main actor.
   @MainActor public var value: Key.Value {
-    get throws { try storage.value { try provider.resolve(()) } }
+    get throws {
+      try storage.value {
+        try provider.resolve(())
+      } cycle: {
+        provider.waitCycle($0, from: $1)
+      }
+    }
   }
 }
 
@@ -233,10 +254,13 @@ extension Lazy where Key.Kind == AsyncKind {
   /// The value, resolved on first access.
   public var value: Key.Value {
     get async throws {
-      try await storage.asyncValue {
+      let provider = provider
+      return try await storage.asyncValue {
         try await provider.resolveAsync(())
       } reentered: {
         provider.cycleThroughHandle()
+      } cycle: {
+        provider.waitCycle($0, from: $1)
       }
     }
   }
@@ -248,21 +272,33 @@ extension Lazy where Key.Kind == AsyncKind {
 /// storage while it is being made (a cycle through the handle) fails as a cycle instead of waiting
 /// for itself. Synchronously it resolves again, on the same thread's path, and the engine reports
 /// the cycle with that path; asynchronously it throws the caller's error at once. Concurrent
-/// readers wait for the first one. A failure is not kept: the next read tries again. (A loop that
-/// crosses into another thread, or a child task of the maker, still waits: the engine's wait
-/// graph does not see a `Lazy`.)
-final class LazyStorage<Value: Sendable>: Sendable {
+/// readers wait for the first one, through the engine's ``WaitGraph``, like a step waiting for a
+/// shared instance: a wait that would close a loop (the first read needs, on another thread or in
+/// a child task it awaits, what the reader is making) is a cycle error instead. A failure is not
+/// kept: the next read tries again.
+final class LazyStorage<Value: Sendable>: WaitTarget {
   private enum State {
     case empty
     /// Being made by `maker` (a thread for a synchronous read, a task for an asynchronous one),
-    /// with the asynchronous readers waiting for it.
-    case making(maker: UInt, waiters: [CheckedContinuation<Void, Never>])
+    /// which the wait graph knows as `holder`, with the asynchronous readers waiting for it.
+    case making(maker: UInt, holder: WaitGraph.Holder, waiters: [CheckedContinuation<Void, Never>])
     case made(Value)
   }
 
+  /// The dependency the handle resolves: what a wait for it is, in a cycle's path.
+  private let index: Int
   private let state = Locked(State.empty)
   /// Held by a synchronous maker while it makes the value: other synchronous readers block on it.
   private let creation = Locked<Void>(())
+
+  init(index: Int) { self.index = index }
+
+  var holder: WaitGraph.Holder? {
+    state.withLock { state in
+      guard case .making(_, let holder, _) = state else { return nil }
+      return holder
+    }
+  }
 
   /// What a reader does next.
   private enum Turn {
@@ -272,16 +308,16 @@ final class LazyStorage<Value: Sendable>: Sendable {
     case wait
   }
 
-  /// What `reader` does next; if nobody is making the value, ``Turn/make``, and when `claiming`,
-  /// the making is claimed for `reader`.
-  private func turn(for reader: UInt, claiming: Bool = true) -> Turn {
+  /// What `reader` does next; if nobody is making the value, ``Turn/make``, and when `claiming`
+  /// (the holder the maker will be), the making is claimed for `reader`.
+  private func turn(for reader: UInt, claiming holder: WaitGraph.Holder? = nil) -> Turn {
     state.withLock { state in
       switch state {
       case .made(let value): return .read(value)
       case .empty:
-        if claiming { state = .making(maker: reader, waiters: []) }
+        if let holder { state = .making(maker: reader, holder: holder, waiters: []) }
         return .make
-      case .making(let maker, _): return maker == reader ? .reenter : .wait
+      case .making(let maker, _, _): return maker == reader ? .reenter : .wait
       }
     }
   }
@@ -289,7 +325,7 @@ final class LazyStorage<Value: Sendable>: Sendable {
   /// Ends a making: keeps `value` (or nothing, after a failure) and wakes the waiting readers.
   private func finish(with value: Value?) {
     let waiters = state.withLock { state in
-      guard case .making(_, let waiters) = state else { return [CheckedContinuation<Void, Never>]() }
+      guard case .making(_, _, let waiters) = state else { return [CheckedContinuation<Void, Never>]() }
       state = value.map { .made($0) } ?? .empty
       return waiters
     }
@@ -307,10 +343,14 @@ final class LazyStorage<Value: Sendable>: Sendable {
     }
   }
 
-  func value(_ make: () throws -> Value) throws -> Value {
+  /// The value, made by `make` on the first read. `cycle` is the error for a wait that would close
+  /// a loop (its dependencies, from this handle's on, and the step the reader runs in, if any).
+  func value(
+    _ make: () throws -> Value, cycle: ([Int], UnsafeMutablePointer<Frame>?) -> any Error
+  ) throws -> Value {
     let reader = currentThreadID()
     while true {
-      switch turn(for: reader, claiming: false) {
+      switch turn(for: reader) {
       case .read(let value): return value
       case .reenter: return try make()
       case .make:
@@ -319,21 +359,29 @@ final class LazyStorage<Value: Sendable>: Sendable {
         // thread may have claimed it meanwhile (and be done by now): then look again.
         var made: Value?
         try creation.withLock { _ in
-          guard case .make = turn(for: reader) else { return }
+          guard case .make = turn(for: reader, claiming: WaitGraph.Holder(thread: reader)) else { return }
           made = try self.make(make)
         }
         if let made { return made }
       case .wait:
         // Blocks until the maker, which holds `creation` while it makes the value, is done (a
         // storage is read either synchronously or asynchronously, never both), then looks again.
+        let step = ThreadFrame.current
+        let (waiter, loop) = WaitGraph.shared.beginWait(for: self, index: index, step: step, thread: reader)
+        if let loop { throw cycle(loop, step) }
         creation.withLock { _ in }
+        WaitGraph.shared.endWait(reader: waiter)
       }
     }
   }
 
-  /// `reentered` is the error for a read by the task making the value: an asynchronous
-  /// resolution from a handle starts a path of its own, so the engine cannot see the loop.
-  func asyncValue(_ make: () async throws -> Value, reentered: () -> any Error) async throws -> Value {
+  /// The value, made by `make` on the first read. `reentered` is the error for a read by the task
+  /// making the value: an asynchronous resolution from a handle starts a path of its own, so the
+  /// engine cannot see the loop. `cycle` is the error for a wait that would close a loop.
+  func asyncValue(
+    _ make: @escaping @Sendable () async throws -> Value, reentered: () -> any Error,
+    cycle: ([Int], UnsafeMutablePointer<Frame>?) -> any Error
+  ) async throws -> Value {
     // A task's address: unique among running tasks, and the maker's task runs until it is done.
     let reader = currentTaskAddress
     while true {
@@ -341,8 +389,12 @@ final class LazyStorage<Value: Sendable>: Sendable {
       case .read(let value): return value
       case .reenter: throw reentered()
       case .make:
+        // The making runs as a call of its own, which the wait graph knows it by: a reader in a
+        // child task it awaits is under it.
+        let call = FactoryCall(frame: nil)
+        guard case .make = turn(for: reader, claiming: WaitGraph.Holder(call: call)) else { continue }
         do {
-          let value = try await make()
+          let value = try await call.run(make)
           finish(with: value)
           return value
         } catch {
@@ -350,15 +402,21 @@ final class LazyStorage<Value: Sendable>: Sendable {
           throw error
         }
       case .wait:
+        let (waiter, loop) = WaitGraph.shared.beginWait(for: self, index: index, step: nil, thread: nil)
+        if let loop {
+          // The path starts at the step of the factory call this code runs in, if any.
+          throw FactoryCall.withInnermostStep { cycle(loop, $0) }
+        }
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
           let isWaiting = state.withLock { state in
-            guard case .making(let maker, var waiters) = state else { return false }
+            guard case .making(let maker, let holder, var waiters) = state else { return false }
             waiters.append(waiter)
-            state = .making(maker: maker, waiters: waiters)
+            state = .making(maker: maker, holder: holder, waiters: waiters)
             return true
           }
           if !isWaiting { waiter.resume() }
         }
+        WaitGraph.shared.endWait(reader: waiter)
       }
     }
   }

@@ -183,63 +183,131 @@ final class Binding: Sendable {
   }
 }
 
-/// The process-wide record of resolution steps that are waiting for a shared instance another
-/// step is making. Before it blocks, a step follows the chain of waits; if the chain leads back
-/// to itself, the wait would deadlock and it throws a cycle error instead. Only contended
-/// creations touch it.
+/// Something a resolution can wait for: a shared instance's cell being made, or a ``Lazy``'s
+/// first read under way.
+protocol WaitTarget: AnyObject, Sendable {
+  /// Who is making what the target will hand out; nil once nobody is.
+  var holder: WaitGraph.Holder? { get }
+}
+
+extension SharedCell: WaitTarget {
+  var holder: WaitGraph.Holder? {
+    state.withLock { $0.creator }.map { WaitGraph.Holder(frame: $0.frame, thread: $0.thread) }
+  }
+}
+
+/// The process-wide record of resolutions that are waiting for a shared instance, or for a
+/// ``Lazy``'s first read, that another resolution is making. Before it blocks, a waiter follows
+/// the chain of waits; if the chain leads back to itself, the wait would deadlock and it throws a
+/// cycle error instead. Only contended creations touch it.
 final class WaitGraph: Sendable {
   static let shared = WaitGraph()
-  /// Each step that waits for a shared instance (by its frame's address): the cell, and the
-  /// dependency it is for.
-  private let waits = Locked<[UInt: Wait]>([:])
 
-  /// What one step waits for: the cell and its dependency, and the innermost asynchronous
-  /// factory call where it runs (with where it found that call bound): the calls that await it
-  /// even when the step's own frames do not lead to them.
+  /// Who makes what a ``WaitTarget`` will hand out: a step (its frame), a synchronous maker's
+  /// thread, or the asynchronous first read of a `Lazy` (its ``FactoryCall``). Each is stuck
+  /// while anything under it waits.
+  struct Holder: Sendable {
+    /// The address of the step making a shared instance; 0 for a `Lazy`'s read, which is no step.
+    var frame: UInt = 0
+    /// The thread of a synchronous maker, which it holds until it is done.
+    var thread: UInt?
+    /// The call that an asynchronous `Lazy` read makes its value in.
+    var call: FactoryCall?
+
+    /// Tells holders apart in one walk of the graph.
+    var identity: AnyHashable {
+      if frame != 0 { return frame }
+      if let call { return ObjectIdentifier(call) }
+      return "thread \(thread ?? 0)"
+    }
+  }
+
+  /// Each waiter (by its step's frame address, or for a `Lazy`'s reader, which may have no step,
+  /// an odd number the graph hands out): what it waits for.
+  private let waits = Locked(Waits())
+
+  private struct Waits {
+    var entries: [UInt: Wait] = [:]
+    /// The next identity for a `Lazy`'s reader: odd, so never a frame's address.
+    var nextReader: UInt = 1
+  }
+
+  /// What one waiter waits for, and where it runs: its step (if any), its thread if it blocks one,
+  /// and the innermost asynchronous factory call or `Lazy` read where it runs (with where it
+  /// found that call bound): the calls that await it even when its own frames do not lead to
+  /// them.
   private struct Wait {
-    let cell: SharedCell
+    let target: any WaitTarget
     let index: Int
+    let step: UnsafeMutablePointer<Frame>?
+    let thread: UInt?
     let calls: (call: FactoryCall, address: UInt)?
 
-    /// Whether the step at `step` waits under the creation whose frame is at `creator`.
-    func isUnder(_ creator: UInt, step: UnsafeMutablePointer<Frame>) -> Bool {
-      guard !step.isAt(orBelow: creator) else { return true }
-      guard let (call, address) = calls else { return false }
-      return call.awaits(creator, seenAt: address)
+    /// Whether this waiter runs under `holder`, so that `holder` is stuck while it waits.
+    func isUnder(_ holder: Holder) -> Bool {
+      if holder.frame != 0 {
+        if let step, step.isAt(orBelow: holder.frame) { return true }
+        if let (call, address) = calls, call.awaits(holder.frame, seenAt: address) { return true }
+      }
+      // A synchronous maker holds its thread until it is done: what blocks that thread is under it.
+      if let thread, thread == holder.thread { return true }
+      if let target = holder.call, let (call, address) = calls, call.awaits(target, seenAt: address) { return true }
+      return false
     }
   }
 
-  /// Registers the step at `frame` as waiting for `cell` (of dependency `index`); returns the
-  /// dependencies of the cycle instead if the wait would close one.
-  ///
-  /// A creator is stuck while a step under it (in its own factory, or in a child task of it)
-  /// waits; the wait closes a cycle if, following what stuck creators wait for, it comes back
-  /// to a creator at or above `frame`. Steps of one resolution that run side by side (child
-  /// tasks) wait for each other like any two resolutions: only a creator above the waiting step
-  /// is this step's own.
-  func beginWait(_ frame: UnsafeMutablePointer<Frame>, for cell: SharedCell, index: Int) -> [Int]? {
-    let mine = Wait(cell: cell, index: index, calls: FactoryCall.seen)
-    return waits.withLock { waits in
-      // Every waiting step stays alive (blocked) while it is listed, and so do the steps above
-      // it; the factory calls it lists keep their frames: walking them under the lock is safe.
-      var pending: [(cell: SharedCell, path: [Int])] = [(cell, [index])]
-      var seen: Set<UInt> = []
+  /// Registers the step at `frame` (on `thread`, if it blocks one) as waiting for `cell` (of
+  /// dependency `index`); returns the dependencies of the cycle instead if the wait would close
+  /// one. End the wait with ``endWait(_:)``.
+  func beginWait(
+    _ frame: UnsafeMutablePointer<Frame>, for cell: SharedCell, index: Int, thread: UInt?
+  ) -> [Int]? {
+    let wait = Wait(target: cell, index: index, step: frame, thread: thread, calls: FactoryCall.seen)
+    return begin(wait, as: UInt(bitPattern: frame)).loop
+  }
+
+  /// Registers the reader of a `Lazy` (`target`, of dependency `index`) as waiting for its first
+  /// read, which another thread or task is making: from the step at `step` if it reads inside a
+  /// factory, on `thread` if it blocks one. Returns the identity to end the wait with, or the
+  /// dependencies of the cycle if the wait would close one.
+  func beginWait(
+    for target: some WaitTarget, index: Int, step: UnsafeMutablePointer<Frame>?, thread: UInt?
+  ) -> (reader: UInt, loop: [Int]?) {
+    begin(Wait(target: target, index: index, step: step, thread: thread, calls: FactoryCall.seen), as: nil)
+  }
+
+  /// A holder is stuck while a waiter under it (in its own factory, in a child task of it, or
+  /// on its thread) waits; a new wait closes a cycle if, following what stuck holders wait for,
+  /// it comes back to a holder that this waiter is under. Steps of one resolution that run side
+  /// by side (child tasks) wait for each other like any two resolutions: only a holder above
+  /// the waiter is its own.
+  private func begin(_ mine: Wait, as identity: UInt?) -> (reader: UInt, loop: [Int]?) {
+    waits.withLock { waits in
+      // Every waiter stays alive (blocked or suspended) while it is listed, and so do the steps
+      // above it; the factory calls it lists keep their frames: walking them under the lock is
+      // safe.
+      var pending: [(target: any WaitTarget, path: [Int])] = [(mine.target, [mine.index])]
+      var seen: Set<AnyHashable> = []
       while let (current, path) = pending.popLast() {
-        guard let creator = current.state.withLock({ $0.creator }) else { continue }
-        if mine.isUnder(creator.frame, step: frame) { return path }
-        guard seen.insert(creator.frame).inserted else { continue }
-        for (waiter, wait) in waits {
-          guard let step = UnsafeMutablePointer<Frame>(bitPattern: waiter), wait.isUnder(creator.frame, step: step)
-          else { continue }
-          pending.append((wait.cell, path + [wait.index]))
+        guard let holder = current.holder else { continue }
+        if mine.isUnder(holder) { return (0, path) }
+        guard seen.insert(holder.identity).inserted else { continue }
+        for wait in waits.entries.values where wait.isUnder(holder) {
+          pending.append((wait.target, path + [wait.index]))
         }
       }
-      waits[UInt(bitPattern: frame)] = mine
-      return nil
+      let id = identity ?? waits.nextReader
+      if identity == nil { waits.nextReader &+= 2 }
+      waits.entries[id] = mine
+      return (id, nil)
     }
   }
 
-  func endWait(_ frame: UnsafeMutablePointer<Frame>) {
-    _ = waits.withLock { $0.removeValue(forKey: UInt(bitPattern: frame)) }
+  /// Ends the wait of the step at `frame`.
+  func endWait(_ frame: UnsafeMutablePointer<Frame>) { endWait(reader: UInt(bitPattern: frame)) }
+
+  /// Ends the wait registered as `reader`.
+  func endWait(reader: UInt) {
+    _ = waits.withLock { $0.entries.removeValue(forKey: reader) }
   }
 }

@@ -293,8 +293,9 @@ extension Container {
   func produceClaimed<Argument: Sendable, Value: Sendable>(
     _ cell: SharedCell, _ binding: Binding, _ argument: Argument, _ frame: UnsafeMutablePointer<Frame>
   ) throws -> Value {
+    let thread = currentThreadID()
     while true {
-      switch claim(cell, binding, thread: currentThreadID(), frame: frame) as Claim<Value> {
+      switch claim(cell, binding, thread: thread, frame: frame) as Claim<Value> {
       case .found(let value):
         return value
       case .cycle(let creatorPath):
@@ -302,8 +303,8 @@ extension Container {
       case .disposed:
         throw failure(.containerDisposed, binding.index, frame)
       case .wait(let creatorIsAsync):
-        if let loop = WaitGraph.shared.beginWait(frame, for: cell, index: binding.index) {
-          throw crossResolutionCycle(loop, binding, frame.pointee.parent)
+        if let loop = WaitGraph.shared.beginWait(frame, for: cell, index: binding.index, thread: thread) {
+          throw crossResolutionCycle(loop, binding.index, frame.pointee.parent)
         }
         if creatorIsAsync {
           // An asynchronous creator holds no lock to block on: poll until it is done.
@@ -485,8 +486,8 @@ extension Container {
       case .disposed:
         throw failure(.containerDisposed, binding.index, frame.pointer)
       case .wait:
-        if let loop = WaitGraph.shared.beginWait(frame.pointer, for: cell, index: binding.index) {
-          throw crossResolutionCycle(loop, binding, parent?.pointer)
+        if let loop = WaitGraph.shared.beginWait(frame.pointer, for: cell, index: binding.index, thread: nil) {
+          throw crossResolutionCycle(loop, binding.index, parent?.pointer)
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
           let resumeNow = cell.state.withLock { state in
@@ -855,10 +856,11 @@ extension Container {
     effectiveRegistration(index).flatMap { $0.0.isDefault ? nil : $0.0.location }
   }
 
-  /// A cycle across concurrent resolutions: this one waits for `binding`, whose creator waits
-  /// for … a dependency this one is creating. The path is the simple loop.
+  /// A cycle across concurrent resolutions: this one (at `parent`'s step, if any) waits for
+  /// dependency `index`, whose maker waits for … a dependency this one is making. The path is the
+  /// simple loop.
   func crossResolutionCycle(
-    _ loop: [Int], _ binding: Binding, _ parent: UnsafeMutablePointer<Frame>?
+    _ loop: [Int], _ index: Int, _ parent: UnsafeMutablePointer<Frame>?
   )
     -> ResolutionError
   {
@@ -866,7 +868,7 @@ extension Container {
     if let last = path.last, let start = path.firstIndex(of: last), start < path.count - 1 {
       path = Array(path[start...])
     }
-    return failure(.cycle, binding.index, parent, path: path)
+    return failure(.cycle, index, parent, path: path)
   }
 
   /// A cycle found through a shared instance being created: the creator's path leads to the

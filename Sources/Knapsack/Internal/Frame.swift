@@ -275,7 +275,9 @@ final class FactoryCall: Sendable {
   /// resolution meets a creation in progress.
   @TaskLocal private static var current: FactoryCall?
 
-  let frame: AsyncFrame
+  /// The step whose factory this call runs; nil for the first read of a ``Lazy``, which is no step
+  /// but awaits its child tasks all the same.
+  let frame: AsyncFrame?
   let outer: FactoryCall?
   /// Where the task that began this call found ``outer`` bound: the outer call awaits this one
   /// only if that is the outer call's own binding, not a copy.
@@ -283,7 +285,7 @@ final class FactoryCall: Sendable {
   /// Where this call's binding lives: noted by the task that runs the call, as it begins.
   private let boundAt = Atomic<UInt>(0)
 
-  init(frame: AsyncFrame) {
+  init(frame: AsyncFrame?) {
     self.frame = frame
     (outer, outerSeenAt) = Self.seen ?? (nil, 0)
   }
@@ -319,21 +321,47 @@ final class FactoryCall: Sendable {
     return (call, UInt(bitPattern: address))
   }
 
-  /// The index of the dependency whose factory is the innermost call where this code runs.
-  static var currentIndex: Int? { current?.frame.pointer.pointee.index }
+  /// The index of the dependency whose factory is the innermost call where this code runs (a
+  /// `Lazy`'s read, which is no step, does not count).
+  static var currentIndex: Int? {
+    var call = current
+    while let inner = call, inner.frame == nil { call = inner.outer }
+    return call?.frame?.pointer.pointee.index
+  }
+
+  /// `body` of the step whose factory is the innermost call that awaits the code running here,
+  /// if any, kept alive while `body` runs.
+  static func withInnermostStep<R>(_ body: (UnsafeMutablePointer<Frame>?) -> R) -> R {
+    guard let (call, address) = seen, let frame = call.awaited(seenAt: address, { $0.frame != nil })?.frame else {
+      return body(nil)
+    }
+    return withExtendedLifetime(frame) { body(frame.pointer) }
+  }
 
   /// Whether code that found this call bound at `address` runs in a task that awaits the step
   /// at `step`: a call that awaits the task runs that step, or one below it.
   func awaits(_ step: UInt, seenAt address: UInt) -> Bool {
+    awaited(seenAt: address) { $0.frame?.pointer.isAt(orBelow: step) == true } != nil
+  }
+
+  /// Whether code that found this call bound at `address` runs in a task that `call` awaits.
+  func awaits(_ call: FactoryCall, seenAt address: UInt) -> Bool {
+    awaited(seenAt: address) { $0 === call } != nil
+  }
+
+  /// The innermost call that awaits code that found this call bound at `address` and that
+  /// `matches`: this call, or one further out whose own binding (not a copy) the one inside it
+  /// began in.
+  private func awaited(seenAt address: UInt, _ matches: (FactoryCall) -> Bool) -> FactoryCall? {
     var call: FactoryCall? = self
     var seenAt = address
     // Past a copied binding, the calls further out need not await this code.
     while let current = call, current.boundAt.load(ordering: .acquiring) == seenAt {
-      if current.frame.pointer.isAt(orBelow: step) { return true }
+      if matches(current) { return current }
       seenAt = current.outerSeenAt
       call = current.outer
     }
-    return false
+    return nil
   }
 
   /// If the code running here is awaited by the step at `step` (see ``awaits(_:seenAt:)``), the path of the innermost
@@ -341,7 +369,8 @@ final class FactoryCall: Sendable {
   /// dependency. Nil if `step` does not await this code.
   static func pathAwaiting(_ step: UInt) -> [Int]? {
     guard let (call, address) = seen, call.awaits(step, seenAt: address) else { return nil }
-    return call.frame.pointer.path
+    // The innermost step's path (a `Lazy`'s read, which is no step, is left out of it).
+    return call.awaited(seenAt: address) { $0.frame != nil }?.frame?.pointer.path ?? []
   }
 }
 
