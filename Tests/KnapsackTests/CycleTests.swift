@@ -517,6 +517,20 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
   }
 }
 
+/// A meeting point that spins instead of sleeping, so that both parties leave it within
+/// nanoseconds of each other (bounded: a party goes on after two seconds).
+private final class SpinBarrier: Sendable {
+  private let arrived = Atomic<Int>(0)
+  let parties: Int
+  init(parties: Int) { self.parties = parties }
+
+  func arrive() {
+    arrived.add(1, ordering: .acquiringAndReleasing)
+    let deadline = ContinuousClock.now + .seconds(2)
+    while arrived.load(ordering: .acquiring) < parties, ContinuousClock.now < deadline {}
+  }
+}
+
 /// A `Lazy` whose first read is under way is waited for like a shared instance being made: a
 /// loop through it across threads or tasks is a cycle error, not a hang.
 @Suite struct LazyWaitCycleTests {
@@ -615,6 +629,41 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     #expect(error?.kind == .cycle, "\(String(describing: outcome.withLock { $0.error }))")
     #expect(error?.path.first?.name == #"\.cycleAsyncLeft"#)
     #expect(error?.path.last?.name == #"\.cycleAsyncLeft"#)
+    // The Lazy already breaks the loop between factories: the fix is where it is read.
+    #expect(error?.description.contains("the first read of its Lazy, under way in another thread or task") == true)
+    #expect(error?.description.contains("fix: keep the `Lazy`, but read it after the factories on this loop") == true)
+  }
+
+  /// The two threads of the loop above released at the same instant, many times: the reader
+  /// that loses the race for the `Lazy`'s first read waits through the wait graph too.
+  @Test func aLoopThroughALazyIsACycleHoweverTheFirstReadsRace() async throws {
+    for iteration in 0..<200 {
+      let container = Container()
+      let barrier = SpinBarrier(parties: 2)
+      let handle = Locked<Lazy<Key<CycleNode>>?>(nil)
+      container.register(\.cycleRight) { r in CycleNode("right", next: try r[\.cycleLeft]) }
+      container.register(\.cycleLeft, scope: .singleton) { () throws in
+        let lazy = handle.withLock { $0 }
+        barrier.arrive()
+        return CycleNode("left", next: try lazy?.value)
+      }
+      let lazy = container.lazy(\.cycleRight)
+      handle.withLock { $0 = lazy }
+      let kinds = Collected<ResolutionError.Kind?>()
+      let threads = ThreadGroup(count: 2) { index in
+        if index == 0 { barrier.arrive() }
+        do {
+          _ = try index == 0 ? lazy.value : container[\.cycleLeft]
+          kinds.append(nil)
+        } catch {
+          kinds.append((error as? ResolutionError)?.kind)
+        }
+      }
+      let finished = await threads.join(timeout: .seconds(30))
+      #expect(finished, "iteration \(iteration): a loop through a Lazy deadlocked")
+      guard finished else { return }
+      #expect(kinds.all.contains(.cycle), "iteration \(iteration): \(kinds.all)")
+    }
   }
 
   /// Not every wait is a loop: a factory that reads a `Lazy` another thread is making, which

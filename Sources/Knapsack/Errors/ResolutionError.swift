@@ -304,6 +304,10 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     return shown.joined(separator: " → ")
   }
 
+  /// The ``underlying`` text of a cycle closed by a reader of a `Lazy` that would wait for the
+  /// `Lazy`'s first read, under way in another thread or task, which waits for the reader.
+  static let handleWaitNote = "the first read of its Lazy, under way in another thread or task, waits for this one"
+
   /// Whether a decorator threw, not the factory, for ``Kind/factoryFailed``: its ``underlying``
   /// text then says where the decorator was added (see `DecoratorFailure`).
   var isDecoratorFailure: Bool { underlying?.hasPrefix(DecoratorFailure.prefix) == true }
@@ -372,6 +376,10 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       lines.append(
         "  fix: register it, `container.register(type: \(typeExpression).self\(name)) { r in ... }`,"
           + " in the container or one of its parents; only a Sendable type can be registered.")
+    case .cycle where underlying == Self.handleWaitNote:
+      lines.append(
+        "  fix: keep the `Lazy`, but read it after the factories on this loop have returned, not inside one of them:"
+          + " its value needs them.")
     case .cycle:
       lines.append("  fix: break the loop with `r.lazy(...)` or `r.provider(...)` on one of its edges.")
     case .containerDisposed:

@@ -133,7 +133,7 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   /// read, which waits for … the reader (`loop`, from the dependency on).
   func waitCycle(_ loop: [Int], from parent: UnsafeMutablePointer<Frame>?) -> any Error {
     guard let container = heldContainer.object else { return cycleThroughHandle() }
-    return located(container.crossResolutionCycle(loop, index, parent))
+    return located(container.crossResolutionCycle(loop, index, parent, underlying: ResolutionError.handleWaitNote))
   }
 
   /// The error for a `Lazy` of this handle's dependency read while its own first read makes it:
@@ -289,7 +289,7 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
   private let index: Int
   private let state = Locked(State.empty)
   /// Held by a synchronous maker while it makes the value: other synchronous readers block on it.
-  private let creation = Locked<Void>(())
+  private let creation = BlockingLock()
 
   init(index: Int) { self.index = index }
 
@@ -310,12 +310,13 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
 
   /// What `reader` does next; if nobody is making the value, ``Turn/make``, and when `claiming`
   /// (the holder the maker will be), the making is claimed for `reader`.
-  private func turn(for reader: UInt, claiming holder: WaitGraph.Holder? = nil) -> Turn {
+  private func turn(for reader: UInt, claiming holder: WaitGraph.Holder? = nil, locking: Bool = false) -> Turn {
     state.withLock { state in
       switch state {
       case .made(let value): return .read(value)
       case .empty:
         if let holder { state = .making(maker: reader, holder: holder, waiters: []) }
+        if locking { creation.lock() }
         return .make
       case .making(let maker, _, _): return maker == reader ? .reenter : .wait
       }
@@ -357,19 +358,19 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
         // Claims the making while holding `creation`, so that a reader that finds it being made
         // blocks until it is done instead of spinning until the maker takes the lock. Another
         // thread may have claimed it meanwhile (and be done by now): then look again.
-        var made: Value?
-        try creation.withLock { _ in
-          guard case .make = turn(for: reader, claiming: WaitGraph.Holder(thread: reader)) else { return }
-          made = try self.make(make)
+        guard case .make = turn(for: reader, claiming: WaitGraph.Holder(thread: reader), locking: true) else {
+          continue
         }
-        if let made { return made }
+        defer { creation.unlock() }
+        return try self.make(make)
       case .wait:
         // Blocks until the maker, which holds `creation` while it makes the value, is done (a
         // storage is read either synchronously or asynchronously, never both), then looks again.
         let step = ThreadFrame.current
         let (waiter, loop) = WaitGraph.shared.beginWait(for: self, index: index, step: step, thread: reader)
         if let loop { throw cycle(loop, step) }
-        creation.withLock { _ in }
+        creation.lock()
+        creation.unlock()
         WaitGraph.shared.endWait(reader: waiter)
       }
     }

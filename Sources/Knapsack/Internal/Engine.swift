@@ -860,7 +860,7 @@ extension Container {
   /// dependency `index`, whose maker waits for … a dependency this one is making. The path is the
   /// simple loop.
   func crossResolutionCycle(
-    _ loop: [Int], _ index: Int, _ parent: UnsafeMutablePointer<Frame>?
+    _ loop: [Int], _ index: Int, _ parent: UnsafeMutablePointer<Frame>?, underlying: String? = nil
   )
     -> ResolutionError
   {
@@ -868,7 +868,7 @@ extension Container {
     if let last = path.last, let start = path.firstIndex(of: last), start < path.count - 1 {
       path = Array(path[start...])
     }
-    return failure(.cycle, index, parent, path: path)
+    return failure(.cycle, index, parent, path: path, underlying: underlying.map { MismatchDescription(text: $0) })
   }
 
   /// A cycle found through a shared instance being created: the creator's path leads to the
@@ -1051,6 +1051,7 @@ private struct SilentObserver: ResolutionObserver {
   func didResolve(_ event: ResolutionEvent) {}
 }
 
+/// An error's explanation, as text (`ResolutionError.underlying`).
 private struct MismatchDescription: Error, CustomStringConvertible {
   let text: String
   var description: String { text }
