@@ -666,6 +666,32 @@ private final class SpinBarrier: Sendable {
     }
   }
 
+  /// A factory that awaits a handle's resolution, which needs the factory's own instance: the
+  /// path goes through the handle's resolution back to where it started, one closed loop.
+  @Test(arguments: [false, true])
+  func aLoopThroughAnAwaitedHandleNamesTheWholeLoop(throughLazy: Bool) async throws {
+    let container = Container()
+    container.register(\.cycleAsyncLeft, scope: .singleton) { r async throws in
+      let right =
+        throughLazy ? try await r.lazy(\.cycleAsyncRight).value : try await r.provider(\.cycleAsyncRight).get()
+      return CycleNode("left", next: right)
+    }
+    container.register(\.cycleAsyncRight) { r in CycleNode("right", next: try await r.resolve(\.cycleAsyncLeft)) }
+    let outcome = Locked<(ended: Bool, error: (any Error)?)>((false, nil))
+    Task {
+      do {
+        _ = try await container.resolve(\.cycleAsyncLeft)
+        outcome.withLock { $0 = (true, nil) }
+      } catch {
+        outcome.withLock { $0 = (true, error) }
+      }
+    }
+    #expect(await waitUntil(timeout: .seconds(60)) { outcome.withLock { $0.ended } }, "the resolution hung")
+    let error = outcome.withLock { $0.error } as? ResolutionError
+    #expect(error?.kind == .cycle)
+    #expect(error?.path.map(\.name) == [#"\.cycleAsyncLeft"#, #"\.cycleAsyncRight"#, #"\.cycleAsyncLeft"#])
+  }
+
   /// Not every wait is a loop: a factory that reads a `Lazy` another thread is making, which
   /// does not need that factory's instance, waits for it and gets its value.
   @Test func waitingForALazyThatIsNotInALoopGetsItsValue() async throws {

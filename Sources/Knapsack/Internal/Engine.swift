@@ -660,7 +660,7 @@ extension Container {
         }
         // Awaited by the creator through a handle or a task: the loop ran from the creator down
         // to the factory call that awaits this code, then here.
-        if let awaiting = FactoryCall.pathAwaiting(creator.frame) { return .cycle(awaiting) }
+        if let awaiting = FactoryCall.pathAwaiting(creator.frame, from: frame) { return .cycle(awaiting) }
         return .wait(creatorIsAsync: creator.thread == nil)
       }
       state.creator = SharedCell.Creator(

@@ -364,13 +364,27 @@ final class FactoryCall: Sendable {
     return nil
   }
 
-  /// If the code running here is awaited by the step at `step` (see ``awaits(_:seenAt:)``), the path of the innermost
-  /// factory call where it runs: from the resolution's root, through `step`, to that call's
-  /// dependency. Nil if `step` does not await this code.
-  static func pathAwaiting(_ step: UInt) -> [Int]? {
-    guard let (call, address) = seen, call.awaits(step, seenAt: address) else { return nil }
-    // The innermost step's path (a `Lazy`'s read, which is no step, is left out of it).
-    return call.awaited(seenAt: address) { $0.frame != nil }?.frame?.pointer.path ?? []
+  /// If the code running here, in the step at `frame`, is awaited by the step at `step` (see
+  /// ``awaits(_:seenAt:)``), the path from the resolution's root through `step` to the innermost
+  /// factory call where it runs, which `frame`'s path continues. Where a call runs in a resolution
+  /// of its own (started through a captured container, a `Provider` or a `Lazy`), the path goes
+  /// through the call that started it: each resolution's part, outermost first, up to `frame`'s
+  /// own. Nil if `step` does not await this code.
+  static func pathAwaiting(_ step: UInt, from frame: UnsafeMutablePointer<Frame>) -> [Int]? {
+    guard let (call, address) = seen else { return nil }
+    // Innermost first: per resolution (root frame), the path of its innermost call.
+    var parts: [(root: UnsafeMutablePointer<Frame>, path: [Int])] = []
+    let awaiting = call.awaited(seenAt: address) { call in
+      // A `Lazy`'s read is no step: it adds nothing to the path.
+      guard let pointer = call.frame?.pointer else { return false }
+      let root = pointer.root
+      if parts.last?.root != root { parts.append((root, pointer.path)) }
+      return pointer.isAt(orBelow: step)
+    }
+    guard awaiting != nil else { return nil }
+    // `frame`'s path already has its own resolution's part.
+    if parts.first?.root == frame.root { parts.removeFirst() }
+    return parts.reversed().flatMap(\.path)
   }
 }
 
