@@ -494,6 +494,11 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     let error = outcome.withLock { $0 }
     #expect(error?.kind == .cycle)
     #expect(error?.path.map(\.name) == [#"\.cycleAsyncLeft"#, #"\.cycleAsyncLeft"#])
+    // The loop's member names where it was registered, as every cycle error does.
+    #expect(
+      error?.description.contains("registered at KnapsackTests/CycleTests.swift:") == true,
+      "\(String(describing: error))")
+    #expect(error?.description.contains("its Lazy was read while the Lazy's first read was making it") == true)
     // A failure is not kept: with the loop gone, the same handle makes its value.
     handle.withLock { $0 = nil }
     #expect(try await lazy.value.label == "left")

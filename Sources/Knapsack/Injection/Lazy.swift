@@ -139,10 +139,15 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   /// The error for a `Lazy` of this handle's dependency read while its own first read makes it:
   /// the dependency needs itself.
   func cycleThroughHandle() -> ResolutionError {
+    let note = "its Lazy was read while the Lazy's first read was making it"
+    // With its container, the error names where the dependency was registered too.
+    if let container = heldContainer.object {
+      return container.crossResolutionCycle([index, index], index, nil, underlying: note)
+    }
     let dependency = KeyTable.shared.descriptor(index).reference
     return ResolutionError(
       kind: .cycle, dependency: dependency, path: [dependency, dependency],
-      underlying: "its Lazy was read while the Lazy's first read was making it")
+      underlying: note)
   }
 
   /// A multibinding's elements as the key's value, which they are (``ElementsKey``).
