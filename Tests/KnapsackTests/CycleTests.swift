@@ -46,6 +46,7 @@ extension Dependencies {
   var cycleHelper: Key<CycleHelper> { .required() }
   var cycleAsyncLeft: AsyncKey<CycleNode> { .required() }
   var cycleAsyncRight: AsyncKey<CycleNode> { .required() }
+  var cycleAsyncCountdown: DependencyKey<AsyncKind, Int, CycleNode> { .required() }
   var cycleArgument: ArgumentKey<Int, CycleNode> {
     ArgumentKey { r, _ in CycleNode("argument", next: try r[\.cycleViaArgument]) }
   }
@@ -726,5 +727,66 @@ private final class SpinBarrier: Sendable {
     #expect(await threads.join(timeout: .seconds(60)), "waiting for a Lazy deadlocked")
     #expect(outcomes.all.sorted() == ["right", "right"])
     #expect(made.count == 1)
+  }
+}
+
+/// An asynchronous factory that reaches its own step again through a resolution of its own (a
+/// handle, or the container it captured) is a cycle, whatever the scope: each such resolution
+/// would otherwise start another, without end. Each factory counts its calls and gives up after
+/// 500, so that a regression fails instead of using memory until the process dies.
+@Suite struct AsyncHandleLoopTests {
+  enum Edge: CaseIterable, Sendable { case provider, lazy, capturedContainer }
+
+  @Test(arguments: Edge.allCases, [Scope.unique, .graph, .singleton])
+  func anAsyncStepReachingItselfThroughANewResolutionIsACycle(edge: Edge, scope: Scope) async throws {
+    let container = Container()
+    let calls = Counter()
+    container.register(\.cycleAsyncLeft, scope: scope) { r async throws in
+      if calls.increment() > 500 { throw PlannedFailure("runaway: 500 nested resolutions") }
+      let again: CycleNode =
+        switch edge {
+        case .provider: try await r.provider(\.cycleAsyncLeft).get()
+        case .lazy: try await r.lazy(\.cycleAsyncLeft).value
+        case .capturedContainer: try await container.resolve(\.cycleAsyncLeft)
+        }
+      return CycleNode("left", next: again)
+    }
+    let error = await #expect(throws: ResolutionError.self) { try await container.resolve(\.cycleAsyncLeft) }
+    #expect(error?.kind == .cycle, "\(String(describing: error))")
+    #expect(error?.path.map(\.name) == [#"\.cycleAsyncLeft"#, #"\.cycleAsyncLeft"#])
+    #expect(calls.count == 1)
+  }
+
+  @Test(arguments: [Scope.unique, .graph])
+  func aLoopOfTwoAsyncStepsThroughAProviderIsACycle(scope: Scope) async throws {
+    let container = Container()
+    let calls = Counter()
+    container.register(\.cycleAsyncLeft, scope: scope) { r async throws in
+      if calls.increment() > 500 { throw PlannedFailure("runaway: 500 nested resolutions") }
+      return CycleNode("left", next: try await r.provider(\.cycleAsyncRight).get())
+    }
+    container.register(\.cycleAsyncRight) { r in CycleNode("right", next: try await r.resolve(\.cycleAsyncLeft)) }
+    let error = await #expect(throws: ResolutionError.self) { try await container.resolve(\.cycleAsyncLeft) }
+    #expect(error?.kind == .cycle, "\(String(describing: error))")
+    // Found where a step repeats, which may be a lap in: the loop, from either of its members.
+    let path = error?.path.map(\.name) ?? []
+    #expect(isSimpleLoop(path) && Set(path) == [#"\.cycleAsyncLeft"#, #"\.cycleAsyncRight"#], "\(path)")
+    #expect(calls.count <= 2)
+  }
+
+  /// Not a loop: a key that asks a provider for itself with another argument each time ends.
+  @Test func anAsyncKeyAskingAProviderForItselfWithAnotherArgumentIsNoCycle() async throws {
+    let container = Container()
+    container.register(\.cycleAsyncCountdown) { r, count async throws in
+      guard count > 0 else { return CycleNode("zero") }
+      return CycleNode("\(count)", next: try await r.provider(\.cycleAsyncCountdown).get(count - 1))
+    }
+    var node: CycleNode? = try await container.resolve(\.cycleAsyncCountdown, argument: 5)
+    var labels: [String] = []
+    while let current = node {
+      labels.append(current.label)
+      node = current.next
+    }
+    #expect(labels == ["5", "4", "3", "2", "1", "zero"])
   }
 }

@@ -458,6 +458,15 @@ extension Container {
     let frame = AsyncFrame(index: binding.index, container: self, argument: argument, parent: parent)
     defer { frame.finish() }
     try enter(binding, frame.pointer, making: Value.self, from: argument)
+    // A new resolution (through a handle or a captured container) has no parent to find a loop
+    // in, but the factory calls that await it may be making this very step: each would start
+    // another, without end. A shared instance's cell finds that loop (see `claim`); a unique or
+    // graph-scoped step, made afresh in each resolution, looks for it here.
+    if parent == nil, binding.scope.kind == .unique || binding.scope.kind == .graph,
+      let loop = FactoryCall.pathRepeating(frame.pointer, argumentType: Argument.self)
+    {
+      throw failure(.cycle, binding.index, frame.pointer, path: loop)
+    }
     switch binding.scope.kind {
     case .unique:
       return try await makeAsync(binding, argument, frame)
@@ -875,8 +884,10 @@ extension Container {
   /// dependency, and this resolution's path leads back to it.
   func cycle(_ creatorPath: [Int], _ frame: UnsafeMutablePointer<Frame>) -> ResolutionError {
     let mine = frame.path
-    return failure(
-      .cycle, frame.pointee.index, frame, path: mine.starts(with: creatorPath) ? mine : creatorPath + mine)
+    // The creator's path leads to this step when this step runs below it; a path of the same
+    // length is another resolution of the same step (started through a handle), which closes it.
+    let continues = mine.count > creatorPath.count && mine.starts(with: creatorPath)
+    return failure(.cycle, frame.pointee.index, frame, path: continues ? mine : creatorPath + mine)
   }
 
   @usableFromInline @inline(never)

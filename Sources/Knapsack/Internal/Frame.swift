@@ -388,6 +388,25 @@ final class FactoryCall: Sendable {
   }
 }
 
+extension FactoryCall {
+  /// If a factory call that awaits the code running here makes the same step as `step` (a new
+  /// resolution's root), or runs below one that does, the path of the loop: from the root of the
+  /// outermost resolution on the awaited chain, through each resolution a handle or captured
+  /// container started, to `step`. Nil if none does.
+  static func pathRepeating(_ step: UnsafeMutablePointer<Frame>, argumentType: Any.Type) -> [Int]? {
+    guard let (call, address) = seen else { return nil }
+    var parts: [(root: UnsafeMutablePointer<Frame>, path: [Int])] = []
+    let repeating = call.awaited(seenAt: address) { call in
+      guard let pointer = call.frame?.pointer else { return false }
+      let root = pointer.root
+      if parts.last?.root != root { parts.append((root, pointer.path)) }
+      return pointer.contains(step, argumentType: argumentType)
+    }
+    guard repeating != nil else { return nil }
+    return parts.reversed().flatMap(\.path) + [step.pointee.index]
+  }
+}
+
 /// Whether the current task is in the body of a task group it made: the Concurrency runtime's
 /// exported check, which `TaskLocal.withValue` makes too.
 @_silgen_name("swift_task_hasTaskGroupStatusRecord")
