@@ -364,46 +364,44 @@ final class FactoryCall: Sendable {
     return nil
   }
 
-  /// If the code running here, in the step at `frame`, is awaited by the step at `step` (see
-  /// ``awaits(_:seenAt:)``), the path from the resolution's root through `step` to the innermost
-  /// factory call where it runs, which `frame`'s path continues. Where a call runs in a resolution
-  /// of its own (started through a captured container, a `Provider` or a `Lazy`), the path goes
-  /// through the call that started it: each resolution's part, outermost first, up to `frame`'s
-  /// own. Nil if `step` does not await this code.
-  static func pathAwaiting(_ step: UInt, from frame: UnsafeMutablePointer<Frame>) -> [Int]? {
+  /// Walks the factory calls that await the code running here, innermost first, until one whose
+  /// step `matches`. Returns, for each resolution on the way (its root frame), outermost first,
+  /// the path of its innermost call there; nil if no call matches. A call runs in a resolution of
+  /// its own when a captured container, a `Provider` or a `Lazy` started it: the parts, joined,
+  /// go from the outermost resolution's root through each call that started the next.
+  private static func awaitedPaths(
+    until matches: (UnsafeMutablePointer<Frame>) -> Bool
+  ) -> [(root: UnsafeMutablePointer<Frame>, path: [Int])]? {
     guard let (call, address) = seen else { return nil }
-    // Innermost first: per resolution (root frame), the path of its innermost call.
     var parts: [(root: UnsafeMutablePointer<Frame>, path: [Int])] = []
-    let awaiting = call.awaited(seenAt: address) { call in
+    let found = call.awaited(seenAt: address) { call in
       // A `Lazy`'s read is no step: it adds nothing to the path.
       guard let pointer = call.frame?.pointer else { return false }
       let root = pointer.root
       if parts.last?.root != root { parts.append((root, pointer.path)) }
-      return pointer.isAt(orBelow: step)
+      return matches(pointer)
     }
-    guard awaiting != nil else { return nil }
-    // `frame`'s path already has its own resolution's part.
-    if parts.first?.root == frame.root { parts.removeFirst() }
-    return parts.reversed().flatMap(\.path)
+    return found == nil ? nil : parts.reversed()
   }
-}
 
-extension FactoryCall {
+  /// If the code running here, in the step at `frame`, is awaited by the step at `step` (see
+  /// ``awaits(_:seenAt:)``), the path from the resolution's root through `step` to the innermost
+  /// factory call where it runs, which `frame`'s path continues (see ``awaitedPaths(until:)``).
+  /// Nil if `step` does not await this code.
+  static func pathAwaiting(_ step: UInt, from frame: UnsafeMutablePointer<Frame>) -> [Int]? {
+    guard var parts = awaitedPaths(until: { $0.isAt(orBelow: step) }) else { return nil }
+    // `frame`'s path already has its own resolution's part.
+    if parts.last?.root == frame.root { parts.removeLast() }
+    return parts.flatMap(\.path)
+  }
+
   /// If a factory call that awaits the code running here makes the same step as `step` (a new
-  /// resolution's root), or runs below one that does, the path of the loop: from the root of the
-  /// outermost resolution on the awaited chain, through each resolution a handle or captured
-  /// container started, to `step`. Nil if none does.
+  /// resolution's root), or runs below one that does, the path of the loop, to `step` (see
+  /// ``awaitedPaths(until:)``). Nil if none does.
   static func pathRepeating(_ step: UnsafeMutablePointer<Frame>, argumentType: Any.Type) -> [Int]? {
-    guard let (call, address) = seen else { return nil }
-    var parts: [(root: UnsafeMutablePointer<Frame>, path: [Int])] = []
-    let repeating = call.awaited(seenAt: address) { call in
-      guard let pointer = call.frame?.pointer else { return false }
-      let root = pointer.root
-      if parts.last?.root != root { parts.append((root, pointer.path)) }
-      return pointer.contains(step, argumentType: argumentType)
+    awaitedPaths(until: { $0.contains(step, argumentType: argumentType) }).map {
+      $0.flatMap(\.path) + [step.pointee.index]
     }
-    guard repeating != nil else { return nil }
-    return parts.reversed().flatMap(\.path) + [step.pointee.index]
   }
 }
 
