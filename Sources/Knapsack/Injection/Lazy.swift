@@ -314,7 +314,9 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
   }
 
   /// What `reader` does next; if nobody is making the value, ``Turn/make``, and when `claiming`
-  /// (the holder the maker will be), the making is claimed for `reader`.
+  /// (the holder the maker will be), the making is claimed for `reader`. A synchronous maker takes
+  /// `creation` with its claim (`locking`), under the state's lock: a reader that then finds the
+  /// value being made has the wait graph see it wait, and blocks on `creation` until it is done.
   private func turn(for reader: UInt, claiming holder: WaitGraph.Holder? = nil, locking: Bool = false) -> Turn {
     state.withLock { state in
       switch state {
@@ -360,9 +362,9 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
       case .read(let value): return value
       case .reenter: return try make()
       case .make:
-        // Claims the making while holding `creation`, so that a reader that finds it being made
-        // blocks until it is done instead of spinning until the maker takes the lock. Another
-        // thread may have claimed it meanwhile (and be done by now): then look again.
+        // Claims the making and takes `creation` in one step, so that every other reader finds it
+        // being made and waits as a registered reader. Another thread may have claimed it
+        // meanwhile (and be done by now): then look again.
         guard case .make = turn(for: reader, claiming: WaitGraph.Holder(thread: reader), locking: true) else {
           continue
         }
