@@ -105,12 +105,10 @@ public struct Injected<Value: Sendable>: Sendable {
 /// `@MainActor` type, it is).
 @propertyWrapper
 public struct LazyInjected<Value: Sendable>: Sendable {
-  /// The key's provider, resolving with no argument: synchronously, on the main thread for a
-  /// main-actor key (the engine reports any other thread as the error it is).
-  private let resolve: @Sendable () throws -> Value
-  /// The provider's error for a first access that would wait, in a loop, for another thread's.
-  private let cycle: @Sendable ([Int], UnsafeMutablePointer<Frame>?) -> any Error
-  private let storage: LazyStorage<Value>
+  /// The first access's read through the key's provider, then the value it kept: synchronously,
+  /// on the main thread for a main-actor key (the engine reports any other thread as the error it
+  /// is).
+  private let read: @Sendable () throws -> Value
   private let fileID: StaticString
   private let line: UInt
 
@@ -191,22 +189,15 @@ public struct LazyInjected<Value: Sendable>: Sendable {
 
   private init<K>(_ provider: Provider<K>, _ fileID: StaticString, _ line: UInt)
   where K.Argument == Void, K.Value == Value {
-    resolve = { try provider.resolve(()) }
-    cycle = { provider.waitCycle($0, from: $1) }
-    storage = LazyStorage(index: provider.index)
+    let storage = LazyStorage<Value>(index: provider.index)
+    read = { try provider.read(storage) }
     self.fileID = fileID
     self.line = line
   }
 
   /// The injected value, resolved on first access.
   public var wrappedValue: Value {
-    resolveOrStop("@LazyInjected", fileID, line) {
-      try storage.value {
-        try resolve()
-      } cycle: {
-        cycle($0, $1)
-      }
-    }
+    resolveOrStop("@LazyInjected", fileID, line) { try read() }
   }
 }
 

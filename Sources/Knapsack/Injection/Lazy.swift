@@ -136,6 +136,16 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
     return located(container.crossResolutionCycle(loop, index, parent, underlying: ResolutionError.handleWaitNote))
   }
 
+  /// The value kept in `storage`, made by this handle's resolution on the first read: how a
+  /// ``Lazy`` of a key or a main-actor key, and a ``LazyInjected``, read synchronously.
+  func read(_ storage: LazyStorage<Key.Value>) throws -> Key.Value where Key.Argument == Void {
+    try storage.value {
+      try resolve(())
+    } cycle: {
+      waitCycle($0, from: $1)
+    }
+  }
+
   /// The error for a `Lazy` of this handle's dependency read while its own first read makes it:
   /// the dependency needs itself.
   func cycleThroughHandle() -> ResolutionError {
@@ -232,26 +242,14 @@ public struct Lazy<Key: DependencyKeyType>: Sendable where Key.Argument == Void 
 extension Lazy where Key.Kind == SyncKind {
   /// The value, resolved on first access.
   public var value: Key.Value {
-    get throws {
-      try storage.value {
-        try provider.resolve(())
-      } cycle: {
-        provider.waitCycle($0, from: $1)
-      }
-    }
+    get throws { try provider.read(storage) }
   }
 }
 
 extension Lazy where Key.Kind == MainActorKind {
   /// The value, resolved on first access, on the main actor.
   @MainActor public var value: Key.Value {
-    get throws {
-      try storage.value {
-        try provider.resolve(())
-      } cycle: {
-        provider.waitCycle($0, from: $1)
-      }
-    }
+    get throws { try provider.read(storage) }
   }
 }
 
@@ -314,16 +312,16 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
   }
 
   /// What `reader` does next; if nobody is making the value, ``Turn/make``, and when `claiming`
-  /// (the holder the maker will be), the making is claimed for `reader`. A synchronous maker takes
-  /// `creation` with its claim (`locking`), under the state's lock: a reader that then finds the
+  /// (the holder the maker will be), the making is claimed for `reader`. A synchronous maker (a
+  /// holder that is a thread) takes `creation` with its claim, under the state's lock: a reader that then finds the
   /// value being made has the wait graph see it wait, and blocks on `creation` until it is done.
-  private func turn(for reader: UInt, claiming holder: WaitGraph.Holder? = nil, locking: Bool = false) -> Turn {
+  private func turn(for reader: UInt, claiming holder: WaitGraph.Holder? = nil) -> Turn {
     state.withLock { state in
       switch state {
       case .made(let value): return .read(value)
       case .empty:
         if let holder { state = .making(maker: reader, holder: holder, waiters: []) }
-        if locking { creation.lock() }
+        if holder?.thread != nil { creation.lock() }
         return .make
       case .making(let maker, _, _): return maker == reader ? .reenter : .wait
       }
@@ -365,7 +363,7 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
         // Claims the making and takes `creation` in one step, so that every other reader finds it
         // being made and waits as a registered reader. Another thread may have claimed it
         // meanwhile (and be done by now): then look again.
-        guard case .make = turn(for: reader, claiming: WaitGraph.Holder(thread: reader), locking: true) else {
+        guard case .make = turn(for: reader, claiming: WaitGraph.Holder(thread: reader)) else {
           continue
         }
         defer { creation.unlock() }
