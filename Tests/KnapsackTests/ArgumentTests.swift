@@ -351,3 +351,51 @@ extension Dependencies {
     #expect(problem.message.contains("not Hashable"))
   }
 }
+
+/// What an argument's instance is: the instance made for it, and the argument its factory saw.
+final class TaggedInstance: Sendable {
+  let tag: String
+  init(_ argument: any Sendable) { tag = "\(type(of: argument))=\(argument)" }
+}
+
+struct NotHashableArgument: Sendable {}
+
+extension Dependencies {
+  var anyArgumentInstance: ArgumentKey<any Sendable, TaggedInstance> {
+    ArgumentKey { _, argument in TaggedInstance(argument) }.scope(.singleton)
+  }
+  /// Asks for itself once more with the same number as a `Double`: a different argument.
+  var anyArgumentWidening: ArgumentKey<any Sendable, String> {
+    ArgumentKey { r, argument in
+      guard let whole = argument as? Int else { return "\(type(of: argument))=\(argument)" }
+      return try r.resolve(\.anyArgumentWidening, argument: Double(whole))
+    }
+  }
+}
+
+/// Arguments of an `any Sendable` key are told apart by type as well as value: `AnyHashable`
+/// alone finds `1`, `Int8(1)` and `1.0` equal.
+@Suite struct ExistentialArgumentTests {
+  @Test func equalNumbersOfDifferentTypesAreDifferentArguments() throws {
+    let container = Container()
+    let whole = try container.resolve(\.anyArgumentInstance, argument: 1)
+    let small = try container.resolve(\.anyArgumentInstance, argument: Int8(1))
+    let real = try container.resolve(\.anyArgumentInstance, argument: 1.0)
+    #expect([whole.tag, small.tag, real.tag] == ["Int=1", "Int8=1", "Double=1.0"])
+    #expect(try container.resolve(\.anyArgumentInstance, argument: 1) === whole)
+    #expect(try container.resolve(\.anyArgumentInstance, argument: Int8(1)) === small)
+    #expect(try container.resolve(\.anyArgumentInstance, argument: "1") !== whole)
+  }
+
+  @Test func askingAgainWithAnEqualNumberOfAnotherTypeIsNoCycle() throws {
+    #expect(try Container().resolve(\.anyArgumentWidening, argument: 1) == "Double=1.0")
+  }
+
+  @Test func anArgumentThatIsNotHashableIsNamedByItsOwnType() throws {
+    let error = try #require(throws: ResolutionError.self) {
+      try Container().resolve(\.anyArgumentInstance, argument: NotHashableArgument())
+    }
+    #expect(error.kind == .factoryMismatch)
+    #expect(error.description.contains("NotHashableArgument is not Hashable"), "\(error)")
+  }
+}

@@ -8,7 +8,7 @@ struct InstanceKey: Hashable, @unchecked Sendable {
   /// The binding's ``Binding/serial``, which no other binding ever has, even one made after
   /// this one is freed.
   @usableFromInline let bindingSerial: UInt
-  @usableFromInline let argument: AnyHashable?
+  @usableFromInline let argument: ArgumentIdentity?
 
   /// The key of `binding`'s instance for `argument` (a `Hashable` argument's value, else none).
   @inlinable
@@ -17,11 +17,12 @@ struct InstanceKey: Hashable, @unchecked Sendable {
     self.argument = Argument.self == Void.self ? nil : Self.hashable(argument)
   }
 
-  /// An argument as a key: its value if it is `Hashable`, else nil (so is no argument). What
-  /// shared instances, graph instances and the cycle check tell arguments apart by.
+  /// An argument as a key: its value and type if it is `Hashable`, else nil (so is no
+  /// argument). What shared instances, graph instances and the cycle check tell arguments apart
+  /// by.
   @usableFromInline
-  static func hashable(_ argument: some Sendable) -> AnyHashable? {
-    argument is Void ? nil : (argument as? any Hashable).map { AnyHashable($0) }
+  static func hashable(_ argument: some Sendable) -> ArgumentIdentity? {
+    argument is Void ? nil : ArgumentIdentity(argument)
   }
 
   /// Whether instances can be kept per `argument`: it is `Hashable`, or no argument at all (`()`,
@@ -30,6 +31,29 @@ struct InstanceKey: Hashable, @unchecked Sendable {
   @usableFromInline
   static func canKeep(_ argument: some Sendable) -> Bool {
     argument is Void || argument is any Hashable
+  }
+}
+
+/// An argument as the engine tells arguments apart: a `Hashable` value, or an object's identity,
+/// with its type. `AnyHashable` alone finds `1`, `Int8(1)` and `1.0` equal, which are three
+/// different arguments to a key whose argument is `any Sendable`. A value type: keeping one in a
+/// key allocates nothing more than its `AnyHashable` does.
+@usableFromInline
+struct ArgumentIdentity: Hashable {
+  let value: AnyHashable
+  let type: ObjectIdentifier
+
+  /// The identity of a `Hashable` value; nil for any other.
+  init?(_ value: Any) {
+    guard let hashable = value as? any Hashable else { return nil }
+    self.value = AnyHashable(hashable)
+    type = ObjectIdentifier(Swift.type(of: hashable))
+  }
+
+  /// The identity of an object that is not `Hashable`: the object itself.
+  init(object: ObjectIdentifier, of type: Any.Type) {
+    value = AnyHashable(object)
+    self.type = ObjectIdentifier(type)
   }
 }
 
@@ -124,7 +148,7 @@ final class Binding: Sendable {
   @usableFromInline let cell = SharedCell()
   /// An argument key's shared instances, one per `Hashable` argument value; nil for an argument
   /// whose instance an override scope that ended disposed (see ``endArguments(_:)``).
-  private let argumentCells = Locked<[AnyHashable: SharedCell?]>([:])
+  private let argumentCells = Locked<[ArgumentIdentity: SharedCell?]>([:])
   /// A number no other binding in the process has: what a graph-scope store finds this
   /// binding's instance by without holding the binding (an address could be reused by a later
   /// binding once this one is freed; a serial is never reused).
@@ -158,7 +182,7 @@ final class Binding: Sendable {
 
   /// Refuses `arguments` from now on: an override scope's copy disposed their instances when the
   /// scope ended, and a handle made in the scope must get an error rather than those instances.
-  func endArguments(_ arguments: Set<AnyHashable>) {
+  func endArguments(_ arguments: Set<ArgumentIdentity>) {
     argumentCells.withLock { cells in
       for argument in arguments { cells[argument] = .some(nil) }
     }

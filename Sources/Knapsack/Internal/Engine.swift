@@ -558,7 +558,8 @@ extension Container {
     if !matches { throw factoryMismatch(binding, frame, value: Value.self, argument: Argument.self) }
     // Decided when compiled for a key without an argument, nearly every one.
     if Argument.self != Void.self, binding.scope.kind != .unique, !InstanceKey.canKeep(argument) {
-      throw unhashableArgument(binding.index, frame, argument: type(of: argument), scope: binding.scope)
+      // The argument's own type: an `any Sendable` argument's static one would read `Any`.
+      throw unhashableArgument(binding.index, frame, argument: type(of: argument as Any), scope: binding.scope)
     }
   }
 

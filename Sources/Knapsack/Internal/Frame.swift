@@ -79,9 +79,9 @@ struct Frame {
 
   /// What the cycle check tells arguments apart by: the value if it is `Hashable`, else the
   /// object's identity; nil for a value that can be compared neither way.
-  static func identity(of argument: Any) -> AnyHashable? {
-    if let hashable = argument as? any Hashable { return AnyHashable(hashable) }
-    return objectIdentity(of: argument).map(AnyHashable.init)
+  static func identity(of argument: Any) -> ArgumentIdentity? {
+    ArgumentIdentity(argument)
+      ?? objectIdentity(of: argument).map { ArgumentIdentity(object: $0, of: type(of: argument)) }
   }
 
   /// Whether two arguments of one key, of type `type`, at `left` and `right`, are the same: they

@@ -124,7 +124,7 @@ extension Container {
         // What the copy handed out is refused from now on: a key by its registration, an
         // argument key per argument (refusing the key would refuse arguments the scope never
         // made an instance for). Not what a failed decorator left, which nobody received.
-        var endedArguments: [Int: Set<AnyHashable>] = [:]
+        var endedArguments: [Int: Set<ArgumentIdentity>] = [:]
         for entry in state.created where entry.isShared {
           guard let binding = state.bindings[entry.dependency] else { continue }
           if !binding.registration.takesArgument {
