@@ -196,7 +196,7 @@ extension Dependencies {
     #expect(error.kind == .resolutionTooDeep)
     #expect(error.description.contains("deeper than the 10000 asynchronous steps a resolution may take"))
     // A step count, not a stack, stopped it: the fix does not suggest a larger stack.
-    #expect(error.description.contains("fix: shorten the chain: a key that asks for itself again"))
+    #expect(error.description.contains("fix: shorten the chain: an asynchronous resolution stops at a fixed number"))
     #expect(!error.description.contains("larger stack"))
   }
 

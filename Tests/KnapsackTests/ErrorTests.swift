@@ -323,3 +323,55 @@ extension Container: ErrorTypeResolving {}
     #expect(throws: ResolutionError.self) { try container.lazy(type: (any ErrorClock).self).value }
   }
 }
+
+/// Errors in deep graphs: every message stays a few lines long, and the error keeps every step.
+@Suite struct LongPathMessageTests {
+  /// A chain of `depth` named `Int` registrations, `prefix 0` → `prefix 1` → …, whose last level
+  /// asks for `last`.
+  func chain(_ depth: Int, _ prefix: String, last: @escaping @Sendable (Int) -> String) -> Container {
+    let container = Container()
+    for level in 0..<depth {
+      container.register(type: Int.self, name: "\(prefix) \(level)") { r in
+        try r.resolve(type: Int.self, name: level + 1 < depth ? "\(prefix) \(level + 1)" : last(level)) + 1
+      }
+    }
+    return container
+  }
+
+  @Test func aLongPathToAMissingDependencyIsPrintedAsItsEnds() throws {
+    let container = chain(40, "level", last: { _ in "missing" })
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: Int.self, name: "level 0") }
+    #expect(error.kind == .notRegistered)
+    #expect(error.path.count == 41)
+    #expect(error.pathDescription.components(separatedBy: " → ").count == 41)
+    let pathLine = try #require(error.description.components(separatedBy: "\n").first { $0.hasPrefix("  path: ") })
+    #expect(
+      pathLine == "  path: " + (0..<4).map { #"Int (name: "level \#($0)")"# }.joined(separator: " → ")
+        + " → … 33 more → " + (37..<40).map { #"Int (name: "level \#($0)")"# }.joined(separator: " → ")
+        + #" → Int (name: "missing")"#)
+    #expect(error.description.count < 1_500)
+  }
+
+  @Test func aPathOfTwelveStepsIsPrintedWhole() throws {
+    let container = chain(11, "step", last: { _ in "absent" })
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: Int.self, name: "step 0") }
+    #expect(error.path.count == 12)
+    #expect(error.description.contains("  path: \(error.pathDescription)\n"))
+  }
+
+  @Test func aLongCycleListsItsFirstMembersAndHowManyMore() async throws {
+    let container = chain(30, "ring", last: { _ in "ring 0" })
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: Int.self, name: "ring 0") }
+    #expect(error.kind == .cycle)
+    #expect(error.path.count == 31)
+    let lines = error.description.components(separatedBy: "\n")
+    #expect(lines[0].contains("… 23 more"))
+    #expect(lines.contains("  … and 18 more (the path lists every one)"))
+    #expect(lines.count == 15)  // the cycle, 12 members, how many more, the fix
+    // The dry run's report reads the same way.
+    let report = await container.validate()
+    let problem = try #require(report.problems(.cycle).first)
+    #expect(problem.description.components(separatedBy: "\n").count <= 14)
+    #expect(problem.description.contains("… and 18 more (the path lists every one)"))
+  }
+}

@@ -85,11 +85,7 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       }
       if let location = dependency.location { lines.append("    declared at \(location)") }
       if let registeredAt { lines.append("    registered at \(registeredAt)") }
-      if kind == .resolutionTooDeep {
-        lines.append("    path: \(ResolutionError.shortened(path))")
-      } else if path.count > 1 {
-        lines.append("    path: \(path.map(\.name).joined(separator: " → "))")
-      }
+      if path.count > 1 { lines.append("    path: \(ResolutionError.shortened(path))") }
       if kind == .captiveDependency, let held = path.last, path.count > 1 {
         lines.append("    holds \(held.name): \(ResolutionError.sites(held.location, pathRegistrations.last ?? nil))")
       }
@@ -959,7 +955,7 @@ extension Container {
       message = "the factory of \(error.dependency.name) cannot be used: \(error.underlying ?? "mismatch")"
     case .containerDisposed:
       kind = .containerDisposed
-      message = "the container was disposed"
+      message = "\(error.dependency.subject) cannot be resolved: \(error.underlying ?? "the container was disposed")"
     case .resolutionTooDeep:
       kind = .resolutionTooDeep
       message =
@@ -1006,7 +1002,7 @@ extension Container {
     return ValidationReport.Problem(
       kind: .notAKey, dependency: reference, registeredAt: nil, path: [], pathRegistrations: [],
       message:
-        "the key path at \(place) is a property of Dependencies of type \(typeName), not a key, "
+        "the key path at \(place) leads to a value of type \(typeName), not a key, "
         + "so there is nothing to validate (a key is a Key, AsyncKey, MainActorKey, ArgumentKey or multibinding)")
   }
 

@@ -273,7 +273,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     isCoveredByReport = error.isCoveredByReport
   }
 
-  /// The path as one line: `\.todoList → \.repository → \.clock`.
+  /// The whole path as one line: `\.todoList → \.repository → \.clock`. (``description``
+  /// prints a path of more than 12 steps as its first and last four.)
   public var pathDescription: String { path.map(\.name).joined(separator: " → ") }
 
   /// A cycle's loop, `\.b → \.c → \.b`, and the steps that led into it when the resolution
@@ -283,25 +284,35 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   var cycleDescription: String {
     let explained = underlying.map { ": \($0)" } ?? ""
     guard let last = path.last, let start = path.dropLast().firstIndex(of: last), start > 0 else {
-      return pathDescription + explained
+      return Self.shortened(path) + explained
     }
-    let loop = path[start...].map(\.name).joined(separator: " → ")
-    return "\(loop) (reached from \(path[..<start].map(\.name).joined(separator: " → ")))\(explained)"
+    return "\(Self.shortened(path[start...])) (reached from \(Self.shortened(path[..<start])))\(explained)"
   }
 
   /// Each dependency of a cycle's `path` with its own sites (`\.b: declared at …`), once: the
   /// last one closes the loop, and the steps that led into it may pass one of its dependencies.
+  /// A loop of more than ``readableSteps`` dependencies lists its first ones and says how many
+  /// more it has (the path holds them all).
   static func cycleMembers(_ path: [DependencyReference], _ registrations: [CodeLocation?]) -> [String] {
     var listed: Set<String> = []
-    return zip(path, registrations).dropLast().filter { listed.insert($0.0.name).inserted }
-      .map { reference, site in "\(reference.name): \(sites(reference.location, site))" }
+    let members = zip(path, registrations).dropLast().filter { listed.insert($0.0.name).inserted }
+    let lines = members.prefix(readableSteps).map { reference, site in
+      "\(reference.name): \(sites(reference.location, site))"
+    }
+    guard members.count > readableSteps else { return lines }
+    return lines + ["… and \(members.count - readableSteps) more (the path lists every one)"]
   }
 
-  /// A path too long to read whole (a chain too deep for the stack): its first and last four
-  /// steps.
-  static func shortened(_ path: [DependencyReference]) -> String {
-    let shown = path.count > 8 ? path.prefix(4).map(\.name) + ["…"] + path.suffix(4).map(\.name) : path.map(\.name)
-    return shown.joined(separator: " → ")
+  /// The most steps a message prints of a path, and of a cycle's members.
+  static let readableSteps = 12
+
+  /// A path as messages print it: whole up to ``readableSteps`` steps; a longer one (a deep
+  /// chain) as its first and last four steps around how many it leaves out. The error's
+  /// ``path`` holds every step.
+  static func shortened(_ path: some Collection<DependencyReference>) -> String {
+    let names = path.map(\.name)
+    guard names.count > readableSteps else { return names.joined(separator: " → ") }
+    return (names.prefix(4) + ["… \(names.count - 8) more"] + names.suffix(4)).joined(separator: " → ")
   }
 
   /// The ``underlying`` text of a cycle closed by a reader of a `Lazy` that would wait for the
@@ -350,10 +361,10 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       if let registeredAt { lines.append("  registered at \(registeredAt)") }
       if let requestedAt { lines.append("  asked for at \(requestedAt)") }
     }
-    if kind == .resolutionTooDeep {
+    if kind != .cycle, path.count > 1 || kind == .resolutionTooDeep {
       lines.append("  path: \(Self.shortened(path))")
-    } else if kind != .cycle, path.count > 1 {
-      lines.append("  path: \(pathDescription)")
+    }
+    if kind != .cycle, kind != .resolutionTooDeep, path.count > 1 {
       let requester = path[path.count - 2]
       let site = Self.sites(requester.location, pathRegistrations[path.count - 2])
       if site != "site unknown" { lines.append("  requested by \(requester.name): \(site)") }
@@ -387,8 +398,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     case .resolutionTooDeep where underlying == StackGuard.Limit.asynchronousSteps.description:
       // A fixed number of steps, not a stack: a larger stack would not help.
       lines.append(
-        "  fix: shorten the chain: a key that asks for itself again (with a new argument each time) never ends;"
-          + " a `Provider` or `Lazy` edge resolves later, as a resolution of its own.")
+        "  fix: shorten the chain: an asynchronous resolution stops at a fixed number of steps, and a key that asks"
+          + " for itself with a new argument each time goes one step deeper per argument; a `Provider` or `Lazy`"
+          + " edge resolves later, as a resolution of its own.")
     case .resolutionTooDeep:
       lines.append(
         "  fix: resolve it on a thread with a larger stack, or shorten the chain (a `Provider` or `Lazy` edge"
