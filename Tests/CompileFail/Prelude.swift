@@ -11,4 +11,6 @@ extension Dependencies {
   var database: AsyncKey<Store> { AsyncKey { _ in Store() } }
   var profile: ArgumentKey<Int, Store> { ArgumentKey { _, _ in Store() } }
   var plugins: Multibinding<Store> { Multibinding() }
+  var remoteProfile: DependencyKey<AsyncKind, Int, Store> { DependencyKey { _, _ in Store() } }
+  var profileScreen: DependencyKey<MainActorKind, Int, ScreenModel> { DependencyKey { _, _ in ScreenModel() } }
 }

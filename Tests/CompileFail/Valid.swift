@@ -29,6 +29,13 @@ func correctUses(_ container: Container) async throws {
     return store
   }
   container.contribute(to: \.plugins) { _ in Store() }
+  // Keys of every kind with their argument, and handles of keys without one.
+  let _: Store = try await container.resolve(\.remoteProfile, argument: 3)
+  let _: ScreenModel = try await container.resolve(\.profileScreen, argument: 3)
+  let _: ScreenModel = try await container.resolve(\.screenModel)
+  let _: Store = try container.lazy(\.store).value
+  let _: Store = try await container.lazy(\.database).value
+  let _: Store = try await container.provider(\.remoteProfile).get(4)
 }
 
 extension Dependencies {
@@ -42,6 +49,9 @@ extension Dependencies {
 
 @MainActor func correctMainActorUse(_ container: Container) throws {
   let _: ScreenModel = try container[\.screenModel]
+  let _: ScreenModel = try container.resolve(\.screenModel)
+  let _: ScreenModel = try container.resolve(\.profileScreen, argument: 5)
+  let _: ScreenModel = try container.lazy(\.screenModel).value
 }
 
 @MainActor final class MainActorHolder {

@@ -162,6 +162,19 @@ extension Resolving {
   @available(*, unavailable, message: "this key takes an argument: pass it, `resolve(\\.key, argument: value)`")
   public func resolve<A, V>(_ key: KeyPath<Dependencies, ArgumentKey<A, V>>) throws -> V { throw UnavailableCall() }
 
+  /// Not available: an asynchronous key that takes an argument is resolved with one.
+  @available(*, unavailable, message: "this key takes an argument: pass it, `resolve(\\.key, argument: value)`")
+  public func resolve<A, V>(_ key: KeyPath<Dependencies, DependencyKey<AsyncKind, A, V>>) async throws -> V {
+    throw UnavailableCall()
+  }
+
+  /// Not available: a main-actor key that takes an argument is resolved with one.
+  @available(*, unavailable, message: "this key takes an argument: pass it, `resolve(\\.key, argument: value)`")
+  @MainActor
+  public func resolve<A, V>(_ key: KeyPath<Dependencies, DependencyKey<MainActorKind, A, V>>) throws -> V {
+    throw UnavailableCall()
+  }
+
   /// Not available: a key that takes an argument is resolved with one.
   @available(
     *, unavailable, message: "this key takes an argument: resolve it with `resolve(\\.key, argument: value)`"

@@ -449,6 +449,19 @@ extension Resolving {
     Lazy(index: KeyTable.index(of: key), container: resolutionContext.container, site: CallSite(fileID, line))
   }
 
+  /// Not available: a ``Lazy`` resolves its key once, with no argument to pass. A key that takes
+  /// one is resolved later through a ``Provider``: `provider(\.key)`, then `get(argument)`.
+  @available(
+    *, unavailable,
+    message:
+      "a Lazy resolves its key without an argument, and this key takes one: use `provider(\\.key)`, then `get(argument)`"
+  )
+  public func lazy<K, A, V>(_ key: KeyPath<Dependencies, DependencyKey<K, A, V>>) -> Lazy<DependencyKey<K, Void, V>> {
+    // Never called (it is unavailable); the type lets the call site's `.value` type-check, so
+    // that the compiler reports this declaration's message.
+    Lazy(index: KeyTable.index(of: key), container: resolutionContext.container, site: CallSite(#fileID, #line))
+  }
+
   /// A ``Provider`` of a multibinding's elements: each `get` resolves every contribution again,
   /// honouring each one's scope. An error about the multibinding itself names the line that made
   /// the provider.
