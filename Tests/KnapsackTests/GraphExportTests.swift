@@ -271,4 +271,22 @@ private let expectedMermaid = #"""
     #expect(names == ["\\.gxClock", "\\.gxLabel"])
     #expect(await parent.graph().nodes.map(\.dependency.name) == ["\\.gxClock"])
   }
+
+  @Test func aLineBreakInANameKeepsEachStatementOnItsLine() async throws {
+    let container = Container()
+    container.register(type: String.self, name: "two\nlines") { "text" }
+    container.register(type: Int.self, name: "crlf\r\nname") { r in
+      try r.resolve(type: String.self, name: "two\nlines").count
+    }
+    let graph = await container.graph()
+    let dot = graph.dot
+    // Every line of the DOT text is a whole statement, and the names are spelt with DOT's `\n`.
+    #expect(dot.contains(#"two\nlines"#), "\(dot)")
+    #expect(dot.contains(#"crlf\nname"#), "\(dot)")
+    #expect(!dot.split(separator: "\n").contains { $0.hasPrefix("lines") || $0.hasPrefix("name") }, "\(dot)")
+    let mermaid = graph.mermaid
+    #expect(mermaid.contains("two<br/>lines"), "\(mermaid)")
+    #expect(mermaid.contains("crlf<br/>name"), "\(mermaid)")
+    #expect(!mermaid.split(separator: "\n").contains { $0.hasPrefix("lines") || $0.hasPrefix("name") }, "\(mermaid)")
+  }
 }

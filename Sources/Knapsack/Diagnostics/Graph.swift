@@ -125,12 +125,19 @@ public struct DependencyGraph: Sendable, Hashable, Codable {
     return lines.joined(separator: "\n") + "\n"
   }
 
+  /// Text inside a DOT string: a line break in a name (a registration's `name:` may hold one)
+  /// becomes DOT's own `\n`, so that each statement stays on its line.
   private static func dotEscaped(_ text: String) -> String {
     text.replacingOccurrences("\\", with: "\\\\").replacingOccurrences("\"", with: "\\\"")
+      .replacingOccurrences("\r\n", with: "\\n").replacingOccurrences("\n", with: "\\n")
+      .replacingOccurrences("\r", with: "\\n")
   }
 
+  /// Text inside a Mermaid label; a line break in a name becomes the label's `<br/>`.
   private static func mermaidEscaped(_ text: String) -> String {
     text.replacingOccurrences("\"", with: "#quot;").replacingOccurrences("<", with: "#lt;")
       .replacingOccurrences(">", with: "#gt;").replacingOccurrences("#lt;br/#gt;", with: "<br/>")
+      .replacingOccurrences("\r\n", with: "<br/>").replacingOccurrences("\n", with: "<br/>")
+      .replacingOccurrences("\r", with: "<br/>")
   }
 }
