@@ -109,8 +109,24 @@ echo "chain of 10,000 keys checked in $elapsed ms"
 expect_line "$work/chain.txt" "$chain/Keys.swift:10001:7: error: dependency cycle: \.k9998 (Keys/Keys.swift:10001) -> \.k9999 (Keys/Keys.swift:10002) -> \.k9998"
 ((elapsed < 60000)) || fail "the chain of 10,000 keys took $elapsed ms"
 
+# The cache tells a file by its contents: a file replaced by another of the same size with the
+# same modification date (`cp -p`, `rsync -a`, an archive) is read again.
+stale=$work/stale
+rm -rf "$stale" && mkdir -p "$stale/App" "$stale/Keys"
+printf 'import Knapsack\nextension Dependencies {\n  var clock: Key<Int> { .required() }\n}\n' >"$stale/Keys/Keys.swift"
+printf 'import Knapsack\nlet container = Container()\n//ntainer.register(\\.clock) { 0 }\n' >"$stale/App/main.swift"
+stale_check() { "$tool" --app App --cache "$stale/cache" --module App "$stale/App/main.swift" --module Keys "$stale/Keys/Keys.swift"; }
+stale_check >"$work/stale-1.txt" && fail "the unregistered key passed the check"
+printf 'import Knapsack\nlet container = Container()\ncontainer.register(\\.clock) { 0 }\n' >"$stale/main.swift.new"
+touch -r "$stale/App/main.swift" "$stale/main.swift.new"
+mv "$stale/main.swift.new" "$stale/App/main.swift"
+stale_check >"$work/stale-2.txt" || fail "a fixed file of the same size and date was not read again: $(cat "$work/stale-2.txt")"
+echo "cache checked"
+
 echo "== building the fixture package (plugin applied to ShowcaseApp)"
-package=$work/package
+# In a folder whose name has a space and a letter that is not ASCII: the plugins pass paths as
+# they are, not percent-encoded.
+package="$work/fixture package é"
 rm -rf "$package" "$work/scratch/debug/PluginFixtures_ShowcaseApp.resources"
 mkdir -p "$package"
 cp -R "$fixtures/Package.swift" "$fixtures/Sources" "$package/"

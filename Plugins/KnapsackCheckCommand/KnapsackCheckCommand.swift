@@ -16,12 +16,15 @@ struct KnapsackCheckCommand: CommandPlugin {
       : candidates.filter { named.contains($0.name) }
     var failed: [String] = []
     for target in targets {
-      var arguments = ["--app", target.name, "--cache", context.pluginWorkDirectoryURL.appending(path: "cache").path()]
+      var arguments = [
+        "--app", target.name, "--cache",
+        context.pluginWorkDirectoryURL.appending(path: "cache").path(percentEncoded: false),
+      ]
       // Only modules that can see Knapsack can declare, register or resolve a key: skip the
       // rest (third-party packages such as SwiftNIO).
       let modules = [target] + target.recursiveTargetDependencies.compactMap { $0 as? SourceModuleTarget }
       for module in modules where module.recursiveTargetDependencies.contains(where: { $0.name == "Knapsack" }) {
-        let files = module.sourceFiles(withSuffix: "swift").map { $0.url.path() }
+        let files = module.sourceFiles(withSuffix: "swift").map { $0.url.path(percentEncoded: false) }
         guard !files.isEmpty else { continue }
         arguments += ["--module", module.name] + files
       }

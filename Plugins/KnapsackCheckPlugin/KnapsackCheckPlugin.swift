@@ -20,8 +20,8 @@ struct KnapsackCheckPlugin: BuildToolPlugin {
     // copy a file of any other kind into a resources bundle of the target.
     let output = context.pluginWorkDirectoryURL.appending(path: "knapsack-check-\(target.name).swift")
     var arguments = [
-      "--app", target.name, "--output", output.path(),
-      "--cache", context.pluginWorkDirectoryURL.appending(path: "cache").path(),
+      "--app", target.name, "--output", output.path(percentEncoded: false),
+      "--cache", context.pluginWorkDirectoryURL.appending(path: "cache").path(percentEncoded: false),
     ]
     var inputs: [URL] = []
     // Only modules that can see Knapsack can declare, register or resolve a key: skip the
@@ -30,7 +30,7 @@ struct KnapsackCheckPlugin: BuildToolPlugin {
     for module in modules where module.recursiveTargetDependencies.contains(where: { $0.name == "Knapsack" }) {
       let files = module.sourceFiles(withSuffix: "swift").map(\.url)
       guard !files.isEmpty else { continue }
-      arguments += ["--module", module.name] + files.map { $0.path() }
+      arguments += ["--module", module.name] + files.map { $0.path(percentEncoded: false) }
       inputs += files
     }
     return [

@@ -30,22 +30,10 @@ let scopeOrder = ["unique": 0, "graph": 1, "weak": 2, "cached": 3, "singleton": 
 
 /// Checks the graph of `app`: the facts of its module and of every module it depends on.
 func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
-  // Only files that can see Knapsack take part: they import it or a module that re-exports it, or
-  // their module re-exports it (an `@_exported import` makes it visible in every file of the module).
-  var exporters: Set<String> = ["Knapsack"]
-  var changed = true
-  while changed {
-    changed = false
-    for module in modules where !exporters.contains(module.name) {
-      if module.files.contains(where: { !exporters.isDisjoint(with: $0.exportedImports) }) {
-        exporters.insert(module.name)
-        changed = true
-      }
-    }
-  }
-  let files = keysToldApart(modules).flatMap { module in
-    exporters.contains(module.name) ? module.files : module.files.filter { !exporters.isDisjoint(with: $0.imports) }
-  }
+  // Every file of the modules given takes part (the plugins give those that depend on Knapsack):
+  // a file that imports only a module of the app can still call a container's methods, which
+  // Swift makes visible through any module the build loads.
+  let files = keysToldApart(modules).flatMap(\.files)
   // A key may be declared in several clauses of an `#if`: each clause counts, since the check
   // cannot tell which one a build takes. The first declaration gives the key's scope and type.
   let declarationsOfKey = Dictionary(grouping: files.flatMap(\.declarations), by: \.id)
@@ -271,9 +259,12 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
 /// a provider of each (with a remark), and a resolution is not followed (with a remark).
 func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
   var declaring: [String: Set<String>] = [:]
+  /// The key's type in each module that declares it (`Key<Config>`, spelt for matching).
+  var keyTypes: [String: [String: String]] = [:]
   for module in modules {
     for declaration in module.files.flatMap(\.declarations) where !declaration.id.isType {
       declaring[declaration.id.text, default: []].insert(module.name)
+      keyTypes[declaration.id.text, default: [:]][module.name] = normalizedType(declaration.typeText)
     }
   }
   let shared = declaring.filter { $0.value.count > 1 }
@@ -290,10 +281,15 @@ func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
     return seen
   }
   let reachable = Dictionary(uniqueKeysWithValues: modules.map { ($0.name, visible(from: [$0.name])) })
-  /// The declarers left once those a declarer's module imports are dropped (they are shadowed).
-  func unshadowed(_ declarers: Set<String>) -> Set<String> {
+  /// The declarers of the key `name` left once those a declarer's module imports are dropped:
+  /// they are shadowed, as in Swift, when their key has the same type. Keys of different types
+  /// all stay, since Swift then chooses by the value's type.
+  func unshadowed(_ declarers: Set<String>, of name: String) -> Set<String> {
     declarers.filter { candidate in
-      !declarers.contains { $0 != candidate && reachable[$0]?.contains(candidate) == true }
+      !declarers.contains {
+        $0 != candidate && reachable[$0]?.contains(candidate) == true
+          && keyTypes[name]?[$0] == keyTypes[name]?[candidate]
+      }
     }
   }
 
@@ -304,8 +300,8 @@ func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
       /// The key `id` names in this file: one, or the candidates when the check cannot tell.
       func told(_ id: DependencyID) -> (id: DependencyID?, candidates: [String]) {
         guard !id.isType, let declarers = shared[id.text] else { return (id, []) }
-        var seen = unshadowed(declarers.intersection(reachable[module.name] ?? [module.name]))
-        if seen.count > 1, case let narrowed = unshadowed(seen.intersection(inFile)), !narrowed.isEmpty {
+        var seen = unshadowed(declarers.intersection(reachable[module.name] ?? [module.name]), of: id.text)
+        if seen.count > 1, case let narrowed = unshadowed(seen.intersection(inFile), of: id.text), !narrowed.isEmpty {
           seen = narrowed
         }
         if seen.isEmpty { seen = declarers }

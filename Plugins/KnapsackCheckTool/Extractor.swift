@@ -25,6 +25,25 @@ func importedModules(_ source: String) -> [String] {
   }
 }
 
+/// The structs and enums a file declares at its top level, read line by line without parsing
+/// (for a file that cannot declare, register or resolve a key): `struct Session`,
+/// `public enum Mode: String`. A line that starts with a space is inside another declaration, and
+/// its type is a nested one, not counted (``FactsCollector`` qualifies those in the files it parses).
+func topLevelValueTypes(_ source: String) -> [String] {
+  let modifiers: Set<Substring> = [
+    "public", "internal", "fileprivate", "private", "package", "indirect", "final", "nonisolated", "frozen",
+  ]
+  return source.split(whereSeparator: \.isNewline).compactMap { line in
+    guard let first = line.first, !first.isWhitespace else { return nil }
+    let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+    guard let position = words.firstIndex(where: { !$0.hasPrefix("@") && !modifiers.contains($0) }),
+      ["struct", "enum"].contains(words[position]), position + 1 < words.count
+    else { return nil }
+    let name = words[position + 1].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+    return name.isEmpty ? nil : String(name)
+  }
+}
+
 /// Reads one file's key declarations, registrations and resolutions.
 func extractFacts(path: String, source: String) -> FileFacts {
   let tree = Parser.parse(source: source)
@@ -50,12 +69,7 @@ final class FactsCollector: SyntaxVisitor {
   }
 
   override func visit(_ node: ImportDeclSyntax) -> SyntaxVisitorContinueKind {
-    let module = node.path.first?.name.text ?? ""
-    facts.imports.append(module)
-    if node.attributes.contains(where: { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "_exported" })
-    {
-      facts.exportedImports.append(module)
-    }
+    facts.imports.append(node.path.first?.name.text ?? "")
     return .skipChildren
   }
 
@@ -170,6 +184,9 @@ final class FactsCollector: SyntaxVisitor {
       default: break
       }
     }
+    // Knapsack registers a type only with its label, `register(type: T.self)`: an unlabeled
+    // `register(T.self)` is another library's (Swinject's, say).
+    if label == nil, isTypeExpression(first.expression) { return }
     let id: DependencyID?
     var why = "the key path is computed at run time"
     if label == nil, let keyPath = first.expression.as(KeyPathExprSyntax.self) {
@@ -320,8 +337,8 @@ final class ReferenceFinder: SyntaxVisitor {
   }
 
   override func visit(_ node: SubscriptCallExprSyntax) -> SyntaxVisitorContinueKind {
-    if node.arguments.count == 1, let keyPath = node.arguments.first?.expression.as(KeyPathExprSyntax.self),
-      let name = keyName(keyPath)
+    if node.arguments.count == 1, namesAValue(node.calledExpression),
+      let keyPath = node.arguments.first?.expression.as(KeyPathExprSyntax.self), let name = keyName(keyPath)
     {
       found.append(Reference(target: .key(name), site: collector.site(node)))
     }
@@ -341,12 +358,21 @@ final class ReferenceFinder: SyntaxVisitor {
         ))
     }
     guard callee == "resolve" else { return .visitChildren }
+    // A type's own `resolve` (`Locator.resolve(...)`) is not a container's or a resolver's.
+    if let member = node.calledExpression.as(MemberAccessExprSyntax.self), let base = member.base,
+      !namesAValue(base)
+    {
+      return .visitChildren
+    }
     let site = collector.site(node)
     guard let first = node.arguments.first, first.label == nil || first.label?.text == "type" else {
       found.append(
         Reference(target: nil, site: site, unfollowable: "a resolution whose type is inferred (`resolve()`)"))
       return .visitChildren
     }
+    // Knapsack resolves a type only with its label, `resolve(type: T.self)`: an unlabeled
+    // `resolve(T.self)` is another library's (a service locator's, Swinject's).
+    if first.label == nil, isTypeExpression(first.expression) { return .visitChildren }
     if first.label == nil, let keyPath = first.expression.as(KeyPathExprSyntax.self) {
       if let name = keyName(keyPath) {
         found.append(Reference(target: .key(name), site: site))
@@ -379,15 +405,43 @@ func calleeName(_ call: FunctionCallExprSyntax) -> String? {
   return nil
 }
 
-/// `x` for `\.x` or `\Dependencies.x`; nil for longer paths.
+/// `x` for `\.x`, `\Dependencies.x` or `\Knapsack.Dependencies.x`; nil for longer paths.
 func keyName(_ keyPath: KeyPathExprSyntax) -> String? {
-  if let root = keyPath.root, !["Dependencies", "Knapsack.Dependencies"].contains(root.trimmedDescription) {
-    return nil
+  var components = Array(keyPath.components)
+  if let root = keyPath.root?.trimmedDescription {
+    switch root {
+    case "Dependencies", "Knapsack.Dependencies": break
+    // The parser reads `\Knapsack.Dependencies.x` as the root `Knapsack` and two components.
+    case "Knapsack":
+      guard
+        components.first?.component.as(KeyPathPropertyComponentSyntax.self)?.declName.baseName.text
+          == "Dependencies"
+      else { return nil }
+      components.removeFirst()
+    default: return nil
+    }
   }
-  guard keyPath.components.count == 1, let component = keyPath.components.first,
+  guard components.count == 1, let component = components.first,
     let property = component.component.as(KeyPathPropertyComponentSyntax.self)
   else { return nil }
   return plainName(property.declName.baseName)
+}
+
+/// Whether `expression` names a value (the resolver, a captured container: `r`, `$0`,
+/// `container`, `self.container`, `Container.shared`) rather than a type, whose static
+/// subscript or method (`Defaults[\.apiHost]`) is not a resolution. Types are told by their
+/// capital letter, as Swift's naming conventions spell them.
+func namesAValue(_ expression: ExprSyntax) -> Bool {
+  let name =
+    expression.as(DeclReferenceExprSyntax.self)?.baseName.text
+    ?? expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text
+  guard let first = name?.first else { return true }
+  return !first.isUppercase
+}
+
+/// Whether `expression` is a metatype, `T.self`.
+func isTypeExpression(_ expression: ExprSyntax) -> Bool {
+  expression.as(MemberAccessExprSyntax.self).map { $0.declName.baseName.text == "self" && $0.base != nil } ?? false
 }
 
 /// An identifier without its backticks: `default` for `` `default` ``, `api token` for `` `api token` ``.

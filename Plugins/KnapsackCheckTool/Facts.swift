@@ -126,7 +126,6 @@ struct Registration: Codable, Hashable {
 /// What one source file contributes to the graph. Cached per file.
 struct FileFacts: Codable, Hashable {
   var imports: [String] = []
-  var exportedImports: [String] = []
   var declarations: [KeyDeclaration] = []
   var registrations: [Registration] = []
   /// Contributions to multibindings, `contribute(to: \.key, scope:) { r in ... }`: the id is

@@ -36,16 +36,27 @@ func parseOptions(_ arguments: [String]) -> Options {
   return options
 }
 
-/// Facts of files, reused while a file's size and modification date stay the same.
+/// Facts of files, reused while a file's contents stay the same. Told by a hash of the bytes, not
+/// by size and modification date: a copy that keeps the date (`cp -p`, `rsync -a`, an archive)
+/// can replace a file with another of the same size.
 struct FactsCache: Codable {
   struct Entry: Codable {
-    var size: Int
-    var modified: Double
+    var hash: UInt64
     var facts: FileFacts
   }
-  static let version = 5
+  static let version = 6
   var version = FactsCache.version
   var entries: [String: Entry] = [:]
+}
+
+/// FNV-1a, 64 bits, of a file's bytes: tells whether the file changed since its facts were cached.
+func contentHash(_ data: Data) -> UInt64 {
+  var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+  for byte in data {
+    hash ^= UInt64(byte)
+    hash &*= 0x100_0000_01b3
+  }
+  return hash
 }
 
 let start = Date()
@@ -64,26 +75,29 @@ var fresh = FactsCache()
 for module in options.modules {
   var files: [FileFacts] = []
   for path in module.files {
-    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-    let size = (attributes?[.size] as? NSNumber)?.intValue ?? -1
-    let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-    if let entry = cache.entries[path], entry.size == size, entry.modified == modified {
+    guard let data = FileManager.default.contents(atPath: path), let source = String(data: data, encoding: .utf8)
+    else {
+      FileHandle.standardError.write(Data("\(path):1:1: error: knapsack-check cannot read this file\n".utf8))
+      exit(1)
+    }
+    let hash = contentHash(data)
+    if let entry = cache.entries[path], entry.hash == hash {
       files.append(entry.facts)
       fresh.entries[path] = entry
       continue
     }
-    guard let source = try? String(contentsOfFile: path, encoding: .utf8) else {
-      FileHandle.standardError.write(Data("\(path):1:1: error: knapsack-check cannot read this file\n".utf8))
-      exit(1)
-    }
-    // A file that names none of these cannot declare, register or resolve a key, nor re-export
-    // Knapsack: skip parsing it (most files of third-party packages in the graph).
-    let relevant = ["Knapsack", "Dependencies", "register", "resolve", "@_exported"].contains { source.contains($0) }
-    // Its imports still count: a key is visible through a module that only imports another.
-    let facts = relevant ? extractFacts(path: path, source: source) : FileFacts(imports: importedModules(source))
+    // A file that names none of these cannot declare, register or resolve a key: skip parsing it
+    // (most files of third-party packages in the graph).
+    let relevant = ["Knapsack", "Dependencies", "register", "resolve"].contains { source.contains($0) }
+    // Its imports still count (a key is visible through a module that only imports another), and
+    // so do its top-level structs and enums (a singleton may keep one).
+    let facts =
+      relevant
+      ? extractFacts(path: path, source: source)
+      : FileFacts(imports: importedModules(source), valueTypes: topLevelValueTypes(source))
     if relevant { parsed += 1 } else { skipped += 1 }
     files.append(facts)
-    fresh.entries[path] = FactsCache.Entry(size: size, modified: modified, facts: facts)
+    fresh.entries[path] = FactsCache.Entry(hash: hash, facts: facts)
   }
   modules.append(ModuleFacts(name: module.name, files: files))
 }

@@ -1,6 +1,6 @@
 import Knapsack
 
-public struct BillingConfig: Sendable {
+public final class BillingConfig: Sendable {
   public init() {}
 }
 

@@ -1,16 +1,14 @@
 import Billing
 import Knapsack
 
-public final class SettingsConfig: Sendable {
-  public init() {}
-}
-
 public final class SettingsHolder: Sendable {
-  public init(_ config: SettingsConfig) {}
+  public init(_ config: BillingConfig) {}
 }
 
-/// Settings' own `\.config` shadows Billing's, which it imports: the holder resolves its own.
+/// Settings' own `\.config` shadows Billing's, which it imports and whose type it has: the holder
+/// resolves its own. (Keys of one name and different types do not shadow each other: Swift
+/// chooses by the value's type; see the case SameNameOtherType.)
 extension Dependencies {
-  public var config: Key<SettingsConfig> { Key { SettingsConfig() } }
+  public var config: Key<BillingConfig> { Key { BillingConfig() } }
   public var settingsHolder: Key<SettingsHolder> { Key { r in SettingsHolder(try r[\.config]) }.scope(.singleton) }
 }
