@@ -222,7 +222,7 @@ extension Dependencies {
       return AsyncDatabase(name: "after cancellation")
     }
     let first = Task { try await container.resolve(\.asyncDatabase) }
-    #expect(await waitUntil(timeout: .seconds(30)) { started.count == 1 })
+    #expect(await waitUntil(timeout: hangBound) { started.count == 1 })
     // A second resolution arrives while the first is still creating, then the first is cancelled.
     let waiter = Task { try await container.resolve(\.asyncDatabase) }
     // Gives the waiter time to start waiting (it passes either way; this only makes the
@@ -237,7 +237,7 @@ extension Dependencies {
       outcome.append((try? await container.resolve(\.asyncDatabase).name) ?? "failed")
     }
     #expect(
-      await waitUntil(timeout: .seconds(30)) { outcome.all.count == 2 }, "resolution hung after a cancelled creation")
+      await waitUntil(timeout: hangBound) { outcome.all.count == 2 }, "resolution hung after a cancelled creation")
     #expect(outcome.all == ["after cancellation", "after cancellation"])
     #expect(attempts.count == 2)
   }

@@ -147,7 +147,7 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
         outcome.append(.failure(error))
       }
     }
-    #expect(await thread.join(timeout: .seconds(60)), "resolving a singleton cycle deadlocked")
+    #expect(await thread.join(timeout: hangBound), "resolving a singleton cycle deadlocked")
     let error = outcome.all.first?.error as? ResolutionError
     #expect(error?.kind == .cycle)
     #expect(error?.path.map(\.name) == ["\\.cycleLeft", "\\.cycleRight", "\\.cycleLeft"])
@@ -169,7 +169,7 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
         outcome.append(.failure(error))
       }
     }
-    #expect(await thread.join(timeout: .seconds(60)), "a \(scope) cycle deadlocked")
+    #expect(await thread.join(timeout: hangBound), "a \(scope) cycle deadlocked")
     let error = outcome.all.first?.error as? ResolutionError
     #expect(error?.kind == .cycle)
     #expect(error?.path.map(\.name) == ["\\.cycleLeft", "\\.cycleRight", "\\.cycleLeft"])
@@ -231,7 +231,7 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
         outcomes.append(.failure(error))
       }
     }
-    #expect(await threads.join(timeout: .seconds(60)), "two threads resolving a singleton cycle deadlocked")
+    #expect(await threads.join(timeout: hangBound), "two threads resolving a singleton cycle deadlocked")
     let results = outcomes.all
     #expect(results.count == 2)
     for result in results {
@@ -267,7 +267,7 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
         }
       }
     }
-    let finished = await waitUntil(timeout: .seconds(60)) { outcomes.all.count == 2 }
+    let finished = await waitUntil(timeout: hangBound) { outcomes.all.count == 2 }
     #expect(finished, "two tasks resolving an async singleton cycle never finished")
     for result in outcomes.all {
       guard let error = result.error else { continue }
@@ -307,7 +307,7 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
         outcome.append(.failure(error))
       }
     }
-    #expect(await waitUntil(timeout: .seconds(60)) { !outcome.all.isEmpty }, "the async singleton cycle hung")
+    #expect(await waitUntil(timeout: hangBound) { !outcome.all.isEmpty }, "the async singleton cycle hung")
     let error = outcome.all.first?.error as? ResolutionError
     #expect(error?.kind == .cycle)
     #expect(error?.path.map(\.name) == ["\\.cycleAsyncLeft", "\\.cycleAsyncRight", "\\.cycleAsyncLeft"])
@@ -391,7 +391,7 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
         outcome.append(.failure(error))
       }
     }
-    #expect(await thread.join(timeout: .seconds(60)), "reading a lazy inside its own cycle deadlocked")
+    #expect(await thread.join(timeout: hangBound), "reading a lazy inside its own cycle deadlocked")
     let error = outcome.all.first?.error as? ResolutionError
     #expect(error?.kind == .cycle)
   }
@@ -439,7 +439,7 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
       }
     }
     // Unstructured and polled, so that a hang fails the test instead of stopping the run.
-    #expect(await waitUntil(timeout: .seconds(30)) { outcome.withLock { $0 != nil } }, "the resolution hung")
+    #expect(await waitUntil(timeout: hangBound) { outcome.withLock { $0 != nil } }, "the resolution hung")
     let error = outcome.withLock { $0 }
     #expect(error?.kind == .cycle)
     // The loop as it ran: left's factory asked for right, whose lazy read asked for left.
@@ -491,7 +491,7 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     Task {
       do { _ = try await lazy.value } catch let error as ResolutionError { outcome.withLock { $0 = error } }
     }
-    #expect(await waitUntil(timeout: .seconds(30)) { outcome.withLock { $0 != nil } }, "the read never ended")
+    #expect(await waitUntil(timeout: hangBound) { outcome.withLock { $0 != nil } }, "the read never ended")
     let error = outcome.withLock { $0 }
     #expect(error?.kind == .cycle)
     #expect(error?.path.map(\.name) == [#"\.cycleAsyncLeft"#, #"\.cycleAsyncLeft"#])
@@ -565,7 +565,7 @@ private final class SpinBarrier: Sendable {
         outcomes.append(error as? ResolutionError)
       }
     }
-    #expect(await threads.join(timeout: .seconds(60)), "a loop through a Lazy across threads deadlocked")
+    #expect(await threads.join(timeout: hangBound), "a loop through a Lazy across threads deadlocked")
     let errors = outcomes.all.compactMap { $0 }
     #expect(errors.contains { $0.kind == .cycle }, "\(errors)")
     for error in errors where error.kind == .cycle {
@@ -604,7 +604,7 @@ private final class SpinBarrier: Sendable {
         }
       }
     }
-    #expect(await waitUntil(timeout: .seconds(60)) { outcomes.all.count == 2 }, "a loop through a Lazy hung")
+    #expect(await waitUntil(timeout: hangBound) { outcomes.all.count == 2 }, "a loop through a Lazy hung")
     let errors = outcomes.all.compactMap { $0 }
     #expect(errors.contains { $0.kind == .cycle }, "\(errors)")
   }
@@ -630,7 +630,7 @@ private final class SpinBarrier: Sendable {
         outcome.withLock { $0 = (true, error) }
       }
     }
-    #expect(await waitUntil(timeout: .seconds(60)) { outcome.withLock { $0.ended } }, "the Lazy's first read hung")
+    #expect(await waitUntil(timeout: hangBound) { outcome.withLock { $0.ended } }, "the Lazy's first read hung")
     let error = outcome.withLock { $0.error } as? ResolutionError
     #expect(error?.kind == .cycle, "\(String(describing: outcome.withLock { $0.error }))")
     #expect(error?.path.first?.name == #"\.cycleAsyncLeft"#)
@@ -665,7 +665,7 @@ private final class SpinBarrier: Sendable {
           kinds.append((error as? ResolutionError)?.kind)
         }
       }
-      let finished = await threads.join(timeout: .seconds(30))
+      let finished = await threads.join(timeout: hangBound)
       #expect(finished, "iteration \(iteration): a loop through a Lazy deadlocked")
       guard finished else { return }
       #expect(kinds.all.contains(.cycle), "iteration \(iteration): \(kinds.all)")
@@ -692,7 +692,7 @@ private final class SpinBarrier: Sendable {
         outcome.withLock { $0 = (true, error) }
       }
     }
-    #expect(await waitUntil(timeout: .seconds(60)) { outcome.withLock { $0.ended } }, "the resolution hung")
+    #expect(await waitUntil(timeout: hangBound) { outcome.withLock { $0.ended } }, "the resolution hung")
     let error = outcome.withLock { $0.error } as? ResolutionError
     #expect(error?.kind == .cycle)
     #expect(error?.path.map(\.name) == [#"\.cycleAsyncLeft"#, #"\.cycleAsyncRight"#, #"\.cycleAsyncLeft"#])
@@ -724,7 +724,7 @@ private final class SpinBarrier: Sendable {
         outcomes.append("\(error)")
       }
     }
-    #expect(await threads.join(timeout: .seconds(60)), "waiting for a Lazy deadlocked")
+    #expect(await threads.join(timeout: hangBound), "waiting for a Lazy deadlocked")
     #expect(outcomes.all.sorted() == ["right", "right"])
     #expect(made.count == 1)
   }

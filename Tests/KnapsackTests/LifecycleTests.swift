@@ -397,15 +397,15 @@ final class LcTypedService: Sendable {}
     container.register(\.lcA, scope: .cached) { () -> LcResource in
       if calls.increment() == 1 {
         // Long bounds: they only end a hang, and a loaded machine may be slow to get here.
-        creating.arriveAndWait(timeout: .seconds(60))
-        _ = waitUntilSync(timeout: .seconds(60)) { container.isDisposed }
+        creating.arriveAndWait(timeout: hangBound)
+        _ = waitUntilSync(timeout: hangBound) { container.isDisposed }
         throw PlannedFailure("interrupted by disposal")
       }
       return LcResource("made after disposal began", log: log)
     }
     let outcomes = Collected<String>()
     let first = ThreadGroup(count: 1) { _ in outcomes.append(Self.outcome { try container[\.lcA] }) }
-    #expect(await creating.arrive(timeout: .seconds(60)))
+    #expect(await creating.arrive(timeout: hangBound))
     let waiter = ThreadGroup(count: 1) { _ in outcomes.append(Self.outcome { try container[\.lcA] }) }
     // Let the second resolution reach the wait for the first one's creation.
     try await Task.sleep(for: .milliseconds(50))
@@ -545,14 +545,14 @@ final class LcTypedService: Sendable {}
     container.register(\.lcA, scope: .cached) { LcResource("a\(made.increment())", log: log) }
     let first = try container[\.lcA]
     container.resetCached()
-    #expect(await waitUntil(timeout: .seconds(30)) { first.disposals.count == 1 }, "the dropped instance was kept")
+    #expect(await waitUntil(timeout: hangBound) { first.disposals.count == 1 }, "the dropped instance was kept")
     let second = try container[\.lcA]
     #expect(second !== first)
     for _ in 0..<100 {
       _ = try container[\.lcA]
       container.resetCached()
     }
-    #expect(await waitUntil(timeout: .seconds(30)) { log.all.count == 101 }, "\(log.all.count) disposed")
+    #expect(await waitUntil(timeout: hangBound) { log.all.count == 101 }, "\(log.all.count) disposed")
     let last = try container[\.lcA]
     try await container.dispose()
     #expect(first.disposals.count == 1 && second.disposals.count == 1 && last.disposals.count == 1)
@@ -578,7 +578,7 @@ final class LcTypedService: Sendable {}
       return first
     }
     #expect(
-      await waitUntil(timeout: .seconds(30)) { inside.disposals.count == 1 }, "the scope's dropped instance was kept")
+      await waitUntil(timeout: hangBound) { inside.disposals.count == 1 }, "the scope's dropped instance was kept")
     #expect(try container[\.lcA] === outside)
     #expect(outside.disposals.count == 0)
     try await container.dispose()

@@ -193,7 +193,7 @@ final class OvHolder: Sendable {
     #expect(made?.closeCount == 0)
     // The last reference to the scope goes with the handle; what its copy made later is disposed.
     provider = nil
-    #expect(await waitUntil(timeout: .seconds(30)) { made?.closeCount == 1 }, "never disposed")
+    #expect(await waitUntil(timeout: hangBound) { made?.closeCount == 1 }, "never disposed")
   }
 
   /// A task made inside a scope keeps the scope bound after the scope's code has returned: the

@@ -159,8 +159,8 @@ final class GraphRoot: Sendable {
       let call = calls.increment()
       if call == 1 {
         // Long bounds: they only end a hang, and a loaded machine may be slow to get here.
-        reading.arriveAndWait(timeout: .seconds(60))
-        _ = waitUntilSync(timeout: .seconds(60)) { resetDone.withLock { $0 } }
+        reading.arriveAndWait(timeout: hangBound)
+        _ = waitUntilSync(timeout: hangBound) { resetDone.withLock { $0 } }
       }
       return Token("read \(call)")
     }
@@ -168,7 +168,7 @@ final class GraphRoot: Sendable {
     let resolving = ThreadGroup(count: 1) { _ in
       before.withLock { $0 = (try? container[\.scopeToken])?.label }
     }
-    #expect(await reading.arrive(timeout: .seconds(60)))
+    #expect(await reading.arrive(timeout: hangBound))
     container.resetCached()
     resetDone.withLock { $0 = true }
     #expect(await resolving.join())

@@ -208,7 +208,7 @@ extension Dependencies {
         outcome.append("\(error)")
       }
     }
-    #expect(await waitUntil(timeout: .seconds(60)) { !outcome.all.isEmpty }, "the resolution hung")
+    #expect(await waitUntil(timeout: hangBound) { !outcome.all.isEmpty }, "the resolution hung")
     #expect(outcome.all == ["cycle"])
   }
 
@@ -228,7 +228,7 @@ extension Dependencies {
         outcome.append("\(error)")
       }
     }
-    _ = await waitUntil(timeout: .seconds(60)) { !outcome.all.isEmpty }
+    _ = await waitUntil(timeout: hangBound) { !outcome.all.isEmpty }
     return outcome.all
   }
 
@@ -325,7 +325,7 @@ extension Dependencies {
     Task.detached {
       kinds.append(await withDiscardingTaskGroup { _ in await container.validate().problems.map(\.kind) })
     }
-    #expect(await waitUntil(timeout: .seconds(60)) { !kinds.all.isEmpty }, "validate() hung")
+    #expect(await waitUntil(timeout: hangBound) { !kinds.all.isEmpty }, "validate() hung")
     #expect(kinds.all == [[.cycle]])
   }
 

@@ -40,6 +40,12 @@ struct PlannedFailure: Error, CustomStringConvertible {
   var description: String { reason }
 }
 
+/// How long a test waits for something that only a hang would keep from happening: long, because
+/// a loaded machine can stall every thread of the test process for a minute or more (seen under
+/// ThreadSanitizer while other builds ran on the same two cores). A passing test never waits it
+/// out; a hang still fails, after it.
+let hangBound: Duration = .seconds(180)
+
 /// A gate that many threads wait at until it opens, so that they start at the same moment.
 final class StartGate: @unchecked Sendable {
   // Safe: `open` is only read and written while `condition` is locked.
@@ -88,7 +94,7 @@ final class ThreadGroup: Sendable {
 
   /// Waits until every thread finished or `timeout` passed; returns whether they all finished.
   /// The timeout only guards against a hang; no test asserts how long anything takes.
-  func join(timeout: Duration = .seconds(120)) async -> Bool {
+  func join(timeout: Duration = hangBound) async -> Bool {
     await waitUntil(timeout: timeout) { self.finished.load(ordering: .acquiring) == self.count }
   }
 }
@@ -166,7 +172,7 @@ final class ManualExecutor: TaskExecutor {
   /// Runs enqueued jobs on the calling thread until `done()` holds (checked after each pass) or
   /// `timeout` passed; returns whether `done()` held.
   @discardableResult
-  func drain(until done: () -> Bool, timeout: Duration = .seconds(30)) -> Bool {
+  func drain(until done: () -> Bool, timeout: Duration = hangBound) -> Bool {
     let deadline = ContinuousClock.now + timeout
     while true {
       while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
@@ -193,7 +199,7 @@ func waitUntilSync(timeout: Duration, _ condition: () -> Bool) -> Bool {
 /// Runs `body` on a new thread, outside any task, and returns its result; nil if it did not finish
 /// within `timeout`.
 func onThreadOutsideAnyTask<T: Sendable>(
-  timeout: Duration = .seconds(30), _ body: @escaping @Sendable () -> T
+  timeout: Duration = hangBound, _ body: @escaping @Sendable () -> T
 ) async -> T? {
   let result = Mutex<T?>(nil)
   Thread { result.withLock { $0 = body() } }.start()
