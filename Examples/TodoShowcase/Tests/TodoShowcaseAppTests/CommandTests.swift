@@ -71,6 +71,19 @@ struct CommandTests {
     }
   }
 
+  @Test("--allowed-host is repeatable and refuses what is not a host name")
+  func allowedHost() throws {
+    let command = try ShowcaseCommand.parseAsRoot([
+      "serve", "--host", "0.0.0.0", "--allowed-host", "todo.lan", "--allowed-host", "box.example.",
+    ])
+    #expect((command as? ShowcaseCommand.Serve)?.allowedHosts == ["todo.lan", "box.example."])
+    for name in ["todo.lan:8080", "http://todo.lan", "", "a..b", "todo lan"] {
+      #expect(throws: (any Error).self, "\(name)") {
+        try ShowcaseCommand.parseAsRoot(["serve", "--allowed-host", name])
+      }
+    }
+  }
+
   @Test("The ends of the port range are accepted", arguments: [0, 65535])
   func portRangeEnds(port: Int) throws {
     let command = try ShowcaseCommand.parseAsRoot(["serve", "--port", "\(port)"])

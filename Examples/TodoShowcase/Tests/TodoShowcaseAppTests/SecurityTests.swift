@@ -122,12 +122,82 @@ struct SecurityTests {
     }
   }
 
-  @Test("On a LAN address, any Host is answered")
-  func anyHostOnLAN() async throws {
-    try await withApp(listenHost: "0.0.0.0") { client in
-      let page = try await client.raw(.get, "/", headers: Self.headers([("Host", "192.168.1.20:8080")]))
-      #expect(page.status == .ok)
+  @Test(
+    "On a LAN address, a Host that is an IP address, a loopback name or an --allowed-host name is answered",
+    arguments: ["0.0.0.0", "192.168.1.20", "::"])
+  func knownHostsOnLAN(listenHost: String) async throws {
+    try await withApp(listenHost: listenHost, allowedHosts: ["todo.lan", "Box.Example."]) { client in
+      for host in [
+        "192.168.1.20:8080", "10.0.0.1", "[fe80::1]:8080", "[2001:db8::2]", "127.0.0.1:8080", "localhost",
+        "[::1]:8080", "todo.lan:8080", "TODO.LAN", "todo.lan.", "box.example:18085",
+      ] {
+        let page = try await client.raw(.get, "/", headers: Self.headers([("Host", host)]))
+        #expect(page.status == .ok, "Host: \(host)")
+      }
+      let post = try await client.raw(
+        .post, "/api/todos",
+        headers: Self.headers([
+          ("Host", "todo.lan:18085"), ("Origin", "http://todo.lan:18085"), ("Sec-Fetch-Site", "same-origin"),
+          ("Content-Type", "application/json"),
+        ]),
+        body: #"{"title": "mine"}"#
+      )
+      #expect(post.status == .created)
     }
+  }
+
+  @Test(
+    "On a LAN address, any other Host is refused with 403 naming --allowed-host (DNS rebinding)",
+    arguments: ["0.0.0.0", "192.168.1.20", "::"])
+  func foreignHostOnLAN(listenHost: String) async throws {
+    try await withApp(listenHost: listenHost, allowedHosts: ["todo.lan"]) { client in
+      for host in [
+        "rebind.evil.example:18085", "evil.example", "todo.lan.evil.example", "192.168.1.20.evil.example",
+        "1.2.3", "0x7f.0.0.1", "[not-v6]", "::1",
+      ] {
+        let page = try await client.raw(.get, "/", headers: Self.headers([("Host", host)]))
+        #expect(page.status == .forbidden, "Host: \(host)")
+        #expect(page.text.contains("not the host \(host)"))
+        #expect(page.text.contains("--allowed-host"))
+      }
+      // The reviewer's rebinding request: the attacker's name in both Host and Origin.
+      let post = try await client.raw(
+        .post, "/api/todos",
+        headers: Self.headers([
+          ("Host", "rebind.evil.example:18085"), ("Origin", "http://rebind.evil.example:18085"),
+          ("Sec-Fetch-Site", "same-origin"), ("Content-Type", "application/json"),
+        ]),
+        body: #"{"title": "planted"}"#
+      )
+      #expect(post.status == .forbidden)
+      #expect(post.errorMessage?.contains("--allowed-host rebind.evil.example") == true)
+      #expect(try await client.titles() == [])
+    }
+  }
+
+  @Test("On a loopback address, an --allowed-host name is answered and other names are not")
+  func allowedHostOnLoopback() async throws {
+    try await withApp(listenHost: "127.0.0.1", allowedHosts: ["todo.lan"]) { client in
+      let allowed = try await client.raw(.get, "/", headers: Self.headers([("Host", "todo.lan:8080")]))
+      #expect(allowed.status == .ok)
+      for host in ["192.168.1.20:8080", "evil.example"] {
+        let refused = try await client.raw(.get, "/", headers: Self.headers([("Host", host)]))
+        #expect(refused.status == .forbidden, "Host: \(host)")
+      }
+    }
+  }
+
+  @Test("The start-up line says which Host values are answered")
+  func hostAnnouncement() {
+    #expect(
+      HostPolicy(listenHost: "127.0.0.1").announcement
+        == "Accepting Host: loopback names (add a name with --allowed-host NAME)")
+    #expect(
+      HostPolicy(listenHost: "0.0.0.0").announcement
+        == "Accepting Host: IP addresses and loopback names (add a name with --allowed-host NAME)")
+    #expect(
+      HostPolicy(listenHost: "0.0.0.0", allowedNames: ["todo.lan", "Box."]).announcement
+        == "Accepting Host: IP addresses, loopback names and todo.lan, box")
   }
 
   @Test("A doubled slash does not bypass the API's content-type check", arguments: ["//api/todos", "/api//todos"])

@@ -5,14 +5,16 @@ import HummingbirdTesting
 import TodoShowcaseApp
 
 /// Runs `test` against the app's router in process, on `storage`, as if listening on
-/// `listenHost` (`nil`: no `Host` check).
+/// `listenHost` (`nil`: no `Host` check) and started with `--allowed-host` for each of `allowedHosts`.
 func withApp<Value>(
   storage: any LocalStorage = InMemoryStorage(),
   listenHost: String? = nil,
+  allowedHosts: [String] = [],
   _ test: @Sendable (any TestClientProtocol) async throws -> Value
 ) async throws -> Value {
   let server = ShowcaseServer(storage: storage, storageLabel: "test")
-  return try await Application(router: server.makeRouter(listenHost: listenHost)).test(.router, test)
+  let router = server.makeRouter(listenHost: listenHost, allowedHosts: allowedHosts)
+  return try await Application(router: router).test(.router, test)
 }
 
 /// What a test needs of a response.

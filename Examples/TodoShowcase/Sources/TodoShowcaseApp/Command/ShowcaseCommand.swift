@@ -50,6 +50,18 @@ extension ShowcaseCommand {
     )
     var idleTimeout = Serve.defaultIdleTimeout
 
+    @Option(
+      name: .customLong("allowed-host"),
+      help: ArgumentHelp(
+        """
+        A name (such as todo.lan) that requests may give in Host, besides IP addresses and loopback names; \
+        repeat for more. Other names get 403 (against DNS rebinding).
+        """,
+        valueName: "name"
+      )
+    )
+    var allowedHosts: [String] = []
+
     @OptionGroup var storageOptions: StorageOptions
 
     /// Refuses a host that is not an IP address or `localhost` before anything is opened, so a
@@ -59,6 +71,11 @@ extension ShowcaseCommand {
       guard Self.isListenAddress(host) else {
         throw ValidationError(
           "--host \"\(host)\" is not an IPv4 or IPv6 address (or localhost), e.g. 127.0.0.1 or ::1."
+        )
+      }
+      if let name = allowedHosts.first(where: { !HostPolicy.isValidName($0) }) {
+        throw ValidationError(
+          "--allowed-host \"\(name)\" is not a host name (letters, digits, '-' and dots, no port), e.g. todo.lan."
         )
       }
     }
@@ -74,7 +91,7 @@ extension ShowcaseCommand {
     func run() async throws {
       let storage = try storageOptions.open(.createIfMissing) { Console.announce($0) }
       let server = ShowcaseServer(storage: storage, storageLabel: storageOptions.storage.rawValue)
-      try await server.run(host: host, port: port, idleTimeout: .seconds(idleTimeout))
+      try await server.run(host: host, port: port, idleTimeout: .seconds(idleTimeout), allowedHosts: allowedHosts)
     }
   }
 

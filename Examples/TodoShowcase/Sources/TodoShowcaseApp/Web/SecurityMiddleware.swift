@@ -10,15 +10,15 @@ import Hummingbird
 /// host differs from `Host`, gets 403 and changes nothing. A request with neither header
 /// (curl, scripts) is not from a browser page and cannot be forged cross-site, so it passes.
 ///
-/// With `requireLoopbackHost` (the server listens on a loopback address), a request whose `Host`
-/// is not a loopback name (`localhost`, `127.x.y.z`, `[::1]`) gets 403: a page on another site
-/// whose name was re-pointed at 127.0.0.1 (DNS rebinding) cannot read or change the list.
+/// With a ``HostPolicy`` (the server listens on a real address), a request whose `Host` the policy
+/// does not accept gets 403: a page on another site whose name was re-pointed at this server
+/// (DNS rebinding) cannot read or change the list.
 ///
 /// The checks see the path as the router does, with empty segments dropped (`//api/todos` is
 /// `/api/todos`).
 struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
-  /// Whether only loopback names are accepted in `Host`.
-  var requireLoopbackHost = false
+  /// The `Host` values answered; `nil` checks no `Host` (in-process tests).
+  var hostPolicy: HostPolicy? = nil
 
   /// The largest request body accepted; a larger one gets 413.
   static var bodyLimit: Int { 64 * 1024 }
@@ -51,9 +51,7 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
   ) async throws -> Response {
     var request = request
     let method = request.method
-    if requireLoopbackHost,
-      let reason = Self.foreignHostReason(Self.hostNames(request))
-    {
+    if let reason = hostPolicy?.refusalReason(Self.hostNames(request)) {
       return Self.refusal(.forbidden, "Request refused: \(reason).", request: request)
     }
     if let allowed = Self.allowedMethods(path: request.uri.path), !allowed.contains(method.rawValue) {
@@ -121,15 +119,6 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
   static func hostNames(_ request: Request) -> [String] {
     [request.head.authority].compactMap { $0 }
       + request.headers.filter { $0.name.canonicalName == "host" }.map(\.value)
-  }
-
-  /// Why a request naming `hosts` is refused on a loopback server, or `nil` when each is a
-  /// loopback name (a request without `Host`, which no browser sends, cannot be a rebinding page).
-  static func foreignHostReason(_ hosts: [String]) -> String? {
-    guard let foreign = hosts.first(where: { !HostNames.isLoopbackName(HostNames.hostPart(ofAuthority: $0)) }) else {
-      return nil
-    }
-    return "this server listens on loopback only and does not answer for the host \(foreign)"
   }
 
   /// The methods the route at `path` answers, or `nil` when no route matches (a 404).

@@ -28,15 +28,19 @@ public struct ShowcaseServer: Sendable {
 
   /// Every route of the app.
   ///
-  /// - Parameter listenHost: The address the server listens on. When it is a loopback address,
-  ///   requests whose `Host` is not a loopback name are refused (against DNS rebinding);
-  ///   `nil` (in-process tests) checks no `Host`.
-  public func makeRouter(listenHost: String? = nil) -> Router<BasicRequestContext> {
+  /// - Parameters:
+  ///   - listenHost: The address the server listens on. Requests whose `Host` is not a name it
+  ///     answers for are refused (against DNS rebinding, see ``HostPolicy``); `nil` (in-process
+  ///     tests) checks no `Host`.
+  ///   - allowedHosts: Names answered besides IP addresses and loopback names (`--allowed-host`).
+  public func makeRouter(listenHost: String? = nil, allowedHosts: [String] = []) -> Router<BasicRequestContext> {
     // HEAD is answered wherever GET is, with the GET route's headers and no body.
     let router = Router(options: .autoGenerateHeadEndpoints)
     router.add(middleware: AccessLogMiddleware())
     router.add(
-      middleware: SecurityMiddleware(requireLoopbackHost: listenHost.map(HostNames.isLoopbackAddress) ?? false))
+      middleware: SecurityMiddleware(
+        hostPolicy: listenHost.map { HostPolicy(listenHost: $0, allowedNames: allowedHosts) })
+    )
     StaticAssets.add(to: router)
     OpenAPIDocument.add(to: router)
     HTMLRoutes(server: self).add(to: router)
@@ -45,10 +49,16 @@ public struct ShowcaseServer: Sendable {
     return router
   }
 
-  /// Serves the app until the process is stopped; prints the address once listening.
-  public func run(host: String, port: Int, idleTimeout: Duration = defaultIdleTimeout) async throws {
-    let app = makeApplication(host: host, port: port, idleTimeout: idleTimeout) { boundPort in
+  /// Serves the app until the process is stopped; prints the address and the `Host` names it
+  /// answers once listening.
+  public func run(
+    host: String, port: Int, idleTimeout: Duration = defaultIdleTimeout, allowedHosts: [String] = []
+  ) async throws {
+    let policy = HostPolicy(listenHost: host, allowedNames: allowedHosts)
+    let app = makeApplication(host: host, port: port, idleTimeout: idleTimeout, allowedHosts: allowedHosts) {
+      boundPort in
       Console.announce(Self.listeningLine(host: host, port: boundPort))
+      Console.announce(policy.announcement)
     }
     try await app.runService()
   }
@@ -58,16 +68,17 @@ public struct ShowcaseServer: Sendable {
     "Listening on http://\(HostNames.urlHost(host)):\(port)"
   }
 
-  /// The HTTP/1 application on `host`:`port`, closing connections idle for `idleTimeout`;
-  /// `onRunning` gets the bound port.
+  /// The HTTP/1 application on `host`:`port`, closing connections idle for `idleTimeout` and
+  /// answering `Host` as ``HostPolicy`` says; `onRunning` gets the bound port.
   public func makeApplication(
     host: String,
     port: Int,
     idleTimeout: Duration = defaultIdleTimeout,
+    allowedHosts: [String] = [],
     onRunning: @escaping @Sendable (Int) -> Void = { _ in }
   ) -> some ApplicationProtocol {
     Application(
-      router: makeRouter(listenHost: host),
+      router: makeRouter(listenHost: host, allowedHosts: allowedHosts),
       server: .http1(configuration: .init(idleTimeout: .nanoseconds(Self.nanoseconds(idleTimeout)))),
       configuration: .init(address: .hostname(host, port: port), serverName: "todo-showcase"),
       onServerRunning: { channel in
@@ -112,7 +123,8 @@ enum HostNames {
   }
 
   /// Whether `name` (a host without port, IPv6 with or without brackets) names this machine:
-  /// `localhost`, a `127.x.y.z` address or `::1`.
+  /// `localhost` or any name under it (`app.localhost`, RFC 6761), a `127.x.y.z` address or
+  /// `::1`, in any case and with or without a trailing dot.
   static func isLoopbackName(_ name: String) -> Bool {
     var host = name.lowercased()
     if host.hasSuffix(".") { host.removeLast() }
