@@ -11,6 +11,10 @@ public enum TodoError: Error, Equatable, Sendable, CustomStringConvertible {
   case titleTooComplex(scalars: Int)
   /// The title contains a control character (Unicode category Cc: NUL, ESC, tab, newline, …).
   case controlCharacter(UInt32)
+  /// The title contains an invisible format character (Unicode category Cf, such as the
+  /// right-to-left override U+202E or the zero width space U+200B) or a line or paragraph
+  /// separator (Zl, Zp), which would change how the title looks rather than what it says.
+  case invisibleCharacter(UInt32)
   /// No item has this id.
   case notFound(UUID)
 
@@ -26,6 +30,9 @@ public enum TodoError: Error, Equatable, Sendable, CustomStringConvertible {
     case .controlCharacter(let value):
       "The title must not contain control characters (found U+\(TodoTitle.hex(value))); "
         + "tabs and line breaks are not allowed either."
+    case .invisibleCharacter(let value):
+      "The title must not contain invisible formatting characters such as direction overrides "
+        + "(found U+\(TodoTitle.hex(value))), which change how the title looks."
     case .notFound(let id):
       "No to-do item has the id \(id.uuidString)."
     }
@@ -36,9 +43,13 @@ public enum TodoError: Error, Equatable, Sendable, CustomStringConvertible {
 ///
 /// After surrounding whitespace and line breaks are trimmed, a title has 1 to ``maximumLength``
 /// characters (grapheme clusters), at most ``maximumScalars`` Unicode scalars (so a few letters
-/// cannot carry thousands of combining marks), and no control character (category Cc): NUL
+/// cannot carry thousands of combining marks), no control character (category Cc): NUL
 /// would cut the title short in SQLite, ESC sequences would reach a terminal, and tabs and line
-/// breaks inside a one-line title are refused rather than silently changed.
+/// breaks inside a one-line title are refused rather than silently changed; and no invisible
+/// format character (category Cf) or line or paragraph separator (Zl, Zp): a direction override
+/// makes `invoice \u{202E}gnp.exe` look like `invoice exe.png`. The joiners U+200D and U+200C
+/// that emoji sequences and some scripts need are allowed, and so are the tag characters of a
+/// subdivision flag (🏴 + tags + U+E007F, such as the flag of Scotland).
 public enum TodoTitle {
   /// The longest title allowed, in characters.
   public static let maximumLength = 200
@@ -54,6 +65,9 @@ public enum TodoTitle {
     if let control = trimmed.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
       throw .controlCharacter(control.value)
     }
+    if let invisible = firstInvisibleCharacter(in: trimmed) {
+      throw .invisibleCharacter(invisible.value)
+    }
     let scalars = trimmed.unicodeScalars.count
     guard scalars <= maximumScalars else {
       let length = trimmed.count
@@ -61,6 +75,27 @@ public enum TodoTitle {
     }
     guard trimmed.count <= maximumLength else { throw .titleTooLong(length: trimmed.count) }
     return trimmed
+  }
+
+  /// The first scalar of `text` in category Cf, Zl or Zp that no emoji or script needs.
+  static func firstInvisibleCharacter(in text: String) -> Unicode.Scalar? {
+    for character in text {
+      let scalars = character.unicodeScalars
+      let isTagSequence = scalars.first == "\u{1F3F4}" && scalars.last == "\u{E007F}"
+      for scalar in scalars {
+        switch scalar.properties.generalCategory {
+        case .format:
+          if scalar == "\u{200D}" || scalar == "\u{200C}" { continue }
+          if isTagSequence, (0xE0020...0xE007F).contains(scalar.value) { continue }
+          return scalar
+        case .lineSeparator, .paragraphSeparator:
+          return scalar
+        default:
+          continue
+        }
+      }
+    }
+    return nil
   }
 
   /// `value` as four or more uppercase hex digits, as in `U+001B`.

@@ -13,7 +13,8 @@ public protocol TodoListViewModel: Sendable {
   func loadPage(after cursor: TodoCursor?, limit: Int) throws -> TodoPage
 
   /// Adds an item; throws ``TodoError/emptyTitle``, ``TodoError/titleTooLong(length:)``,
-  /// ``TodoError/titleTooComplex(scalars:)`` or ``TodoError/controlCharacter(_:)``.
+  /// ``TodoError/titleTooComplex(scalars:)``, ``TodoError/controlCharacter(_:)`` or
+  /// ``TodoError/invisibleCharacter(_:)``.
   @discardableResult
   func add(title: String) throws -> TodoItem
 

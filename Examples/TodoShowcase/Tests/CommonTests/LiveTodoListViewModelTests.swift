@@ -85,6 +85,31 @@ struct LiveTodoListViewModelTests {
     #expect(storage.storedItems == TodoFixtures.twoItems)
   }
 
+  @Test(
+    "Add refuses invisible format characters and line or paragraph separators inside the title",
+    arguments: [
+      0x202E, 0x202A, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F, 0x200B, 0x2060, 0xFEFF, 0x00AD, 0x2028, 0x2029,
+      0xE0041,
+    ] as [UInt32])
+  func addRefusesInvisibleCharacters(value: UInt32) throws {
+    let scalar = try #require(Unicode.Scalar(value))
+    let title = "invoice " + String(Character(scalar)) + "gnp.exe"
+    #expect(throws: TodoError.invisibleCharacter(value)) { try makeViewModel().add(title: title) }
+    #expect(storage.storedItems == TodoFixtures.twoItems)
+    #expect(TodoError.invisibleCharacter(value).description.contains(String(format: "(found U+%04X)", value)))
+  }
+
+  @Test(
+    "Add accepts the joiners and tags that emoji and scripts need",
+    arguments: [
+      "👨\u{200D}👩\u{200D}👧 family", "🏳️\u{200D}🌈", "می\u{200C}خواهم",
+      "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F} Scotland",
+    ])
+  func addAcceptsJoiners(title: String) throws {
+    let viewModel = makeViewModel()
+    #expect(try viewModel.add(title: title).title == title)
+  }
+
   @Test("Toggle and setDone change one item")
   func toggle() throws {
     let viewModel = makeViewModel()

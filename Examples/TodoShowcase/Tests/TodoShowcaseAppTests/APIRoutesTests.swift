@@ -89,6 +89,26 @@ struct APIRoutesTests {
       #"{"title": "one\ttwo"}"#, 422,
       "The title must not contain control characters (found U+0009); tabs and line breaks are not allowed either."
     ),
+    (
+      #"{"title": "invoice \u202Egnp.exe"}"#, 422,
+      "The title must not contain invisible formatting characters such as direction overrides (found U+202E), "
+        + "which change how the title looks."
+    ),
+    (
+      #"{"title": "a\u2066b\u2069"}"#, 422,
+      "The title must not contain invisible formatting characters such as direction overrides (found U+2066), "
+        + "which change how the title looks."
+    ),
+    (
+      #"{"title": "zero\u200Bwidth"}"#, 422,
+      "The title must not contain invisible formatting characters such as direction overrides (found U+200B), "
+        + "which change how the title looks."
+    ),
+    (
+      #"{"title": "one\u2028two"}"#, 422,
+      "The title must not contain invisible formatting characters such as direction overrides (found U+2028), "
+        + "which change how the title looks."
+    ),
     (#"{"title": "unterminated"#, 400, #"The body must be JSON like {"title": "Buy milk"}."#),
     ("not json at all", 400, #"The body must be JSON like {"title": "Buy milk"}."#),
     ("", 400, #"The body must be JSON like {"title": "Buy milk"}."#),
@@ -108,6 +128,15 @@ struct APIRoutesTests {
       #expect(try await client.titles() == [])
     }
     #expect(try storage.load([TodoItem].self, forKey: LiveTodoListViewModel.storageKey) == nil)
+  }
+
+  @Test("A family emoji, joined with U+200D, is accepted as it was sent")
+  func familyEmoji() async throws {
+    try await withApp { client in
+      let reply = try await client.send(.post, "/api/todos", json: #"{"title": "👨\u200D👩\u200D👧 picnic"}"#)
+      #expect(reply.status == .created)
+      #expect(try await client.titles() == ["👨\u{200D}👩\u{200D}👧 picnic"])
+    }
   }
 
   @Test("A title of exactly 200 characters is accepted")

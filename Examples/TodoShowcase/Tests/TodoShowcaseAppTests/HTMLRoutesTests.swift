@@ -95,6 +95,20 @@ struct HTMLRoutesTests {
     }
   }
 
+  @Test("A form title with a direction override is refused with the same rule as the API")
+  func refusedInvisibleTitle() async throws {
+    try await withApp { client in
+      let reply = try await client.send(
+        .post, "/styles/manual/todos", form: "title=\(formValue("invoice \u{202E}gnp.exe"))&return=%2Fstyles%2Fmanual")
+      #expect(reply.status == .unprocessableContent)
+      #expect(reply.text.contains("(found U+202E)"))
+      let family = try await client.send(
+        .post, "/styles/manual/todos", form: "title=\(formValue("👨\u{200D}👩\u{200D}👧"))&return=%2Fstyles%2Fmanual")
+      #expect(family.status == .seeOther)
+      #expect(try await client.titles() == ["👨\u{200D}👩\u{200D}👧"])
+    }
+  }
+
   @Test("A form without a title field is refused")
   func missingTitle() async throws {
     try await withApp { client in

@@ -139,7 +139,7 @@ struct APIRoutes {
     } catch let error as TodoError {
       switch error {
       case .notFound: return try errorResponse(.notFound, error.description)
-      case .emptyTitle, .titleTooLong, .titleTooComplex, .controlCharacter:
+      case .emptyTitle, .titleTooLong, .titleTooComplex, .controlCharacter, .invisibleCharacter:
         return try errorResponse(.unprocessableContent, error.description)
       }
     } catch let error as StorageError {

@@ -141,7 +141,7 @@ enum OpenAPIDocument {
           "NotFound": {"description": "No item has this id.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "TooLarge": {"description": "The body is larger than 64 KiB.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "UnsupportedMediaType": {"description": "The body is not application/json.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-          "Unprocessable": {"description": "The title breaks the rules: empty, longer than 200 characters or 800 code points, or containing a control character.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+          "Unprocessable": {"description": "The title breaks the rules: empty, longer than 200 characters or 800 code points, or containing a control character or an invisible formatting character (such as U+202E).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         }
       }
     }
