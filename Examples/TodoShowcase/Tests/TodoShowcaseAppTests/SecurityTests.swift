@@ -63,6 +63,19 @@ struct SecurityTests {
     }
   }
 
+  @Test(
+    "An API refusal is valid JSON even when it quotes a header with a control character or quotes",
+    arguments: ["https://evil.example\tx", "https://evil.example\t\"\\x", "https://evil.example/\\u0000"])
+  func refusalIsJSON(origin: String) async throws {
+    let (reply, titles) = try await Self.postToAPI(
+      [("Host", "127.0.0.1:8080"), ("Origin", origin), ("Content-Type", "application/json")],
+      body: #"{"title": "forged"}"#)
+    #expect(reply.status == .forbidden)
+    #expect(reply.headers[.contentType] == "application/json; charset=utf-8")
+    #expect(reply.errorMessage?.hasPrefix("Cross-site request refused: Origin \(origin) ") == true, "\(reply.text)")
+    #expect(titles == [])
+  }
+
   @Test("A same-origin browser request is accepted")
   func sameOrigin() async throws {
     let (reply, titles) = try await Self.postToAPI(

@@ -149,15 +149,11 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     return originAuthority == host ? nil : "Origin \(origin) is not this site"
   }
 
-  /// A refusal: JSON for the API, plain text elsewhere.
+  /// A refusal: JSON for the API (encoded like every other API error, so a control character
+  /// copied from a header is escaped), plain text elsewhere.
   static func refusal(_ status: HTTPResponse.Status, _ message: String, request: Request) -> Response {
-    if isAPI(request.uri.path) {
-      let escaped = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-      return Response(
-        status: status,
-        headers: [.contentType: "application/json; charset=utf-8"],
-        body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"error":"\#(escaped)"}"#))
-      )
+    if isAPI(request.uri.path), let response = try? jsonResponse(["error": message], status: status) {
+      return response
     }
     return Response(
       status: status,
