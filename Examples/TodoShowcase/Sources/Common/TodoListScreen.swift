@@ -37,18 +37,21 @@ public struct TodoListScreen: Sendable {
   ///   - link: The address of the page after a cursor, or of the first page for `nil`.
   ///   - returnTo: The path the forms go back to after a change.
   ///   - error: A message to show above the list.
+  ///   - typedTitle: The text to put back in the add field, such as a title that was refused.
   public func render(
     page: TodoPage,
     isFirst: Bool,
     link: (TodoCursor?) -> String,
     returnTo: String,
-    error: String? = nil
+    error: String? = nil,
+    typedTitle: String? = nil
   ) -> String {
     TodoListView(
       style: style,
       items: page.items,
       returnTo: returnTo,
       error: error,
+      typedTitle: typedTitle,
       pager: .init(
         total: page.total,
         done: page.done,

@@ -75,6 +75,7 @@ def browser():
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,720"):
         options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
     driver.set_page_load_timeout(30)
     yield driver
@@ -259,6 +260,54 @@ def test_empty_title_shows_an_error(browser, server):
     error = wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-manual .error")))
     assert error.text == "The title must not be empty."
     assert titles(browser, "manual") == []
+
+
+def console_errors(driver):
+    """The browser's console errors since the last call (a failed fetch logs one)."""
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def test_live_updates_go_on_after_a_refused_change(browser, server):
+    browser.get(server.url + "/?tab=knapsack")
+    wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-knapsack .empty")))
+    console_errors(browser)
+    browser.find_element(By.ID, "title-knapsack").send_keys("   ")
+    browser.find_element(By.CSS_SELECTOR, "#list-knapsack form.add button[type=submit]").click()
+    wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-knapsack .error")))
+    # The refused page is answered at the form's address; it shows (and polls) the list's.
+    assert browser.current_url == server.url + "/?tab=knapsack"
+    assert browser.find_element(By.ID, "title-knapsack").get_attribute("value") == "   "
+    served = len(server.output)
+    console_errors(browser)  # The 422 of the refused page itself.
+
+    add_through_api(server, "Added after the refusal")
+    WebDriverWait(browser, 20).until(lambda driver: titles(driver, "knapsack") == ["Added after the refusal"])
+    # The message stays with the list, and what was typed stays in the field.
+    assert browser.find_element(By.CSS_SELECTOR, "#list-knapsack .error").text == "The title must not be empty."
+    assert browser.find_element(By.ID, "title-knapsack").get_attribute("value") == "   "
+    # A few more polls of the list's page (access-log lines), and no request refused with 405.
+    def polls():
+        return [line for line in server.output[served:] if "http.method=GET" in line and "http.path=/ " in line]
+
+    WebDriverWait(browser, 20).until(lambda driver: len(polls()) >= 3)
+    assert all("http.status=200" in line for line in polls()), polls()
+    assert not [line for line in server.output[served:] if "http.status=405" in line], server.output[served:]
+    assert console_errors(browser) == []
+
+    # Deleting a stale item (one no longer stored) is a 404 page; the live list goes on from there too.
+    browser.execute_script(
+        "var form = document.querySelector('#list-knapsack li.item form[action$=delete]');"
+        "form.action = form.action.replace(/todos\\/[^/]+\\/delete/, 'todos/00000000-0000-0000-0000-000000000000/delete');"
+        "form.submit();"
+    )
+    wait(browser).until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#list-knapsack .error"), "No to-do item"))
+    assert browser.current_url == server.url + "/?tab=knapsack"
+    console_errors(browser)  # The 404 of the refused page itself.
+    add_through_api(server, "Seen after the 404")
+    WebDriverWait(browser, 20).until(
+        lambda driver: titles(driver, "knapsack") == ["Added after the refusal", "Seen after the 404"])
+    assert "No to-do item" in browser.find_element(By.CSS_SELECTOR, "#list-knapsack .error").text
+    assert console_errors(browser) == []
 
 
 def test_command_line_shares_the_servers_storage(tmp_path):

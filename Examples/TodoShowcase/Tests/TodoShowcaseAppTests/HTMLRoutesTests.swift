@@ -95,6 +95,23 @@ struct HTMLRoutesTests {
     }
   }
 
+  @Test("A refused change's page polls the list's page, not the form's address, and keeps the title typed")
+  func refusedChangePollsTheList() async throws {
+    try await withApp { client in
+      let typed = #"  "quoted" <b>  "#
+      let refused = try await client.send(
+        .post, "/styles/knapsack/todos", form: "title=\(formValue(typed + "\u{202E}"))&return=%2F%3Ftab%3Dknapsack")
+      #expect(refused.status == .unprocessableContent)
+      #expect(refused.text.contains(#"<script src="/static/live.js" data-poll="/?tab=knapsack" defer></script>"#))
+      #expect(refused.text.contains(#"value="\#(HTML.escape(typed + "\u{202E}"))">"#))
+      let stale = try await client.send(
+        .post, "/styles/provider/todos/\(UUID().uuidString)/delete", form: "return=%2Fstyles%2Fprovider")
+      #expect(stale.status == .notFound)
+      #expect(stale.text.contains(#"data-poll="/styles/provider""#))
+      #expect(stale.text.contains(#"autocomplete="off">"#))
+    }
+  }
+
   @Test("A form title with a direction override is refused with the same rule as the API")
   func refusedInvisibleTitle() async throws {
     try await withApp { client in

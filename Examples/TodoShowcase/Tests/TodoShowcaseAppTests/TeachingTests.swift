@@ -106,11 +106,13 @@ struct TeachingTests {
   @Test("Every list page has the shared-storage banner and loads the live-update script")
   func bannerAndScript() async throws {
     try await withApp { client in
-      for path in ["/", "/?tab=swinject", "/styles/provider"] {
+      for (path, poll) in [
+        ("/", "/?tab=manual"), ("/?tab=swinject", "/?tab=swinject"), ("/styles/provider", "/styles/provider"),
+      ] {
         let page = try await client.send(.get, path).text
         #expect(page.contains(#"id="shared-banner""#))
         #expect(page.contains("All four tabs read and write the same <code>test</code> storage"))
-        #expect(page.contains(#"<script src="/static/live.js" defer></script>"#))
+        #expect(page.contains(#"<script src="/static/live.js" data-poll="\#(poll)" defer></script>"#))
         #expect(!page.contains("<script>"))
       }
       let script = try await client.send(.get, "/static/live.js")

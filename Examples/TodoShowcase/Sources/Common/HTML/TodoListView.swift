@@ -9,6 +9,8 @@ struct TodoListView {
   let items: [TodoItem]
   let returnTo: String
   let error: String?
+  /// The text the add field starts with (a refused title, so it can be corrected).
+  var typedTitle: String? = nil
   /// The whole list's counts and the links to other pages, when the items are one page of it.
   var pager: Pager? = nil
 
@@ -23,6 +25,7 @@ struct TodoListView {
     let styleID = HTML.escape(style.id)
     let base = "/styles/\(styleID)/todos"
     let returnField = #"<input type="hidden" name="return" value="\#(HTML.escape(returnTo))">"#
+    let typedValue = typedTitle.map { #" value="\#(HTML.escape($0))""# } ?? ""
     var html = """
       <section class="todo-list" id="list-\(styleID)" data-style="\(styleID)">
         <header>
@@ -33,7 +36,7 @@ struct TodoListView {
           \(returnField)
           <label for="title-\(styleID)">New item</label>
           <input id="title-\(styleID)" name="title" maxlength="\(TodoTitle.maximumLength)" \
-      placeholder="What needs doing?" autocomplete="off">
+      placeholder="What needs doing?" autocomplete="off"\(typedValue)>
           <button type="submit">Add</button>
         </form>
 

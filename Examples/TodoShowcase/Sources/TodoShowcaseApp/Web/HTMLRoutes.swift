@@ -113,7 +113,8 @@ struct HTMLRoutes {
     onTabsPage: Bool,
     after: String? = nil,
     status: HTTPResponse.Status = .ok,
-    error: String? = nil
+    error: String? = nil,
+    typedTitle: String? = nil
   ) throws -> Response {
     guard let screen = try server.screen(styleID: styleID) else {
       return htmlResponse(
@@ -144,14 +145,17 @@ struct HTMLRoutes {
         section: .list,
         storageLabel: server.storageLabel,
         body: StyleLesson.sharedStorageBanner(storageLabel: server.storageLabel) + tabs
-          + screen.render(page: listPage, isFirst: cursor == nil, link: link, returnTo: returnTo, error: error)
-          + StyleLesson.html(for: screen.style) + LiveUpdates.scriptTag
+          + screen.render(
+            page: listPage, isFirst: cursor == nil, link: link, returnTo: returnTo, error: error, typedTitle: typedTitle
+          )
+          + StyleLesson.html(for: screen.style) + LiveUpdates.scriptTag(poll: returnTo)
       )
     )
   }
 
   /// Applies a form's change through the style's screen, then goes back to the page the form
-  /// came from; a refused change shows that page again with the reason.
+  /// came from; a refused change shows that page again with the reason and the title typed
+  /// (its live updates poll that page, not the form's address).
   private func change(
     styleID: String,
     form: FormFields,
@@ -170,7 +174,8 @@ struct HTMLRoutes {
         onTabsPage: returnTo.hasPrefix("/?"),
         after: after,
         status: .notFound,
-        error: "No to-do item has the id \(error.text)."
+        error: "No to-do item has the id \(error.text).",
+        typedTitle: form["title"]
       )
     } catch let error as TodoError {
       let status: HTTPResponse.Status =
@@ -180,7 +185,8 @@ struct HTMLRoutes {
         onTabsPage: returnTo.hasPrefix("/?"),
         after: after,
         status: status,
-        error: error.description
+        error: error.description,
+        typedTitle: form["title"]
       )
     }
     return .redirect(to: returnTo, type: .normal)

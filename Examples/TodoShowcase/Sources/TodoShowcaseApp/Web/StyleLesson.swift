@@ -62,21 +62,44 @@ enum StyleLesson {
     """
 }
 
-/// Keeps an open list in step with the shared storage: `live.js` fetches the page it is on every
+/// Keeps an open list in step with the shared storage: `live.js` fetches the list's page every
 /// two seconds and swaps in the list when it changed, so an item added in another window
 /// appears without a reload. It is a file under `/static/` because the Content-Security-Policy
 /// allows no inline script.
+///
+/// The script tag names the page to fetch (`data-poll`): a refused change is answered at the
+/// form's address (`POST /styles/ID/todos`), which has no `GET`, so the script must not poll
+/// the address it is on.
 enum LiveUpdates {
-  /// The tag that loads the script; put at the end of a list page's body.
-  static let scriptTag = #"<script src="/static/live.js" defer></script>"# + "\n"
+  /// The tag that loads the script, fetching the list page at `path` (a path of this app); put at
+  /// the end of a list page's body.
+  static func scriptTag(poll path: String) -> String {
+    #"<script src="/static/live.js" data-poll="\#(HTML.escape(path))" defer></script>"# + "\n"
+  }
 
   static let script = """
     // TodoShowcase: keeps the open list in step with the shared storage (see LiveUpdates in
-    // StyleLesson.swift). Every two seconds it fetches this page again; when the list differs it
-    // swaps the list in, keeping what is typed in the add field and which control has the focus.
+    // StyleLesson.swift). Every two seconds it fetches the list's page (the script tag's data-poll,
+    // which is not this address after a refused change); when the list differs it swaps the list
+    // in, keeping what is typed in the add field, which control has the focus and the message
+    // of a refused change.
     (function () {
       "use strict";
       var interval = 2000;
+      var script = document.currentScript;
+      var poll = (script && script.getAttribute("data-poll")) || location.pathname + location.search;
+      // A refused change is shown at the form's address; show the list's, so a reload does not post again.
+      if (poll !== location.pathname + location.search) history.replaceState(null, "", poll);
+
+      // The list as compared: without the message of a refused change or the text typed with it.
+      function listHTML(section) {
+        var copy = section.cloneNode(true);
+        var alert = copy.querySelector("p.error[role=alert]");
+        if (alert) alert.remove();
+        var field = copy.querySelector("input[name=title]");
+        if (field) field.removeAttribute("value");
+        return copy.outerHTML;
+      }
 
       function focusKey(section) {
         var active = document.activeElement;
@@ -102,7 +125,10 @@ enum LiveUpdates {
         var start = field ? field.selectionStart : null;
         var end = field ? field.selectionEnd : null;
         var key = focusKey(current);
+        var alert = current.querySelector("p.error[role=alert]");
         var imported = document.importNode(next, true);
+        var form = imported.querySelector("form.add");
+        if (alert && form && !imported.querySelector("p.error[role=alert]")) form.after(alert);
         current.replaceWith(imported);
         var newField = imported.querySelector("input[name=title]");
         if (newField) newField.value = value;
@@ -113,14 +139,14 @@ enum LiveUpdates {
       function refresh() {
         var current = document.querySelector("section.todo-list[id]");
         if (!current) return schedule();
-        fetch(location.pathname + location.search, {
+        fetch(poll, {
           credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" }
         })
           .then(function (response) { return response.ok ? response.text() : null; })
           .then(function (text) {
             if (text === null) return;
             var next = new DOMParser().parseFromString(text, "text/html").getElementById(current.id);
-            if (next && next.outerHTML !== current.outerHTML) swap(current, next);
+            if (next && listHTML(next) !== listHTML(current)) swap(current, next);
           })
           .catch(function () {})
           .then(schedule);
