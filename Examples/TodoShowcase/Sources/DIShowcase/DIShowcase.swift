@@ -62,12 +62,19 @@ public struct Showcase: Sendable {
     await container.validate(including: Self.rootKeys)
   }
 
+  /// The keys the broken graph names besides ``rootKeys``, so it shows the same keys as the live
+  /// one: a dry run stops a factory at its first dependency that fails, and `todoListViewModel`
+  /// asks for `\.todoStorage` (missing there) before `\.todoClock`, so it never reaches the clock.
+  public static var keysPastTheMissingStorage: [PartialKeyPath<Dependencies>] { [\Dependencies.todoClock] }
+
   /// The same graph broken on purpose: a second container built like ``container`` but without
-  /// the storage registration (``TodoListAssembly`` not installed), its graph and what
-  /// `validate()` reports for it. The live ``container`` is never changed.
+  /// the storage registration (``TodoListAssembly`` not installed), its graph (with the same keys
+  /// as the live one, see ``keysPastTheMissingStorage``) and what `validate()` reports for it.
+  /// The live ``container`` is never changed.
   public static func brokenOnPurpose() async -> (graph: DependencyGraph, report: ValidationReport) {
     let broken = Container(assemblies: [])
-    return (await broken.graph(including: rootKeys), await broken.validate(including: rootKeys))
+    let keys = rootKeys + keysPastTheMissingStorage
+    return (await broken.graph(including: keys), await broken.validate(including: keys))
   }
 
   /// The graph of the DependencyProvider tab's container: its registrations by type.

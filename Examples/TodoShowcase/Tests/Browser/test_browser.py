@@ -181,6 +181,8 @@ def test_graph_page_draws_the_container(browser, server):
     assert "missingRequiredKey" in broken and "todoStorage" in broken
     missing = browser.find_elements(By.CSS_SELECTOR, "#broken svg.graph g.node.missing")
     assert [node.get_attribute("data-name") for node in missing] == ["\\.todoStorage"]
+    broken_names = [node.get_attribute("data-name") for node in browser.find_elements(By.CSS_SELECTOR, "#broken svg.graph g.node")]
+    assert broken_names == names
     swinject = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#swinject-registrations li")]
     assert len(swinject) == 4 and any(line.startswith("Service: TodoListScreen") for line in swinject)
     assert browser.find_elements(By.CSS_SELECTOR, "#provider-registrations li")

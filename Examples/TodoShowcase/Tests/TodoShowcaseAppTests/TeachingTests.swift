@@ -160,6 +160,12 @@ struct GraphTeachingTests {
       #expect(page.contains(#"<pre id="broken-report">\#(HTML.escape(broken.report.description))</pre>"#))
       let section = try #require(page.components(separatedBy: #"id="broken">"#).last)
       #expect(section.contains(#"<g class="node missing" data-name="\.todoStorage">"#))
+      // The same keys as the live graph, the clock included although the dry run stops before it.
+      let live = await Showcase(storage: InMemoryStorage()).dependencyGraph()
+      #expect(broken.graph.nodes.map(\.dependency.name) == live.nodes.map(\.dependency.name))
+      #expect(broken.graph.nodes.count == 4)
+      #expect(section.contains(#"<g class="node" data-name="\.todoClock">"#))
+      #expect(section.contains("including: [\\.todoListScreen, \\.todoClock]"))
       // The live container was not changed by building the broken one.
       let again = try await client.send(.get, "/graph").text
       #expect(again.contains(#"<p class="valid">✓ Valid</p>"#))

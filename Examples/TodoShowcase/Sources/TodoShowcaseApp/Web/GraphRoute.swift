@@ -49,6 +49,10 @@ struct GraphRoute {
       <code>TodoListAssembly</code>, so nothing registers <code>\\.todoStorage</code>. The live container above is \
       not touched. <code>validate()</code> finds the hole before the first request, and names the key, where it \
       is declared and the path that needs it.</p>
+        <p class="summary">Drawn by <code>await broken.graph(including: [\\.todoListScreen, \\.todoClock])</code>. A dry \
+      run stops a factory at the first dependency that fails: <code>\\.todoListViewModel</code> asks for \
+      <code>\\.todoStorage</code> before <code>\\.todoClock</code>, so the clock is named in <code>including:</code> \
+      to show the same keys as the live graph, and no arrow leads to it here.</p>
         <div class="graph-frame">
       \(GraphSVG(graph: broken.graph, markerID: "arrow-broken").svg)  </div>
         <p class="\(broken.report.isValid ? "valid" : "error")">\(broken.report.isValid ? "✓ Valid" : "✗ Problems found")</p>
