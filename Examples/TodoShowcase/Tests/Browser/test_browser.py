@@ -377,6 +377,20 @@ def test_phone_width_never_scrolls_sideways(browser, server):
         screenshot.parent.mkdir(parents=True, exist_ok=True)
         assert browser.save_screenshot(str(screenshot))
 
+    # The graph keeps its natural size, so its labels stay readable, and scrolls sideways inside its frame.
+    browser.get(server.url + "/graph")
+    frame = browser.find_element(By.CSS_SELECTOR, "#graph .graph-frame")
+    scale = browser.execute_script(
+        "const svg = arguments[0].querySelector('svg.graph');"
+        "return svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;", frame)
+    assert scale == 1, f"the graph is drawn at {scale:.0%} of its size"
+    assert browser.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth", frame)
+    browser.execute_script("arguments[0].scrollLeft = 10000", frame)
+    assert browser.execute_script("return arguments[0].scrollLeft", frame) > 0
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    label = browser.find_element(By.CSS_SELECTOR, "#graph svg.graph g.node text")
+    assert browser.execute_script("return arguments[0].getBoundingClientRect().height", label) >= 10
+
     # The second page of a tab, reached through its Next page link, fits too.
     browser.get(server.url + "/?tab=knapsack")
     assert len(titles(browser, "knapsack")) == 50

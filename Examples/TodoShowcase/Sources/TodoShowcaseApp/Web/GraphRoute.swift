@@ -30,7 +30,7 @@ struct GraphRoute {
         <h2>Dependency graph</h2>
         <p class="summary">The app's Knapsack container (<code>Container(assemblies: [TodoListAssembly(storage:)])</code>), \
       from <code>await container.graph(including: [\\.todoListScreen])</code>: a dry run that makes no instance.</p>
-        <div class="graph-frame">
+        <div class="graph-frame" tabindex="0" role="group" aria-label="Graph; scrolls sideways on a narrow screen">
       \(GraphSVG(graph: graph).svg)  </div>
         <details><summary>Mermaid</summary><pre id="graph-mermaid">\(HTML.escape(graph.mermaid))</pre></details>
         <details><summary>Graphviz DOT</summary><pre id="graph-dot">\(HTML.escape(graph.dot))</pre></details>
@@ -53,7 +53,7 @@ struct GraphRoute {
       run stops a factory at the first dependency that fails: <code>\\.todoListViewModel</code> asks for \
       <code>\\.todoStorage</code> before <code>\\.todoClock</code>, so the clock is named in <code>including:</code> \
       to show the same keys as the live graph, and no arrow leads to it here.</p>
-        <div class="graph-frame">
+        <div class="graph-frame" tabindex="0" role="group" aria-label="Graph; scrolls sideways on a narrow screen">
       \(GraphSVG(graph: broken.graph, markerID: "arrow-broken").svg)  </div>
         <p class="\(broken.report.isValid ? "valid" : "error")">\(broken.report.isValid ? "✓ Valid" : "✗ Problems found")</p>
         <pre id="broken-report">\(HTML.escape(broken.report.description))</pre>
@@ -84,7 +84,7 @@ struct GraphRoute {
         <h3 id="compare-provider">DependencyProvider</h3>
         <p>A Knapsack <code>Container</code> behind the seed app's <code>DependencyProvider</code> protocol, \
       registered by type; <code>await container.graph()</code> lists:</p>
-        <div class="graph-frame">
+        <div class="graph-frame" tabindex="0" role="group" aria-label="Graph; scrolls sideways on a narrow screen">
       \(GraphSVG(graph: providerGraph, markerID: "arrow-provider").svg)  </div>
         <ul class="registrations" id="provider-registrations">
       \(providerItems)    </ul>

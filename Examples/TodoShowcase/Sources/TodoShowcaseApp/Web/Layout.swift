@@ -83,8 +83,9 @@ enum Layout {
     .empty, footer { color: var(--muted); }
     footer { margin-top: .75rem; font-size: .9rem; }
     pre { background: var(--bg); border: 1px solid var(--line); padding: .75rem; border-radius: 6px; overflow-x: auto; }
-    .graph-frame { margin: 1rem 0; }
-    svg.graph { max-width: 100%; height: auto; }
+    .graph-frame { margin: 1rem 0; overflow-x: auto; }
+    svg.graph { display: block; max-width: 100%; height: auto; }
+    @media (max-width: 40rem) { svg.graph { max-width: none; } }
     svg.graph text { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; }
     .valid { background: #ecfdf3; color: #067647; border: 1px solid #abefc6; padding: .5rem .75rem; border-radius: 6px; }
     details { margin: .5rem 0; }

@@ -9,7 +9,7 @@ enum ListStyles {
     nav.pager a.next { margin-left: auto; }
 
     /* Keyboard: a visible focus ring on everything that takes focus */
-    a:focus-visible, button:focus-visible, input:focus-visible, summary:focus-visible {
+    a:focus-visible, button:focus-visible, input:focus-visible, summary:focus-visible, .graph-frame:focus-visible {
       outline: 3px solid var(--accent); outline-offset: 2px; border-radius: 4px;
     }
     button.toggle:focus-visible, button.delete:focus-visible { color: #1d2433; }
