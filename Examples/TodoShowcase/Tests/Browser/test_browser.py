@@ -269,6 +269,17 @@ def console_errors(driver):
     return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
+def test_first_load_logs_no_console_error(browser, server):
+    # A missing /favicon.ico used to log a 404 on every first load.
+    for path in ("/", "/graph"):
+        browser.get(server.url + path)
+        wait(browser).until(EC.presence_of_element_located((By.TAG_NAME, "main")))
+        WebDriverWait(browser, 10).until(lambda driver: driver.execute_script("return document.readyState") == "complete")
+        assert console_errors(browser) == [], path
+    with urllib.request.urlopen(server.url + "/favicon.ico", timeout=10) as response:
+        assert response.status == 200 and response.headers["Content-Type"] == "image/svg+xml"
+
+
 def test_live_updates_go_on_after_a_refused_change(browser, server):
     browser.get(server.url + "/?tab=knapsack")
     wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-knapsack .empty")))

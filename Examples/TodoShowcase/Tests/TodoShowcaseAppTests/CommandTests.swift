@@ -5,6 +5,12 @@ import Testing
 
 @testable import TodoShowcaseApp
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 @Suite("Command line")
 struct CommandTests {
   @Test("With no arguments, serve runs on 127.0.0.1:8080 with SQLite")
@@ -82,6 +88,34 @@ struct CommandTests {
         try ShowcaseCommand.parseAsRoot(["serve", "--allowed-host", name])
       }
     }
+  }
+
+  @Test("A port in use is a clear error naming the address, not the socket call's text")
+  func portInUse() async throws {
+    let storage = InMemoryStorage()
+    let server = ShowcaseServer(storage: storage, storageLabel: "test")
+    let taken = Socket.listeningOnLoopback()
+    defer { close(taken.descriptor) }
+    let error = await #expect(throws: ListenError.self) {
+      try await server.run(host: "127.0.0.1", port: taken.port)
+    }
+    let message = ShowcaseCommand.message(for: try #require(error))
+    #expect(message.contains("Cannot listen on 127.0.0.1:\(taken.port): the port is already in use"))
+    #expect(message.contains("--port"))
+    #expect(!message.contains("errno"))
+    #expect(ShowcaseCommand.exitCode(for: try #require(error)) != .success)
+  }
+
+  @Test("LOG_LEVEL takes a level in any case; anything else logs at info with a warning naming the levels")
+  func logLevel() {
+    #expect(ShowcaseServer.logLevel(nil) == (.info, nil))
+    #expect(ShowcaseServer.logLevel("debug").level == .debug)
+    #expect(ShowcaseServer.logLevel("WARNING") == (.warning, nil))
+    let (level, warning) = ShowcaseServer.logLevel("verbose")
+    #expect(level == .info)
+    #expect(
+      warning == #"Warning: LOG_LEVEL "verbose" is not a log level; logging at info. "#
+        + "Use one of: trace, debug, info, notice, warning, error, critical.")
   }
 
   @Test("The ends of the port range are accepted", arguments: [0, 65535])
@@ -210,5 +244,29 @@ struct CommandTests {
     #expect(throws: CommandLineError.self) { try CommandLineFormat.resolve("bbbb", in: items) }
     #expect(throws: ValidationError.self) { try CommandLineFormat.resolve("", in: items) }
     #expect(try CommandLineFormat.resolve("aaaa0000-0000-0000-0000-000000000002", in: items) == items[1].id)
+  }
+}
+
+/// A plain TCP socket, to hold a port the way another process would.
+enum Socket {
+  /// A socket listening on 127.0.0.1 on a free port, and that port.
+  static func listeningOnLoopback() -> (descriptor: CInt, port: Int) {
+    #if canImport(Glibc)
+    let descriptor = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
+    #else
+    let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    withUnsafeMutablePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+        _ = bind(descriptor, raw, length)
+        _ = listen(descriptor, 1)
+        _ = getsockname(descriptor, raw, &length)
+      }
+    }
+    return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
   }
 }

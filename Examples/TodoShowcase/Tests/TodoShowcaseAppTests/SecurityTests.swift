@@ -286,6 +286,19 @@ struct SecurityTests {
     }
   }
 
+  @Test("The icon is served at /favicon.ico and at the /static/ path every page links to")
+  func favicon() async throws {
+    try await withApp { client in
+      #expect(try await client.raw(.get, "/").text.contains(#"<link rel="icon" href="/static/icon.svg""#))
+      for path in ["/favicon.ico", "/static/icon.svg"] {
+        let icon = try await client.raw(.get, path)
+        #expect(icon.status == .ok, "\(path)")
+        #expect(icon.headers[.contentType] == "image/svg+xml")
+        #expect(icon.text.hasPrefix("<svg "))
+      }
+    }
+  }
+
   @Test("Titles are clipped to their box, so stacked marks cannot draw over the page")
   func titleClipped() {
     #expect(

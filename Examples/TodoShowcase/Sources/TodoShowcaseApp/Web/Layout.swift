@@ -16,6 +16,7 @@ enum Layout {
       <meta name="viewport" content="width=device-width, initial-scale=1">
       <title>\(HTML.escape(title)) · TodoShowcase</title>
       <link rel="stylesheet" href="/static/app.css">
+      <link rel="icon" href="/static/icon.svg" type="image/svg+xml">
     </head>
     <body>
       <header class="top">

@@ -183,4 +183,5 @@ private let routeTable: [(pattern: [String], methods: [String])] = [
   (["graph"], ["GET", "HEAD"]),
   (["static", "*"], ["GET", "HEAD"]),
   (["openapi.json"], ["GET", "HEAD"]),
+  (["favicon.ico"], ["GET", "HEAD"]),
 ]

@@ -2,6 +2,7 @@ public import DIShowcase
 import Foundation
 public import Hummingbird
 import Logging
+import NIOCore
 
 #if canImport(Glibc)
 import Glibc
@@ -55,12 +56,19 @@ public struct ShowcaseServer: Sendable {
     host: String, port: Int, idleTimeout: Duration = defaultIdleTimeout, allowedHosts: [String] = []
   ) async throws {
     let policy = HostPolicy(listenHost: host, allowedNames: allowedHosts)
+    if let warning = Self.logLevelWarning {
+      Console.note(warning)
+    }
     let app = makeApplication(host: host, port: port, idleTimeout: idleTimeout, allowedHosts: allowedHosts) {
       boundPort in
       Console.announce(Self.listeningLine(host: host, port: boundPort))
       Console.announce(policy.announcement)
     }
-    try await app.runService()
+    do {
+      try await app.runService()
+    } catch let error as IOError where ListenError.bindErrors.contains(error.errnoCode) {
+      throw ListenError(host: host, port: port, errno: error.errnoCode)
+    }
   }
 
   /// The start-up line, with the address as a browser takes it (`http://[::1]:8080`).
@@ -99,13 +107,51 @@ public struct ShowcaseServer: Sendable {
   /// The app's logger: access and error lines with the request id, level from `LOG_LEVEL` (default info).
   static var logger: Logger {
     var logger = Logger(label: "todo-showcase")
-    logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
+    logger.logLevel = logLevel(ProcessInfo.processInfo.environment["LOG_LEVEL"]).level
     return logger
+  }
+
+  /// The level `LOG_LEVEL` names (in any case; info when unset), and a warning when it names none.
+  static func logLevel(_ value: String?) -> (level: Logger.Level, warning: String?) {
+    guard let value else { return (.info, nil) }
+    if let level = Logger.Level(rawValue: value.lowercased()) { return (level, nil) }
+    let accepted = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+    return (.info, "Warning: LOG_LEVEL \"\(value)\" is not a log level; logging at info. Use one of: \(accepted).")
+  }
+
+  /// The start-up warning for an unknown `LOG_LEVEL`, if it is one.
+  static var logLevelWarning: String? {
+    logLevel(ProcessInfo.processInfo.environment["LOG_LEVEL"]).warning
   }
 
   /// The screen of a style, made by its feature module's factory on the shared storage.
   func screen(styleID: String) throws -> TodoListScreen? {
     try showcase.makeScreen(styleID: styleID)
+  }
+}
+
+/// The server could not listen on its address: printed by the command line as `Error: …` with
+/// exit code 1, instead of the socket call's own text.
+struct ListenError: Error, CustomStringConvertible {
+  let host: String
+  let port: Int
+  let errno: CInt
+
+  /// The `bind` errors it explains.
+  static let bindErrors: [CInt] = [EADDRINUSE, EADDRNOTAVAIL, EACCES]
+
+  var description: String {
+    let address = "\(HostNames.urlHost(host)):\(port)"
+    switch errno {
+    case EADDRINUSE:
+      return "Cannot listen on \(address): the port is already in use (another todo-showcase?). "
+        + "Stop that process or pick another port with --port."
+    case EADDRNOTAVAIL:
+      return "Cannot listen on \(address): \(host) is not an address of this machine. Check --host."
+    default:
+      return "Cannot listen on \(address): permission denied (ports below 1024 need privileges). "
+        + "Pick another port with --port."
+    }
   }
 }
 
