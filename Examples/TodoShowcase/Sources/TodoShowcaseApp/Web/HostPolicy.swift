@@ -67,7 +67,7 @@ struct HostPolicy: Sendable, Equatable {
   var announcement: String {
     var kinds = loopbackOnly ? ["loopback names"] : ["IP addresses", "loopback names"]
     if !allowedNames.isEmpty { kinds.append(allowedNames.joined(separator: ", ")) }
-    let list = kinds.count == 1 ? kinds[0] : kinds.dropLast().joined(separator: ", ") + " and " + kinds.last!
+    let list = kinds.count == 1 ? kinds[0] : kinds.dropLast().joined(separator: ", ") + " and " + (kinds.last ?? "")
     return "Accepting Host: \(list)"
       + (allowedNames.isEmpty ? " (add a name with --allowed-host NAME)" : "")
   }
