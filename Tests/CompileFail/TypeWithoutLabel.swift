@@ -1,4 +1,4 @@
-// expected-error: 'resolve(_:name:)' has been renamed to 'resolve(type:name:)'
+// expected-error: missing argument label 'type:' in call
 import Knapsack
 
 func typeWithoutLabel(_ container: Container) throws {

@@ -53,6 +53,17 @@ extension Container {
     fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) async throws -> V
   ) {}
 
+  /// Not available: see the overload above, for a factory that takes no resolver.
+  @available(
+    *, unavailable,
+    message: "a Key's factory cannot await: declare the key as AsyncKey<Value> to register a factory that awaits"
+  )
+  public func register<V>(
+    _ key: KeyPath<Dependencies, Key<V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable () async throws -> V
+  ) {}
+
   /// Registers the factory of an ``ArgumentKey``: `container.register(\.profile) { r, id in ... }`.
   @inlinable
   public func register<A, V>(
@@ -241,6 +252,16 @@ extension Container {
   public func isRegistered<T: Sendable>(type: T.Type, name: String? = nil) -> Bool {
     servingContainer().effectiveRegistration(KeyTable.index(of: type, name: name)) != nil
   }
+
+  /// Not available: a key is registered with a factory that makes its value, not with a value.
+  /// (Without it, the compiler finds no `register` that matches.)
+  @_disfavoredOverload
+  @available(
+    *, unavailable,
+    message:
+      "pass a factory that makes the value, `container.register(\\.key) { value }`: it runs each time the key's scope needs an instance"
+  )
+  public func register<K, A, V>(_ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, _ value: V) {}
 
   // The routines below are inlined into each `register` call, so that the registration's
   // generic class is instantiated by the caller's specialized code (its metadata cached per type)

@@ -281,10 +281,6 @@ extension Resolving {
   )
   public func resolve() throws -> Never { throw UnavailableCall() }
 
-  /// Not available: a type is resolved with `resolve(type: T.self)`; key paths are unlabeled.
-  @available(*, unavailable, renamed: "resolve(type:name:)", message: "a type is resolved with `resolve(type: T.self)`")
-  public func resolve<T>(_ type: T.Type, name: String? = nil) throws -> T { throw UnavailableCall() }
-
   /// Resolves the type the caller expects, registered without a name: the shape of a
   /// hand-written `DependencyProvider`.
   ///

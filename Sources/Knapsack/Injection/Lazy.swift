@@ -172,6 +172,17 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   }
 }
 
+extension Provider {
+  /// Not available: a provider has no value of its own; it resolves the key each time it is
+  /// asked. (Without it, the compiler names a private member.)
+  @available(
+    *, unavailable,
+    message:
+      "a Provider resolves its key each time: call `get()`; for a value kept after the first read, make a `lazy(\\.key)`"
+  )
+  public var value: Key.Value { get throws { throw UnavailableCall() } }
+}
+
 extension Provider where Key.Kind == SyncKind, Key.Argument == Void {
   /// Resolves the dependency now.
   public func get() throws -> Key.Value { try resolve(()) }

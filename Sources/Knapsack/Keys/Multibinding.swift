@@ -88,6 +88,18 @@ extension Container {
     _ factory: @escaping @Sendable (Resolver) throws -> [E]
   ) {}
 
+  /// Not available: see the overload above, for a factory that takes no resolver.
+  @available(
+    *, unavailable,
+    message:
+      "a multibinding is not registered as a whole: contribute each element, `container.contribute(to: \\.key) { r in ... }`"
+  )
+  public func register<K, E>(
+    _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable ([E]) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable () throws -> [E]
+  ) {}
+
   /// Adds an element to an ``AsyncMultibinding``; its factory may `await`.
   public func contribute<E>(
     to key: KeyPath<Dependencies, AsyncMultibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
@@ -199,6 +211,17 @@ extension ResolutionContext {
 }
 
 extension Resolving {
+  /// Not available: a multibinding takes no argument. (Without it, the compiler finds no
+  /// `resolve` that matches.)
+  @available(
+    *, unavailable,
+    message:
+      "a multibinding takes no argument: resolve it with `resolve(\\.key)`, and pass what an element needs to its key"
+  )
+  public func resolve<K, E, A>(_ key: KeyPath<Dependencies, MultibindingKey<K, E>>, argument: A) throws -> [E] {
+    throw UnavailableCall()
+  }
+
   /// Resolves every element contributed to a ``Multibinding``, in their stable order.
   ///
   /// An error about the multibinding itself (a disposed container) names the line of the call
