@@ -241,6 +241,32 @@ struct LazyHolder {
     #expect(output.contains("fix: register it"))
   }
 
+  /// The message says which container the property used, since `Container.shared` is easy to
+  /// resolve from by mistake when the app built a container of its own.
+  @Test func injectedFailuresSayWhichContainerTheyUsed() async throws {
+    let shared = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      @Injected(\.injectionToken) var token: Token
+      _ = token
+    }
+    let sharedOutput = String(decoding: shared?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(sharedOutput.contains("from Container.current, which is Container.shared here"), "\(sharedOutput)")
+    #expect(sharedOutput.contains("pass `container:`, or make this instance inside withContainer(_:)"))
+    let task = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      withContainer(Container()) {
+        @LazyInjected(\.injectionToken) var token: Token
+        _ = token
+      }
+    }
+    let taskOutput = String(decoding: task?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(taskOutput.contains("from Container.current, the task's container"), "\(taskOutput)")
+    let given = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      @Injected(\.injectionToken, container: Container()) var token: Token
+      _ = token
+    }
+    let givenOutput = String(decoding: given?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(givenOutput.contains("from the container passed as `container:`"), "\(givenOutput)")
+  }
+
   @Test func injectedFailuresNameThePropertysOwnFileAndLine() async throws {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       struct Screen {

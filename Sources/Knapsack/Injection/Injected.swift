@@ -28,7 +28,7 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Key<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    wrappedValue = resolveOrStop("@Injected", fileID, line) {
+    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
       try (container ?? .current).resolve(key, fileID: fileID, line: line)
     }
   }
@@ -39,7 +39,7 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    wrappedValue = resolveOrStop("@Injected", fileID, line) {
+    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
       try (container ?? .current).resolve(key, fileID: fileID, line: line)
     }
   }
@@ -49,7 +49,7 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Multibinding<Element>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) where Value == [Element] {
-    wrappedValue = resolveOrStop("@Injected", fileID, line) {
+    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
       try (container ?? .current).resolve(key, fileID: fileID, line: line)
     }
   }
@@ -60,7 +60,7 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorMultibinding<Element>>, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) where Value == [Element] {
-    wrappedValue = resolveOrStop("@Injected", fileID, line) {
+    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
       try (container ?? .current).resolve(key, fileID: fileID, line: line)
     }
   }
@@ -92,7 +92,7 @@ public struct Injected<Value: Sendable>: Sendable {
     type: Value.Type = Value.self, name: String? = nil, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) {
-    wrappedValue = resolveOrStop("@Injected", fileID, line) {
+    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
       try (container ?? .current).resolve(type: type, name: name, fileID: fileID, line: line)
     }
   }
@@ -111,6 +111,8 @@ public struct LazyInjected<Value: Sendable>: Sendable {
   private let read: @Sendable () throws -> Value
   private let fileID: StaticString
   private let line: UInt
+  /// Which container the property resolves from, for the message if it cannot.
+  private let source: InjectionSource
 
   /// Remembers `key`, the container and the open override scope; resolves on first access.
   public init(
@@ -118,7 +120,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     line: UInt = #line
   ) {
     let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, fileID, line)
+    self.init(provider, fileID, line, from: InjectionSource(container))
   }
 
   /// Remembers a main-actor key, the container and the open override scope; resolves on first
@@ -130,7 +132,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     line: UInt = #line
   ) {
     let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, fileID, line)
+    self.init(provider, fileID, line, from: InjectionSource(container))
   }
 
   /// Remembers a multibinding, the container and the open override scope; resolves every
@@ -140,7 +142,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     line: UInt = #line
   ) where Value == [Element] {
     let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, fileID, line)
+    self.init(provider, fileID, line, from: InjectionSource(container))
   }
 
   /// Remembers a main-actor multibinding, the container and the open override scope; resolves
@@ -151,7 +153,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     fileID: StaticString = #fileID, line: UInt = #line
   ) where Value == [Element] {
     let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, fileID, line)
+    self.init(provider, fileID, line, from: InjectionSource(container))
   }
 
   /// Not available: a property wrapper cannot await an ``AsyncKey``.
@@ -184,26 +186,54 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     // The property asks for the type: an error names its line, as a handle's names the line
     // that made it.
     let provider = (container ?? .current).provider(type: type, name: name, fileID: fileID, line: line)
-    self.init(provider, fileID, line)
+    self.init(provider, fileID, line, from: InjectionSource(container))
   }
 
-  private init<K>(_ provider: Provider<K>, _ fileID: StaticString, _ line: UInt)
+  private init<K>(_ provider: Provider<K>, _ fileID: StaticString, _ line: UInt, from source: InjectionSource)
   where K.Argument == Void, K.Value == Value {
     let storage = LazyStorage<Value>(index: provider.index)
     read = { try provider.read(storage) }
     self.fileID = fileID
     self.line = line
+    self.source = source
   }
 
   /// The injected value, resolved on first access.
   public var wrappedValue: Value {
-    resolveOrStop("@LazyInjected", fileID, line) { try read() }
+    resolveOrStop("@LazyInjected", fileID, line, from: source) { try read() }
   }
 }
 
-/// The one place where Knapsack stops the program: a property wrapper that cannot resolve.
+/// Which container a property wrapper resolves from, for its message if it cannot.
+enum InjectionSource: Sendable {
+  /// The one passed as `container:`.
+  case given
+  /// ``Container/current``, set for the task by ``withContainer(_:operation:)-(_,()->R)`` or the
+  /// testing trait.
+  case task
+  /// ``Container/current``, which is ``Container/shared`` when nothing set one for the task.
+  case shared
+
+  /// The source of a property wrapper given `container`, at the time it is made.
+  init(_ container: Container?) {
+    self = container != nil ? .given : Container.taskContainer != nil ? .task : .shared
+  }
+
+  var description: String {
+    switch self {
+    case .given: "the container passed as `container:`"
+    case .task: "Container.current, the task's container (set by withContainer(_:) or the .container trait)"
+    case .shared:
+      "Container.current, which is Container.shared here: no withContainer(_:) or .container trait set a container"
+        + " for this task; pass `container:`, or make this instance inside withContainer(_:)"
+    }
+  }
+}
+
+/// The one place where Knapsack stops the program: a property wrapper that cannot resolve from
+/// `source`.
 private func resolveOrStop<Value>(
-  _ wrapper: String, _ fileID: StaticString, _ line: UInt, _ resolve: () throws -> Value
+  _ wrapper: String, _ fileID: StaticString, _ line: UInt, from source: InjectionSource, _ resolve: () throws -> Value
 ) -> Value {
   do {
     return try resolve()
@@ -215,8 +245,8 @@ private func resolveOrStop<Value>(
       ? "\n(during validate(): a property wrapper cannot throw, so validation cannot report this problem;"
         + " pass the dependency to the initializer from the factory's resolver instead)" : ""
     fatalError(
-      "\(wrapper) at \(fileID):\(line) could not resolve its dependency.\n\(error)\(inValidation)", file: fileID,
-      line: line)
+      "\(wrapper) at \(fileID):\(line) could not resolve its dependency from \(source.description).\n\(error)\(inValidation)",
+      file: fileID, line: line)
   }
 }
 

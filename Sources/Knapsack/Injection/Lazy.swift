@@ -181,6 +181,11 @@ extension Provider {
       "a Provider resolves its key each time: call `get()`; for a value kept after the first read, make a `lazy(\\.key)`"
   )
   public var value: Key.Value { get throws { throw UnavailableCall() } }
+
+  /// Not available: a provider's argument has no label. (Without it, the compiler reports only
+  /// an extraneous label.)
+  @available(*, unavailable, message: "a provider takes its argument without a label: `provider.get(value)`")
+  public func get(argument: Key.Argument) throws -> Key.Value { throw UnavailableCall() }
 }
 
 extension Provider where Key.Kind == SyncKind, Key.Argument == Void {

@@ -65,8 +65,15 @@ public struct DependencyKey<Kind: KeyKind, Argument: Sendable, Value: Sendable>:
   ///
   /// Resolving it unregistered throws ``ResolutionError`` with kind
   /// ``ResolutionError/Kind/requiredKeyNotProvided``, naming the key and where it was declared.
+  ///
+  /// - Parameters:
+  ///   - name: The key's property name; leave the default. (Labeled, so that a string passed
+  ///     by mistake as a default, `.required("https://…")`, is refused with a message that says
+  ///     so instead of being taken as the name.)
+  ///   - fileID: The file of the declaration; leave the default.
+  ///   - line: The line of the declaration; leave the default.
   public static func required(
-    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line
+    keyName name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line
   ) -> Self {
     Self(factory: nil, scope: .unique, declaration: Declaration(name, fileID, line))
   }
@@ -80,6 +87,18 @@ public struct DependencyKey<Kind: KeyKind, Argument: Sendable, Value: Sendable>:
       "a required key has no default: register its value where the app is put together, `container.register(\\.key) { _ in value }`, or give the key a default instead, `Key { _ in value }`"
   )
   public static func required(_ value: Value, fileID: StaticString = #fileID, line: UInt = #line) -> Self {
+    .required(fileID: fileID, line: line)
+  }
+
+  /// Not available: a required key has no default factory either.
+  @available(
+    *, unavailable,
+    message:
+      "a required key has no default: register its factory where the app is put together, `container.register(\\.key) { ... }`, or give the key a default instead, `Key { ... }`"
+  )
+  public static func required(
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable () throws -> Value
+  ) -> Self {
     .required(fileID: fileID, line: line)
   }
 
@@ -143,6 +162,19 @@ public typealias MainActorKey<Value: Sendable> = DependencyKey<MainActorKind, Vo
 /// apart by `==`, so its argument must be `Hashable`: resolving it with one that is not (a tuple)
 /// throws ``ResolutionError/Kind/factoryMismatch``, which says so.
 public typealias ArgumentKey<Argument: Sendable, Value: Sendable> = DependencyKey<SyncKind, Argument, Value>
+
+extension DependencyKey where Value == String {
+  /// Not available: a required key has no default value, a string either. (Without this, the
+  /// string would be taken as the key's name, which Knapsack reads from the property.)
+  @available(
+    *, unavailable,
+    message:
+      "a required key has no default: register its value where the app is put together, `container.register(\\.key) { value }`, or give the key a default instead, `Key { value }`"
+  )
+  public static func required(_ value: String, fileID: StaticString = #fileID, line: UInt = #line) -> Self {
+    .required(fileID: fileID, line: line)
+  }
+}
 
 extension DependencyKey where Kind == SyncKind, Argument == Void {
   /// Creates a key whose default factory receives a ``Resolver`` for its own dependencies.
