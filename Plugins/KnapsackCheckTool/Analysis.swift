@@ -261,6 +261,16 @@ func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
   var declaring: [String: Set<String>] = [:]
   /// The key's type in each module that declares it (`Key<Config>`, spelt for matching).
   var keyTypes: [String: [String: String]] = [:]
+  /// The types each module declares, by name (any kind of type).
+  var declaredTypes: [String: Set<String>] = [:]
+  for module in modules { declaredTypes[module.name] = Set(module.files.flatMap(\.declaredTypes)) }
+  /// Whether the type spelled `type` names a type that modules `first` and `second` both declare.
+  func namesTypeOfBoth(_ type: String, _ first: String, _ second: String) -> Bool {
+    let shared = (declaredTypes[first] ?? []).intersection(declaredTypes[second] ?? [])
+    guard !shared.isEmpty else { return false }
+    let words = type.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") })
+    return words.contains { shared.contains(String($0)) }
+  }
   for module in modules {
     for declaration in module.files.flatMap(\.declarations) where !declaration.id.isType {
       declaring[declaration.id.text, default: []].insert(module.name)
@@ -283,12 +293,16 @@ func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
   let reachable = Dictionary(uniqueKeysWithValues: modules.map { ($0.name, visible(from: [$0.name])) })
   /// The declarers of the key `name` left once those a declarer's module imports are dropped:
   /// they are shadowed, as in Swift, when their key has the same type. Keys of different types
-  /// all stay, since Swift then chooses by the value's type.
+  /// all stay, since Swift then chooses by the value's type. The check compares types as they
+  /// are written, so one name written alike in both (`Key<Config>`, each module with a `Config`
+  /// of its own) may be two types: a key shadows another only when the type's spelling names
+  /// no type that both modules declare.
   func unshadowed(_ declarers: Set<String>, of name: String) -> Set<String> {
     declarers.filter { candidate in
       !declarers.contains {
         $0 != candidate && reachable[$0]?.contains(candidate) == true
           && keyTypes[name]?[$0] == keyTypes[name]?[candidate]
+          && !namesTypeOfBoth(keyTypes[name]?[$0] ?? "", $0, candidate)
       }
     }
   }

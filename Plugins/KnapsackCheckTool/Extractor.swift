@@ -25,23 +25,54 @@ func importedModules(_ source: String) -> [String] {
   }
 }
 
-/// The structs and enums a file declares at its top level, read line by line without parsing
-/// (for a file that cannot declare, register or resolve a key): `struct Session`,
-/// `public enum Mode: String`. A line that starts with a space is inside another declaration, and
-/// its type is a nested one, not counted (``FactsCollector`` qualifies those in the files it parses).
-func topLevelValueTypes(_ source: String) -> [String] {
+/// The types a file declares at its top level, read line by line without parsing (for a file that
+/// cannot declare, register or resolve a key): every kind by name, and the structs and enums, the
+/// value types, apart (`struct Session`, `@available(iOS 15, *) public enum Mode: String`). A line
+/// that starts with a space is inside another declaration, and its type is a nested one, not
+/// counted (``FactsCollector`` qualifies those in the files it parses).
+func topLevelTypes(_ source: String) -> (declared: [String], valueTypes: [String]) {
   let modifiers: Set<Substring> = [
-    "public", "internal", "fileprivate", "private", "package", "indirect", "final", "nonisolated", "frozen",
+    "public", "internal", "fileprivate", "private", "package", "indirect", "final", "nonisolated", "frozen", "open",
   ]
-  return source.split(whereSeparator: \.isNewline).compactMap { line in
-    guard let first = line.first, !first.isWhitespace else { return nil }
-    let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+  let kinds: Set<Substring> = ["struct", "enum", "class", "actor", "protocol", "typealias"]
+  var declared: [String] = []
+  var valueTypes: [String] = []
+  for line in source.split(whereSeparator: \.isNewline) {
+    guard let first = line.first, !first.isWhitespace else { continue }
+    let words = withoutAttributeArguments(line).split(whereSeparator: { $0 == " " || $0 == "\t" })
     guard let position = words.firstIndex(where: { !$0.hasPrefix("@") && !modifiers.contains($0) }),
-      ["struct", "enum"].contains(words[position]), position + 1 < words.count
-    else { return nil }
-    let name = words[position + 1].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-    return name.isEmpty ? nil : String(name)
+      kinds.contains(words[position]), position + 1 < words.count
+    else { continue }
+    let name = String(words[position + 1].prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+    guard !name.isEmpty else { continue }
+    declared.append(name)
+    if words[position] == "struct" || words[position] == "enum" { valueTypes.append(name) }
   }
+  return (declared, valueTypes)
+}
+
+/// `line` without the parenthesized arguments of its attributes: `@available(iOS 15, *) struct X`
+/// becomes `@available struct X`.
+func withoutAttributeArguments(_ line: Substring) -> String {
+  var result = ""
+  var depth = 0
+  var inAttribute = false
+  for character in line {
+    if depth > 0 {
+      if character == "(" { depth += 1 } else if character == ")" { depth -= 1 }
+      continue
+    }
+    if character == "@" {
+      inAttribute = true
+    } else if inAttribute, character == "(" {
+      depth = 1
+      continue
+    } else if !(character.isLetter || character.isNumber || character == "_") {
+      inAttribute = false
+    }
+    result.append(character)
+  }
+  return result
 }
 
 /// Reads one file's key declarations, registrations and resolutions.
@@ -75,11 +106,33 @@ final class FactsCollector: SyntaxVisitor {
 
   override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind {
     if let name = qualifiedName(node) { facts.valueTypes.append(name) }
+    facts.declaredTypes.append(node.name.text)
     return .visitChildren
   }
 
   override func visit(_ node: EnumDeclSyntax) -> SyntaxVisitorContinueKind {
     if let name = qualifiedName(node) { facts.valueTypes.append(name) }
+    facts.declaredTypes.append(node.name.text)
+    return .visitChildren
+  }
+
+  override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind {
+    facts.declaredTypes.append(node.name.text)
+    return .visitChildren
+  }
+
+  override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind {
+    facts.declaredTypes.append(node.name.text)
+    return .visitChildren
+  }
+
+  override func visit(_ node: ProtocolDeclSyntax) -> SyntaxVisitorContinueKind {
+    facts.declaredTypes.append(node.name.text)
+    return .visitChildren
+  }
+
+  override func visit(_ node: TypeAliasDeclSyntax) -> SyntaxVisitorContinueKind {
+    facts.declaredTypes.append(node.name.text)
     return .visitChildren
   }
 
@@ -185,8 +238,9 @@ final class FactsCollector: SyntaxVisitor {
       }
     }
     // Knapsack registers a type only with its label, `register(type: T.self)`: an unlabeled
-    // `register(T.self)` is another library's (Swinject's, say).
-    if label == nil, isTypeExpression(first.expression) { return }
+    // `register(T.self)` is another library's (Swinject's, say), and so is one whose first
+    // argument is a literal (a router's `register("/items") { ... }`).
+    if label == nil, isTypeExpression(first.expression) || isLiteral(first.expression) { return }
     let id: DependencyID?
     var why = "the key path is computed at run time"
     if label == nil, let keyPath = first.expression.as(KeyPathExprSyntax.self) {
@@ -437,6 +491,15 @@ func namesAValue(_ expression: ExprSyntax) -> Bool {
     ?? expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text
   guard let first = name?.first else { return true }
   return !first.isUppercase
+}
+
+/// Whether `expression` is a literal: a string, a number, a Boolean, `nil`, an array or a
+/// dictionary.
+func isLiteral(_ expression: ExprSyntax) -> Bool {
+  expression.is(StringLiteralExprSyntax.self) || expression.is(IntegerLiteralExprSyntax.self)
+    || expression.is(FloatLiteralExprSyntax.self) || expression.is(BooleanLiteralExprSyntax.self)
+    || expression.is(NilLiteralExprSyntax.self) || expression.is(ArrayExprSyntax.self)
+    || expression.is(DictionaryExprSyntax.self)
 }
 
 /// Whether `expression` is a metatype, `T.self`.

@@ -136,4 +136,7 @@ struct FileFacts: Codable, Hashable {
   /// Structs and enums declared in the file, by qualified name (`API.Session` for one nested in
   /// `API`): a singleton may keep one of these.
   var valueTypes: [String] = []
+  /// The names of every type the file declares (struct, enum, class, actor, protocol or type
+  /// alias), unqualified: what tells two keys' types written alike apart.
+  var declaredTypes: [String] = []
 }

@@ -44,7 +44,7 @@ struct FactsCache: Codable {
     var hash: UInt64
     var facts: FileFacts
   }
-  static let version = 6
+  static let version = 7
   var version = FactsCache.version
   var entries: [String: Entry] = [:]
 }
@@ -90,11 +90,13 @@ for module in options.modules {
     // (most files of third-party packages in the graph).
     let relevant = ["Knapsack", "Dependencies", "register", "resolve"].contains { source.contains($0) }
     // Its imports still count (a key is visible through a module that only imports another), and
-    // so do its top-level structs and enums (a singleton may keep one).
+    // so do its top-level types (a singleton may keep a struct; two keys' types may be alike).
+    let types = relevant ? nil : topLevelTypes(source)
     let facts =
       relevant
       ? extractFacts(path: path, source: source)
-      : FileFacts(imports: importedModules(source), valueTypes: topLevelValueTypes(source))
+      : FileFacts(
+        imports: importedModules(source), valueTypes: types?.valueTypes ?? [], declaredTypes: types?.declared ?? [])
     if relevant { parsed += 1 } else { skipped += 1 }
     files.append(facts)
     fresh.entries[path] = FactsCache.Entry(hash: hash, facts: facts)

@@ -359,6 +359,22 @@ extension Container: ErrorTypeResolving {}
     #expect(error.description.contains("  path: \(error.pathDescription)\n"))
   }
 
+  @Test func aCycleReachedThroughALongLeadInListsItsOwnMembersFirst() async throws {
+    let container = chain(20, "lead", last: { _ in "loop b" })
+    container.register(type: Int.self, name: "loop b") { r in try r.resolve(type: Int.self, name: "loop c") }
+    container.register(type: Int.self, name: "loop c") { r in try r.resolve(type: Int.self, name: "loop b") }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: Int.self, name: "lead 0") }
+    #expect(error.kind == .cycle)
+    let lines = error.description.components(separatedBy: "\n")
+    // The loop's two members, where a fix goes, come first, with their sites; then the lead-in.
+    #expect(lines[1].hasPrefix(#"  Int (name: "loop b"): registered at KnapsackTests/ErrorTests.swift:"#), "\(lines)")
+    #expect(lines[2].hasPrefix(#"  Int (name: "loop c"): registered at KnapsackTests/ErrorTests.swift:"#), "\(lines)")
+    #expect(lines[3].hasPrefix(#"  Int (name: "lead 0"): "#), "\(lines)")
+    #expect(lines.contains("  … and 10 more (the path lists every one)"), "\(lines)")
+    let problem = try #require(await container.validate().problems(.cycle).first)
+    #expect(problem.description.components(separatedBy: "\n")[1].contains(#"Int (name: "loop b")"#), "\(problem)")
+  }
+
   @Test func aLongCycleListsItsFirstMembersAndHowManyMore() async throws {
     let container = chain(30, "ring", last: { _ in "ring 0" })
     let error = try #require(throws: ResolutionError.self) { try container.resolve(type: Int.self, name: "ring 0") }

@@ -290,12 +290,15 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   }
 
   /// Each dependency of a cycle's `path` with its own sites (`\.b: declared at …`), once: the
-  /// last one closes the loop, and the steps that led into it may pass one of its dependencies.
-  /// A loop of more than ``readableSteps`` dependencies lists its first ones and says how many
-  /// more it has (the path holds them all).
+  /// loop's members first (the last step closes the loop), then the steps that led into it.
+  /// Past ``readableSteps`` dependencies, it says how many more there are (the path holds them
+  /// all).
   static func cycleMembers(_ path: [DependencyReference], _ registrations: [CodeLocation?]) -> [String] {
+    // The loop's own members first (where a fix goes), then the steps that led into it.
+    let steps = Array(zip(path, registrations).dropLast())
+    let start = path.last.flatMap { last in path.dropLast().firstIndex(of: last) } ?? 0
     var listed: Set<String> = []
-    let members = zip(path, registrations).dropLast().filter { listed.insert($0.0.name).inserted }
+    let members = (steps[start...] + steps[..<start]).filter { listed.insert($0.0.name).inserted }
     let lines = members.prefix(readableSteps).map { reference, site in
       "\(reference.name): \(sites(reference.location, site))"
     }

@@ -222,7 +222,8 @@ enum InjectionSource: Sendable {
   var description: String {
     switch self {
     case .given: "the container passed as `container:`"
-    case .task: "Container.current, the task's container (set by withContainer(_:) or the .container trait)"
+    case .task:
+      "Container.current, the task's container (set by withContainer(_:), the .container trait or a validation run)"
     case .shared:
       "Container.current, which is Container.shared here: no withContainer(_:) or .container trait set a container"
         + " for this task; pass `container:`, or make this instance inside withContainer(_:)"
@@ -233,7 +234,8 @@ enum InjectionSource: Sendable {
 /// The one place where Knapsack stops the program: a property wrapper that cannot resolve from
 /// `source`.
 private func resolveOrStop<Value>(
-  _ wrapper: String, _ fileID: StaticString, _ line: UInt, from source: InjectionSource, _ resolve: () throws -> Value
+  _ wrapper: String, _ fileID: StaticString, _ line: UInt, from source: @autoclosure () -> InjectionSource,
+  _ resolve: () throws -> Value
 ) -> Value {
   do {
     return try resolve()
@@ -245,7 +247,7 @@ private func resolveOrStop<Value>(
       ? "\n(during validate(): a property wrapper cannot throw, so validation cannot report this problem;"
         + " pass the dependency to the initializer from the factory's resolver instead)" : ""
     fatalError(
-      "\(wrapper) at \(fileID):\(line) could not resolve its dependency from \(source.description).\n\(error)\(inValidation)",
+      "\(wrapper) at \(fileID):\(line) could not resolve its dependency from \(source().description).\n\(error)\(inValidation)",
       file: fileID, line: line)
   }
 }

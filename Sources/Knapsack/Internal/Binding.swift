@@ -35,9 +35,12 @@ struct InstanceKey: Hashable, @unchecked Sendable {
 }
 
 /// An argument as the engine tells arguments apart: a `Hashable` value, or an object's identity,
-/// with its type. `AnyHashable` alone finds `1`, `Int8(1)` and `1.0` equal, which are three
-/// different arguments to a key whose argument is `any Sendable`. A value type: keeping one in a
-/// key allocates nothing more than its `AnyHashable` does.
+/// with the value's type. `AnyHashable` alone finds `1`, `Int8(1)` and `1.0` equal, which are
+/// three different arguments to a key whose argument is `any Sendable`. Class instances keep one
+/// type, so that they compare by their own `==` as before, a subclass's instance with its base
+/// class's (and an object whose runtime class changes, as key-value observing does on Apple
+/// platforms, stays the same argument). A value type: keeping one in a key allocates nothing more
+/// than its `AnyHashable` does.
 @usableFromInline
 struct ArgumentIdentity: Hashable {
   let value: AnyHashable
@@ -47,7 +50,8 @@ struct ArgumentIdentity: Hashable {
   init?(_ value: Any) {
     guard let hashable = value as? any Hashable else { return nil }
     self.value = AnyHashable(hashable)
-    type = ObjectIdentifier(Swift.type(of: hashable))
+    let valueType = Swift.type(of: hashable)
+    type = ObjectIdentifier(valueType is AnyClass ? AnyObject.self : valueType)
   }
 
   /// The identity of an object that is not `Hashable`: the object itself.

@@ -84,7 +84,7 @@ public struct DependencyKey<Kind: KeyKind, Argument: Sendable, Value: Sendable>:
   @available(
     *, unavailable,
     message:
-      "a required key has no default: register its value where the app is put together, `container.register(\\.key) { _ in value }`, or give the key a default instead, `Key { _ in value }`"
+      "a required key has no default: register its value where the app is put together, `container.register(\\.key) { value }`, or give the key a default instead, `Key { value }`"
   )
   public static func required(_ value: Value, fileID: StaticString = #fileID, line: UInt = #line) -> Self {
     .required(fileID: fileID, line: line)

@@ -4,3 +4,7 @@ public struct Session: Sendable {
   public init() {}
   struct Token {}
 }
+
+@available(macOS 10.15, *) public struct Stamp: Sendable {
+  public init() {}
+}
