@@ -116,22 +116,13 @@ final class FactsCollector: SyntaxVisitor {
     return .visitChildren
   }
 
-  override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind {
-    facts.declaredTypes.append(node.name.text)
-    return .visitChildren
-  }
+  override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind { declaredType(node) }
+  override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind { declaredType(node) }
+  override func visit(_ node: ProtocolDeclSyntax) -> SyntaxVisitorContinueKind { declaredType(node) }
+  override func visit(_ node: TypeAliasDeclSyntax) -> SyntaxVisitorContinueKind { declaredType(node) }
 
-  override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind {
-    facts.declaredTypes.append(node.name.text)
-    return .visitChildren
-  }
-
-  override func visit(_ node: ProtocolDeclSyntax) -> SyntaxVisitorContinueKind {
-    facts.declaredTypes.append(node.name.text)
-    return .visitChildren
-  }
-
-  override func visit(_ node: TypeAliasDeclSyntax) -> SyntaxVisitorContinueKind {
+  /// Notes the name of a type the file declares (see ``FileFacts/declaredTypes``).
+  func declaredType(_ node: some NamedDeclSyntax) -> SyntaxVisitorContinueKind {
     facts.declaredTypes.append(node.name.text)
     return .visitChildren
   }

@@ -88,18 +88,6 @@ extension Container {
     _ factory: @escaping @Sendable (Resolver) throws -> [E]
   ) {}
 
-  /// Not available: see the overload above, for a factory that takes no resolver.
-  @available(
-    *, unavailable,
-    message:
-      "a multibinding is not registered as a whole: contribute each element, `container.contribute(to: \\.key) { r in ... }`"
-  )
-  public func register<K, E>(
-    _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, scope: Scope? = nil, hasSideEffects: Bool = false,
-    dispose: (@Sendable ([E]) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
-    _ factory: @escaping @Sendable () throws -> [E]
-  ) {}
-
   /// Adds an element to an ``AsyncMultibinding``; its factory may `await`.
   public func contribute<E>(
     to key: KeyPath<Dependencies, AsyncMultibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
