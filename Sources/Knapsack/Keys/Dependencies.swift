@@ -163,19 +163,6 @@ public typealias MainActorKey<Value: Sendable> = DependencyKey<MainActorKind, Vo
 /// throws ``ResolutionError/Kind/factoryMismatch``, which says so.
 public typealias ArgumentKey<Argument: Sendable, Value: Sendable> = DependencyKey<SyncKind, Argument, Value>
 
-extension DependencyKey where Value == String {
-  /// Not available: a required key has no default value, a string either. (Without this, the
-  /// string would be taken as the key's name, which Knapsack reads from the property.)
-  @available(
-    *, unavailable,
-    message:
-      "a required key has no default: register its value where the app is put together, `container.register(\\.key) { value }`, or give the key a default instead, `Key { value }`"
-  )
-  public static func required(_ value: String, fileID: StaticString = #fileID, line: UInt = #line) -> Self {
-    .required(fileID: fileID, line: line)
-  }
-}
-
 extension DependencyKey where Kind == SyncKind, Argument == Void {
   /// Creates a key whose default factory receives a ``Resolver`` for its own dependencies.
   public init(
