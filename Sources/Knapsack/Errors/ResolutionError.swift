@@ -366,11 +366,11 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     }
     if kind != .cycle, path.count > 1 || kind == .resolutionTooDeep {
       lines.append("  path: \(Self.shortened(path))")
-    }
-    if kind != .cycle, kind != .resolutionTooDeep, path.count > 1 {
-      let requester = path[path.count - 2]
-      let site = Self.sites(requester.location, pathRegistrations[path.count - 2])
-      if site != "site unknown" { lines.append("  requested by \(requester.name): \(site)") }
+      if kind != .resolutionTooDeep, path.count > 1 {
+        let requester = path[path.count - 2]
+        let site = Self.sites(requester.location, pathRegistrations[path.count - 2])
+        if site != "site unknown" { lines.append("  requested by \(requester.name): \(site)") }
+      }
     }
     if !nearMatches.isEmpty {
       lines.append("  registered nearby: \(nearMatches.map(\.description).joined(separator: "; "))")

@@ -54,10 +54,11 @@ struct ArgumentIdentity: Hashable {
     type = ObjectIdentifier(valueType is AnyClass ? AnyObject.self : valueType)
   }
 
-  /// The identity of an object that is not `Hashable`: the object itself.
-  init(object: ObjectIdentifier, of type: Any.Type) {
+  /// The identity of an object that is not `Hashable`: the object itself (whose identity is
+  /// already unique, so it keeps the one type of class instances).
+  init(object: ObjectIdentifier) {
     value = AnyHashable(object)
-    self.type = ObjectIdentifier(type)
+    type = ObjectIdentifier(AnyObject.self)
   }
 }
 

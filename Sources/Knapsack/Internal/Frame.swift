@@ -81,7 +81,7 @@ struct Frame {
   /// object's identity; nil for a value that can be compared neither way.
   static func identity(of argument: Any) -> ArgumentIdentity? {
     ArgumentIdentity(argument)
-      ?? objectIdentity(of: argument).map { ArgumentIdentity(object: $0, of: type(of: argument)) }
+      ?? objectIdentity(of: argument).map { ArgumentIdentity(object: $0) }
   }
 
   /// Whether two arguments of one key, of type `type`, at `left` and `right`, are the same: they
