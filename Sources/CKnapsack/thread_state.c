@@ -170,38 +170,15 @@ int knapsack_reclaimable(uint64_t epoch, uintptr_t domain) {
   return 1;
 }
 
-// The thread's spare graph store lives in a cell that is also the value of a pthread key, whose
-// destructor releases the store when the thread exits: the destructor is given the cell, because
-// a thread-local variable may already be gone by then. (The main thread's store lives until the
-// process ends.)
 extern void swift_release(void *object);
-__thread struct knapsack_graph_cell *knapsack_thread_graph_cell = 0;
-static pthread_key_t graph_key;
-static int graph_key_made = 0;
-static pthread_once_t graph_key_once = PTHREAD_ONCE_INIT;
+__thread uintptr_t knapsack_thread_graph_count = 0;
+__thread struct knapsack_graph_entry knapsack_thread_graph[KNAPSACK_THREAD_GRAPH_CAPACITY];
 
-static void release_graph(void *value) {
-  struct knapsack_graph_cell *cell = value;
-  knapsack_thread_graph_cell = 0;
-  if (cell->graph) swift_release((void *)cell->graph);
-  free(cell);
-}
-
-static void make_graph_key(void) { graph_key_made = pthread_key_create(&graph_key, release_graph) == 0; }
-
-int knapsack_keep_thread_graph_first(uintptr_t graph) {
-  pthread_once(&graph_key_once, make_graph_key);
-  // Without a key the store could not be released at thread exit: the caller releases it now.
-  if (!graph_key_made) return 0;
-  struct knapsack_graph_cell *cell = calloc(1, sizeof *cell);
-  if (!cell) return 0;
-  if (pthread_setspecific(graph_key, cell) != 0) {
-    free(cell);
-    return 0;
+void knapsack_thread_graph_pop(uintptr_t base) {
+  while (knapsack_thread_graph_count > base) {
+    uintptr_t object = knapsack_thread_graph[--knapsack_thread_graph_count].object;
+    swift_release((void *)object);
   }
-  knapsack_thread_graph_cell = cell;
-  cell->graph = graph;
-  return 1;
 }
 
 uintptr_t knapsack_key_cache[KNAPSACK_KEY_CACHE_SIZE];

@@ -415,6 +415,90 @@ final class GraphRoot: Sendable {
     #expect(run.released.withLock { $0 } == true)
   }
 
+  /// A synchronous resolution keeps its graph-scoped instances on its thread's stack of them,
+  /// which has room for 16; past that, it moves them to a store of its own. Every instance stays
+  /// shared, before and after the move, and is released when the resolution ends.
+  @Test func aResolutionWithMoreGraphScopedInstancesThanTheThreadKeepsSharesEveryOne() throws {
+    let container = Container()
+    let names = (0..<40).map { "graph part \($0)" }
+    let counter = Counter()
+    for name in names {
+      container.register(type: Token.self, name: name, scope: .graph) { () -> Token in
+        counter.increment()
+        return Token(name)
+      }
+    }
+    container.register(type: [[Token]].self, name: "graph parts") { r in
+      // Each part twice, then every part again once all exist.
+      let pairs = try names.map {
+        [try r.resolve(type: Token.self, name: $0), try r.resolve(type: Token.self, name: $0)]
+      }
+      return pairs + [try names.map { try r.resolve(type: Token.self, name: $0) }]
+    }
+    weak var probe: Token?
+    do {
+      let parts = try container.resolve(type: [[Token]].self, name: "graph parts")
+      for (index, pair) in parts.dropLast().enumerated() {
+        #expect(pair[0] === pair[1])
+        #expect(parts.last?[index] === pair[0])
+        #expect(pair[0].label == names[index])
+      }
+      #expect(counter.count == names.count)
+      probe = parts[0][0]
+      let again = try container.resolve(type: [[Token]].self, name: "graph parts")
+      #expect(again[0][0] !== parts[0][0], "a new resolution is a new graph")
+      #expect(counter.count == 2 * names.count)
+    }
+    #expect(probe == nil)
+  }
+
+  /// A graph-scoped key with an argument moves the resolution's instances off the thread's
+  /// stack; those made before the move are still the ones its later requests get.
+  @Test func aGraphScopedArgumentKeyAmongPlainOnesKeepsEveryInstanceShared() throws {
+    let container = Container()
+    container.register(\.scopeLeaf, scope: .graph) { Token("leaf") }
+    container.register(\.scopeNumbered, scope: .graph) { _, text in text.count }
+    container.register(\.scopeRoot) { r in
+      let before = try r[\.scopeLeaf]
+      #expect(try r.resolve(\.scopeNumbered, argument: "four") == 4)
+      #expect(try r.resolve(\.scopeNumbered, argument: "four") == 4)
+      #expect(try r[\.scopeLeaf] === before)
+      return GraphRoot(left: try r[\.scopeLeft], right: try r[\.scopeRight], leaf: before)
+    }
+    let root = try container[\.scopeRoot]
+    #expect(root.left.leaf === root.leaf)
+    #expect(root.right.leaf === root.leaf)
+  }
+
+  /// A graph-scoped instance whose deinit resolves again (so a new resolution starts on the
+  /// thread while the first one lets go of its instances) gets a graph of its own.
+  @Test func aDeinitThatResolvesWhileAResolutionLetsGoOfItsGraphGetsItsOwn() throws {
+    final class Resolving: Sendable {
+      let container: Container
+      let seen: Locked<[Bool]>
+      init(_ container: Container, _ seen: Locked<[Bool]>) {
+        self.container = container
+        self.seen = seen
+      }
+      deinit {
+        let root = try? container[\.scopeRoot]
+        seen.withLock { $0.append(root.map { $0.left.leaf === $0.right.leaf && $0.leaf.label == "leaf" } ?? false) }
+      }
+    }
+    let container = Container()
+    let seen = Locked<[Bool]>([])
+    container.register(\.scopeLeaf, scope: .graph) { Token("leaf") }
+    container.register(type: Resolving.self, scope: .graph) { Resolving(container, seen) }
+    container.register(type: [Resolving].self) { r in
+      [try r.resolve(type: Resolving.self), try r.resolve(type: Resolving.self)]
+    }
+    let pair = try container.resolve(type: [Resolving].self)
+    #expect(pair[0] === pair[1])
+    #expect(seen.withLock { $0 }.isEmpty)
+    _ = consume pair
+    #expect(seen.withLock { $0 } == [true])
+  }
+
   @Test func uniqueLeafIsNotSharedWithinOneResolution() async throws {
     let container = Container()
     let root = try container[\.scopeRoot]

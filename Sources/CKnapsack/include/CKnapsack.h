@@ -26,35 +26,56 @@ uintptr_t knapsack_stack_limit(void);
 /// reads it without a call.
 static inline uintptr_t knapsack_stack_pointer(void) { return (uintptr_t)__builtin_frame_address(0); }
 
-// The graph-scope store a synchronous resolution left on this thread (a retained object
-// pointer, emptied), reused by the next one so that resolving graph-scoped keys allocates no
-// store. Released when the thread exits (the main thread's, when the process ends).
-struct knapsack_graph_cell {
-  uintptr_t graph;  // 0 if none
+// The graph-scoped instances of this thread's synchronous resolutions: a stack of (binding
+// serial, retained object) entries. A synchronous resolution runs on one thread, and one that
+// starts inside it (a factory resolving through a captured container, a deinit resolving) ends
+// before it, so each resolution owns the entries from where the stack stood when it stored its
+// first one, and gives them back when it ends. Resolving graph-scoped keys so takes no lock and
+// allocates nothing but the instances. A resolution that needs more room, or keeps an instance
+// for an argument, moves its entries to a store object of its own. Empty whenever no synchronous
+// resolution runs on the thread, so the thread's exit has nothing to release.
+#define KNAPSACK_THREAD_GRAPH_CAPACITY 16
+struct knapsack_graph_entry {
+  uintptr_t serial;
+  uintptr_t object;
 };
-extern __thread struct knapsack_graph_cell *knapsack_thread_graph_cell;
+extern __thread uintptr_t knapsack_thread_graph_count;
+extern __thread struct knapsack_graph_entry knapsack_thread_graph[KNAPSACK_THREAD_GRAPH_CAPACITY];
 
-/// Takes this thread's spare graph store (retained), or 0; the thread keeps none after.
-static inline uintptr_t knapsack_take_thread_graph(void) {
-  struct knapsack_graph_cell *cell = knapsack_thread_graph_cell;
-  if (!cell) return 0;
-  uintptr_t graph = cell->graph;
-  cell->graph = 0;
-  return graph;
+/// How many entries the thread's stack holds: where a resolution's own entries will begin.
+static inline uintptr_t knapsack_thread_graph_top(void) { return knapsack_thread_graph_count; }
+
+/// The object stored for `serial` among the entries from `base` on, unretained, or 0.
+static inline uintptr_t knapsack_thread_graph_find(uintptr_t base, uintptr_t serial) {
+  uintptr_t count = knapsack_thread_graph_count;
+  for (uintptr_t index = base; index < count; index++) {
+    if (knapsack_thread_graph[index].serial == serial) return knapsack_thread_graph[index].object;
+  }
+  return 0;
 }
 
-/// ``knapsack_keep_thread_graph`` for a thread that has no cell yet: makes it, then keeps.
-int knapsack_keep_thread_graph_first(uintptr_t graph);
-
-/// Keeps `graph` (a retained, emptied store) as this thread's spare; returns 0 if it cannot
-/// (the thread already has one), and then the caller still owns `graph`.
-static inline int knapsack_keep_thread_graph(uintptr_t graph) {
-  struct knapsack_graph_cell *cell = knapsack_thread_graph_cell;
-  if (__builtin_expect(cell == 0, 0)) return knapsack_keep_thread_graph_first(graph);
-  if (cell->graph) return 0;
-  cell->graph = graph;
+/// Pushes an entry (the object retained by the caller, and owned by the stack from now on);
+/// returns 0, taking nothing, if the stack is full.
+static inline int knapsack_thread_graph_push(uintptr_t serial, uintptr_t object) {
+  uintptr_t count = knapsack_thread_graph_count;
+  if (__builtin_expect(count == KNAPSACK_THREAD_GRAPH_CAPACITY, 0)) return 0;
+  knapsack_thread_graph[count].serial = serial;
+  knapsack_thread_graph[count].object = object;
+  knapsack_thread_graph_count = count + 1;
   return 1;
 }
+
+/// The entry at `index` (below the top), for a resolution moving its entries elsewhere.
+static inline struct knapsack_graph_entry knapsack_thread_graph_entry(uintptr_t index) {
+  return knapsack_thread_graph[index];
+}
+
+/// Drops the entries from `base` on without releasing them (their objects were moved elsewhere).
+static inline void knapsack_thread_graph_truncate(uintptr_t base) { knapsack_thread_graph_count = base; }
+
+/// Releases the entries from `base` on, last first. Each entry leaves the stack before its object
+/// is released, so a deinit that resolves again starts on a consistent stack.
+void knapsack_thread_graph_pop(uintptr_t base);
 
 // Safe reclamation of what lock-free readers may still use (epoch-based, per domain).
 //

@@ -253,16 +253,14 @@ extension Container {
       guard scope == .unique || scope == .graph else { return try produceShared(binding, argument, frame) }
       // Unique, or graph at the top level (where the resolution is this one instance).
       guard scope == .graph, parent != nil else { return try make(binding, argument, frame) }
-      let store = frame.graphStore
-      if store._withUnsafeGuaranteedRef({ $0.isConcurrent }) {
+      let root = frame.root
+      if root.hasConcurrentGraph, let store = root.graphStore {
         // An asynchronous resolution, whose child tasks may ask for the instance at once.
         return try produceGraphShared(store, binding, argument, frame)
       }
-      if let value = store._withUnsafeGuaranteedRef({ $0.instance(of: binding, for: argument, as: Value.self) }) {
-        return value
-      }
+      if let value = root.graphInstance(of: binding, for: argument, as: Value.self) { return value }
       let value: Value = try make(binding, argument, frame)
-      store._withUnsafeGuaranteedRef { $0.store(value, of: binding, for: argument) }
+      root.storeGraphInstance(value, of: binding, for: argument)
       return value
     }
   }
@@ -474,7 +472,9 @@ extension Container {
       // Child tasks of this resolution may ask for the instance at once: made once, like a
       // shared one, in the resolution's store.
       // (An asynchronous step's root is asynchronous: its store is a concurrent one.)
-      let cell = frame.pointer.graphStore._withUnsafeGuaranteedRef { $0.creationCell(of: binding, for: argument) }
+      // Never nil: an asynchronous step's root made its store up front.
+      guard let store = frame.pointer.root.graphStore else { return try await makeAsync(binding, argument, frame) }
+      let cell = store._withUnsafeGuaranteedRef { $0.creationCell(of: binding, for: argument) }
       return try await produceClaimed(cell, binding, argument, frame, parent)
     case .weak, .cached, .singleton:
       guard let cell = binding.cell(for: argument) else { throw scopeEnded(binding, frame.pointer) }
@@ -808,7 +808,7 @@ extension Container {
   func hasInstance(_ binding: Binding, _ argument: some Sendable, _ parent: UnsafeMutablePointer<Frame>?) -> Bool {
     switch binding.scope.kind {
     case .unique: false
-    case .graph: parent?.graphStore._withUnsafeGuaranteedRef { $0.contains(binding, for: argument) } ?? false
+    case .graph: parent?.root.hasGraphInstance(of: binding, for: argument) ?? false
     case .weak, .cached, .singleton: binding.cell(for: argument)?.isOccupied ?? false
     }
   }
@@ -988,7 +988,7 @@ struct Observation {
     let throughCell =
       switch binding.scope.kind {
       case .singleton, .cached, .weak: true
-      case .graph: parent?.graphStore._withUnsafeGuaranteedRef { $0.isConcurrent } ?? false
+      case .graph: parent?.root.hasConcurrentGraph ?? false
       case .unique: false
       }
     self.init(

@@ -32,11 +32,13 @@ struct Frame {
   /// its depth there: what the stack check measures from.
   @usableFromInline let stackBase: UInt
   @usableFromInline let stackBaseDepth: Int
-  /// Graph-scoped instances of the whole resolution, on the root frame: a retained
-  /// ``GraphStore`` pointer (0 until first use on the stack; made up front in an ``AsyncFrame``,
-  /// whose children may run concurrently; a synchronous root may take its thread's spare). A
-  /// plain word keeps `Frame` trivial to copy; the root's owner lets go of it with
-  /// ``releaseGraph()``.
+  /// Graph-scoped instances of the whole resolution, on the root frame. An asynchronous root's
+  /// is a retained concurrent ``GraphStore`` pointer, made up front (its children may run
+  /// concurrently). A synchronous root's is 0 until it keeps an instance, then its entries on
+  /// its thread's stack of them (odd: the stack's height where they begin, shifted left by one,
+  /// see `knapsack_thread_graph_top`), or a retained ``GraphStore`` pointer once it has moved
+  /// them there (see ``UnsafeMutablePointer/storeGraphInstance(_:of:for:)``). A plain word keeps
+  /// `Frame` trivial to copy; the root's owner lets go of it with ``releaseGraph()``.
   @usableFromInline var graph: UInt
 
   @inlinable
@@ -100,32 +102,23 @@ struct Frame {
     return same(type)
   }
 
-  /// Lets go of the graph-scope store of a root frame, if one was made (see
-  /// ``release(_:synchronous:)``).
+  /// Lets go of a root frame's graph-scoped instances, if it kept any: releases its entries on
+  /// its thread's stack, or its store.
   @inlinable
   mutating func releaseGraph() {
     guard graph != 0 else { return }
-    Frame.release(graph, synchronous: stackBase != 0)
+    if graph & 1 == 1 {
+      knapsack_thread_graph_pop(graph >> 1)
+    } else if let pointer = UnsafeRawPointer(bitPattern: graph) {
+      Unmanaged<GraphStore>.fromOpaque(pointer).release()
+    }
     graph = 0
-  }
-
-  /// Lets go of a root's graph store: a synchronous root's is emptied and kept by its thread for
-  /// the next resolution there, unless the thread already keeps one; an asynchronous root's is
-  /// released.
-  @usableFromInline
-  static func release(_ graph: UInt, synchronous: Bool) {
-    guard let pointer = UnsafeRawPointer(bitPattern: graph) else { return }
-    let store = Unmanaged<GraphStore>.fromOpaque(pointer)
-    guard synchronous else { return store.release() }
-    // Nothing else holds the store now: only the frames of this resolution reached it.
-    store._withUnsafeGuaranteedRef { $0.removeAll() }
-    if knapsack_keep_thread_graph(graph) == 0 { store.release() }
   }
 }
 
 extension UnsafeMutablePointer where Pointee == Frame {
   /// The frame of the top-level resolution.
-  var root: UnsafeMutablePointer<Frame> {
+  @inlinable var root: UnsafeMutablePointer<Frame> {
     var frame = self
     while let parent = frame.pointee.parent { frame = parent }
     return frame
@@ -205,21 +198,81 @@ extension UnsafeMutablePointer where Pointee == Frame {
     return false
   }
 
-  /// The graph-scope store of this resolution, made on first use; unretained, because the root
-  /// frame holds it until the resolution ends.
-  @usableFromInline
-  var graphStore: Unmanaged<GraphStore> {
-    let root = self.root
-    if let pointer = UnsafeRawPointer(bitPattern: root.pointee.graph) { return .fromOpaque(pointer) }
-    // A synchronous root (on the stack) reuses the store its thread kept from an earlier one.
-    let spare = root.pointee.stackBase != 0 ? knapsack_take_thread_graph() : 0
-    if let pointer = UnsafeRawPointer(bitPattern: spare) {
-      root.pointee.graph = spare
-      return .fromOpaque(pointer)
+  /// The store of this root's graph-scoped instances, unretained (the root holds it until the
+  /// resolution ends); nil for a synchronous root that keeps them on its thread's stack, or has
+  /// kept none.
+  @inlinable
+  var graphStore: Unmanaged<GraphStore>? {
+    let graph = pointee.graph
+    guard graph & 1 == 0, let pointer = UnsafeRawPointer(bitPattern: graph) else { return nil }
+    return .fromOpaque(pointer)
+  }
+
+  /// Whether this root's graph-scoped instances are an asynchronous resolution's, whose child
+  /// tasks may ask for one at once: each is then made exactly once through a cell of its store.
+  @inlinable
+  var hasConcurrentGraph: Bool {
+    graphStore?._withUnsafeGuaranteedRef { $0.isConcurrent } ?? false
+  }
+
+  /// The graph-scoped instance of `binding` for `argument` that this root's resolution has made,
+  /// if any.
+  @inlinable
+  func graphInstance<Argument: Sendable, Value: Sendable>(
+    of binding: Binding, for argument: Argument, as type: Value.Type
+  ) -> Value? {
+    let graph = pointee.graph
+    if graph & 1 == 1 {
+      // Only instances for no argument are kept on the thread's stack.
+      guard Argument.self == Void.self,
+        let object = UnsafeRawPointer(bitPattern: knapsack_thread_graph_find(graph >> 1, binding.serial))
+      else { return nil }
+      return Unmanaged<AnyObject>.fromOpaque(object)._withUnsafeGuaranteedRef { GraphStore.value($0, as: Value.self) }
     }
-    let store = Unmanaged.passRetained(GraphStore())
-    root.pointee.graph = UInt(bitPattern: store.toOpaque())
-    return store
+    return graphStore?._withUnsafeGuaranteedRef { $0.instance(of: binding, for: argument, as: Value.self) }
+  }
+
+  /// Whether this root's resolution has the graph-scoped instance of `binding` for `argument`.
+  func hasGraphInstance<Argument: Sendable>(of binding: Binding, for argument: Argument) -> Bool {
+    let graph = pointee.graph
+    if graph & 1 == 1 {
+      return Argument.self == Void.self && knapsack_thread_graph_find(graph >> 1, binding.serial) != 0
+    }
+    return graphStore?._withUnsafeGuaranteedRef { $0.contains(binding, for: argument) } ?? false
+  }
+
+  /// Keeps `value` as this root's graph-scoped instance of `binding` for `argument`: on the
+  /// thread's stack while it has room and the key takes no argument, else in a store the root
+  /// makes, taking over its entries from the stack.
+  @inlinable
+  func storeGraphInstance<Argument: Sendable, Value: Sendable>(
+    _ value: Value, of binding: Binding, for argument: Argument
+  ) {
+    if pointee.graph == 0 { pointee.graph = knapsack_thread_graph_top() << 1 | 1 }
+    if pointee.graph & 1 == 1 {
+      if Argument.self == Void.self {
+        let object = Unmanaged.passRetained(GraphStore.object(value)).toOpaque()
+        if knapsack_thread_graph_push(binding.serial, UInt(bitPattern: object)) != 0 { return }
+        Unmanaged<AnyObject>.fromOpaque(object).release()
+      }
+      moveGraphToStore()
+    }
+    graphStore?._withUnsafeGuaranteedRef { $0.store(value, of: binding, for: argument) }
+  }
+
+  /// Moves this synchronous root's entries from its thread's stack to a store of its own. The
+  /// root's entries are the stack's top ones: a resolution that started inside this one has
+  /// ended, and given its own back, before this one keeps another instance.
+  @usableFromInline
+  func moveGraphToStore() {
+    let base = pointee.graph >> 1
+    let store = GraphStore()
+    for index in base..<knapsack_thread_graph_top() {
+      let entry = knapsack_thread_graph_entry(index)
+      store.adopt(serial: entry.serial, object: entry.object)
+    }
+    knapsack_thread_graph_truncate(base)
+    pointee.graph = UInt(bitPattern: Unmanaged.passRetained(store).toOpaque())
   }
 }
 
@@ -426,26 +479,22 @@ final class HeldArgument<Argument: Sendable>: @unchecked Sendable {
   }
 }
 
-/// Graph-scoped instances of one top-level resolution: a short list, searched linearly (a
-/// resolution graph holds few of them), of instances keyed by binding and argument. An instance
-/// of a class is kept as itself, any other value in a ``Box``. A synchronous resolution reuses
-/// the store its thread kept from the last one (see ``Frame/release(_:synchronous:)``), so that
-/// graph-scoped class instances cost no allocation beyond themselves once a thread has resolved
-/// one; an asynchronous resolution makes its own store, shared with its child tasks.
+/// Graph-scoped instances of one top-level resolution that does not keep them on its thread's
+/// stack (see `knapsack_thread_graph_top`): an asynchronous one, shared with its child tasks, or
+/// a synchronous one that outgrew the stack or keeps an instance for an argument. A short list,
+/// searched linearly (a resolution graph holds few of them), of instances keyed by binding and
+/// argument. An instance of a class is kept as itself, any other value in a ``Box``.
 @usableFromInline
 final class GraphStore: Sendable {
   /// What the store holds: instances of bindings resolved with no argument (nearly all of them),
   /// found by the binding alone, and instances for an argument, found by binding and argument.
   struct Entries {
-    /// The first ``plainCount`` entries are in use; the rest are the last resolution's, already
-    /// released, kept so that storing overwrites in place instead of growing the list again.
     var plain: [PlainEntry] = []
-    var plainCount = 0
     var keyed: [(key: InstanceKey, object: any AnyObject & Sendable)] = []
   }
 
   /// An instance of a binding resolved with no argument. The object is retained by hand (and
-  /// released by ``removeAll()``), so that an entry is two plain words: appending, finding and
+  /// released by `deinit`), so that an entry is two plain words: appending, finding and
   /// clearing entries copies no reference and runs no generic value witness.
   struct PlainEntry: Sendable {
     /// The binding's ``Binding/serial``: unlike its address, it stays unique even if the
@@ -484,8 +533,26 @@ final class GraphStore: Sendable {
     }
   }
 
-  // An asynchronous root's store is released, not emptied, when its resolution ends.
-  deinit { removeAll() }
+  /// Releases the instances once the resolution has ended. An instance's deinit that resolves
+  /// again starts another resolution, which cannot reach this store.
+  deinit {
+    entries.withLock { entries in
+      for entry in entries.plain { entry.object.release() }
+    }
+  }
+
+  /// `value` as the store keeps it: a class instance as itself, any other value boxed.
+  @inlinable
+  static func object<Value: Sendable>(_ value: Value) -> any AnyObject & Sendable {
+    isObject(Value.self) ? unsafeBitCast(value, to: (any AnyObject & Sendable).self) : Box(value)
+  }
+
+  /// The `Value` kept as `object` (see ``object(_:)``).
+  @inlinable
+  static func value<Value: Sendable>(_ object: AnyObject, as type: Value.Type) -> Value {
+    if isObject(Value.self) { return unsafeBitCast(object, to: Value.self) }
+    return unsafeDowncast(object, to: Box<Value>.self).value
+  }
 
   /// The instance of `binding` stored for `argument`, if any.
   @inlinable
@@ -493,17 +560,15 @@ final class GraphStore: Sendable {
     of binding: Binding, for argument: Argument, as type: Value.Type
   ) -> Value? {
     guard let object = object(of: binding, for: argument) else { return nil }
-    if Self.isObject(Value.self) { return unsafeBitCast(object, to: Value.self) }
-    return unsafeDowncast(object, to: Box<Value>.self).value
+    return Self.value(object, as: Value.self)
   }
 
   /// Stores `value` as the instance of `binding` for `argument`.
   @inlinable
   func store<Argument: Sendable, Value: Sendable>(_ value: Value, of binding: Binding, for argument: Argument) {
-    let object: any AnyObject & Sendable =
-      Self.isObject(Value.self) ? unsafeBitCast(value, to: (any AnyObject & Sendable).self) : Box(value)
+    let object = Self.object(value)
     if Argument.self == Void.self {
-      store(object: object, of: binding)
+      adopt(serial: binding.serial, object: UInt(bitPattern: Unmanaged.passRetained(object).toOpaque()))
     } else {
       store(object: object, for: InstanceKey(binding, argument: argument))
     }
@@ -536,9 +601,8 @@ final class GraphStore: Sendable {
   func object(of binding: Binding) -> (any AnyObject & Sendable)? {
     let wanted = binding.serial
     let found: Unmanaged<any AnyObject & Sendable>? = entries.withLock { entries in
-      let count = entries.plainCount
-      return entries.plain.withUnsafeBufferPointer { plain in
-        for index in 0..<count where plain[index].bindingSerial == wanted { return plain[index].object }
+      entries.plain.withUnsafeBufferPointer { plain in
+        for index in plain.indices where plain[index].bindingSerial == wanted { return plain[index].object }
         return nil
       }
     }
@@ -553,37 +617,18 @@ final class GraphStore: Sendable {
     }
   }
 
+  /// Keeps `object`, a retained object address, as the instance of the binding numbered
+  /// `serial`; the store releases it.
   @usableFromInline
-  func store(object: any AnyObject & Sendable, of binding: Binding) {
-    let entry = PlainEntry(bindingSerial: binding.serial, object: .passRetained(object))
-    entries.withLock { entries in
-      if entries.plainCount < entries.plain.count {
-        entries.plain[entries.plainCount] = entry
-      } else {
-        entries.plain.append(entry)
-      }
-      entries.plainCount += 1
-    }
+  func adopt(serial: UInt, object: UInt) {
+    guard let address = UnsafeRawPointer(bitPattern: object) else { return }
+    let entry = PlainEntry(bindingSerial: serial, object: .fromOpaque(address))
+    entries.withLock { $0.plain.append(entry) }
   }
 
   @usableFromInline
   func store(object: any AnyObject & Sendable, for key: InstanceKey) {
     entries.withLock { $0.keyed.append((key, object)) }
-  }
-
-  /// Forgets every instance, keeping the lists' storage for the next resolution.
-  /// Called when the resolution has ended: an instance's deinit that resolves again starts
-  /// another resolution, which cannot reach this store, so releasing under the lock is safe.
-  func removeAll() {
-    entries.withLock { entries in
-      for index in 0..<entries.plainCount {
-        entries.plain[index].object.release()
-      }
-      entries.plainCount = 0
-      // A store that an unusually large graph grew gives its storage back.
-      if entries.plain.count > 64 { entries.plain = [] }
-      if !entries.keyed.isEmpty { entries.keyed.removeAll(keepingCapacity: entries.keyed.count <= 64) }
-    }
   }
 }
 
