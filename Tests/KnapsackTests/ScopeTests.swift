@@ -375,9 +375,8 @@ final class GraphRoot: Sendable {
   }
 
   @Test func aGraphScopedInstanceIsReleasedWhenItsResolutionEnds() async throws {
-    // A synchronous resolution leaves its emptied store to the thread for the next one: the
-    // store must not keep the last resolution's instances alive, on a thread that stays or one
-    // that exits.
+    // A synchronous resolution keeps its instances on its thread's stack of them: the stack must
+    // not keep the last resolution's instances alive, on a thread that stays or one that exits.
     let container = Container()
     container.register(\.scopeLeaf, scope: .graph) { Token("graph") }
     weak var probe: Token?
@@ -388,8 +387,7 @@ final class GraphRoot: Sendable {
     }
     #expect(probe == nil)
 
-    // On a thread that exits: the instance is gone before, and the thread's kept store is
-    // released as it exits (a wrong release there would crash this process).
+    // On a thread that exits: the instance is gone before the thread ends.
     final class Run: Sendable {
       let container: Container
       let released = Locked<Bool?>(nil)
