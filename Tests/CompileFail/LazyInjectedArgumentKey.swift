@@ -1,4 +1,4 @@
-// expected-error: a property wrapper has no argument to pass
+// expected-error: this key takes an argument: pass it, `@LazyInjected(\.key, argument: value)`
 import Knapsack
 
 final class NeedsProfileLater {

@@ -1,4 +1,4 @@
-// expected-error: a Lazy resolves its key without an argument, and this key takes one
+// expected-error: this key takes an argument: pass it when the handle is made, `lazy(\.key, argument: value)`
 import Knapsack
 
 func lazyOfArgumentKey(_ container: Container) throws {

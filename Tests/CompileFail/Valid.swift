@@ -29,13 +29,20 @@ func correctUses(_ container: Container) async throws {
     return store
   }
   container.contribute(to: \.plugins) { _ in Store() }
-  // Keys of every kind with their argument, and handles of keys without one.
+  // Keys of every kind with their argument, and handles of keys with and without one.
   let _: Store = try await container.resolve(\.remoteProfile, argument: 3)
   let _: ScreenModel = try await container.resolve(\.profileScreen, argument: 3)
   let _: ScreenModel = try await container.resolve(\.screenModel)
   let _: Store = try container.lazy(\.store).value
   let _: Store = try await container.lazy(\.database).value
   let _: Store = try await container.provider(\.remoteProfile).get(4)
+  let _: Store = try container.lazy(\.profile, argument: 4).value
+  let _: Store = try await container.lazy(\.remoteProfile, argument: 4).value
+}
+
+final class ArgumentHolder {
+  @Injected(\.profile, argument: 6) var profile: Store
+  @LazyInjected(\.profile, argument: 7) var laterProfile: Store
 }
 
 extension Dependencies {
@@ -52,9 +59,12 @@ extension Dependencies {
   let _: ScreenModel = try container.resolve(\.screenModel)
   let _: ScreenModel = try container.resolve(\.profileScreen, argument: 5)
   let _: ScreenModel = try container.lazy(\.screenModel).value
+  let _: ScreenModel = try container.lazy(\.profileScreen, argument: 5).value
 }
 
 @MainActor final class MainActorHolder {
   @Injected(\.screenModel) var screenModel: ScreenModel
   @LazyInjected(\.screenModel) var laterScreenModel: ScreenModel
+  @Injected(\.profileScreen, argument: 8) var profileScreen: ScreenModel
+  @LazyInjected(\.profileScreen, argument: 9) var laterProfileScreen: ScreenModel
 }

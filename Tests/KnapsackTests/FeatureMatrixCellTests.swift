@@ -19,6 +19,8 @@ struct ArgumentKindUnderTest: Sendable, CustomTestStringConvertible {
   /// Adds a decorator that appends "+decorated", awaiting (asynchronous) or checking that it runs
   /// on the main actor (main-actor), like the kind's factory.
   let decorate: @Sendable (Container) -> Void
+  /// Makes a ``Lazy`` of the key for `argument`, and reads it twice.
+  let lazyReads: @Sendable (Container, String) async throws -> [Token]
   /// The key as validation names it.
   let keyName: String
 
@@ -41,6 +43,10 @@ struct ArgumentKindUnderTest: Sendable, CustomTestStringConvertible {
     resolve: { try $0.resolve(\.fxArgument, argument: $1) },
     resolveSplit: { try $0[\.fxgArgumentSplit] },
     decorate: { $0.decorate(\.fxArgument) { _, token in Token(token.label + "+decorated") } },
+    lazyReads: { container, argument in
+      let lazy = container.lazy(\.fxArgument, argument: argument)
+      return [try lazy.value, try lazy.value]
+    },
     keyName: "\\.fxArgument")
 
   static let async = ArgumentKindUnderTest(
@@ -67,6 +73,10 @@ struct ArgumentKindUnderTest: Sendable, CustomTestStringConvertible {
         return Token(token.label + (try await r.resolve(\.fxgAsyncSuffix)))
       }
     },
+    lazyReads: { container, argument in
+      let lazy = container.lazy(\.fxAsyncArgument, argument: argument)
+      return [try await lazy.value, try await lazy.value]
+    },
     keyName: "\\.fxAsyncArgument")
 
   static let mainActor = ArgumentKindUnderTest(
@@ -90,7 +100,26 @@ struct ArgumentKindUnderTest: Sendable, CustomTestStringConvertible {
         return Token(token.label + "+decorated")
       }
     },
+    lazyReads: { container, argument in
+      try await MainActor.run {
+        let lazy = container.lazy(\.fxMainArgument, argument: argument)
+        return [try lazy.value, try lazy.value]
+      }
+    },
     keyName: "\\.fxMainArgument")
+}
+
+/// Holds an argument key's value through each property wrapper, from the task's container.
+final class ArgumentHolder {
+  @Injected(\.fxArgument, argument: "now") var now: Token
+  @LazyInjected(\.fxArgument, argument: "later") var later: Token
+}
+
+/// Holds a main-actor argument key's value through each property wrapper, from the task's
+/// container.
+@MainActor final class MainArgumentHolder {
+  @Injected(\.fxMainArgument, argument: "now") var now: Token
+  @LazyInjected(\.fxMainArgument, argument: "later") var later: Token
 }
 
 /// A token that records its label in `closed` when disposed, as ``Disposable``.
@@ -167,6 +196,46 @@ extension Dependencies {
     #expect(a !== b)
     #expect(try await kind.resolve(parent, "a") === a)
     #expect(try await kind.resolve(parent, "b") === b)
+  }
+
+  // MARK: Handles and property wrappers with an argument
+
+  @Test(arguments: ArgumentKindUnderTest.all)
+  func aLazyResolvesTheKeyForItsArgumentOnceOnFirstRead(kind: ArgumentKindUnderTest) async throws {
+    let container = Container()
+    let counter = Counter()
+    kind.register(container, .unique, counter, nil)
+    let tokens = try await kind.lazyReads(container, "a")
+    #expect(tokens.map(\.label) == ["a", "a"])
+    #expect(tokens[0] === tokens[1], "a lazy keeps what its first read made")
+    #expect(counter.count == 1)
+  }
+
+  @Test func propertyWrappersResolveAnArgumentKeyForTheirArgument() throws {
+    let container = Container()
+    let counter = Counter()
+    container.register(\.fxArgument) { _, argument in
+      counter.increment()
+      return Token(argument)
+    }
+    let holder = withContainer(container) { ArgumentHolder() }
+    #expect(holder.now.label == "now")
+    #expect(counter.count == 1, "@LazyInjected resolves on first access")
+    #expect(holder.later.label == "later")
+    #expect(holder.later === holder.later)
+    #expect(counter.count == 2)
+  }
+
+  @MainActor @Test func mainActorPropertyWrappersResolveAnArgumentKeyForTheirArgument() throws {
+    let container = Container()
+    container.register(\.fxMainArgument) { _, argument in
+      #expect(MainQueueProbe.isOnMainQueue, "a main-actor factory runs on the main actor")
+      return Token(argument)
+    }
+    let holder = withContainer(container) { MainArgumentHolder() }
+    #expect(holder.now.label == "now")
+    #expect(holder.later.label == "later")
+    #expect(holder.later === holder.later)
   }
 
   // MARK: `dispose:` and `Disposable` per argument

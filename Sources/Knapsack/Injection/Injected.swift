@@ -76,11 +76,31 @@ public struct Injected<Value: Sendable>: Sendable {
     line: UInt = #line
   ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
 
-  /// Not available: a property wrapper has no argument to pass to an ``ArgumentKey``.
+  /// Resolves a key that takes an argument now, for `argument`.
+  public init<Argument>(
+    _ key: KeyPath<Dependencies, ArgumentKey<Argument, Value>>, argument: Argument, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) {
+    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
+      try (container ?? .current).resolve(key, argument: argument, fileID: fileID, line: line)
+    }
+  }
+
+  /// Resolves a main-actor key that takes an argument now, for `argument`, on the main actor.
+  @MainActor
+  public init<Argument>(
+    _ key: KeyPath<Dependencies, DependencyKey<MainActorKind, Argument, Value>>, argument: Argument,
+    container: Container? = nil, fileID: StaticString = #fileID, line: UInt = #line
+  ) {
+    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
+      try (container ?? .current).resolve(key, argument: argument, fileID: fileID, line: line)
+    }
+  }
+
+  /// Not available: a key that takes an argument gets it when the property is declared.
   @available(
     *, unavailable,
-    message:
-      "a property wrapper has no argument to pass: resolve the key with `try container.resolve(\\.key, argument: value)`, or keep `container.provider(\\.key)` and call `get(argument)`"
+    message: "this key takes an argument: pass it, `@Injected(\\.key, argument: value)`"
   )
   public init<A>(
     _ key: KeyPath<Dependencies, ArgumentKey<A, Value>>, container: Container? = nil, fileID: StaticString = #fileID,
@@ -120,7 +140,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     line: UInt = #line
   ) {
     let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, fileID, line, from: InjectionSource(container))
+    self.init(provider, (), fileID, line, from: InjectionSource(container))
   }
 
   /// Remembers a main-actor key, the container and the open override scope; resolves on first
@@ -132,7 +152,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     line: UInt = #line
   ) {
     let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, fileID, line, from: InjectionSource(container))
+    self.init(provider, (), fileID, line, from: InjectionSource(container))
   }
 
   /// Remembers a multibinding, the container and the open override scope; resolves every
@@ -142,7 +162,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     line: UInt = #line
   ) where Value == [Element] {
     let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, fileID, line, from: InjectionSource(container))
+    self.init(provider, (), fileID, line, from: InjectionSource(container))
   }
 
   /// Remembers a main-actor multibinding, the container and the open override scope; resolves
@@ -153,7 +173,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     fileID: StaticString = #fileID, line: UInt = #line
   ) where Value == [Element] {
     let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, fileID, line, from: InjectionSource(container))
+    self.init(provider, (), fileID, line, from: InjectionSource(container))
   }
 
   /// Not available: a property wrapper cannot await an ``AsyncKey``.
@@ -167,11 +187,32 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     line: UInt = #line
   ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
 
-  /// Not available: a property wrapper has no argument to pass to an ``ArgumentKey``.
+  /// Remembers a key that takes an argument, `argument`, the container and the open override
+  /// scope; resolves on first access.
+  public init<Argument>(
+    _ key: KeyPath<Dependencies, ArgumentKey<Argument, Value>>, argument: Argument, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) {
+    let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
+    self.init(provider, argument, fileID, line, from: InjectionSource(container))
+  }
+
+  /// Remembers a main-actor key that takes an argument, `argument`, the container and the open
+  /// override scope; resolves on first access, which must be on the main actor (so main-actor
+  /// isolated).
+  @MainActor
+  public init<Argument>(
+    _ key: KeyPath<Dependencies, DependencyKey<MainActorKind, Argument, Value>>, argument: Argument,
+    container: Container? = nil, fileID: StaticString = #fileID, line: UInt = #line
+  ) {
+    let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
+    self.init(provider, argument, fileID, line, from: InjectionSource(container))
+  }
+
+  /// Not available: a key that takes an argument gets it when the property is declared.
   @available(
     *, unavailable,
-    message:
-      "a property wrapper has no argument to pass: resolve the key with `try container.resolve(\\.key, argument: value)`, or keep `container.provider(\\.key)` and call `get(argument)`"
+    message: "this key takes an argument: pass it, `@LazyInjected(\\.key, argument: value)`"
   )
   public init<A>(
     _ key: KeyPath<Dependencies, ArgumentKey<A, Value>>, container: Container? = nil, fileID: StaticString = #fileID,
@@ -186,13 +227,15 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     // The property asks for the type: an error names its line, as a handle's names the line
     // that made it.
     let provider = (container ?? .current).provider(type: type, name: name, fileID: fileID, line: line)
-    self.init(provider, fileID, line, from: InjectionSource(container))
+    self.init(provider, (), fileID, line, from: InjectionSource(container))
   }
 
-  private init<K>(_ provider: Provider<K>, _ fileID: StaticString, _ line: UInt, from source: InjectionSource)
-  where K.Argument == Void, K.Value == Value {
+  private init<K>(
+    _ provider: Provider<K>, _ argument: K.Argument, _ fileID: StaticString, _ line: UInt,
+    from source: InjectionSource
+  ) where K.Value == Value {
     let storage = LazyStorage<Value>(index: provider.index)
-    read = { try provider.read(storage) }
+    read = { try provider.read(storage, argument) }
     self.fileID = fileID
     self.line = line
     self.source = source

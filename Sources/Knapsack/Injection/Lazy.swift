@@ -136,11 +136,12 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
     return located(container.crossResolutionCycle(loop, index, parent, underlying: ResolutionError.handleWaitNote))
   }
 
-  /// The value kept in `storage`, made by this handle's resolution on the first read: how a
-  /// ``Lazy`` of a key or a main-actor key, and a ``LazyInjected``, read synchronously.
-  func read(_ storage: LazyStorage<Key.Value>) throws -> Key.Value where Key.Argument == Void {
+  /// The value kept in `storage`, made by this handle's resolution for `argument` on the first
+  /// read: how a ``Lazy`` of a key or a main-actor key, and a ``LazyInjected``, read
+  /// synchronously.
+  func read(_ storage: LazyStorage<Key.Value>, _ argument: Key.Argument) throws -> Key.Value {
     try storage.value {
-      try resolve(())
+      try resolve(argument)
     } cycle: {
       waitCycle($0, from: $1)
     }
@@ -244,28 +245,34 @@ extension Provider where Key.Kind == MainActorKind {
 /// or to break a cycle: the value is resolved from the same container (and override scope) when
 /// first read, not while the factory that asked for it runs. Concurrent first reads resolve
 /// once. `value` throws for a key, is `async` for an ``AsyncKey`` and needs the main actor for a
-/// ``MainActorKey``.
-public struct Lazy<Key: DependencyKeyType>: Sendable where Key.Argument == Void {
+/// ``MainActorKey``. A key that takes an argument gets it when the handle is made,
+/// `r.lazy(\.profile, argument: userID)`.
+public struct Lazy<Key: DependencyKeyType>: Sendable {
   let provider: Provider<Key>
   let storage: LazyStorage<Key.Value>
+  /// What the first read resolves the key for.
+  let argument: Key.Argument
 
-  init(index: Int, container: Container, isMultibinding: Bool = false, site: CallSite? = nil) {
+  init(
+    index: Int, container: Container, argument: Key.Argument, isMultibinding: Bool = false, site: CallSite? = nil
+  ) {
     provider = Provider(index: index, container: container, isMultibinding: isMultibinding, site: site)
     storage = LazyStorage(index: index)
+    self.argument = argument
   }
 }
 
 extension Lazy where Key.Kind == SyncKind {
   /// The value, resolved on first access.
   public var value: Key.Value {
-    get throws { try provider.read(storage) }
+    get throws { try provider.read(storage, argument) }
   }
 }
 
 extension Lazy where Key.Kind == MainActorKind {
   /// The value, resolved on first access, on the main actor.
   @MainActor public var value: Key.Value {
-    get throws { try provider.read(storage) }
+    get throws { try provider.read(storage, argument) }
   }
 }
 
@@ -274,8 +281,9 @@ extension Lazy where Key.Kind == AsyncKind {
   public var value: Key.Value {
     get async throws {
       let provider = provider
+      let argument = argument
       return try await storage.asyncValue {
-        try await provider.resolveAsync(())
+        try await provider.resolveAsync(argument)
       } reentered: {
         provider.cycleThroughHandle()
       } cycle: {
@@ -462,20 +470,36 @@ extension Resolving {
   public func lazy<K, V>(
     _ key: KeyPath<Dependencies, DependencyKey<K, Void, V>>, fileID: StaticString = #fileID, line: UInt = #line
   ) -> Lazy<DependencyKey<K, Void, V>> {
-    Lazy(index: KeyTable.index(of: key), container: resolutionContext.container, site: CallSite(fileID, line))
+    Lazy(
+      index: KeyTable.index(of: key), container: resolutionContext.container, argument: (),
+      site: CallSite(fileID, line))
   }
 
-  /// Not available: a ``Lazy`` resolves its key once, with no argument to pass. A key that takes
-  /// one is resolved later through a ``Provider``: `provider(\.key)`, then `get(argument)`.
+  /// A ``Lazy`` that resolves a key that takes an argument, for `argument`, on first use and
+  /// then keeps the value.
+  ///
+  /// An error about the key names the line that made the handle (``ResolutionError/requestedAt``):
+  /// leave `fileID` and `line` to their defaults.
+  public func lazy<K, A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, argument: A, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) -> Lazy<DependencyKey<K, A, V>> {
+    Lazy(
+      index: KeyTable.index(of: key), container: resolutionContext.container, argument: argument,
+      site: CallSite(fileID, line))
+  }
+
+  /// Not available: a key that takes an argument gets it when its ``Lazy`` is made.
   @available(
     *, unavailable,
-    message:
-      "a Lazy resolves its key without an argument, and this key takes one: use `provider(\\.key)`, then `get(argument)`"
+    message: "this key takes an argument: pass it when the handle is made, `lazy(\\.key, argument: value)`"
   )
   public func lazy<K, A, V>(_ key: KeyPath<Dependencies, DependencyKey<K, A, V>>) -> Lazy<DependencyKey<K, Void, V>> {
     // Never called (it is unavailable); the type lets the call site's `.value` type-check, so
     // that the compiler reports this declaration's message.
-    Lazy(index: KeyTable.index(of: key), container: resolutionContext.container, site: CallSite(#fileID, #line))
+    Lazy(
+      index: KeyTable.index(of: key), container: resolutionContext.container, argument: (),
+      site: CallSite(#fileID, #line))
   }
 
   /// A ``Provider`` of a multibinding's elements: each `get` resolves every contribution again,
@@ -495,7 +519,7 @@ extension Resolving {
     _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, fileID: StaticString = #fileID, line: UInt = #line
   ) -> Lazy<MultibindingKey<K, E>> {
     Lazy(
-      index: KeyTable.index(of: key), container: resolutionContext.container, isMultibinding: true,
+      index: KeyTable.index(of: key), container: resolutionContext.container, argument: (), isMultibinding: true,
       site: CallSite(fileID, line))
   }
 
@@ -527,7 +551,7 @@ extension Resolving {
     type: T.Type, name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line
   ) -> Lazy<Key<T>> {
     Lazy(
-      index: KeyTable.index(of: type, name: name), container: resolutionContext.container,
+      index: KeyTable.index(of: type, name: name), container: resolutionContext.container, argument: (),
       site: CallSite(fileID, line))
   }
 }
