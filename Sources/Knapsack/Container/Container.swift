@@ -57,6 +57,11 @@ public final class Container: Sendable {
     var created: [Disposal] = []
     /// The class instances in ``created``: one object is recorded once.
     var createdObjects: Set<ObjectIdentifier> = []
+    /// The objects in ``createdObjects`` that another key hands out too, one that a
+    /// ``Container/resetCached()`` of this container does not clear (a singleton, or a key of a
+    /// child or of an override scope's copy): a reset keeps them for disposal with the container,
+    /// as dropping one would close it under that key.
+    var heldBeyondReset: Set<ObjectIdentifier> = []
     var disposed = false
     /// In an override scope's copy, the dependencies whose shared instances the scope disposed
     /// when it ended, with the registration that made them: a handle made in the scope that
@@ -160,7 +165,9 @@ public final class Container: Sendable {
   /// new one. Singletons are not affected. A cached instance still being made when this is
   /// called goes to the resolution that asked for it and is not kept. The dropped instances
   /// that the container disposes of (``Disposable`` ones, or those registered with `dispose:`)
-  /// are disposed in the background, their errors ignored: the container no longer holds them.
+  /// are disposed in the background, their errors ignored: the container no longer holds them
+  /// (but for one that another key still hands out, such as a singleton whose factory returned
+  /// it, which is disposed with the container).
   ///
   /// Inside a ``withOverrides(_:isolation:operation:)`` scope (or a test's `.overrides` trait),
   /// where the scope's copy of this container serves the resolutions, it clears that copy's
@@ -191,9 +198,11 @@ public final class Container: Sendable {
       guard !cleared.isEmpty, !state.created.isEmpty else { return [] }
       // A value that is not an object cannot be told apart: it was this key's cached instance,
       // which is dropped.
+      // An object another key still hands out stays the container's (see `heldBeyondReset`).
       let isDropped = { (entry: Disposal) in
         entry.isShared && cleared.contains(entry.dependency)
-          && objectIdentity(of: entry.instance).map(objects.contains) ?? true
+          && objectIdentity(of: entry.instance).map { objects.contains($0) && !state.heldBeyondReset.contains($0) }
+            ?? true
       }
       let dropped = state.created.filter(isDropped)
       guard !dropped.isEmpty else { return [] }
@@ -485,16 +494,20 @@ public final class Container: Sendable {
   /// this container, or one above it, recorded already (a key whose factory returned another
   /// key's instance, here, in a parent, or in an enclosing override scope's copy) is not
   /// recorded again: it is disposed once, by the container that made it first, in its place (a
-  /// child never closes its parent's, nor a nested scope its enclosing scope's).
+  /// child never closes its parent's, nor a nested scope its enclosing scope's). That container
+  /// then keeps it through a reset of its cache, if the key handing it out here is not cleared
+  /// by that reset: the key still hands it out.
   /// `argument` is what an argument key's instance was made for; `isShared` is false for an
   /// instance kept only to be disposed of (see ``Disposal/isShared``).
   func recordCreated<Argument: Sendable>(
     _ value: some Sendable, by binding: Binding, for argument: Argument, isShared: Bool
   ) {
     let dispose = binding.registration.dispose
-    guard dispose != nil || value is any Disposable else { return }
     let object = objectIdentity(of: value)
-    if let object, recordedAbove(object) { return }
+    // Looked up even for a value this key would not dispose of: another key may dispose of it.
+    if let object, isShared, keepThroughReset(object, handedOutBy: binding) { return }
+    guard dispose != nil || value is any Disposable else { return }
+    if let object, !isShared, recordedAbove(object) { return }
     let disposal = Disposal(
       dependency: binding.index, instance: value, dispose: dispose,
       argument: Argument.self == Void.self ? nil : argument,
@@ -503,6 +516,25 @@ public final class Container: Sendable {
       if let object, !state.createdObjects.insert(object).inserted { return }
       state.created.append(disposal)
     }
+  }
+
+  /// When this container or one above it recorded `object` for disposal already: marks it to be
+  /// kept through that container's cache resets if `binding`, here, is not cleared with them
+  /// (see ``State/heldBeyondReset``), and returns true.
+  private func keepThroughReset(_ object: ObjectIdentifier, handedOutBy binding: Binding) -> Bool {
+    var pending = [self]
+    var seen: Set<ObjectIdentifier> = []
+    while let container = pending.popLast() {
+      guard seen.insert(ObjectIdentifier(container)).inserted else { continue }
+      let recorded = container.state.withLock { state in
+        guard state.createdObjects.contains(object) else { return false }
+        if container !== self || binding.scope != .cached { state.heldBeyondReset.insert(object) }
+        return true
+      }
+      if recorded { return true }
+      pending += container.instanceSources
+    }
+    return false
   }
 
   /// Whether a container whose instances this one's factories can return is to dispose of

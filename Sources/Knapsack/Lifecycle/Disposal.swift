@@ -119,6 +119,7 @@ extension Container {
       defer {
         state.created = []
         state.createdObjects = []
+        state.heldBeyondReset = []
       }
       if endingScope {
         // What the copy handed out is refused from now on: a key by its registration, an
