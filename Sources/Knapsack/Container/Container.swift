@@ -496,7 +496,10 @@ public final class Container: Sendable {
   /// recorded again: it is disposed once, by the container that made it first, in its place (a
   /// child never closes its parent's, nor a nested scope its enclosing scope's). That container
   /// then keeps it through a reset of its cache, if the key handing it out here is not cleared
-  /// by that reset: the key still hands it out.
+  /// by that reset: the key still hands it out. An object that a container below this one (a
+  /// child, an override scope's copy) recorded first is taken over from it, with its
+  /// registration's way of disposing of it: it is disposed with this container, which hands it
+  /// out too, not with that one.
   /// `argument` is what an argument key's instance was made for; `isShared` is false for an
   /// instance kept only to be disposed of (see ``Disposal/isShared``).
   func recordCreated<Argument: Sendable>(
@@ -505,7 +508,18 @@ public final class Container: Sendable {
     let dispose = binding.registration.dispose
     let object = objectIdentity(of: value)
     // Looked up even for a value this key would not dispose of: another key may dispose of it.
-    if let object, isShared, keepThroughReset(object, handedOutBy: binding) { return }
+    if let object, isShared {
+      if keepThroughReset(object, handedOutBy: binding) { return }
+      // Made first below this container, which hands it out too: it is this container's now,
+      // and kept through its resets, since the key below still hands it out.
+      if let taken = plans.takeRecorded(object) {
+        state.withLock { state in
+          if state.createdObjects.insert(object).inserted { state.created.append(taken) }
+          state.heldBeyondReset.insert(object)
+        }
+        return
+      }
+    }
     guard dispose != nil || value is any Disposable else { return }
     if let object, !isShared, recordedAbove(object) { return }
     let disposal = Disposal(
@@ -528,7 +542,8 @@ public final class Container: Sendable {
       guard seen.insert(ObjectIdentifier(container)).inserted else { continue }
       let recorded = container.state.withLock { state in
         guard state.createdObjects.contains(object) else { return false }
-        if container !== self || binding.scope != .cached { state.heldBeyondReset.insert(object) }
+        // (A validation run's copy is thrown away: nothing to keep for it.)
+        if !isValidationCopy, container !== self || binding.scope != .cached { state.heldBeyondReset.insert(object) }
         return true
       }
       if recorded { return true }
@@ -627,6 +642,31 @@ final class PlanNode: Sendable {
       return true
     }
     if dropped { slots.remove(at: index) }
+  }
+
+  /// Takes the record of `object`, to dispose of, from the dependents (children, override scopes'
+  /// copies, and theirs) that have one, if any: the container of this node hands it out too, and
+  /// outlives them. Nil if none has.
+  func takeRecorded(_ object: ObjectIdentifier) -> Container.Disposal? {
+    guard hasDependents.load(ordering: .acquiring) else { return nil }
+    // A work list, not recursion: a chain of child containers may be deeper than the stack.
+    var pending = liveDependents
+    var taken: Container.Disposal?
+    while let node = pending.popLast() {
+      let entry = node.state.withLock { state -> Container.Disposal? in
+        guard state.createdObjects.remove(object) != nil else { return nil }
+        state.heldBeyondReset.remove(object)
+        guard let index = state.created.firstIndex(where: { objectIdentity(of: $0.instance) == object }) else {
+          return nil
+        }
+        return state.created.remove(at: index)
+      }
+      // The first one found is disposed of; the others (a record made below it, in a race) are
+      // dropped with it.
+      if taken == nil { taken = entry }
+      if node.hasDependents.load(ordering: .acquiring) { pending += node.liveDependents }
+    }
+    return taken
   }
 
   func add(_ dependent: PlanNode) {
