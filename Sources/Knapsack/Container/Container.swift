@@ -71,6 +71,12 @@ public final class Container: Sendable {
     var disposedWithScope: [Int: Registration] = [:]
     /// Shared instances being made right now; disposal waits for them.
     var creating = 0
+    /// What cache resets dropped and the background has not begun disposing of yet, oldest
+    /// first (see ``Container/resetCached()``): disposal takes what is left.
+    var dropped: [Disposal] = []
+    /// Background disposals of what resets dropped that are still running; disposal waits for
+    /// them, so that nothing a reset dropped is still open when ``Container/dispose()`` returns.
+    var draining = 0
     var disposal: Task<[DisposalError.Failure], Never>?
     var observer: (any ResolutionObserver)?
     var children = WeakList<Container>()
@@ -167,7 +173,8 @@ public final class Container: Sendable {
   /// that the container disposes of (``Disposable`` ones, or those registered with `dispose:`)
   /// are disposed in the background, their errors ignored: the container no longer holds them
   /// (but for one that another key still hands out, such as a singleton whose factory returned
-  /// it, which is disposed with the container).
+  /// it, which is disposed with the container). ``dispose()`` waits for those disposals, and
+  /// makes those the background has not begun itself.
   ///
   /// Inside a ``withOverrides(_:isolation:operation:)`` scope (or a test's `.overrides` trait),
   /// where the scope's copy of this container serves the resolutions, it clears that copy's
@@ -210,12 +217,22 @@ public final class Container: Sendable {
       for entry in dropped {
         if let object = objectIdentity(of: entry.instance) { state.createdObjects.remove(object) }
       }
+      state.dropped += dropped
+      state.draining += 1
       return dropped
     }
     guard !dropped.isEmpty else { return }
+    let state = self.state
     Task {
-      for entry in dropped.reversed() { try? await entry.disposeInstance() }
+      await Self.disposeDropped(state)
+      state.withLock { $0.draining -= 1 }
     }
+  }
+
+  /// Disposes of what resets dropped (``State/dropped``), newest first, until none is left; their
+  /// errors are ignored: nobody holds them any more.
+  static func disposeDropped(_ state: Locked<State>) async {
+    while let entry = state.withLock({ $0.dropped.popLast() }) { try? await entry.disposeInstance() }
   }
 
   // MARK: Registration plumbing

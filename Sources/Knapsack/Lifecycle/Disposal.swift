@@ -15,7 +15,8 @@ extension Container {
   ///
   /// Each instance is disposed exactly once, even if several tasks call this at once (they all
   /// wait for the same disposal) or several shared keys hand it out. A shared instance whose
-  /// factory is still running when disposal begins is waited for and disposed too. Every
+  /// factory is still running when disposal begins is waited for and disposed too, and so are the
+  /// cached instances ``resetCached()`` dropped and is disposing in the background. Every
   /// instance is disposed even if some fail; the failures are thrown together as a
   /// ``DisposalError`` (a child disposed on its own before is not disposed, nor reported,
   /// again). After disposal, resolving from this container (or its children) throws
@@ -150,6 +151,12 @@ extension Container {
         failures.append(
           DisposalError.Failure(dependency: KeyTable.shared.descriptor(entry.dependency).reference, error: "\(error)"))
       }
+    }
+    // What cache resets dropped, made before what was kept, is closed last: what the background
+    // has not begun is disposed here, and what it is disposing is waited for.
+    await Self.disposeDropped(state)
+    while state.withLock({ $0.draining }) > 0 {
+      try? await Task.sleep(for: .milliseconds(1))
     }
     return failures
   }
