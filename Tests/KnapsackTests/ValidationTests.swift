@@ -1412,3 +1412,52 @@ extension Dependencies {
       ], "\(report)")
   }
 }
+
+extension Dependencies {
+  var valLazyArgumentMissing: Key<String> { .required() }
+  var valLazyArgumentTarget: ArgumentKey<Int, String> {
+    ArgumentKey { r, number in "\(number) \(try r[\.valLazyArgumentMissing])" }
+  }
+  var valLazyArgumentHolder: Key<Lazy<ArgumentKey<Int, String>>> {
+    Key { r in r.lazy(\.valLazyArgumentTarget, argument: 3) }
+  }
+  var valLazyInjectedArgumentHolder: Key<LazyArgumentUser> { Key { LazyArgumentUser() } }
+}
+
+/// Made by a factory during a validation run: its property's key is resolved on first access,
+/// for its argument.
+struct LazyArgumentUser: Sendable {
+  @LazyInjected(\.valLazyArgumentTarget, argument: 4) var text: String
+}
+
+/// A `Lazy` or `@LazyInjected` of a key that takes an argument carries the argument: a dry run
+/// checks the key with it instead of listing it as needing a sample.
+@Suite struct ValidationOfHandlesWithAnArgumentTests {
+  @Test func aLazyMadeWithAnArgumentIsCheckedForIt() async {
+    let report = await Container().validate(including: [\.valLazyArgumentHolder])
+    #expect(report.problems(.missingRequiredKey).map(\.dependency.name) == ["\\.valLazyArgumentMissing"])
+    #expect(report.needsSampleArgument.isEmpty)
+  }
+
+  @Test func aLazyInjectedPropertyWithAnArgumentIsCheckedForIt() async {
+    let report = await Container().validate(including: [\.valLazyInjectedArgumentHolder])
+    #expect(report.problems(.missingRequiredKey).map(\.dependency.name) == ["\\.valLazyArgumentMissing"])
+    #expect(report.needsSampleArgument.isEmpty)
+  }
+
+  @Test func aSampleTheCallerGivesComesFirst() async {
+    let container = Container()
+    container.register(\.valLazyArgumentMissing) { "here" }
+    container.register(\.valLazyArgumentTarget) { r, number in
+      guard number == 3 else { throw SampleRefused(number: number) }
+      return "\(number) \(try r[\.valLazyArgumentMissing])"
+    }
+    #expect(await container.validate(including: [\.valLazyArgumentHolder]).isValid)
+    let report = await container.validate(including: [\.valLazyArgumentHolder], arguments: [\.valLazyArgumentTarget: 5])
+    #expect(report.problems(.factoryFailed).map(\.dependency.name) == ["\\.valLazyArgumentTarget"])
+  }
+}
+
+private struct SampleRefused: Error {
+  let number: Int
+}

@@ -690,6 +690,8 @@ extension Container {
       handleEdges += noted.compactMap { handle in handle.from.map { ($0, handle.to) } }
       batch = [:]
       for handle in noted {
+        // A `Lazy` of a key that takes an argument brings one to run the key with.
+        if let argument = handle.argument, samples[handle.to] == nil { samples[handle.to] = argument }
         let target =
           handle.container.isValidationCopy
           ? handle.container : validation.overlay(for: handle.container).takeUnretainedValue()

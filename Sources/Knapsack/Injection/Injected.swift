@@ -139,8 +139,8 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Key<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, (), fileID, line, from: InjectionSource(container))
+    self.init(
+      (container ?? .current).lazy(key, fileID: fileID, line: line), fileID, line, from: InjectionSource(container))
   }
 
   /// Remembers a main-actor key, the container and the open override scope; resolves on first
@@ -151,8 +151,8 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, (), fileID, line, from: InjectionSource(container))
+    self.init(
+      (container ?? .current).lazy(key, fileID: fileID, line: line), fileID, line, from: InjectionSource(container))
   }
 
   /// Remembers a multibinding, the container and the open override scope; resolves every
@@ -161,8 +161,8 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Multibinding<Element>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) where Value == [Element] {
-    let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, (), fileID, line, from: InjectionSource(container))
+    self.init(
+      (container ?? .current).lazy(key, fileID: fileID, line: line), fileID, line, from: InjectionSource(container))
   }
 
   /// Remembers a main-actor multibinding, the container and the open override scope; resolves
@@ -172,8 +172,8 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorMultibinding<Element>>, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) where Value == [Element] {
-    let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, (), fileID, line, from: InjectionSource(container))
+    self.init(
+      (container ?? .current).lazy(key, fileID: fileID, line: line), fileID, line, from: InjectionSource(container))
   }
 
   /// Not available: a property wrapper cannot await an ``AsyncKey``.
@@ -193,8 +193,9 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, ArgumentKey<Argument, Value>>, argument: Argument, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) {
-    let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, argument, fileID, line, from: InjectionSource(container))
+    self.init(
+      (container ?? .current).lazy(key, argument: argument, fileID: fileID, line: line), fileID, line,
+      from: InjectionSource(container))
   }
 
   /// Remembers a main-actor key that takes an argument, `argument`, the container and the open
@@ -205,8 +206,9 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, DependencyKey<MainActorKind, Argument, Value>>, argument: Argument,
     container: Container? = nil, fileID: StaticString = #fileID, line: UInt = #line
   ) {
-    let provider = (container ?? .current).provider(key, fileID: fileID, line: line)
-    self.init(provider, argument, fileID, line, from: InjectionSource(container))
+    self.init(
+      (container ?? .current).lazy(key, argument: argument, fileID: fileID, line: line), fileID, line,
+      from: InjectionSource(container))
   }
 
   /// Not available: a key that takes an argument gets it when the property is declared.
@@ -226,16 +228,14 @@ public struct LazyInjected<Value: Sendable>: Sendable {
   ) {
     // The property asks for the type: an error names its line, as a handle's names the line
     // that made it.
-    let provider = (container ?? .current).provider(type: type, name: name, fileID: fileID, line: line)
-    self.init(provider, (), fileID, line, from: InjectionSource(container))
+    self.init(
+      (container ?? .current).lazy(type: type, name: name, fileID: fileID, line: line), fileID, line,
+      from: InjectionSource(container))
   }
 
-  private init<K>(
-    _ provider: Provider<K>, _ argument: K.Argument, _ fileID: StaticString, _ line: UInt,
-    from source: InjectionSource
-  ) where K.Value == Value {
-    let storage = LazyStorage<Value>(index: provider.index)
-    read = { try provider.read(storage, argument) }
+  private init<K>(_ lazy: Lazy<K>, _ fileID: StaticString, _ line: UInt, from source: InjectionSource)
+  where K.Value == Value {
+    read = { try lazy.provider.read(lazy.storage, lazy.argument) }
     self.fileID = fileID
     self.line = line
     self.source = source

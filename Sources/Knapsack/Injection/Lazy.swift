@@ -66,15 +66,20 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   /// (``ResolutionError/requestedAt``).
   private let site: CallSite?
 
-  init(index: Int, container: Container, isMultibinding: Bool = false, site: CallSite? = nil) {
+  /// `argument` is what a ``Lazy`` made with this provider resolves the key for, if it takes one.
+  init(
+    index: Int, container: Container, isMultibinding: Bool = false, site: CallSite? = nil,
+    argument: (any Sendable)? = nil
+  ) {
     self.index = index
     self.isMultibinding = isMultibinding
     self.site = site
     let scope = OverrideScope.active
     heldContainer = Held(container, weakly: container.isValidationCopy)
     heldScope = Held(scope, weakly: scope?.recorder != nil)
-    // In a validation run, what the handle will resolve is checked too.
-    scope?.noteDeferred(index, in: container)
+    // In a validation run, what the handle will resolve is checked too (for a `Lazy`'s argument,
+    // unless the run was given a sample).
+    scope?.noteDeferred(index, in: container, argument: argument)
   }
 
   /// The container the handle resolves from; for a handle a validation run made, an error once
@@ -256,7 +261,9 @@ public struct Lazy<Key: DependencyKeyType>: Sendable {
   init(
     index: Int, container: Container, argument: Key.Argument, isMultibinding: Bool = false, site: CallSite? = nil
   ) {
-    provider = Provider(index: index, container: container, isMultibinding: isMultibinding, site: site)
+    provider = Provider(
+      index: index, container: container, isMultibinding: isMultibinding, site: site,
+      argument: Key.Argument.self == Void.self ? nil : argument)
     storage = LazyStorage(index: index)
     self.argument = argument
   }

@@ -139,6 +139,9 @@ final class OverrideScope: Sendable {
     let from: Int?
     let to: Int
     let container: Container
+    /// The argument a `Lazy` of a key that takes one resolves it for: the run's sample for the
+    /// key, unless the caller gave one.
+    let argument: (any Sendable)?
   }
   /// Each container resolved from in this scope, with its overlay. Entries live as long as the
   /// scope.
@@ -202,10 +205,10 @@ final class OverrideScope: Sendable {
 
   /// Notes, in a validation run's scope, that the step running here made a handle to `index`
   /// that resolves from `container`.
-  func noteDeferred(_ index: Int, in container: Container) {
+  func noteDeferred(_ index: Int, in container: Container, argument: (any Sendable)? = nil) {
     guard recorder != nil else { return }
     let from = ThreadFrame.current?.pointee.index ?? FactoryCall.currentIndex
-    deferred.withLock { $0.append(Handle(from: from, to: index, container: container)) }
+    deferred.withLock { $0.append(Handle(from: from, to: index, container: container, argument: argument)) }
   }
 
   /// The handles noted so far (see ``noteDeferred(_:in:)``), which it forgets.
