@@ -31,7 +31,9 @@ public final class Container: Sendable {
     let base: Container
     /// Override registrations, innermost scope first.
     let overrides: [Container]
-    let scope: ObjectIdentifier?
+    /// The identity of the scope the copy serves, kept so that no other scope is given it (see
+    /// ``OverrideScope/identity``).
+    let scope: OverrideScope.Identity
     /// The override scope that encloses this copy's scope, whose copies keep the shared
     /// instances of what its overrides register (see `enclosingScopeCopy(keeping:)`).
     let enclosing: OverrideScope?
@@ -84,7 +86,8 @@ public final class Container: Sendable {
 
   let parent: Container?
   let overlay: Overlay?
-  /// The override scope this container is the copy for, if any: read on every top-level
+  /// The identity of the override scope this container is the copy for, if any (see
+  /// ``OverrideScope/identity``): read on every top-level
   /// resolution in a scope, so kept apart from ``overlay``.
   @usableFromInline let overlayScope: ObjectIdentifier?
   /// Whether this is a throw-away copy made by ``validate(including:arguments:)``.
@@ -134,12 +137,12 @@ public final class Container: Sendable {
   /// from `overrides` first, then from `base`; instances are its own. `parent` is the copy of
   /// `base`'s parent, so the copies keep the hierarchy (and its sharing) of the originals.
   init(
-    overlayOf base: Container, parent: Container?, overrides: [Container], scope: ObjectIdentifier?,
+    overlayOf base: Container, parent: Container?, overrides: [Container], scope: OverrideScope.Identity,
     enclosing: OverrideScope?, recorder: ValidationRecorder.Tap?
   ) {
     self.parent = parent
     overlay = Overlay(base: base, overrides: overrides, scope: scope, enclosing: enclosing, recorder: recorder)
-    overlayScope = scope
+    overlayScope = ObjectIdentifier(scope)
     isValidationCopy = recorder != nil
     plans = PlanNode(state: state, slots: slots)
     if !isValidationCopy {

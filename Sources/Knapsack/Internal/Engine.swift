@@ -32,7 +32,7 @@ extension Container {
   @inlinable
   func overlay(in scope: OverrideScope) -> Unmanaged<Container>? {
     guard !isValidationCopy else { return nil }
-    if overlayScope == ObjectIdentifier(scope) { return nil }
+    if overlayScope == ObjectIdentifier(scope.identity) { return nil }
     return scope.overlay(for: self)
   }
 

@@ -119,6 +119,16 @@ final class OverrideScope: Sendable {
     return Unmanaged<OverrideScope>.fromOpaque(scope)._withUnsafeGuaranteedRef { base.overlay(in: $0) }
   }
 
+  /// What tells this scope's copies apart (``Container/overlayScope``): an object of its own, not
+  /// the scope's address, because a copy can outlive its scope (in a resolver kept by an instance
+  /// it made) and keeps this alive, so that no later scope, made at the freed scope's address,
+  /// takes the copy for its own and resolves with the ended scope's overrides.
+  @usableFromInline let identity = Identity()
+
+  /// See ``identity``.
+  @usableFromInline
+  final class Identity: Sendable {}
+
   /// Override containers, innermost first.
   let overrides: [Container]
   /// The scope open where this one was opened, if any (never for a validation run's, whose
@@ -263,6 +273,11 @@ final class OverrideScope: Sendable {
   }
 
   private func entry(for base: Container) -> Entry {
+    // Another scope's copy (a resolver kept by an instance made there, used in this scope) stands
+    // for the container it copies: this scope serves that container with its own copy, whose
+    // shared instances (and those it leaves to the enclosing scopes) are the scope's. A copy of
+    // the copy would make them again.
+    if let copied = base.overlay?.base, !base.isValidationCopy { return entry(for: copied) }
     if let existing = overlays.withLock({ $0[ObjectIdentifier(base)] }) { return existing }
     // A copy's parent is the copy of its base's parent: make the missing copies of the ancestors
     // first, from the top down, in a loop (a hierarchy may be deeper than the stack).
@@ -287,7 +302,7 @@ final class OverrideScope: Sendable {
       if let raced = overlays[id] { return raced }
       // A validation run's recorder learns which copy each step ran in.
       let overlay = Container(
-        overlayOf: base, parent: parent, overrides: overrides, scope: ObjectIdentifier(self), enclosing: enclosing,
+        overlayOf: base, parent: parent, overrides: overrides, scope: identity, enclosing: enclosing,
         recorder: recorder?.tap(for: id))
       let entry = Entry(base: id, overlay: overlay)
       overlays[id] = entry
