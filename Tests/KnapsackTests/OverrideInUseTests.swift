@@ -285,3 +285,230 @@ struct OverrideInUseTraitTests {
     #expect(try keeper.resolver[\.hoValue] == "test")
   }
 }
+
+@Suite struct OverrideInUseProbeTwoTests {
+  @Test func aNestedScopeGetsTheOuterMainActorSingletonFromTheBackground() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.hoMain, scope: .singleton) { HoScreen("outer") }
+    } operation: { () async throws in
+      let outer = try await container.resolve(\.hoMain)
+      try await withOverrides {
+        $0.register(\.hoValue) { "inner" }
+      } operation: { () async throws in
+        let inner = try await Task.detached {
+          try await OverrideScopeCarrier.resolve(container)
+        }.value
+        #expect(inner.title == "default")
+        let fromChild = try await withThrowingTaskGroup(of: HoScreen.self) { group in
+          group.addTask { try await container.resolve(\.hoMain) }
+          return try await group.next()!
+        }
+        #expect(fromChild === outer)
+        let provider = container.provider(\.hoMain)
+        #expect(try await provider.get() === outer)
+      }
+      #expect(try await container.resolve(\.hoMain) === outer)
+    }
+  }
+
+  @Test func baseMultibindingSingletonsAreTheScopesOwn() async throws {
+    let container = Container()
+    container.contribute(to: \.hoPlugins, scope: .singleton) { r in Token("needs \(try r[\.hoValue])") }
+    let outside = try container[\.hoPlugins]
+    let inside = try await withOverrides {
+      $0.register(\.hoValue) { "fake" }
+    } operation: { () async throws in
+      try container[\.hoPlugins]
+    }
+    #expect(inside.map(\.label) == ["needs fake"])
+    #expect(try container[\.hoPlugins][0] === outside[0])
+    #expect(outside.map(\.label) == ["needs default"])
+  }
+
+  @Test func aSynchronousScopeOnAThreadIsInheritedByATaskMadeThere() async throws {
+    let container = Container()
+    let result = Locked<Task<String, any Error>?>(nil)
+    let thread = Thread {
+      withOverrides {
+        $0.register(\.hoValue) { "thread scope" }
+      } operation: {
+        result.withLock { $0 = Task { try container[\.hoValue] } }
+      }
+    }
+    thread.start()
+    #expect(await waitUntil(timeout: hangBound) { result.withLock { $0 != nil } })
+    let task = try #require(result.withLock { $0 })
+    #expect(try await task.value == "thread scope")
+  }
+
+  @Test func graphScopedOverrideIsSharedWithinOneResolution() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.hoStore, scope: .graph) { Token("graph") }
+      $0.register(\.hoRepo, scope: .unique) { r in HoRepo(store: try r[\.hoStore]) }
+      $0.register(\.hoKeeper) { r in
+        let a = try r[\.hoRepo]
+        let b = try r[\.hoRepo]
+        #expect(a.store === b.store)
+        return HoKeeper(r)
+      }
+    } operation: { () async throws in
+      _ = try container[\.hoKeeper]
+      #expect(try container[\.hoRepo].store !== container[\.hoRepo].store)
+    }
+  }
+
+  @Test func anInnerConfigureThatThrowsLeavesTheOuterScopeAsItWas() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.hoStore, scope: .singleton) { Token("outer") }
+    } operation: { () async throws in
+      let outer = try container[\.hoStore]
+      await #expect(throws: PlannedFailure.self) {
+        try await withOverrides {
+          $0.register(\.hoStore, scope: .singleton) { Token("inner") }
+          throw PlannedFailure()
+        } operation: { () async throws in
+          Issue.record("ran")
+        }
+      }
+      try await withOverrides {
+        $0.register(\.hoStore, scope: .singleton) { Token("inner") }
+      } operation: { () async throws in
+        #expect(try container[\.hoStore].label == "inner")
+      }
+      #expect(try container[\.hoStore] === outer)
+    }
+  }
+
+  @Test func concurrentFirstUsesInAScopeMakeOneSingleton() async throws {
+    let container = Container()
+    let made = Counter()
+    try await withOverrides {
+      $0.register(\.hoStore, scope: .singleton) {
+        made.increment()
+        return Token("once")
+      }
+    } operation: { () async throws in
+      let tokens = try await withThrowingTaskGroup(of: Token.self) { group in
+        for _ in 0..<50 { group.addTask { try container[\.hoStore] } }
+        return try await group.reduce(into: []) { $0.append($1) }
+      }
+      #expect(Set(tokens.map(ObjectIdentifier.init)).count == 1)
+    }
+    #expect(made.count == 1)
+  }
+
+  @Test func aScopesSingletonOnTheSharedContainerIsFreedWhenTheScopeEnds() async throws {
+    weak var weakToken: Token?
+    try await withOverrides {
+      $0.register(\.hoStore, scope: .singleton) { Token("scoped on shared") }
+    } operation: { () async throws in
+      let token = try Container.shared[\.hoStore]
+      weakToken = token
+      #expect(HoInjectedUser().store === token)
+    }
+    #expect(weakToken == nil)
+  }
+}
+
+enum OverrideScopeCarrier {
+  static func resolve(_ container: Container) async throws -> HoScreen {
+    try await container.resolve(\.hoMain)
+  }
+}
+
+@Suite(.container { $0.register(\.hoRequired) { Token("from container trait") } })
+struct OverrideInUseContainerTraitTests {
+  @Test(.overrides { $0.register(\.hoValue) { "overridden" } }, arguments: 0..<4)
+  func validateInTheTestsContainerAndScope(n: Int) async throws {
+    Container.current.register(\.hoNeedsRequired, scope: .unique) { r in HoRepo(store: try r[\.hoRequired]) }
+    let report = await Container.current.validate()
+    #expect(report.isValid, "\(report)")
+    #expect(try Container.current[\.hoValue] == "overridden")
+  }
+}
+
+@Suite struct OverrideInUseMatrixTests {
+  static let scopes: [Scope] = [.unique, .graph, .weak, .cached, .singleton]
+
+  @Test(arguments: KindUnderTest.all, scopes)
+  func parallelScopesOverrideEveryKindWithEveryScope(kind: KindUnderTest, scope: Scope) async throws {
+    let container = Container()
+    kind.register(container, .singleton, Counter(), "app", nil)
+    let app = try await kind.resolve(container)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for scopeNumber in 0..<4 {
+        group.addTask {
+          try await withOverrides {
+            kind.register($0, scope, Counter(), "s\(scopeNumber)", nil)
+          } operation: { () async throws in
+            let first = try await kind.resolve(container)
+            let second = try await kind.resolve(container)
+            #expect(first.label.hasPrefix("s\(scopeNumber)"))
+            #expect(second.label.hasPrefix("s\(scopeNumber)"))
+            let shared = scope == .weak || scope == .cached || scope == .singleton
+            #expect((first === second) == shared, "\(scope)")
+            try await withOverrides {
+              kind.register($0, scope, Counter(), "inner\(scopeNumber)", nil)
+            } operation: { () async throws in
+              #expect(try await kind.resolve(container).label.hasPrefix("inner\(scopeNumber)"))
+            }
+            let after = try await kind.resolve(container)
+            #expect(after.label.hasPrefix("s\(scopeNumber)"))
+            #expect((after === first) == shared, "\(scope)")
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(try await kind.resolve(container) === app)
+  }
+}
+
+@MainActor final class HoMainScreenUser {
+  @Injected(\.hoMain) var screen: HoScreen
+  @LazyInjected(\.hoMain) var lazyScreen: HoScreen
+}
+
+@Suite struct OverrideInUseMainActorTests {
+  @MainActor @Test(.overrides { $0.register(\.hoMain, scope: .singleton) { HoScreen("trait") } }, arguments: 0..<3)
+  func mainActorTestsUseTheirScope(n: Int) async throws {
+    let container = Container()
+    let screen = try container[\.hoMain]
+    #expect(screen.title == "trait")
+    try await withOverrides {
+      $0.register(\.hoMain, scope: .singleton) { HoScreen("block \(n)") }
+    } operation: { () async throws in
+      #expect(try container[\.hoMain].title == "block \(n)")
+      let user = try await withContainer(container) { () async throws in HoMainScreenUser() }
+      #expect(user.screen.title == "block \(n)")
+      #expect(user.lazyScreen === user.screen)
+    }
+    #expect(try container[\.hoMain] === screen)
+    let fromBackground = try await Task.detached { try await container.resolve(\.hoMain) }.value
+    #expect(fromBackground.title == "default")
+  }
+}
+
+@Suite struct OverrideInUseValidationTests {
+  /// An enclosing scope's singleton override is made in the enclosing scope's copy, which does
+  /// not see what the inner scope registers: resolving it in the inner scope throws, and
+  /// `validate()` there, which validates the container as the scope sees it, must say so.
+  @Test func validateInANestedScopeReportsWhatResolvingThereThrows() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.childSessionCache, scope: .singleton) { r in Token(try r[\.childSession].label) }
+    } operation: { () async throws in
+      try await withOverrides {
+        $0.register(\.childSession) { Token("inner") }
+      } operation: { () async throws in
+        #expect(throws: ResolutionError.self) { try container[\.childSessionCache] }
+        let report = await container.validate()
+        let problem = try #require(report.problems.first, "\(report)")
+        #expect(problem.path.map(\.name) == ["\\.childSessionCache", "\\.childSession"])
+      }
+    }
+  }
+}

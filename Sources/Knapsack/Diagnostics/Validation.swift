@@ -385,8 +385,12 @@ final class ValidationRecorder: Sendable {
     }
   }
 
-  /// What the copy of `base` reports to: this recorder, with the copy named.
-  func tap(for base: ObjectIdentifier) -> Tap { Tap(recorder: self, copy: base) }
+  /// What a copy reports to: this recorder, with the copy named by `anchor`, an object of its own
+  /// that the tap keeps (a run has a copy of one container in each scope it mirrors, see
+  /// ``OverrideScope/init(validatingWith:)``, so the container does not name the copy).
+  func tap(anchoredTo anchor: OverrideScope.Identity) -> Tap {
+    Tap(recorder: self, copy: ObjectIdentifier(anchor), anchor: anchor)
+  }
 
   /// Ends the run of one root, which failed with `error` (nil if it did not fail, or not with a
   /// resolution error). The steps that failed on its failing path settled their dependencies:
@@ -407,6 +411,8 @@ final class ValidationRecorder: Sendable {
   struct Tap: ResolutionObserver {
     let recorder: ValidationRecorder
     let copy: ObjectIdentifier
+    /// What `copy` is the identifier of, kept so that no other copy of the run is given it.
+    let anchor: OverrideScope.Identity
 
     /// The engine calls ``record(_:index:requester:error:instance:created:)`` instead, with the step's index.
     func didResolve(_ event: ResolutionEvent) { recorder.events.withLock { $0.list.append(event) } }
@@ -686,7 +692,7 @@ extension Container {
         skipped += found.skipped
         needsSample += found.needsSample
       }
-      let noted = validation.takeDeferred()
+      let noted = validation.takeDeferredOfRun()
       handleEdges += noted.compactMap { handle in handle.from.map { ($0, handle.to) } }
       batch = [:]
       for handle in noted {

@@ -131,8 +131,8 @@ final class OverrideScope: Sendable {
 
   /// Override containers, innermost first.
   let overrides: [Container]
-  /// The scope open where this one was opened, if any (never for a validation run's, whose
-  /// copies make nothing that lasts): its copies keep the shared instances of what its own
+  /// The scope open where this one was opened, if any (for a validation run's, its mirror, see
+  /// ``init(validatingWith:)``): its copies keep the shared instances of what its own
   /// overrides register, and this scope's copies use them. Held for as long as this scope
   /// lives, which may be past the enclosing scope's end (a `Lazy` made inside).
   let enclosing: OverrideScope?
@@ -185,8 +185,23 @@ final class OverrideScope: Sendable {
   /// The scope of a validation run: no overrides of its own (those of the scope open here still
   /// apply), and copies that record to `recorder`, keep no instance and call no factory
   /// registered with side effects.
+  ///
+  /// Its enclosing scopes mirror those of the scope open here, each a validation scope with the
+  /// same overrides: a shared instance of an enclosing scope's override is made in that scope's
+  /// copy, from its registrations only, and the run must do the same to find what that misses (a
+  /// key only an inner scope registers).
   convenience init(validatingWith recorder: ValidationRecorder) {
-    self.init(overrides: Self.current?.overrides ?? [], enclosing: nil, recorder: recorder)
+    var open: [OverrideScope] = []
+    var scope = Self.current
+    while let current = scope {
+      open.append(current)
+      scope = current.enclosing
+    }
+    var enclosing: OverrideScope?
+    for mirrored in open.dropFirst().reversed() {
+      enclosing = OverrideScope(overrides: mirrored.overrides, enclosing: enclosing, recorder: recorder)
+    }
+    self.init(overrides: open.first?.overrides ?? [], enclosing: enclosing, recorder: recorder)
   }
 
   private init(overrides: [Container], enclosing: OverrideScope?, recorder: ValidationRecorder?) {
@@ -227,6 +242,18 @@ final class OverrideScope: Sendable {
       defer { noted = [] }
       return noted
     }
+  }
+
+  /// For a validation run's scope, the handles noted so far in it and in the scopes it mirrors
+  /// (see ``init(validatingWith:)``), which they forget.
+  func takeDeferredOfRun() -> [Handle] {
+    var noted: [Handle] = []
+    var scope: OverrideScope? = self
+    while let current = scope, current.recorder != nil {
+      noted += current.takeDeferred()
+      scope = current.enclosing
+    }
+    return noted
   }
 
   func disposeOverlays() async {
@@ -303,7 +330,7 @@ final class OverrideScope: Sendable {
       // A validation run's recorder learns which copy each step ran in.
       let overlay = Container(
         overlayOf: base, parent: parent, overrides: overrides, scope: identity, enclosing: enclosing,
-        recorder: recorder?.tap(for: id))
+        recorder: recorder?.tap(anchoredTo: Identity()))
       let entry = Entry(base: id, overlay: overlay)
       overlays[id] = entry
       return entry
