@@ -15,6 +15,7 @@ extension Dependencies {
   var hoPlugins: Multibinding<Token> { Multibinding() }
   var hoMain: MainActorKey<HoScreen> { MainActorKey { HoScreen("default") } }
   var hoRequired: Key<Token> { .required() }
+  var hoHandleHolder: Key<HoHandleHolder> { .required() }
   var hoNeedsRequired: Key<HoRepo> { Key { r in HoRepo(store: try r[\.hoRequired]) }.scope(.singleton) }
 }
 
@@ -22,6 +23,11 @@ extension Dependencies {
 final class HoKeeper: Sendable {
   let resolver: Resolver
   init(_ resolver: Resolver) { self.resolver = resolver }
+}
+
+final class HoHandleHolder: Sendable {
+  let session: Lazy<Key<Token>>
+  init(session: Lazy<Key<Token>>) { self.session = session }
 }
 
 final class HoRepo: Sendable {
@@ -493,6 +499,45 @@ struct OverrideInUseContainerTraitTests {
 }
 
 @Suite struct OverrideInUseValidationTests {
+  @Test func validateInANestedScopeFindsNothingWhereResolvingThereWorks() async throws {
+    let container = Container()
+    container.register(\.hoRequired, scope: .singleton) { Token("app") }
+    try await withOverrides {
+      $0.register(\.hoStore, scope: .singleton) { Token("outer") }
+      $0.register(\.hoRepo, scope: .singleton) { r in HoRepo(store: try r[\.hoStore]) }
+      $0.register(\.hoNeedsRequired, scope: .singleton) { r in HoRepo(store: try r[\.hoRequired]) }
+    } operation: { () async throws in
+      try await withOverrides {
+        $0.register(\.hoStore, scope: .singleton) { Token("inner") }
+        $0.register(\.hoRequired, scope: .singleton) { Token("inner") }
+        $0.register(\.hoKeeper, scope: .singleton) { r in
+          _ = try r[\.hoRepo]
+          return HoKeeper(r)
+        }
+      } operation: { () async throws in
+        _ = try container[\.hoKeeper]
+        #expect(try container[\.hoRepo].store.label == "outer")
+        let report = await container.validate(including: [\.hoRepo, \.hoNeedsRequired])
+        #expect(report.isValid, "\(report)")
+      }
+    }
+  }
+
+  @Test func validateInANestedScopeFollowsAHandleTheEnclosingScopesSingletonMade() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.hoHandleHolder, scope: .singleton) { r in HoHandleHolder(session: r.lazy(\.childSession)) }
+    } operation: { () async throws in
+      try await withOverrides {
+        $0.register(\.childSession) { Token("inner") }
+      } operation: { () async throws in
+        #expect(throws: ResolutionError.self) { try container[\.hoHandleHolder].session.value }
+        let report = await container.validate()
+        #expect(report.problems.contains { $0.dependency.name == "\\.childSession" }, "\(report)")
+      }
+    }
+  }
+
   /// An enclosing scope's singleton override is made in the enclosing scope's copy, which does
   /// not see what the inner scope registers: resolving it in the inner scope throws, and
   /// `validate()` there, which validates the container as the scope sees it, must say so.
@@ -510,5 +555,33 @@ struct OverrideInUseContainerTraitTests {
         #expect(problem.path.map(\.name) == ["\\.childSessionCache", "\\.childSession"])
       }
     }
+  }
+}
+
+@Suite struct OverrideInUseMultibindingMatrixTests {
+  @Test(arguments: MultibindingKindUnderTest.all, OverrideInUseMatrixTests.scopes)
+  func parallelScopesContributeWithEveryScope(kind: MultibindingKindUnderTest, scope: Scope) async throws {
+    let container = Container()
+    kind.contribute(container, .singleton, "app")
+    let app = try await kind.resolve(container)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for scopeNumber in 0..<4 {
+        group.addTask {
+          try await withOverrides {
+            kind.contribute($0, scope, "s\(scopeNumber)")
+          } operation: { () async throws in
+            let first = try await kind.resolve(container)
+            let second = try await kind.resolve(container)
+            #expect(first.map(\.label) == ["app", "s\(scopeNumber)"])
+            let shared = scope == .weak || scope == .cached || scope == .singleton
+            #expect((first[1] === second[1]) == shared, "\(scope)")
+            #expect(first[0] === second[0])
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    let after = try await kind.resolve(container)
+    #expect(after.count == 1 && after[0] === app[0])
   }
 }
