@@ -585,3 +585,37 @@ struct OverrideInUseContainerTraitTests {
     #expect(after.count == 1 && after[0] === app[0])
   }
 }
+
+/// Made by a factory; injects its store itself, from `Container.current`.
+final class HoSelfInjecting: Sendable {
+  let store: Token
+  init() {
+    let injected = HoInjectedUser()
+    store = injected.store
+  }
+}
+
+extension Dependencies {
+  var hoSelfInjecting: Key<HoSelfInjecting> { Key { HoSelfInjecting() }.scope(.singleton) }
+}
+
+@Suite struct OverrideInUseInjectedInFactoriesTests {
+  @Test(arguments: 0..<6) func injectedInsideAFactoryUsesTheScope(n: Int) async throws {
+    let container = Container()
+    try await withContainer(container) { () async throws in
+      try await withOverrides {
+        $0.register(\.hoStore, scope: .singleton) { Token("outer \(n)") }
+        $0.register(\.hoSelfInjecting, scope: .singleton) { HoSelfInjecting() }
+      } operation: { () async throws in
+        let outerStore = try container[\.hoStore]
+        try await withOverrides {
+          $0.register(\.hoStore, scope: .singleton) { Token("inner \(n)") }
+        } operation: { () async throws in
+          // The enclosing scope's singleton is made there, with the enclosing scope's store.
+          #expect(try container[\.hoSelfInjecting].store === outerStore)
+          #expect(try container[\.hoStore].label == "inner \(n)")
+        }
+      }
+    }
+  }
+}
