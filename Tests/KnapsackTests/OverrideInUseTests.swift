@@ -619,3 +619,39 @@ extension Dependencies {
     }
   }
 }
+
+extension Dependencies {
+  var hoResource: Key<Resource> { .required() }
+}
+
+@Suite struct OverrideInUseDisposalTests {
+  /// One scope ends, and disposes its singleton, while another, on the same shared container,
+  /// still uses its own.
+  @Test func aScopeThatEndsDisposesItsOwnSingletonOnly() async throws {
+    let log = Collected<String>()
+    let (firstHasIt, firstResolved) = AsyncStream.makeStream(of: Void.self)
+    let (firstEnded, endFirst) = AsyncStream.makeStream(of: Void.self)
+    async let second: Resource = withOverrides {
+      $0.register(\.hoResource, scope: .singleton) { Resource("second", log: log) }
+    } operation: { () async throws in
+      let mine = try Container.shared[\.hoResource]
+      for await _ in firstHasIt { break }
+      for await _ in firstEnded { break }
+      #expect(mine.closeCount == 0)
+      #expect(try Container.shared[\.hoResource] === mine)
+      return mine
+    }
+    let first = try await withOverrides {
+      $0.register(\.hoResource, scope: .singleton) { Resource("first", log: log) }
+    } operation: { () async throws in
+      let mine = try Container.shared[\.hoResource]
+      firstResolved.yield()
+      return mine
+    }
+    #expect(first.closeCount == 1)
+    endFirst.yield()
+    let secondResource = try await second
+    #expect(secondResource.closeCount == 1)
+    #expect(log.all == ["first", "second"])
+  }
+}
