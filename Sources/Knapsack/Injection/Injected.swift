@@ -65,15 +65,16 @@ public struct Injected<Value: Sendable>: Sendable {
     }
   }
 
-  /// Not available: a property wrapper cannot await an ``AsyncKey``.
+  /// Not available: a property wrapper cannot await an asynchronous key, with an argument or
+  /// without one.
   @available(
     *, unavailable,
     message:
       "a property wrapper cannot await: resolve an AsyncKey with `try await container.resolve(\\.key)`, for example in an async initializer"
   )
-  public init(
-    _ key: KeyPath<Dependencies, AsyncKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
-    line: UInt = #line
+  public init<A>(
+    _ key: KeyPath<Dependencies, DependencyKey<AsyncKind, A, Value>>, argument: A? = nil, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
   ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
 
   /// Resolves a key that takes an argument now, for `argument`.
@@ -176,15 +177,16 @@ public struct LazyInjected<Value: Sendable>: Sendable {
       (container ?? .current).lazy(key, fileID: fileID, line: line), fileID, line, from: InjectionSource(container))
   }
 
-  /// Not available: a property wrapper cannot await an ``AsyncKey``.
+  /// Not available: a property wrapper cannot await an asynchronous key, with an argument or
+  /// without one.
   @available(
     *, unavailable,
     message:
       "a property wrapper cannot await: resolve an AsyncKey with `try await container.resolve(\\.key)`, or keep `container.lazy(\\.key)` and read `try await lazy.value`"
   )
-  public init(
-    _ key: KeyPath<Dependencies, AsyncKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
-    line: UInt = #line
+  public init<A>(
+    _ key: KeyPath<Dependencies, DependencyKey<AsyncKind, A, Value>>, argument: A? = nil, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
   ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
 
   /// Remembers a key that takes an argument, `argument`, the container and the open override

@@ -1,0 +1,6 @@
+// expected-error: a property wrapper cannot await: resolve an AsyncKey with `try await container.resolve(\.key)`
+import Knapsack
+
+final class NeedsRemoteProfile {
+  @Injected(\.remoteProfile, argument: 3) var profile: Store
+}
