@@ -40,6 +40,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   let declarations = declarationsOfKey.compactMapValues(\.first)
   let registrations = Dictionary(grouping: files.flatMap(\.registrations), by: \.id)
   let valueTypes = Set(modules.flatMap(\.files).flatMap(\.valueTypes))
+  let moduleNames = Set(modules.map(\.name))
   // A type resolved by a spelling its registration does not use (`Billing.Ledger` for `Ledger`,
   // or `API.Session` for `Session` registered inside `extension API`) is the registered one.
   let registeredTypes = registrations.keys.filter(\.isType).sorted()
@@ -210,7 +211,11 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
     if type.hasPrefix("[") || type.hasSuffix("?") || type.hasPrefix("(") { return true }
     let name = String(type.prefix { $0 != "<" })
     let bare = name.hasPrefix("Foundation.") ? String(name.dropFirst("Foundation.".count)) : name
-    return valueTypes.contains(name) || standardValueTypes.contains(bare)
+    // `Billing.Session` for a `Session` that module Billing declares.
+    let inModule = name.firstIndex(of: ".").flatMap { dot in
+      moduleNames.contains(String(name[..<dot])) ? String(name[name.index(after: dot)...]) : nil
+    }
+    return valueTypes.contains(name) || inModule.map(valueTypes.contains) == true || standardValueTypes.contains(bare)
   }
   func shortestScope(_ id: DependencyID) -> String? {
     factories[id]?.map(\.scope).max { (scopeOrder[$0] ?? 0) < (scopeOrder[$1] ?? 0) }
