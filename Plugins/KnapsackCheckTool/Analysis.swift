@@ -33,20 +33,20 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   // Every file of the modules given takes part (the plugins give those that depend on Knapsack):
   // a file that imports only a module of the app can still call a container's methods, which
   // Swift makes visible through any module the build loads.
-  let files = keysToldApart(modules).flatMap(\.files)
+  let names = TypeNames(modules)
+  let files = typesQualified(keysToldApart(modules, names: names), names: names).flatMap(\.files)
   // A key may be declared in several clauses of an `#if`: each clause counts, since the check
   // cannot tell which one a build takes. The first declaration gives the key's scope and type.
   let declarationsOfKey = Dictionary(grouping: files.flatMap(\.declarations), by: \.id)
   let declarations = declarationsOfKey.compactMapValues(\.first)
   let registrations = Dictionary(grouping: files.flatMap(\.registrations), by: \.id)
   let valueTypes = Set(modules.flatMap(\.files).flatMap(\.valueTypes))
-  let moduleNames = Set(modules.map(\.name))
   // A type resolved by a spelling its registration does not use (`Billing.Ledger` for `Ledger`,
   // or `API.Session` for `Session` registered inside `extension API`) is the registered one.
   let registeredTypes = registrations.keys.filter(\.isType).sorted()
   func provided(_ reference: Reference) -> Reference {
     guard let target = reference.target, target.isType, registrations[target] == nil,
-      let registered = registeredTypes.first(where: { $0.isQualifiedSpelling(of: target) })
+      let registered = registeredTypes.first(where: { $0.isQualifiedSpelling(of: target, modules: names.modules) })
     else { return reference }
     var resolved = reference
     resolved.target = registered
@@ -213,7 +213,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
     let bare = name.hasPrefix("Foundation.") ? String(name.dropFirst("Foundation.".count)) : name
     // `Billing.Session` for a `Session` that module Billing declares.
     let inModule = name.firstIndex(of: ".").flatMap { dot in
-      moduleNames.contains(String(name[..<dot])) ? String(name[name.index(after: dot)...]) : nil
+      names.modules.contains(String(name[..<dot])) ? String(name[name.index(after: dot)...]) : nil
     }
     return valueTypes.contains(name) || inModule.map(valueTypes.contains) == true || standardValueTypes.contains(bare)
   }
@@ -238,7 +238,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
           }
           continue
         }
-        let through = path.dropLast().map(\.text)
+        let through = path.dropLast().map(\.description)
         let via = through.isEmpty ? "" : " through \(through.joined(separator: ", "))"
         let lifetime = heldScope == "weak" ? "holder" : "use"
         findings.append(
@@ -262,28 +262,27 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
 /// imports. When the module sees several, the file's own imports decide, if they can. Otherwise
 /// Swift chooses by the value's type, which the check does not know: a registration is counted as
 /// a provider of each (with a remark), and a resolution is not followed (with a remark).
-func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
+func keysToldApart(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts] {
   var declaring: [String: Set<String>] = [:]
-  /// The key's type in each module that declares it (`Key<Config>`, spelt for matching).
-  var keyTypes: [String: [String: String]] = [:]
-  /// The types each module declares, by name (any kind of type).
-  var declaredTypes: [String: Set<String>] = [:]
-  for module in modules { declaredTypes[module.name] = Set(module.files.flatMap(\.declaredTypes)) }
-  /// Whether the type spelled `type` names a type that modules `first` and `second` both declare.
-  func namesTypeOfBoth(_ type: String, _ first: String, _ second: String) -> Bool {
-    let shared = (declaredTypes[first] ?? []).intersection(declaredTypes[second] ?? [])
-    guard !shared.isEmpty else { return false }
-    let words = type.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") })
-    return words.contains { shared.contains(String($0)) }
-  }
   for module in modules {
     for declaration in module.files.flatMap(\.declarations) where !declaration.id.isType {
       declaring[declaration.id.text, default: []].insert(module.name)
-      keyTypes[declaration.id.text, default: [:]][module.name] = normalizedType(declaration.typeText)
     }
   }
   let shared = declaring.filter { $0.value.count > 1 }
   guard !shared.isEmpty else { return modules }
+  /// The type of each key of a shared name in each module that declares it, qualified by the
+  /// modules that declare the types it names (`Key<Billing.Config>`), or nil when the check
+  /// cannot tell which module's type a name means.
+  var keyTypes: [String: [String: String?]] = [:]
+  for module in modules {
+    for file in module.files {
+      for declaration in file.declarations where shared[declaration.id.text] != nil {
+        let type = names.qualified(normalizedType(declaration.typeText), in: module.name, imports: file.imports)
+        keyTypes[declaration.id.text, default: [:]][module.name] = type.isCertain ? type.text : nil
+      }
+    }
+  }
 
   var imports: [String: Set<String>] = [:]
   for module in modules { imports[module.name] = Set(module.files.flatMap(\.imports)) }
@@ -298,16 +297,17 @@ func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
   let reachable = Dictionary(uniqueKeysWithValues: modules.map { ($0.name, visible(from: [$0.name])) })
   /// The declarers of the key `name` left once those a declarer's module imports are dropped:
   /// they are shadowed, as in Swift, when their key has the same type. Keys of different types
-  /// all stay, since Swift then chooses by the value's type. The check compares types as they
-  /// are written, so one name written alike in both (`Key<Config>`, each module with a `Config`
-  /// of its own) may be two types: a key shadows another only when the type's spelling names
-  /// no type that both modules declare.
+  /// all stay, since Swift then chooses by the value's type. Types compare by the module that
+  /// declares each name (`Key<Billing.Config>` is Billing's `Key<Config>`); one name written
+  /// alike in both (`Key<Config>`, each module with a `Config` of its own) is two types, and a
+  /// key whose type names one the check cannot place shadows nothing.
   func unshadowed(_ declarers: Set<String>, of name: String) -> Set<String> {
     declarers.filter { candidate in
       !declarers.contains {
-        $0 != candidate && reachable[$0]?.contains(candidate) == true
-          && keyTypes[name]?[$0] == keyTypes[name]?[candidate]
-          && !namesTypeOfBoth(keyTypes[name]?[$0] ?? "", $0, candidate)
+        guard $0 != candidate, reachable[$0]?.contains(candidate) == true,
+          case let mine?? = keyTypes[name]?[$0], case let theirs?? = keyTypes[name]?[candidate]
+        else { return false }
+        return mine == theirs
       }
     }
   }
@@ -374,6 +374,137 @@ func keysToldApart(_ modules: [ModuleFacts]) -> [ModuleFacts] {
         guard let id = told(contribution.id).id else { return nil }
         contribution.id = id
         return contribution
+      }
+      return file
+    }
+    return result
+  }
+}
+
+/// What tells types of one name in several modules apart: the modules of the graph, the types
+/// each declares and the modules each imports.
+struct TypeNames {
+  /// The modules of the graph, by name: what qualifies a type (`Billing.Config`).
+  let modules: Set<String>
+  let declared: [String: Set<String>]
+  /// The type aliases each module declares, by name.
+  let aliases: [String: Set<String>]
+  /// The modules each module sees through its imports, itself included (transitively).
+  let reachable: [String: Set<String>]
+
+  init(_ modules: [ModuleFacts]) {
+    self.modules = Set(modules.map(\.name))
+    var declared: [String: Set<String>] = [:]
+    var aliases: [String: Set<String>] = [:]
+    var imports: [String: Set<String>] = [:]
+    for module in modules {
+      declared[module.name, default: []].formUnion(module.files.flatMap(\.declaredTypes))
+      aliases[module.name, default: []].formUnion(module.files.flatMap(\.typeAliases))
+      imports[module.name, default: []].formUnion(module.files.flatMap(\.imports))
+    }
+    self.declared = declared
+    self.aliases = aliases
+    var reachable: [String: Set<String>] = [:]
+    for module in modules {
+      var seen: Set<String> = []
+      var pending = [module.name]
+      while let next = pending.popLast() {
+        if seen.insert(next).inserted { pending += imports[next] ?? [] }
+      }
+      reachable[module.name] = seen
+    }
+    self.reachable = reachable
+  }
+
+  /// `type` (normalized) as written in a file of `module` that imports `imports`, each type name
+  /// in it qualified by the module of the graph that declares it (`Billing.Config` for `Config`
+  /// written in Billing or in a file that imports it), without `Swift.` (and `Knapsack.`, unless
+  /// Knapsack is a module of the graph). A name stays as written when no module of the graph
+  /// declares it (`Int`, `URL`); it is uncertain when several that the file sees do (a nested
+  /// type of one name counts too), since the check does not know which one Swift picks, and when
+  /// it is a type alias, since the check does not know what it stands for.
+  func qualified(_ type: String, in module: String, imports: [String]) -> (text: String, isCertain: Bool) {
+    var isCertain = true
+    let importedModules = imports.filter { $0 != module && modules.contains($0) }
+    /// The modules among `seen` that declare `name`, else those that they re-export
+    /// (`@_exported import`) or import.
+    func declarers(of name: String, among seen: [String]) -> Set<String> {
+      let found = Set(seen.filter { declared[$0]?.contains(name) == true })
+      guard found.isEmpty else { return found }
+      return Set(seen.filter { $0 != module }.flatMap { reachable[$0] ?? [] }).subtracting([module]).filter {
+        declared[$0]?.contains(name) == true
+      }
+    }
+    /// `name` (the first name of `path`) qualified by the one module of `found` that declares it.
+    func qualify(_ path: String, _ name: String, declaredBy found: Set<String>) -> String {
+      guard found.count == 1, let declarer = found.first, aliases[declarer]?.contains(name) != true else {
+        if !found.isEmpty { isCertain = false }
+        return path
+      }
+      return "\(declarer).\(path)"
+    }
+    func qualify(_ path: String) -> String {
+      var parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+      guard let first = parts.first, let initial = first.first, !initial.isNumber else { return path }
+      let ownType = declared[module]?.contains(first) == true
+      if parts.count > 1, first == "Swift" || (first == "Knapsack" && !modules.contains(first)), !ownType {
+        parts.removeFirst()
+        return parts.joined(separator: ".")
+      }
+      // `Billing.Ledger`: the module's own type, or one of a module it re-exports.
+      if parts.count > 1, parts[1] != "", modules.contains(first), !ownType {
+        parts.removeFirst()
+        return qualify(parts.joined(separator: "."), parts[0], declaredBy: declarers(of: parts[0], among: [first]))
+      }
+      return qualify(path, first, declaredBy: declarers(of: first, among: [module] + importedModules))
+    }
+    var result = ""
+    var path = ""
+    for character in type {
+      if character.isLetter || character.isNumber || character == "_" || character == "." || character == "`" {
+        path.append(character)
+      } else {
+        result += qualify(path)
+        path = ""
+        result.append(character)
+      }
+    }
+    result += qualify(path)
+    return (result, isCertain)
+  }
+}
+
+/// The modules' facts with each type a registration or a resolution names qualified by the module
+/// that declares it, when the check can tell (see ``TypeNames/qualified(_:in:imports:)``): one
+/// type however a file spells it, `Ledger` in Billing and `Billing.Ledger` elsewhere, and two
+/// types of one name in two modules told apart.
+func typesQualified(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts] {
+  modules.map { module in
+    var result = module
+    result.files = module.files.map { file in
+      func qualified(_ id: DependencyID) -> DependencyID {
+        guard id.isType else { return id }
+        let (type, name) = id.typeAndName
+        let text = names.qualified(String(type), in: module.name, imports: file.imports).text
+        return DependencyID(text: text + name, isType: true, written: id.written)
+      }
+      func qualified(_ references: [Reference]) -> [Reference] {
+        references.map { reference in
+          var reference = reference
+          reference.target = reference.target.map(qualified)
+          return reference
+        }
+      }
+      var file = file
+      for index in file.declarations.indices {
+        file.declarations[index].resolves = qualified(file.declarations[index].resolves)
+      }
+      for index in file.registrations.indices {
+        file.registrations[index].id = qualified(file.registrations[index].id)
+        file.registrations[index].resolves = qualified(file.registrations[index].resolves)
+      }
+      for index in file.contributions.indices {
+        file.contributions[index].resolves = qualified(file.contributions[index].resolves)
       }
       return file
     }

@@ -30,13 +30,14 @@ func importedModules(_ source: String) -> [String] {
 /// value types, apart (`struct Session`, `@available(iOS 15, *) public enum Mode: String`). A line
 /// that starts with a space is inside another declaration, and its type is a nested one, not
 /// counted (``FactsCollector`` qualifies those in the files it parses).
-func topLevelTypes(_ source: String) -> (declared: [String], valueTypes: [String]) {
+func topLevelTypes(_ source: String) -> (declared: [String], valueTypes: [String], typeAliases: [String]) {
   let modifiers: Set<Substring> = [
     "public", "internal", "fileprivate", "private", "package", "indirect", "final", "nonisolated", "frozen", "open",
   ]
   let kinds: Set<Substring> = ["struct", "enum", "class", "actor", "protocol", "typealias"]
   var declared: [String] = []
   var valueTypes: [String] = []
+  var typeAliases: [String] = []
   for line in source.split(whereSeparator: \.isNewline) {
     guard let first = line.first, !first.isWhitespace else { continue }
     let words = withoutAttributeArguments(line).split(whereSeparator: { $0 == " " || $0 == "\t" })
@@ -47,8 +48,9 @@ func topLevelTypes(_ source: String) -> (declared: [String], valueTypes: [String
     guard !name.isEmpty else { continue }
     declared.append(name)
     if words[position] == "struct" || words[position] == "enum" { valueTypes.append(name) }
+    if words[position] == "typealias" { typeAliases.append(name) }
   }
-  return (declared, valueTypes)
+  return (declared, valueTypes, typeAliases)
 }
 
 /// `line` without the parenthesized arguments of its attributes: `@available(iOS 15, *) struct X`
@@ -119,7 +121,10 @@ final class FactsCollector: SyntaxVisitor {
   override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind { declaredType(node) }
   override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind { declaredType(node) }
   override func visit(_ node: ProtocolDeclSyntax) -> SyntaxVisitorContinueKind { declaredType(node) }
-  override func visit(_ node: TypeAliasDeclSyntax) -> SyntaxVisitorContinueKind { declaredType(node) }
+  override func visit(_ node: TypeAliasDeclSyntax) -> SyntaxVisitorContinueKind {
+    facts.typeAliases.append(node.name.text)
+    return declaredType(node)
+  }
 
   /// Notes the name of a type the file declares (see ``FileFacts/declaredTypes``).
   func declaredType(_ node: some NamedDeclSyntax) -> SyntaxVisitorContinueKind {

@@ -45,18 +45,29 @@ struct DependencyID: Codable, Hashable, Comparable, CustomStringConvertible {
 
   var description: String { written ?? text }
 
+  /// This type's spelling (its text without the name) and its name (` "audit"`, or empty).
+  var typeAndName: (type: Substring, name: Substring) {
+    guard let quote = text.range(of: " \"") else { return (text[...], "") }
+    return (text[..<quote.lowerBound], text[quote.lowerBound...])
+  }
+
   /// Whether this type and `other` are one type spelled with and without a qualifier: the
-  /// module or the enclosing type, `Billing.Ledger` and `Ledger`, with the same name if any.
-  /// The check cannot tell a module from an enclosing type, nor which one a bare name means.
-  func isQualifiedSpelling(of other: DependencyID) -> Bool {
+  /// enclosing type, `API.Session` and `Session`, or a module that the check could not tell the
+  /// other spelling's from, with the same name if any. Types are qualified by their module when
+  /// the check can tell it (see ``TypeNames``): two of different `modules` are two types.
+  func isQualifiedSpelling(of other: DependencyID, modules: Set<String>) -> Bool {
     guard isType, other.isType, self != other else { return false }
-    func parts(_ id: DependencyID) -> (type: Substring, name: Substring) {
-      guard let quote = id.text.range(of: " \"") else { return (id.text[...], "") }
-      return (id.text[..<quote.lowerBound], id.text[quote.lowerBound...])
+    let (mine, myName) = typeAndName
+    let (theirs, theirName) = other.typeAndName
+    guard myName == theirName else { return false }
+    func module(_ type: Substring) -> (module: Substring?, rest: Substring) {
+      guard let dot = type.firstIndex(of: "."), modules.contains(String(type[..<dot])) else { return (nil, type) }
+      return (type[..<dot], type[type.index(after: dot)...])
     }
-    let (mine, myName) = parts(self)
-    let (theirs, theirName) = parts(other)
-    return myName == theirName && (mine.hasSuffix("." + theirs) || theirs.hasSuffix("." + mine))
+    let (myModule, myRest) = module(mine)
+    let (theirModule, theirRest) = module(theirs)
+    if let myModule, let theirModule, myModule != theirModule { return false }
+    return myRest == theirRest || myRest.hasSuffix("." + theirRest) || theirRest.hasSuffix("." + myRest)
   }
 
   /// This key told apart by the module that declares it: `\.config (Profile)` (see ``spelled``).
@@ -139,4 +150,7 @@ struct FileFacts: Codable, Hashable {
   /// The names of every type the file declares (struct, enum, class, actor, protocol or type
   /// alias), unqualified: what tells two keys' types written alike apart.
   var declaredTypes: [String] = []
+  /// The names among `declaredTypes` that are type aliases: the check does not know which type
+  /// such a name stands for (`typealias Ledger = Billing.Ledger`).
+  var typeAliases: [String] = []
 }

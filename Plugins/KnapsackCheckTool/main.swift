@@ -44,7 +44,7 @@ struct FactsCache: Codable {
     var hash: UInt64
     var facts: FileFacts
   }
-  static let version = 7
+  static let version = 8
   var version = FactsCache.version
   var entries: [String: Entry] = [:]
 }
@@ -96,7 +96,8 @@ for module in options.modules {
       relevant
       ? extractFacts(path: path, source: source)
       : FileFacts(
-        imports: importedModules(source), valueTypes: types?.valueTypes ?? [], declaredTypes: types?.declared ?? [])
+        imports: importedModules(source), valueTypes: types?.valueTypes ?? [], declaredTypes: types?.declared ?? [],
+        typeAliases: types?.typeAliases ?? [])
     if relevant { parsed += 1 } else { skipped += 1 }
     files.append(facts)
     fresh.entries[path] = FactsCache.Entry(hash: hash, facts: facts)

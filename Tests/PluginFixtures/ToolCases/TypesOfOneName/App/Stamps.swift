@@ -1,0 +1,6 @@
+import Billing
+import Knapsack
+
+func registerStamps(in container: Container) {
+  container.register(type: Stamp.self) { Stamp() }
+}
