@@ -540,17 +540,20 @@ func auditExpectScope(
         $0.dependency.name == "\\.auditMain" && $0.depth == 1 && $0.requestedBy?.name == "\\.auditMainPair"
       })
     #expect(events.contains { $0.dependency.name == "\\.auditMainPair" && $0.outcome == .created })
-    // Audit finding: "A resolution that throws is reported too, with the outcome failed": a top-level
-    // resolution of a required key nobody registered throws, but the observer sees no event.
-    withKnownIssue("a missing required key resolved at the top level is not observed") {
-      #expect(events.contains { $0.dependency.name == "\\.auditMissing" && $0.outcome == .failed })
-    }
-    // A factory that throws is reported as failed.
+    // "A resolution that throws is reported too, with the outcome failed": also a required key
+    // nobody registered, resolved at the top level.
+    #expect(events.contains { $0.dependency.name == "\\.auditMissing" && $0.outcome == .failed && $0.depth == 0 })
+    // A factory that throws is reported as failed, and so is the missing key below it.
     container.register(\.auditSync) { r in AuditBox(wrapping: try r[\.auditMissing]) }
     container.observe(recorder)
     #expect(throws: ResolutionError.self) { try container[\.auditSync] }
     container.observe(nil)
     #expect(recorder.events.contains { $0.dependency.name == "\\.auditSync" && $0.outcome == .failed })
+    #expect(
+      recorder.events.contains {
+        $0.dependency.name == "\\.auditMissing" && $0.outcome == .failed && $0.requestedBy?.name == "\\.auditSync"
+          && $0.registeredAt == nil
+      })
 
     // ResolutionTracer prints a main-actor key's tree.
     let lines = AuditLog()

@@ -510,3 +510,36 @@ private func normalised(_ text: String) -> String {
     #expect(profiler.report() == "Knapsack start-up: 0 factory call(s), slowest first")
   }
 }
+
+extension Dependencies {
+  var trNobodysKey: Key<Int> { .required() }
+  var trNobodysAsyncKey: AsyncKey<Int> { .required() }
+  var trNobodysMainKey: MainActorKey<Int> { .required() }
+  var trNobodysArgumentKey: ArgumentKey<Int, Int> { .required() }
+}
+
+/// A resolution of a key that nothing provides fails, and the observer hears of it, whatever the
+/// key's kind: with the outcome failed and no registration site.
+@Suite struct TracingOfMissingKeysTests {
+  @Test func aMissingKeyOfEveryKindIsObservedAsFailed() async throws {
+    let container = Container()
+    let recorder = AuditRecorder()
+    container.observe(recorder)
+    #expect(throws: ResolutionError.self) { try container[\.trNobodysKey] }
+    await #expect(throws: ResolutionError.self) { try await container.resolve(\.trNobodysAsyncKey) }
+    await #expect(throws: ResolutionError.self) { try await container.resolve(\.trNobodysMainKey) }
+    #expect(throws: ResolutionError.self) { try container.resolve(\.trNobodysArgumentKey, argument: 1) }
+    let failed = recorder.events.filter { $0.outcome == .failed && $0.registeredAt == nil }.map(\.dependency.name)
+    #expect(
+      failed.sorted() == ["\\.trNobodysArgumentKey", "\\.trNobodysAsyncKey", "\\.trNobodysKey", "\\.trNobodysMainKey"])
+  }
+
+  @Test func aMissingKeyIsNotObservedOnceTheObserverIsRemoved() throws {
+    let container = Container()
+    let recorder = AuditRecorder()
+    container.observe(recorder)
+    container.observe(nil)
+    #expect(throws: ResolutionError.self) { try container[\.trNobodysKey] }
+    #expect(recorder.events.isEmpty)
+  }
+}

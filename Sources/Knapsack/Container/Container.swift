@@ -414,8 +414,8 @@ public final class Container: Sendable {
   }
 
   private func computeSlot(_ index: Int, generation: UInt64) -> Slot? {
-    if isDisposed { return Slot(generation: generation, failure: .containerDisposed) }
     let observer = effectiveObserver
+    if isDisposed { return Slot(generation: generation, failure: .containerDisposed, observer: observer) }
     let descriptor = KeyTable.shared.descriptor(index)
     let missing: ResolutionError.Kind = descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided
 
@@ -435,7 +435,7 @@ public final class Container: Sendable {
       return Slot(generation: generation, failure: missing, observer: observer)
     }
     if overlay != nil, state.withLock({ $0.disposedWithScope[index] === registration }) {
-      return Slot(generation: generation, failure: .containerDisposed)
+      return Slot(generation: generation, failure: .containerDisposed, observer: observer)
     }
     if owner !== self { return Slot(generation: generation, delegate: owner, observer: observer) }
     guard let binding = binding(for: registration, generation: generation) else { return nil }

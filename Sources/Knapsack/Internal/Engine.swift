@@ -159,10 +159,20 @@ extension Container {
   /// for a ``ResolutionError``.
   @inline(never)
   func unresolvable(_ slot: Slot, _ index: Int, _ parent: UnsafeMutablePointer<Frame>?) -> any Error {
-    if slot.failure == .containerDisposed, !isDisposed {
-      return failure(.containerDisposed, index, parent, underlying: ScopeEnded())
+    let error =
+      slot.failure == .containerDisposed && !isDisposed
+      ? failure(.containerDisposed, index, parent, underlying: ScopeEnded())
+      : failure(slot.failure ?? .notRegistered, index, parent)
+    // An observed container tells its observer about the failed step, as about one whose factory
+    // throws: with no registration site (nothing is registered), and the scope the key declares.
+    // (A validation run reports the problem itself.)
+    if let observer = slot.observer, !isValidationCopy {
+      let scope = KeyTable.shared.descriptor(index).declaredScope
+      _ = try? Observation(observer, index: index, scope: scope, registeredAt: nil, reused: false, parent: parent).run {
+        () throws -> Void in throw error
+      }
     }
-    return failure(slot.failure ?? .notRegistered, index, parent)
+    return error
   }
 
   /// The error for an argument key's instance that the override scope this copy served disposed
