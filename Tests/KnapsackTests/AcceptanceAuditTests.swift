@@ -179,41 +179,47 @@ func auditOnMainQueue() -> Bool { DispatchQueue.getSpecific(key: auditMainQueueK
 
 let auditScopes: [Scope] = [.unique, .singleton, .cached, .weak, .graph]
 
-/// Checks what a scope promises, given two ways to resolve one dependency: on its own, and twice
-/// within one top-level resolution.
+/// Checks what a scope promises for one kind of key, in a new container where `register` registers
+/// it with `scope` (its factory numbering what it makes with the counter), given two ways to
+/// resolve it: on its own, and twice within one top-level resolution. Returns the container.
+@discardableResult
 func auditExpectScope(
-  _ scope: Scope, counter: AuditCounter, container: Container,
-  isolation: isolated (any Actor)? = #isolation,
-  resolve: () async throws -> AuditBox, pair: () async throws -> AuditPair,
+  _ scope: Scope, isolation: isolated (any Actor)? = #isolation,
+  register: (Container, AuditCounter) -> Void,
+  resolve: (Container) async throws -> AuditBox, pair: (Container) async throws -> AuditPair,
   sourceLocation: SourceLocation = #_sourceLocation
-) async throws {
+) async throws -> Container {
+  let container = Container()
+  let counter = AuditCounter()
+  register(container, counter)
   let keeps = scope == .singleton || scope == .cached || scope == .weak
   do {
-    let first = try await resolve()
-    let second = try await resolve()
+    let first = try await resolve(container)
+    let second = try await resolve(container)
     #expect((first === second) == keeps, "\(scope): two top-level resolutions", sourceLocation: sourceLocation)
-    let both = try await pair()
+    let both = try await pair(container)
     #expect(
       (both.first === both.second) == (scope != .unique), "\(scope): twice in one resolution",
       sourceLocation: sourceLocation)
     if scope == .graph {
-      let again = try await pair()
+      let again = try await pair(container)
       #expect(
         again.first !== both.first, "graph: a new instance per top-level resolution", sourceLocation: sourceLocation)
     }
     container.resetCached()
-    let third = try await resolve()
+    let third = try await resolve(container)
     #expect(
       (third === first) == (scope == .singleton || scope == .weak), "\(scope): after resetCached()",
       sourceLocation: sourceLocation)
   }
   // Nothing outside the container holds an instance now: a weak one is gone.
   let before = counter.value
-  _ = try await resolve()
+  _ = try await resolve(container)
   let madeAgain = counter.value > before
   #expect(
     madeAgain == (scope == .unique || scope == .graph || scope == .weak), "\(scope): once nothing holds it",
     sourceLocation: sourceLocation)
+  return container
 }
 
 // MARK: - Point 1: every feature for every kind
@@ -222,40 +228,32 @@ func auditExpectScope(
   // MARK: Scopes
 
   @Test(arguments: auditScopes) func syncKeyScope(_ scope: Scope) async throws {
-    let container = Container()
-    let counter = AuditCounter()
-    container.register(\.auditSync, scope: scope) { AuditBox("sync", id: counter.next()) }
     try await auditExpectScope(
-      scope, counter: counter, container: container, resolve: { try container[\.auditSync] },
-      pair: { try container[\.auditSyncPair] })
+      scope, register: { c, n in c.register(\.auditSync, scope: scope) { AuditBox("sync", id: n.next()) } },
+      resolve: { try $0[\.auditSync] }, pair: { try $0[\.auditSyncPair] })
   }
 
   @Test(arguments: auditScopes) func asyncKeyScope(_ scope: Scope) async throws {
-    let container = Container()
-    let counter = AuditCounter()
-    container.register(\.auditAsync, scope: scope) { () async throws in AuditBox("async", id: counter.next()) }
     try await auditExpectScope(
-      scope, counter: counter, container: container, resolve: { try await container.resolve(\.auditAsync) },
-      pair: { try await container.resolve(\.auditAsyncPair) })
+      scope,
+      register: { c, n in c.register(\.auditAsync, scope: scope) { () async throws in AuditBox("async", id: n.next()) }
+      },
+      resolve: { try await $0.resolve(\.auditAsync) }, pair: { try await $0.resolve(\.auditAsyncPair) })
   }
 
   @MainActor @Test(arguments: auditScopes) func mainActorKeyScope(_ scope: Scope) async throws {
-    let container = Container()
-    let counter = AuditCounter()
-    container.register(\.auditMain, scope: scope) { AuditBox("main", id: counter.next()) }
     try await auditExpectScope(
-      scope, counter: counter, container: container, resolve: { try container[\.auditMain] },
-      pair: { try container[\.auditMainPair] })
+      scope, register: { c, n in c.register(\.auditMain, scope: scope) { AuditBox("main", id: n.next()) } },
+      resolve: { try $0[\.auditMain] }, pair: { try $0[\.auditMainPair] })
   }
 
+  // An argument key's instances are numbered argument × 1,000 + count: one instance per argument.
+
   @Test(arguments: auditScopes) func argumentKeyScope(_ scope: Scope) async throws {
-    let container = Container()
-    let counter = AuditCounter()
-    container.register(\.auditArg, scope: scope) { _, n in AuditBox("arg", id: n * 1_000 + counter.next()) }
-    try await auditExpectScope(
-      scope, counter: counter, container: container, resolve: { try container.resolve(\.auditArg, argument: 1) },
-      pair: { try container[\.auditArgPair] })
-    // One instance per argument.
+    let container = try await auditExpectScope(
+      scope,
+      register: { c, n in c.register(\.auditArg, scope: scope) { _, a in AuditBox("arg", id: a * 1_000 + n.next()) } },
+      resolve: { try $0.resolve(\.auditArg, argument: 1) }, pair: { try $0[\.auditArgPair] })
     let one = try container.resolve(\.auditArg, argument: 1)
     let two = try container.resolve(\.auditArg, argument: 2)
     #expect(one !== two)
@@ -263,29 +261,25 @@ func auditExpectScope(
   }
 
   @Test(arguments: auditScopes) func asyncArgumentKeyScope(_ scope: Scope) async throws {
-    let container = Container()
-    let counter = AuditCounter()
-    container.register(\.auditAsyncArg, scope: scope) { _, n async throws in
-      AuditBox("async arg", id: n * 1_000 + counter.next())
-    }
-    try await auditExpectScope(
-      scope, counter: counter, container: container,
-      resolve: { try await container.resolve(\.auditAsyncArg, argument: 1) },
-      pair: { try await container.resolve(\.auditAsyncArgPair) })
-    let two = try await container.resolve(\.auditAsyncArg, argument: 2)
-    #expect(two.id / 1_000 == 2)
+    let container = try await auditExpectScope(
+      scope,
+      register: { c, n in
+        c.register(\.auditAsyncArg, scope: scope) { _, a async throws in AuditBox("async arg", id: a * 1_000 + n.next())
+        }
+      },
+      resolve: { try await $0.resolve(\.auditAsyncArg, argument: 1) },
+      pair: { try await $0.resolve(\.auditAsyncArgPair) })
+    #expect(try await container.resolve(\.auditAsyncArg, argument: 2).id / 1_000 == 2)
   }
 
   @MainActor @Test(arguments: auditScopes) func mainActorArgumentKeyScope(_ scope: Scope) async throws {
-    let container = Container()
-    let counter = AuditCounter()
-    container.register(\.auditMainArg, scope: scope) { _, n in AuditBox("main arg", id: n * 1_000 + counter.next()) }
-    try await auditExpectScope(
-      scope, counter: counter, container: container,
-      resolve: { try container.resolve(\.auditMainArg, argument: 1) },
-      pair: { try container[\.auditMainArgPair] })
-    let two = try container.resolve(\.auditMainArg, argument: 2)
-    #expect(two.id / 1_000 == 2)
+    let container = try await auditExpectScope(
+      scope,
+      register: { c, n in
+        c.register(\.auditMainArg, scope: scope) { _, a in AuditBox("main arg", id: a * 1_000 + n.next()) }
+      },
+      resolve: { try $0.resolve(\.auditMainArg, argument: 1) }, pair: { try $0[\.auditMainArgPair] })
+    #expect(try container.resolve(\.auditMainArg, argument: 2).id / 1_000 == 2)
   }
 
   // MARK: Child containers
@@ -1021,27 +1015,39 @@ final class AuditSharedHolder {
     #expect(mainCapture == nil)
   }
 
-  @Test func parallelOverrideScopesEachKeepTheirOwnSingleton() async throws {
-    let container = Container()
+  /// Runs `read` in two override scopes open at once, tagged "left" and "right", each of which
+  /// registers its own `\.auditShared` and `\.auditMain` singletons, tagged too; `read` meets the
+  /// other scope at `barrier` once it has read something. Returns what each scope read, by tag.
+  private func inTwoParallelScopes(
+    _ read: @escaping @Sendable (_ tag: String, _ barrier: AuditBarrier) async throws -> [AuditBox]
+  ) async throws -> [String: [AuditBox]] {
     let barrier = AuditBarrier(parties: 2)
-    let results = try await withThrowingTaskGroup(of: (String, [AuditBox]).self) { group in
+    return try await withThrowingTaskGroup(of: (String, [AuditBox]).self) { group in
       for tag in ["left", "right"] {
         group.addTask {
           try await withOverrides {
             $0.register(\.auditShared, scope: .singleton) { AuditBox(tag) }
+            $0.register(\.auditMain, scope: .singleton) { AuditBox(tag) }
           } operation: {
-            let first = try container[\.auditShared]
-            await barrier.arriveAndWait()  // both scopes are open now
-            let second = try container[\.auditShared]
-            let explicit = await withContainer(container) { AuditSharedHolder().shared }
-            let viaAsync = await withContainer(container) { AuditSharedHolder().shared }
-            let shared = try Container.shared[\.auditShared]
-            let viaShared = AuditSharedHolder().shared  // Container.current is Container.shared here
-            return (tag, [first, second, explicit, viaAsync, shared, viaShared])
+            (tag, try await read(tag, barrier))
           }
         }
       }
       return try await group.reduce(into: [String: [AuditBox]]()) { $0[$1.0] = $1.1 }
+    }
+  }
+
+  @Test func parallelOverrideScopesEachKeepTheirOwnSingleton() async throws {
+    let container = Container()
+    let results = try await inTwoParallelScopes { _, barrier in
+      let first = try container[\.auditShared]
+      await barrier.arriveAndWait()  // both scopes are open now
+      let second = try container[\.auditShared]
+      let explicit = await withContainer(container) { AuditSharedHolder().shared }
+      let viaAsync = await withContainer(container) { AuditSharedHolder().shared }
+      let shared = try Container.shared[\.auditShared]
+      let viaShared = AuditSharedHolder().shared  // Container.current is Container.shared here
+      return [first, second, explicit, viaAsync, shared, viaShared]
     }
     let left = try #require(results["left"])
     let right = try #require(results["right"])
@@ -1060,22 +1066,12 @@ final class AuditSharedHolder {
 
   @Test func parallelOverrideScopesEachKeepTheirOwnMainActorSingleton() async throws {
     let container = Container()
-    let barrier = AuditBarrier(parties: 2)
-    let results = try await withThrowingTaskGroup(of: (String, [AuditBox]).self) { group in
-      for tag in ["left", "right"] {
-        group.addTask {
-          try await withOverrides {
-            $0.register(\.auditMain, scope: .singleton) { AuditBox(tag) }
-          } operation: {
-            let first = try await container.resolve(\.auditMain)
-            await barrier.arriveAndWait()
-            let second = try await container.resolve(\.auditMain)
-            let injected = await withContainer(container) { await MainActor.run { MainHolder().main } }
-            return (tag, [first, second, injected])
-          }
-        }
-      }
-      return try await group.reduce(into: [String: [AuditBox]]()) { $0[$1.0] = $1.1 }
+    let results = try await inTwoParallelScopes { _, barrier in
+      let first = try await container.resolve(\.auditMain)
+      await barrier.arriveAndWait()
+      let second = try await container.resolve(\.auditMain)
+      let injected = await withContainer(container) { await MainActor.run { MainHolder().main } }
+      return [first, second, injected]
     }
     for (tag, boxes) in results {
       #expect(boxes.allSatisfy { $0.tag == tag && $0 === boxes[0] }, "\(tag)")
