@@ -159,20 +159,31 @@ extension Container {
   /// for a ``ResolutionError``.
   @inline(never)
   func unresolvable(_ slot: Slot, _ index: Int, _ parent: UnsafeMutablePointer<Frame>?) -> any Error {
-    let error =
-      slot.failure == .containerDisposed && !isDisposed
-      ? failure(.containerDisposed, index, parent, underlying: ScopeEnded())
-      : failure(slot.failure ?? .notRegistered, index, parent)
+    let error = unresolvableError(slot, index, parent)
     // An observed container tells its observer about the failed step, as about one whose factory
-    // throws: with no registration site (nothing is registered), and the scope the key declares.
-    // (A validation run reports the problem itself.)
-    if let observer = slot.observer, !isValidationCopy {
-      let scope = KeyTable.shared.descriptor(index).declaredScope
-      _ = try? Observation(observer, index: index, scope: scope, registeredAt: nil, reused: false, parent: parent).run {
-        () throws -> Void in throw error
-      }
-    }
+    // throws (a validation run reports the problem itself). The flag first: an unobserved
+    // failure copies no observer.
+    if slot.isObserved, !isValidationCopy { observeFailure(error, index, slot, parent) }
     return error
+  }
+
+  private func unresolvableError(_ slot: Slot, _ index: Int, _ parent: UnsafeMutablePointer<Frame>?) -> any Error {
+    if slot.failure == .containerDisposed, !isDisposed {
+      return failure(.containerDisposed, index, parent, underlying: ScopeEnded())
+    }
+    return failure(slot.failure ?? .notRegistered, index, parent)
+  }
+
+  /// Tells the observer of `slot` of a step for `index` that failed with `error` before any
+  /// factory ran: with no registration site (nothing is registered), and the scope the key
+  /// declares.
+  @inline(never)
+  private func observeFailure(_ error: any Error, _ index: Int, _ slot: Slot, _ parent: UnsafeMutablePointer<Frame>?) {
+    guard let observer = slot.observer else { return }
+    let scope = KeyTable.shared.descriptor(index).declaredScope
+    _ = try? Observation(observer, index: index, scope: scope, registeredAt: nil, reused: false, parent: parent).run {
+      () throws -> Void in throw error
+    }
   }
 
   /// The error for an argument key's instance that the override scope this copy served disposed
