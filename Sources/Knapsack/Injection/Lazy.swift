@@ -477,9 +477,7 @@ extension Resolving {
   public func lazy<K, V>(
     _ key: KeyPath<Dependencies, DependencyKey<K, Void, V>>, fileID: StaticString = #fileID, line: UInt = #line
   ) -> Lazy<DependencyKey<K, Void, V>> {
-    Lazy(
-      index: KeyTable.index(of: key), container: resolutionContext.container, argument: (),
-      site: CallSite(fileID, line))
+    lazy(key, argument: (), fileID: fileID, line: line)
   }
 
   /// A ``Lazy`` that resolves a key that takes an argument, for `argument`, on first use and
