@@ -52,7 +52,7 @@ public final class Container: Sendable {
   }
 
   struct State {
-    var registrations = IndexMap<Registration>()
+    var registrations = RegistrationMap()
     var bindings: [Int: Binding] = [:]
     var decorators: [Int: [Decoration]] = [:]
     var contributions: [Int: [Registration]] = [:]
@@ -240,15 +240,22 @@ public final class Container: Sendable {
 
   // MARK: Registration plumbing
 
+  /// Stores the registration of `index`, replacing any earlier one here. The container keeps its
+  /// fields and factory unboxed until something plans the key (see ``RegistrationMap``), so that
+  /// registering allocates nothing of its own but for a `dispose:` closure.
   @usableFromInline
-  func add(_ registration: consuming Registration) {
-    let index = registration.index
-    // The map takes over the caller's reference: storing retains nothing more.
-    let stored = Unmanaged.passRetained(consume registration)
-    let replaced = state.withLock { $0.registrations.replace(at: index, with: stored) }
+  func add(
+    _ index: Int, _ factory: any RegistrationFactory, _ scope: Scope, _ hasSideEffects: Bool,
+    _ dispose: (@Sendable (any Sendable) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
+  ) {
+    let fields = RegistrationFields(
+      scope: scope, kind: factory.kind, site: .source(fileID, line), isDefault: false, hasSideEffects: hasSideEffects,
+      dispose: dispose)
+    let replaced = state.withLock { $0.registrations.store(factory, fields, at: index) }
     // The bindings of the replaced registration, here and in every container that bound it
     // through this one (a child, an override scope's copy), would keep it, its factory's captures
-    // and its shared instances alive until the key is planned again: let them go now.
+    // and its shared instances alive until the key is planned again: let them go now. One that
+    // was never planned has no binding to let go.
     plans.invalidate(forgetting: replaced)
   }
 
@@ -269,7 +276,13 @@ public final class Container: Sendable {
   func addDependent(_ dependent: Container) { plans.add(dependent.plans) }
 
   func ownRegistration(_ index: Int) -> Registration? {
-    state.withLock { $0.registrations[index] }
+    state.withLock { $0.registrations.registration(at: index) }
+  }
+
+  /// Whether `index` is registered on this container itself, without making its registration
+  /// object.
+  func hasOwnRegistration(_ index: Int) -> Bool {
+    state.withLock { $0.registrations.contains(index) }
   }
 
   /// The registration this container would use for `index`, and the container that owns it.
@@ -464,8 +477,8 @@ public final class Container: Sendable {
   func enclosingScopeCopy(keeping index: Int) -> (copy: Container, scope: OverrideScope)? {
     guard let overlay, let enclosing = overlay.enclosing, overlay.base.overlay == nil else { return nil }
     let own = overlay.overrides.prefix(overlay.overrides.count - enclosing.overrides.count)
-    if own.contains(where: { $0.ownRegistration(index) != nil || $0.decoratesItself(index) }) { return nil }
-    guard enclosing.overrides.contains(where: { $0.ownRegistration(index) != nil }) else { return nil }
+    if own.contains(where: { $0.hasOwnRegistration(index) || $0.decoratesItself(index) }) { return nil }
+    guard enclosing.overrides.contains(where: { $0.hasOwnRegistration(index) }) else { return nil }
     return (enclosing.overlay(for: overlay.base).takeUnretainedValue(), enclosing)
   }
 

@@ -299,10 +299,7 @@ extension Container {
     _ index: Int, _ factory: Factory<A, V>, _ scope: Scope, _ hasSideEffects: Bool,
     _ dispose: (@Sendable (V) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
   ) {
-    add(
-      TypedRegistration(
-        index: index, scope: scope, factory: factory, fileID: fileID, line: line, hasSideEffects: hasSideEffects,
-        dispose: Self.eraseDispose(dispose)))
+    add(index, factory as any RegistrationFactory, scope, hasSideEffects, Self.eraseDispose(dispose), fileID, line)
   }
 
   @inlinable

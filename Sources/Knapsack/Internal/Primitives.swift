@@ -334,56 +334,152 @@ final class Box<Value: Sendable>: Sendable {
   @usableFromInline init(_ value: Value) { self.value = value }
 }
 
-/// Values keyed by a dependency's dense index, kept in pages of 256: setting and reading an
-/// entry hashes nothing, and a container that holds a few high indices pays for their pages,
-/// not for the whole range below them. Not thread-safe: a container keeps it in its locked state.
-struct IndexMap<Value: AnyObject> {
+/// A container's registrations by dependency index: not thread-safe, a container keeps it in its
+/// locked state.
+///
+/// A registration is kept as it was made (its ``RegistrationFields`` and its typed factory,
+/// unboxed) in chunks of records in the order keys were first registered, and its
+/// ``Registration`` object is made only when something asks for it (a plan of its key, a report),
+/// then kept. Registering thousands of keys at start-up then allocates a chunk per 256 of them
+/// instead of an object each, and letting the container go frees the chunks instead of thousands
+/// of objects spread over the heap: the time of a start-up grows with its registrations, not
+/// faster (the benchmark's S4). Indices map to records through pages of 256 positions, so that
+/// finding one hashes nothing, and a container that holds a few high indices pays for their
+/// pages, not for the whole range below them.
+struct RegistrationMap {
   private static var pageSize: Int { 256 }
-  /// The pages in order; nil for a page that was never written.
-  private var pages: [Page?] = []
 
-  /// 256 entries, each a retained reference or nil. Entries are read and written through the
-  /// pointer, so that storing one copies no array and checks no uniqueness.
-  private final class Page {
-    let entries = UnsafeMutablePointer<Unmanaged<Value>?>.allocate(capacity: IndexMap.pageSize)
+  /// A registration as the container keeps it.
+  private struct Record {
+    var fields: RegistrationFields
+    /// The typed factory, for a registration whose object is not made yet; nil once it is (or
+    /// for one stored as an object).
+    var factory: (any RegistrationFactory)?
+    /// The registration object, once something asked for it.
+    var made: Registration?
+  }
 
-    init() { entries.initialize(repeating: nil, count: IndexMap.pageSize) }
+  /// The storage, made by the first registration: a container that registers nothing (an
+  /// override scope's copy, a child that only resolves) allocates none.
+  private var storage: Storage?
+
+  private final class Storage {
+    /// What the storage holds, behind a pointer: the map is used under its container's lock,
+    /// and a class's stored `var`s would add a dynamic exclusivity check to every access.
+    private let header = UnsafeMutablePointer<Header>.allocate(capacity: 1)
+
+    private struct Header {
+      /// For each page of 256 indices, one past the position of each index's record (0 for
+      /// none); nil for a page that was never written.
+      var pages: [UnsafeMutablePointer<UInt32>?] = []
+      /// The records, 256 per chunk, in the order their indices were first stored.
+      var chunks: [UnsafeMutablePointer<Record>] = []
+      var count = 0
+    }
+
+    init() { header.initialize(to: Header()) }
 
     deinit {
-      for offset in 0..<IndexMap.pageSize { entries[offset]?.release() }
-      entries.deallocate()
+      let header = self.header.move()
+      for (number, chunk) in header.chunks.enumerated() {
+        chunk.deinitialize(count: min(RegistrationMap.pageSize, header.count - number * RegistrationMap.pageSize))
+        chunk.deallocate()
+      }
+      for page in header.pages { page?.deallocate() }
+      self.header.deallocate()
+    }
+
+    var pages: [UnsafeMutablePointer<UInt32>?] {
+      get { header.pointee.pages }
+      _modify { yield &header.pointee.pages }
+    }
+    var chunks: [UnsafeMutablePointer<Record>] {
+      get { header.pointee.chunks }
+      _modify { yield &header.pointee.chunks }
+    }
+    var count: Int {
+      get { header.pointee.count }
+      set { header.pointee.count = newValue }
+    }
+
+    /// The record of `index`, if it has one.
+    func record(_ index: Int) -> UnsafeMutablePointer<Record>? {
+      let page = index / RegistrationMap.pageSize
+      guard page < pages.count, let positions = pages[page] else { return nil }
+      let stored = Int(positions[index % RegistrationMap.pageSize])
+      guard stored != 0 else { return nil }
+      return chunks[(stored - 1) / RegistrationMap.pageSize] + (stored - 1) % RegistrationMap.pageSize
+    }
+
+    /// Stores `record` at `index` and returns the object of the one it replaces, if that was made.
+    func store(_ record: consuming Record, at index: Int) -> Registration? {
+      if let existing = self.record(index) {
+        let replaced = existing.pointee.made
+        existing.pointee = record
+        return replaced
+      }
+      let page = index / RegistrationMap.pageSize
+      if page >= pages.count { pages.append(contentsOf: repeatElement(nil, count: page - pages.count + 1)) }
+      let positions: UnsafeMutablePointer<UInt32>
+      if let existing = pages[page] {
+        positions = existing
+      } else {
+        positions = .allocate(capacity: RegistrationMap.pageSize)
+        positions.initialize(repeating: 0, count: RegistrationMap.pageSize)
+        pages[page] = positions
+      }
+      if count % RegistrationMap.pageSize == 0 { chunks.append(.allocate(capacity: RegistrationMap.pageSize)) }
+      (chunks[count / RegistrationMap.pageSize] + count % RegistrationMap.pageSize).initialize(to: record)
+      count += 1
+      // A position fits: 2^32 records would take hundreds of gigabytes.
+      positions[index % RegistrationMap.pageSize] = UInt32(truncatingIfNeeded: count)
+      return nil
     }
   }
 
-  subscript(index: Int) -> Value? {
-    let page = index / Self.pageSize
-    guard page < pages.count, let entries = pages[page]?.entries else { return nil }
-    return entries[index % Self.pageSize]?.takeUnretainedValue()
+  /// Stores the registration of `index`, made by `factory` with `fields`, and returns the object
+  /// of the one it replaces, if that was made (bindings may hold it).
+  mutating func store(_ factory: any RegistrationFactory, _ fields: RegistrationFields, at index: Int) -> Registration?
+  {
+    // `Factory` is a closure and a tag: it fits in the existential's inline buffer, so keeping it
+    // allocates nothing.
+    madeStorage().store(Record(fields: fields, factory: factory, made: nil), at: index)
   }
 
-  /// Stores `value` (a reference the map takes over) at `index` and returns the value it replaces.
-  mutating func replace(at index: Int, with value: Unmanaged<Value>) -> Value? {
-    let page = index / Self.pageSize
-    if page >= pages.count { pages.append(contentsOf: repeatElement(nil, count: page - pages.count + 1)) }
-    let entries: UnsafeMutablePointer<Unmanaged<Value>?>
-    if let existing = pages[page]?.entries {
-      entries = existing
-    } else {
-      let new = Page()
-      pages[page] = new
-      entries = new.entries
-    }
-    let replaced = entries[index % Self.pageSize]
-    entries[index % Self.pageSize] = value
-    return replaced?.takeRetainedValue()
+  /// Stores an already made registration of its index; returns the one it replaces, as above.
+  mutating func store(_ registration: Registration, at index: Int) -> Registration? {
+    madeStorage().store(Record(fields: registration.fields, factory: nil, made: registration), at: index)
   }
 
-  /// The indices that hold a value, in increasing order.
+  private mutating func madeStorage() -> Storage {
+    if let storage { return storage }
+    let made = Storage()
+    storage = made
+    return made
+  }
+
+  /// The registration of `index`, made now if nothing asked for it before.
+  func registration(at index: Int) -> Registration? {
+    guard let record = storage?.record(index) else { return nil }
+    if let made = record.pointee.made { return made }
+    guard let factory = record.pointee.factory else { return nil }
+    let made = factory.registration(index: index, fields: record.pointee.fields)
+    record.pointee.made = made
+    record.pointee.factory = nil
+    return made
+  }
+
+  /// Whether `index` has a registration.
+  func contains(_ index: Int) -> Bool { storage?.record(index) != nil }
+
+  /// The indices that hold a registration, in increasing order.
   var keys: [Int] {
+    guard let storage else { return [] }
     var keys: [Int] = []
-    for (page, entries) in pages.enumerated() {
-      guard let entries = entries?.entries else { continue }
-      for offset in 0..<Self.pageSize where entries[offset] != nil { keys.append(page * Self.pageSize + offset) }
+    keys.reserveCapacity(storage.count)
+    for (page, positions) in storage.pages.enumerated() {
+      guard let positions else { continue }
+      for offset in 0..<Self.pageSize where positions[offset] != 0 { keys.append(page * Self.pageSize + offset) }
     }
     return keys
   }

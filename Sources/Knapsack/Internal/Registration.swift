@@ -35,7 +35,7 @@ struct Factory<Argument: Sendable, Value: Sendable>: Sendable {
   @usableFromInline
   init(_ body: Body) { self.body = body }
 
-  var kind: FactoryKind {
+  @usableFromInline var kind: FactoryKind {
     switch body {
     case .sync, .resolverOnly, .plain: .sync
     case .async: .async
@@ -103,27 +103,95 @@ final class Decoration: Sendable {
   }
 }
 
+/// What a registration records besides its index and factory, packed into 32 bytes: where it was
+/// made, its scope, its factory's kind and its flags. A container keeps these unboxed for every
+/// key it registers (see ``RegistrationMap``); the ``Registration`` object a plan needs holds
+/// them too.
+@usableFromInline
+struct RegistrationFields: @unchecked Sendable {
+  // Safe: `file` points to a static string of the program, which is immutable and never freed;
+  // every other property is immutable and `Sendable`.
+  /// The UTF-8 text of the `#fileID` of the `register` call, a static string of the program;
+  /// nil when ``extras`` holds the location.
+  let file: UnsafeRawPointer?
+  let extras: Registration.Extras?
+  let line: UInt32
+  let fileLength: UInt16
+  let scope: Scope
+  /// The factory's kind (the low two bits), `isDefault` and `hasSideEffects`.
+  let bits: UInt8
+
+  @usableFromInline
+  init(
+    scope: Scope, kind: FactoryKind, site: Registration.Site, isDefault: Bool, hasSideEffects: Bool,
+    dispose: (@Sendable (any Sendable) async throws -> Void)?
+  ) {
+    self.scope = scope
+    bits = kind.rawValue | (isDefault ? 4 : 0) | (hasSideEffects ? 8 : 0)
+    var location: CodeLocation?
+    switch site {
+    case .source(let fileID, let line)
+    where fileID.hasPointerRepresentation && fileID.utf8CodeUnitCount <= UInt16.max && line <= UInt32.max:
+      file = UnsafeRawPointer(fileID.utf8Start)
+      fileLength = UInt16(fileID.utf8CodeUnitCount)
+      self.line = UInt32(line)
+    case .source(let fileID, let line):
+      location = CodeLocation(fileID, line)
+      (file, fileLength, self.line) = (nil, 0, 0)
+    case .known(let known):
+      location = known
+      (file, fileLength, self.line) = (nil, 0, 0)
+    }
+    extras =
+      location == nil && dispose == nil ? nil : Registration.Extras(location: location, dispose: dispose)
+  }
+
+  /// Where the registration (or, for a default, the key) was made.
+  var location: CodeLocation {
+    if let file {
+      let text = String(decoding: UnsafeRawBufferPointer(start: file, count: Int(fileLength)), as: UTF8.self)
+      return CodeLocation(fileID: text, line: Int(line))
+    }
+    return extras?.location ?? CodeLocation(fileID: "unknown", line: 0)
+  }
+}
+
+/// A typed factory that can make the ``Registration`` object of the fields it was registered
+/// with: what a container keeps, unboxed, for a key nothing has planned yet (see
+/// ``RegistrationMap``).
+///
+/// Registering wraps the factory in this existential where the `register` call is compiled, with
+/// the concrete types: there, finding `Factory`'s metadata is a load from a cache of that call
+/// site, where generic code would look it up in the runtime's table on every registration.
+@usableFromInline
+protocol RegistrationFactory: Sendable {
+  /// How the factory runs.
+  var kind: FactoryKind { get }
+  /// The registration of `index` with these fields and this factory.
+  func registration(index: Int, fields: RegistrationFields) -> Registration
+}
+
+extension Factory: RegistrationFactory {
+  @usableFromInline
+  func registration(index: Int, fields: RegistrationFields) -> Registration {
+    TypedRegistration(index: index, fields: fields, factory: self)
+  }
+}
+
 /// How one dependency is made: an immutable record of a key default or a `register` call.
 ///
 /// Every registration is a ``TypedRegistration``, which adds the typed factory; the engine casts
 /// to it after checking the registration's class (``TypedRegistration`` of the argument and value
-/// types it expects). One object per registration, kept small: a container of many holds little
-/// more than these. What few registrations have (a `dispose:` closure, a location that is not a
-/// static string) lives in an ``Extras`` object of their own.
+/// types it expects). A container makes this object only when something plans its key (see
+/// ``RegistrationMap``): until then it keeps the fields and the factory unboxed. What few
+/// registrations have (a `dispose:` closure, a location that is not a static string) lives in an
+/// ``Extras`` object of their own.
 @usableFromInline
 class Registration: @unchecked Sendable {
   // Safe: every stored property is immutable, and the subclass adds only an immutable factory of
   // @Sendable closures.
   @usableFromInline let index: Int
-  /// The UTF-8 text of the `#fileID` of the `register` call, a static string of the program;
-  /// nil when ``extras`` holds the location.
-  private let file: UnsafeRawPointer?
-  private let extras: Extras?
-  private let line: UInt32
-  private let fileLength: UInt16
-  @usableFromInline let scope: Scope
-  /// The factory's kind (the low two bits), `isDefault` and `hasSideEffects`.
-  private let bits: UInt8
+  let fields: RegistrationFields
 
   final class Extras: Sendable {
     let location: CodeLocation?
@@ -142,48 +210,23 @@ class Registration: @unchecked Sendable {
     case source(StaticString, UInt)
   }
 
-  @usableFromInline
-  init(
-    index: Int, scope: Scope, kind: FactoryKind, site: Site, isDefault: Bool, hasSideEffects: Bool,
-    dispose: (@Sendable (any Sendable) async throws -> Void)?
-  ) {
+  init(index: Int, fields: RegistrationFields) {
     self.index = index
-    self.scope = scope
-    bits = kind.rawValue | (isDefault ? 4 : 0) | (hasSideEffects ? 8 : 0)
-    var location: CodeLocation?
-    switch site {
-    case .source(let fileID, let line)
-    where fileID.hasPointerRepresentation && fileID.utf8CodeUnitCount <= UInt16.max && line <= UInt32.max:
-      file = UnsafeRawPointer(fileID.utf8Start)
-      fileLength = UInt16(fileID.utf8CodeUnitCount)
-      self.line = UInt32(line)
-    case .source(let fileID, let line):
-      location = CodeLocation(fileID, line)
-      (file, fileLength, self.line) = (nil, 0, 0)
-    case .known(let known):
-      location = known
-      (file, fileLength, self.line) = (nil, 0, 0)
-    }
-    extras = location == nil && dispose == nil ? nil : Extras(location: location, dispose: dispose)
+    self.fields = fields
   }
 
+  @usableFromInline var scope: Scope { fields.scope }
   /// How the factory runs.
-  @usableFromInline var kind: FactoryKind { FactoryKind(rawValue: bits & 3) ?? .sync }
+  @usableFromInline var kind: FactoryKind { FactoryKind(rawValue: fields.bits & 3) ?? .sync }
   /// Whether this is a key's default rather than a `register` call.
-  var isDefault: Bool { bits & 4 != 0 }
+  var isDefault: Bool { fields.bits & 4 != 0 }
   /// Whether validation must not call the factory (it opens a connection, writes a file...).
-  var hasSideEffects: Bool { bits & 8 != 0 }
+  var hasSideEffects: Bool { fields.bits & 8 != 0 }
   /// What disposes of the instances this registration makes, if it was given one.
-  var dispose: (@Sendable (any Sendable) async throws -> Void)? { extras?.dispose }
+  var dispose: (@Sendable (any Sendable) async throws -> Void)? { fields.extras?.dispose }
 
   /// Where the registration (or, for a default, the key) was made.
-  var location: CodeLocation {
-    if let file {
-      let text = String(decoding: UnsafeRawBufferPointer(start: file, count: Int(fileLength)), as: UTF8.self)
-      return CodeLocation(fileID: text, line: Int(line))
-    }
-    return extras?.location ?? CodeLocation(fileID: "unknown", line: 0)
-  }
+  var location: CodeLocation { fields.location }
 
   /// The type the factory makes. Overridden by ``TypedRegistration``, the only subclass.
   var valueType: Any.Type { Any.self }
@@ -221,30 +264,22 @@ final class TypedRegistration<Argument: Sendable, Value: Sendable>: Registration
   // Safe: `factory` is immutable and holds only @Sendable closures.
   @usableFromInline let factory: Factory<Argument, Value>
 
+  /// A registration made where it is known (a key's default, a contribution).
   convenience init(
     index: Int, scope: Scope, factory: Factory<Argument, Value>, location: CodeLocation, isDefault: Bool,
     hasSideEffects: Bool = false, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
   ) {
-    self.init(index, scope, factory, .known(location), isDefault, hasSideEffects, dispose)
+    self.init(
+      index: index,
+      fields: RegistrationFields(
+        scope: scope, kind: factory.kind, site: .known(location), isDefault: isDefault, hasSideEffects: hasSideEffects,
+        dispose: dispose),
+      factory: factory)
   }
 
-  @usableFromInline
-  convenience init(
-    index: Int, scope: Scope, factory: Factory<Argument, Value>, fileID: StaticString, line: UInt,
-    hasSideEffects: Bool = false, dispose: (@Sendable (any Sendable) async throws -> Void)? = nil
-  ) {
-    self.init(index, scope, factory, .source(fileID, line), false, hasSideEffects, dispose)
-  }
-
-  @usableFromInline
-  init(
-    _ index: Int, _ scope: Scope, _ factory: Factory<Argument, Value>, _ site: Site, _ isDefault: Bool,
-    _ hasSideEffects: Bool, _ dispose: (@Sendable (any Sendable) async throws -> Void)?
-  ) {
+  init(index: Int, fields: RegistrationFields, factory: Factory<Argument, Value>) {
     self.factory = factory
-    super.init(
-      index: index, scope: scope, kind: factory.kind, site: site, isDefault: isDefault, hasSideEffects: hasSideEffects,
-      dispose: dispose)
+    super.init(index: index, fields: fields)
   }
 
   override var valueType: Any.Type { Value.self }

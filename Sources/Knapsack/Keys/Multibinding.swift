@@ -125,7 +125,7 @@ extension Container {
       index: index, scope: scope, factory: factory, location: location, isDefault: false,
       hasSideEffects: hasSideEffects, dispose: Self.eraseDispose(dispose))
     state.withLock {
-      _ = $0.registrations.replace(at: index, with: .passRetained(registration))
+      _ = $0.registrations.store(registration, at: index)
       $0.contributions[keyIndex, default: []].append(registration)
     }
     invalidatePlans()
