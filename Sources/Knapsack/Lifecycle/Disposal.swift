@@ -26,7 +26,12 @@ extension Container {
   /// disposes what the scope's copies of this container and of its children made there, which
   /// is what this container handed out in the scope; the scope would otherwise dispose them
   /// only when it ends.
+  ///
+  /// Called from within this container's own disposal (a ``Disposable`` whose `dispose()` closes
+  /// the container that made it, or its parent's), it returns at once: waiting would wait for the
+  /// disposal that is waiting for it. That disposal goes on when it returns.
   public func dispose() async throws {
+    if Self.disposalsRunning.contains(where: { $0 === self }) { return }
     let copies = copiesInScope()
     let disposal = beginDisposal(DisposedInstances(), copies: copies)
     var failures = await disposal.task.value
@@ -59,13 +64,22 @@ extension Container {
     let disposal = state.withLock { state -> (task: Task<[DisposalError.Failure], Never>, started: Bool) in
       if let running = state.disposal { return (running, false) }
       state.disposed = true
-      let task = Task { await self.disposeEverything(disposed, copies: copies) }
+      let task = Task {
+        await Self.$disposalsRunning.withValue(Self.disposalsRunning + [self]) {
+          await self.disposeEverything(disposed, copies: copies)
+        }
+      }
       state.disposal = task
       return (task, true)
     }
     invalidatePlans()
     return disposal
   }
+
+  /// The containers whose disposal the current task runs, outermost first: bound in each
+  /// disposal's task, and so inherited by the tasks it starts (a child's disposal, a task a
+  /// `dispose()` starts). A ``dispose()`` of one of them from there returns at once.
+  @TaskLocal static var disposalsRunning: [Container] = []
 
   /// Whether instances to dispose of were created since the last disposal.
   var hasUndisposedInstances: Bool { state.withLock { !$0.created.isEmpty } }

@@ -1,0 +1,63 @@
+import Knapsack
+import Synchronization
+import Testing
+
+/// A `Disposable` whose `dispose()` disposes a container whose disposal is what called it: the
+/// call returns at once instead of waiting for the disposal that waits for it.
+@Suite struct ReentrantDisposalTests {
+  /// A session that closes its container when it is closed, the way an owner of a scope would.
+  final class ClosesItsContainer: Disposable {
+    let container: Container
+    let closed = Atomic<Int>(0)
+    init(_ container: Container) { self.container = container }
+    func dispose() async throws {
+      closed.add(1, ordering: .relaxed)
+      try await container.dispose()
+    }
+  }
+
+  /// Disposes `container` in a task of its own, and says whether that finished in time.
+  func disposes(_ container: Container) async -> Bool {
+    let finished = Atomic<Bool>(false)
+    let task = Task {
+      try await container.dispose()
+      finished.store(true, ordering: .releasing)
+    }
+    let done = await waitUntil(timeout: hangBound) { finished.load(ordering: .acquiring) }
+    if !done { task.cancel() }
+    return done
+  }
+
+  @Test func anInstanceThatDisposesItsOwnContainerDoesNotHangTheDisposal() async throws {
+    let container = Container()
+    container.register(type: ClosesItsContainer.self, scope: .singleton) { ClosesItsContainer(container) }
+    let session = try container.resolve(type: ClosesItsContainer.self)
+    #expect(await disposes(container), "dispose() waited for itself")
+    #expect(session.closed.load(ordering: .relaxed) == 1)
+    #expect(throws: ResolutionError.self) { try container.resolve(type: ClosesItsContainer.self) }
+  }
+
+  @Test func aChildsInstanceThatDisposesTheParentDoesNotHangTheParentsDisposal() async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    child.register(type: ClosesItsContainer.self, scope: .singleton) { ClosesItsContainer(parent) }
+    let session = try child.resolve(type: ClosesItsContainer.self)
+    #expect(await disposes(parent), "the parent's dispose() waited for the child, which waited for the parent")
+    #expect(session.closed.load(ordering: .relaxed) == 1)
+  }
+
+  @Test func anInstanceThatDisposesAnotherContainerWaitsForThatDisposal() async throws {
+    // Not reentrant: the other container's disposal is not the one running, so it is awaited and
+    // its instances are closed by the time the first disposal ends.
+    let other = Container()
+    let closedInOther = Atomic<Int>(0)
+    other.register(type: Int.self, scope: .singleton, dispose: { _ in closedInOther.add(1, ordering: .relaxed) }) { 7 }
+    _ = try other.resolve(type: Int.self)
+    let container = Container()
+    container.register(type: ClosesItsContainer.self, scope: .singleton) { ClosesItsContainer(other) }
+    _ = try container.resolve(type: ClosesItsContainer.self)
+    #expect(await disposes(container))
+    #expect(closedInOther.load(ordering: .relaxed) == 1)
+    #expect(other.isDisposed)
+  }
+}
