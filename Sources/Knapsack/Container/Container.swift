@@ -413,6 +413,7 @@ public final class Container: Sendable {
   /// Plans how to resolve `index` here, caches the plan, and returns it.
   @usableFromInline
   func plan(_ index: Int) -> Slot {
+    plans.willPlan()
     while true {
       let generation = plans.generation.load(ordering: .acquiring)
       // Nil when the registrations changed while planning: plan again with what is current.
@@ -656,8 +657,23 @@ final class PlanNode: Sendable {
 
   /// Retires this node's plans, and its binding of `replaced`.
   private func retire(forgetting replaced: Registration?) {
-    generation.add(1, ordering: .releasing)
+    if hasPlanned.load(ordering: .relaxed) { generation.add(1, ordering: .releasing) }
     if let replaced { forget(replaced) }
+  }
+
+  /// Whether the container ever began to plan: until then it has no plan to retire, and a change
+  /// leaves ``generation`` alone (a start-up's registrations, made before anything resolves,
+  /// then pay no atomic read-modify-write each).
+  ///
+  /// A planner sets it before it reads the generation, then reads what it plans from under the
+  /// locks that changes are made under. A change that found it unset was made in a critical
+  /// section that came before the planner's (had the planner's come first, its setting would
+  /// happen before the change's check), so the planner sees the change.
+  private let hasPlanned = Atomic<Bool>(false)
+
+  /// Notes that the container is about to plan (see ``hasPlanned``).
+  func willPlan() {
+    if !hasPlanned.load(ordering: .relaxed) { hasPlanned.store(true, ordering: .relaxed) }
   }
 
   private var liveDependents: [PlanNode] {
