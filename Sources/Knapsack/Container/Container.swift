@@ -240,10 +240,33 @@ public final class Container: Sendable {
 
   // MARK: Registration plumbing
 
+  /// Stores the registration of `key`, replacing any earlier one here, in the key's declared
+  /// scope when `scope` is nil: finds the key's index out of line, like ``add(type:_:_:_:_:_:_:_:)``.
+  @usableFromInline
+  func add<K, A, V>(
+    key: KeyPath<Dependencies, DependencyKey<K, A, V>>, _ factory: consuming any RegistrationFactory, _ scope: Scope?,
+    _ hasSideEffects: Bool, _ dispose: (@Sendable (any Sendable) async throws -> Void)?, _ fileID: StaticString,
+    _ line: UInt
+  ) {
+    let index = KeyTable.index(of: key)
+    add(index, factory, scope ?? defaultScope(of: index), hasSideEffects, dispose, fileID, line)
+  }
+
+  /// Stores the registration of `type` (and `name`), replacing any earlier one here: finds the
+  /// type's index out of line, so that each `register(type:)` call site holds no copy of the
+  /// look-up.
+  @usableFromInline
+  func add(
+    type: Any.Type, _ name: String?, _ factory: consuming any RegistrationFactory, _ scope: Scope,
+    _ hasSideEffects: Bool, _ dispose: (@Sendable (any Sendable) async throws -> Void)?, _ fileID: StaticString,
+    _ line: UInt
+  ) {
+    add(KeyTable.index(of: type, name: name), factory, scope, hasSideEffects, dispose, fileID, line)
+  }
+
   /// Stores the registration of `index`, replacing any earlier one here. The container keeps its
   /// fields and factory unboxed until something plans the key (see ``RegistrationMap``), so that
   /// registering allocates nothing of its own but for a `dispose:` closure.
-  @usableFromInline
   func add(
     _ index: Int, _ factory: any RegistrationFactory, _ scope: Scope, _ hasSideEffects: Bool,
     _ dispose: (@Sendable (any Sendable) async throws -> Void)?, _ fileID: StaticString, _ line: UInt

@@ -263,9 +263,10 @@ extension Container {
   )
   public func register<K, A, V>(_ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, _ value: V) {}
 
-  // The routines below are inlined into each `register` call, so that the registration's
-  // generic class is instantiated by the caller's specialized code (its metadata cached per type)
-  // rather than looked up in the runtime's generic cache on every call.
+  // The routines below are inlined into each `register` call, so that the factory is wrapped in
+  // its existential by the caller's specialized code (`Factory`'s metadata cached per call site)
+  // rather than looked up in the runtime's generic cache on every call. What needs no type is
+  // left out of line: an app registers thousands of types, each call site is code of its own.
 
   /// The routine behind every `register` for a key.
   @inlinable
@@ -273,13 +274,11 @@ extension Container {
     _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, _ factory: Factory<A, V>, _ scope: Scope?,
     _ hasSideEffects: Bool, _ dispose: (@Sendable (V) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
   ) {
-    let index = KeyTable.index(of: key)
-    add(index, factory, scope ?? defaultScope(of: index), hasSideEffects, dispose, fileID, line)
+    add(key: key, factory as any RegistrationFactory, scope, hasSideEffects, Self.eraseDispose(dispose), fileID, line)
   }
 
   /// The scope a registration of the key at `index` takes when it names none: the one the key
   /// declares with `.scope(_:)`, a required key's included.
-  @usableFromInline
   func defaultScope(of index: Int) -> Scope {
     KeyTable.shared.descriptor(index).declaredScope
   }
@@ -290,16 +289,9 @@ extension Container {
     _ type: T.Type, _ name: String?, _ factory: Factory<Void, T>, _ scope: Scope, _ hasSideEffects: Bool,
     _ dispose: (@Sendable (T) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
   ) {
-    add(KeyTable.index(of: type, name: name), factory, scope, hasSideEffects, dispose, fileID, line)
-  }
-
-  /// The one registration routine both of the above end in: makes the registration of `index`.
-  @inlinable
-  func add<A, V>(
-    _ index: Int, _ factory: Factory<A, V>, _ scope: Scope, _ hasSideEffects: Bool,
-    _ dispose: (@Sendable (V) async throws -> Void)?, _ fileID: StaticString, _ line: UInt
-  ) {
-    add(index, factory as any RegistrationFactory, scope, hasSideEffects, Self.eraseDispose(dispose), fileID, line)
+    add(
+      type: type, name, factory as any RegistrationFactory, scope, hasSideEffects, Self.eraseDispose(dispose), fileID,
+      line)
   }
 
   @inlinable

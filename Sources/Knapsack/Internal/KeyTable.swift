@@ -174,7 +174,7 @@ final class KeyTable: Sendable {
   }
 
   @usableFromInline
-  func slowIndex<T>(of type: T.Type, name: String?) -> Int {
+  func slowIndex(of type: Any.Type, name: String?) -> Int {
     let metatype = ObjectIdentifier(type)
     let key = TypeKey(type: metatype, name: name)
     let index: Int = state.withLock { state in
