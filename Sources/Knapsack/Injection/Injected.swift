@@ -108,6 +108,17 @@ public struct Injected<Value: Sendable>: Sendable {
     line: UInt = #line
   ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
 
+  /// Not available: a main-actor key that takes an argument gets it when the property is
+  /// declared. (Without it, the compiler says the key path is not one of a `MainActorKey`.)
+  @available(
+    *, unavailable,
+    message: "this key takes an argument: pass it, `@Injected(\\.key, argument: value)`"
+  )
+  public init<A>(
+    _ key: KeyPath<Dependencies, DependencyKey<MainActorKind, A, Value>>, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
+
   /// Resolves a registered type now.
   public init(
     type: Value.Type = Value.self, name: String? = nil, container: Container? = nil,
@@ -221,6 +232,17 @@ public struct LazyInjected<Value: Sendable>: Sendable {
   public init<A>(
     _ key: KeyPath<Dependencies, ArgumentKey<A, Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
+
+  /// Not available: a main-actor key that takes an argument gets it when the property is
+  /// declared. (Without it, the compiler says the key path is not one of a `MainActorKey`.)
+  @available(
+    *, unavailable,
+    message: "this key takes an argument: pass it, `@LazyInjected(\\.key, argument: value)`"
+  )
+  public init<A>(
+    _ key: KeyPath<Dependencies, DependencyKey<MainActorKind, A, Value>>, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
   ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
 
   /// Remembers a registered type; resolves it on first access.
