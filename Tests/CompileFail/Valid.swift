@@ -38,6 +38,21 @@ func correctUses(_ container: Container) async throws {
   let _: Store = try await container.provider(\.remoteProfile).get(4)
   let _: Store = try container.lazy(\.profile, argument: 4).value
   let _: Store = try await container.lazy(\.remoteProfile, argument: 4).value
+  // Overrides with the operation that sees them, asynchronous and synchronous.
+  try await withOverrides {
+    $0.register(\.store) { Store() }
+  } operation: {
+    let _: Store = try container[\.store]
+  }
+  let _: Store = try await withOverrides({ $0.register(\.store) { Store() } }, operation: { try container[\.store] })
+}
+
+func correctSynchronousOverrides(_ container: Container) throws {
+  try withOverrides {
+    $0.register(\.store) { Store() }
+  } operation: {
+    let _: Store = try container[\.store]
+  }
 }
 
 final class ArgumentHolder {

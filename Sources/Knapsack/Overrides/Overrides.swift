@@ -61,6 +61,15 @@ public func withOverrides<R>(
   return try OverrideScope.bind(scope, operation: operation)
 }
 
+/// Not available: overrides apply only while an operation runs, so the operation must be
+/// passed. (Without it, the compiler fails to produce a diagnostic for the call.)
+@available(
+  *, unavailable,
+  message:
+    "overrides apply only to the operation that runs with them: pass it, `withOverrides { $0.register(\\.key) { ... } } operation: { ... }`"
+)
+public func withOverrides(_ configure: (Container) throws -> Void) {}
+
 /// An open override scope: its override registrations and the overlay it made of each
 /// container resolved from within it.
 @usableFromInline
