@@ -23,6 +23,7 @@ func correctUses(_ container: Container) async throws {
   let _: Store = try container.provider(\.profile).get(1)
   let _: [Store] = try container.provider(\.plugins).get()
   let _: [Store] = try container[\.plugins]
+  let _: [Store] = try container.lazy(\.plugins).value
   container.decorate(\.store) { _, store in store }
   container.decorate(\.database) { r, store in
     _ = try await r.resolve(\.database)
@@ -58,6 +59,8 @@ func correctSynchronousOverrides(_ container: Container) throws {
 final class ArgumentHolder {
   @Injected(\.profile, argument: 6) var profile: Store
   @LazyInjected(\.profile, argument: 7) var laterProfile: Store
+  @Injected(\.plugins) var plugins: [Store]
+  @LazyInjected(\.plugins) var laterPlugins: [Store]
 }
 
 extension Dependencies {

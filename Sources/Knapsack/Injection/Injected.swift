@@ -65,6 +65,50 @@ public struct Injected<Value: Sendable>: Sendable {
     }
   }
 
+  /// Not available: a multibinding resolves to the array of its elements, so the property is
+  /// declared as one. (Without it, the compiler finds no initializer that matches.)
+  @available(
+    *, unavailable,
+    message: "a multibinding resolves to the array of its elements: declare the property as `[Element]`"
+  )
+  public init<E>(
+    _ key: KeyPath<Dependencies, Multibinding<E>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
+
+  /// Not available: a main-actor multibinding resolves to the array of its elements, so the
+  /// property is declared as one. (Without it, the compiler finds no initializer that matches.)
+  @available(
+    *, unavailable,
+    message: "a multibinding resolves to the array of its elements: declare the property as `[Element]`"
+  )
+  public init<E>(
+    _ key: KeyPath<Dependencies, MainActorMultibinding<E>>, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
+
+  /// Not available: a multibinding takes no argument. (Without it, the compiler finds no
+  /// initializer that matches.)
+  @available(
+    *, unavailable,
+    message: "a multibinding takes no argument: write `@Injected(\\.key)`, and pass what an element needs to its key"
+  )
+  public init<K, E, A>(
+    _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, argument: A, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
+
+  /// Not available: a property wrapper cannot await the contributions of an asynchronous
+  /// multibinding. (Without it, the compiler finds no initializer that matches.)
+  @available(
+    *, unavailable,
+    message: "a property wrapper cannot await: resolve an AsyncMultibinding with `try await container.resolve(\\.key)`"
+  )
+  public init<E>(
+    _ key: KeyPath<Dependencies, AsyncMultibinding<E>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
+
   /// Not available: a property wrapper cannot await an asynchronous key, with an argument or
   /// without one.
   @available(
@@ -187,6 +231,51 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     self.init(
       (container ?? .current).lazy(key, fileID: fileID, line: line), fileID, line, from: InjectionSource(container))
   }
+
+  /// Not available: a multibinding resolves to the array of its elements, so the property is
+  /// declared as one. (Without it, the compiler finds no initializer that matches.)
+  @available(
+    *, unavailable,
+    message: "a multibinding resolves to the array of its elements: declare the property as `[Element]`"
+  )
+  public init<E>(
+    _ key: KeyPath<Dependencies, Multibinding<E>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
+
+  /// Not available: a main-actor multibinding resolves to the array of its elements, so the
+  /// property is declared as one. (Without it, the compiler finds no initializer that matches.)
+  @available(
+    *, unavailable,
+    message: "a multibinding resolves to the array of its elements: declare the property as `[Element]`"
+  )
+  public init<E>(
+    _ key: KeyPath<Dependencies, MainActorMultibinding<E>>, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
+
+  /// Not available: a multibinding takes no argument. (Without it, the compiler finds no
+  /// initializer that matches.)
+  @available(
+    *, unavailable,
+    message:
+      "a multibinding takes no argument: write `@LazyInjected(\\.key)`, and pass what an element needs to its key"
+  )
+  public init<K, E, A>(
+    _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, argument: A, container: Container? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
+
+  /// Not available: a property wrapper cannot await the contributions of an asynchronous
+  /// multibinding. (Without it, the compiler finds no initializer that matches.)
+  @available(
+    *, unavailable,
+    message: "a property wrapper cannot await: resolve an AsyncMultibinding with `try await container.resolve(\\.key)`"
+  )
+  public init<E>(
+    _ key: KeyPath<Dependencies, AsyncMultibinding<E>>, container: Container? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
 
   /// Not available: a property wrapper cannot await an asynchronous key, with an argument or
   /// without one.

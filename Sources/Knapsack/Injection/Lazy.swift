@@ -528,6 +528,22 @@ extension Resolving {
       site: CallSite(fileID, line))
   }
 
+  /// Not available: a multibinding takes no argument. (Without it, the compiler fails to
+  /// produce a diagnostic for the call.)
+  @available(
+    *, unavailable,
+    message:
+      "a multibinding takes no argument: make its handle with `lazy(\\.key)`, and pass what an element needs to its key"
+  )
+  public func lazy<K, E, A>(
+    _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, argument: A, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) -> Lazy<MultibindingKey<K, E>> {
+    // Never called (it is unavailable); the type lets the call site's `.value` type-check, so
+    // that the compiler reports this declaration's message.
+    lazy(key, fileID: fileID, line: line)
+  }
+
   /// A ``Provider`` for a registered type.
   ///
   /// - Parameters:
