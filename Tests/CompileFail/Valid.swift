@@ -19,6 +19,8 @@ func correctUses(_ container: Container) async throws {
   container.register(\.database) { Store() }
   container.register(\.screenModel) { ScreenModel() }
   container.register(\.profile) { _, _ in Store() }
+  container.register(\.remoteProfile) { _, _ in Store() }
+  container.register(\.profileScreen) { _, _ in ScreenModel() }
   let _: Store = try container.provider(\.store).get()
   let _: Store = try container.provider(\.profile).get(1)
   let _: [Store] = try container.provider(\.plugins).get()

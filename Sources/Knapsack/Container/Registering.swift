@@ -110,6 +110,30 @@ extension Container {
     add(key, Factory(.async(factory)), scope, hasSideEffects, dispose, fileID, line)
   }
 
+  /// Not available: the factory of a key that takes an argument receives it. (Without it, the
+  /// compiler finds no `register` that matches.)
+  @available(
+    *, unavailable,
+    message: "this key takes an argument: its factory receives it too, `{ r, argument in ... }`"
+  )
+  public func register<A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<AsyncKind, A, V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable (Resolver) async throws -> V
+  ) {}
+
+  /// Not available: the factory of a key that takes an argument receives it. (Without it, the
+  /// compiler finds no `register` that matches.)
+  @available(
+    *, unavailable,
+    message: "this key takes an argument: its factory receives it too, `{ r, argument in ... }`"
+  )
+  public func register<A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<AsyncKind, A, V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @Sendable () async throws -> V
+  ) {}
+
   /// Registers the factory of a ``MainActorKey``; it runs on the main actor.
   @inlinable
   public func register<V>(
@@ -179,6 +203,30 @@ extension Container {
   ) {
     add(key, Factory(.mainActor(factory)), scope, hasSideEffects, dispose, fileID, line)
   }
+
+  /// Not available: the factory of a key that takes an argument receives it. (Without it, the
+  /// compiler finds no `register` that matches.)
+  @available(
+    *, unavailable,
+    message: "this key takes an argument: its factory receives it too, `{ r, argument in ... }`"
+  )
+  public func register<A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<MainActorKind, A, V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @MainActor @Sendable (Resolver) throws -> V
+  ) {}
+
+  /// Not available: the factory of a key that takes an argument receives it. (Without it, the
+  /// compiler finds no `register` that matches.)
+  @available(
+    *, unavailable,
+    message: "this key takes an argument: its factory receives it too, `{ r, argument in ... }`"
+  )
+  public func register<A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<MainActorKind, A, V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line, _ factory: @escaping @MainActor @Sendable () throws -> V
+  ) {}
 
   /// Registers a factory for a type, with an optional name, for dynamic and plugin cases and the
   /// `DependencyProvider` style. Prefer keys where you can: they are checked by the compiler.

@@ -258,6 +258,34 @@ extension DependencyKey where Kind == AsyncKind {
   ) {
     self.init(factory: Factory(.async(factory)), scope: .unique, declaration: Declaration(name, fileID, line))
   }
+
+  /// Not available: the factory of a key that takes an argument receives it. (Without it, the
+  /// compiler finds no initializer that matches.)
+  @available(
+    *, unavailable, message: "this key takes an argument: its factory receives it too, `{ r, argument in ... }`"
+  )
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable (Resolver) async throws -> Value
+  ) {
+    self.init(name, fileID: fileID, line: line) { (_: Resolver, _: Argument) async throws -> Value in
+      throw UnavailableCall()
+    }
+  }
+
+  /// Not available: the factory of a key that takes an argument receives it. (Without it, the
+  /// compiler finds no initializer that matches.)
+  @available(
+    *, unavailable, message: "this key takes an argument: its factory receives it too, `{ r, argument in ... }`"
+  )
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable () async throws -> Value
+  ) {
+    self.init(name, fileID: fileID, line: line) { (_: Resolver, _: Argument) async throws -> Value in
+      throw UnavailableCall()
+    }
+  }
 }
 
 extension DependencyKey where Kind == MainActorKind, Argument == Void {
@@ -301,6 +329,32 @@ extension DependencyKey where Kind == MainActorKind {
     _ factory: @escaping @MainActor @Sendable (Resolver, Argument) throws -> Value
   ) {
     self.init(factory: Factory(.mainActor(factory)), scope: .unique, declaration: Declaration(name, fileID, line))
+  }
+
+  /// Not available: the factory of a key that takes an argument receives it. (Without it, the
+  /// compiler finds no initializer that matches.)
+  @available(
+    *, unavailable, message: "this key takes an argument: its factory receives it too, `{ r, argument in ... }`"
+  )
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @MainActor @Sendable (Resolver) throws -> Value
+  ) {
+    self.init(name, fileID: fileID, line: line) { (_: Resolver, _: Argument) throws -> Value in throw UnavailableCall()
+    }
+  }
+
+  /// Not available: the factory of a key that takes an argument receives it. (Without it, the
+  /// compiler finds no initializer that matches.)
+  @available(
+    *, unavailable, message: "this key takes an argument: its factory receives it too, `{ r, argument in ... }`"
+  )
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @MainActor @Sendable () throws -> Value
+  ) {
+    self.init(name, fileID: fileID, line: line) { (_: Resolver, _: Argument) throws -> Value in throw UnavailableCall()
+    }
   }
 }
 
