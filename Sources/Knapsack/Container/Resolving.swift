@@ -183,6 +183,25 @@ extension Resolving {
     get throws { throw UnavailableCall() }
   }
 
+  /// Not available: an asynchronous key that takes an argument is resolved with one. (Without
+  /// it, the compiler says the key path is not an `AsyncKey`'s.)
+  @available(
+    *, unavailable,
+    message: "this key takes an argument: resolve it with `try await resolve(\\.key, argument: value)`"
+  )
+  public subscript<A, V>(_ key: KeyPath<Dependencies, DependencyKey<AsyncKind, A, V>>) -> V {
+    get async throws { throw UnavailableCall() }
+  }
+
+  /// Not available: a main-actor key that takes an argument is resolved with one. (Without it,
+  /// the compiler says the key path is not a `MainActorKey`'s.)
+  @available(
+    *, unavailable, message: "this key takes an argument: resolve it with `resolve(\\.key, argument: value)`"
+  )
+  public subscript<A, V>(_ key: KeyPath<Dependencies, DependencyKey<MainActorKind, A, V>>) -> V {
+    get throws { throw UnavailableCall() }
+  }
+
   /// Resolves a key whose factory is asynchronous.
   ///
   /// ```swift
