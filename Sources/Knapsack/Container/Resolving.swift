@@ -202,6 +202,17 @@ extension Resolving {
     get throws { throw UnavailableCall() }
   }
 
+  /// Not available: a key is told apart by its key path, not by a name. (Without it, the
+  /// compiler asks for the `type:` label of a type resolution.)
+  @available(
+    *, unavailable,
+    message:
+      "a key needs no name: its key path tells it apart; resolve it with `resolve(\\.key)`, or resolve a type registered with a name, `resolve(type: T.self, name: name)`"
+  )
+  public func resolve<Key: DependencyKeyType>(_ key: KeyPath<Dependencies, Key>, name: String?) throws -> Key.Value {
+    throw UnavailableCall()
+  }
+
   /// Resolves a key whose factory is asynchronous.
   ///
   /// ```swift
