@@ -12,6 +12,8 @@ func correctUses(_ container: Container) async throws {
   let _: Store = try container.resolve(\.profile, argument: 7)
   let _: ScreenModel = try await container.resolve(\.screenModel)
   container.register(type: Store.self, name: "main") { Store() }
+  container.register(\.store, scope: .singleton) { Store() }
+  container.register(type: Store.self, name: "backup", scope: .singleton) { _ in Store() }
   let _: Store = try container.resolve(type: Store.self, name: "main")
   let _: Store = try container.resolve()
   // Factories that need no other dependency, for every kind without an argument.

@@ -309,7 +309,23 @@ extension Container {
     message:
       "pass a factory that makes the value, `container.register(\\.key) { value }`: it runs each time the key's scope needs an instance"
   )
-  public func register<K, A, V>(_ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, _ value: V) {}
+  public func register<K, A, V>(
+    _ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil, _ value: V
+  ) {}
+
+  /// Not available: a type is registered with a factory that makes its value, not with a value.
+  /// (Without it, the compiler finds no `register` that matches.)
+  @_disfavoredOverload
+  @available(
+    *, unavailable,
+    message:
+      "pass a factory that makes the value, `container.register(type: T.self) { value }`: it runs each time the registration's scope needs an instance"
+  )
+  public func register<T>(
+    type: T.Type, name: String? = nil, scope: Scope = .unique, hasSideEffects: Bool = false,
+    dispose: (@Sendable (T) async throws -> Void)? = nil, _ value: T
+  ) {}
 
   // The routines below are inlined into each `register` call, so that the factory is wrapped in
   // its existential by the caller's specialized code (`Factory`'s metadata cached per call site)
