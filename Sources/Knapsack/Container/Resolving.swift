@@ -311,6 +311,15 @@ extension Resolving {
   )
   public func resolve() throws -> Never { throw UnavailableCall() }
 
+  /// Not available: a registered type takes no argument; a key does. (Without it, the compiler
+  /// finds no `resolve` that matches.)
+  @available(
+    *, unavailable,
+    message:
+      "a registered type takes no argument: declare a key that takes one, `ArgumentKey<Argument, Value>`, and resolve it with `resolve(\\.key, argument: value)`"
+  )
+  public func resolve<T, A>(type: T.Type, name: String? = nil, argument: A) throws -> T { throw UnavailableCall() }
+
   /// Resolves the type the caller expects, registered without a name: the shape of a
   /// hand-written `DependencyProvider`.
   ///
