@@ -18,7 +18,13 @@ extension Dependencies {
   /// Asks for `siteSync` in its factory.
   var siteHolder: Key<SiteToken> { Key { r in try r.resolve(\.siteSync) } }
   var sitePlugins: Multibinding<SiteToken> { Multibinding() }
+  var siteAsyncPlugins: AsyncMultibinding<SiteToken> { AsyncMultibinding() }
+  /// Asks for `sitePlugins` in its factory.
+  var sitePluginHost: Key<[SiteToken]> { Key { r in try r[\.sitePlugins] } }
 }
+
+/// What a failing contribution throws.
+private struct SiteFailure: Error {}
 
 @Suite struct RequestSiteTests {
   /// The site `line` of this file.
@@ -131,5 +137,62 @@ extension Dependencies {
     let provider = container.provider(\.sitePlugins)
     error = try #require(throws: ResolutionError.self) { try provider.get() }
     #expect(error.requestedAt == here(line))
+  }
+
+  @Test func aContributionThatThrowsNamesTheLineThatAskedForItsMultibinding() async throws {
+    // No line of the user's asks for a contribution: its multibinding's resolution does, so the
+    // error names the call that asked for the multibinding, as it names a key's when its
+    // factory throws.
+    let container = Container()
+    container.contribute(to: \.sitePlugins) { _ in throw SiteFailure() }
+    var line = #line + 1
+    var error = try #require(throws: ResolutionError.self) { try container.resolve(\.sitePlugins) }
+    #expect(error.kind == .factoryFailed)
+    #expect(error.requestedAt == here(line))
+    #expect(error.description.contains("asked for at \(here(line))"), "\(error)")
+
+    line = #line + 1
+    error = try #require(throws: ResolutionError.self) { try container[\.sitePlugins] }
+    #expect(error.requestedAt == here(line))
+
+    line = #line + 1
+    let lazy = container.lazy(\.sitePlugins)
+    error = try #require(throws: ResolutionError.self) { try lazy.value }
+    #expect(error.requestedAt == here(line))
+
+    line = #line + 1
+    let provider = container.provider(\.sitePlugins)
+    error = try #require(throws: ResolutionError.self) { try provider.get() }
+    #expect(error.requestedAt == here(line))
+
+    // In a factory, the factory's own line.
+    line = #line + 1
+    container.register(\.sitePluginHost) { r in try r[\.sitePlugins] }
+    error = try #require(throws: ResolutionError.self) { try container[\.sitePluginHost] }
+    #expect(error.requestedAt == here(line))
+
+    container.contribute(to: \.siteAsyncPlugins) { _ in throw SiteFailure() }
+    line = #line + 1
+    error = try await #require(throws: ResolutionError.self) { try await container.resolve(\.siteAsyncPlugins) }
+    #expect(error.requestedAt == here(line))
+  }
+
+  @Test func aContributionOfADisposedContainerNamesTheLineThatAskedForItsMultibinding() async throws {
+    let container = Container()
+    container.contribute(to: \.sitePlugins) { _ in SiteToken() }
+    try await container.dispose()
+    let line = #line + 1
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(\.sitePlugins) }
+    #expect(error.kind == .containerDisposed)
+    #expect(error.requestedAt == here(line))
+  }
+
+  @Test func aContributionThatAsksNamesItsOwnLine() throws {
+    let container = Container()
+    let contributionLine = #line + 1
+    container.contribute(to: \.sitePlugins) { r in try r[\.siteSync] }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(\.sitePlugins) }
+    #expect(error.dependency.name == "\\.siteSync")
+    #expect(error.requestedAt == here(contributionLine))
   }
 }

@@ -83,9 +83,11 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// key, a multibinding or a type, at the top level, in a factory or in a decorator; the line
   /// that made the `Lazy` or `Provider` that asked; or the `@Injected` property. Where the call
   /// names no line (a protocol of your own, which passes none, ``Resolving/resolve()``), a
-  /// decorator's request falls back to where the decorator was added. `nil` for a request with
-  /// no line and for an error about a dependency further down the path, which its own request
-  /// names. A cycle's ``description`` lists the sites of each member instead of this line.
+  /// decorator's request falls back to where the decorator was added. A multibinding's
+  /// contribution, which no line asks for by itself, takes the line that asked for the
+  /// multibinding. `nil` for a request with no line and for an error about a dependency further
+  /// down the path, which its own request names. A cycle's ``description`` lists the sites of each
+  /// member instead of this line.
   public var requestedAt: CodeLocation? {
     switch request {
     case .call(let site): site.location
@@ -246,11 +248,20 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   }
 
   private static func requested(_ error: any Error, _ index: Int, _ request: Request) -> any Error {
-    guard var error = error as? ResolutionError, error.request == nil, error.origin?.index == index else {
-      return error
-    }
+    guard var error = error as? ResolutionError, error.request == nil, let origin = error.origin,
+      origin.index == index || isContribution(origin, of: index)
+    else { return error }
     error.request = request
     return error
+  }
+
+  /// Whether `origin` is one of the contributions of the multibinding at `index`: no line of the
+  /// user's asks for a contribution, the resolution of its multibinding does, so an error about
+  /// the contribution itself (its factory threw) names the call that asked for the multibinding.
+  private static func isContribution(_ origin: Origin, of index: Int) -> Bool {
+    let path = origin.path
+    return path.count >= 2 && path[path.count - 2] == index
+      && KeyTable.shared.descriptor(origin.index).kind == .contribution
   }
 
   /// This error, with `reason` as why what it misses is not provided (see ``underlying``).
