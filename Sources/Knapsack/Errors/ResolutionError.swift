@@ -248,8 +248,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   }
 
   private static func requested(_ error: any Error, _ index: Int, _ request: Request) -> any Error {
-    guard var error = error as? ResolutionError, error.request == nil, let origin = error.origin,
-      origin.index == index || isContribution(origin, of: index)
+    // The origin's index alone first: copying the whole origin costs the failure path (S7).
+    guard var error = error as? ResolutionError, error.request == nil,
+      error.origin?.index == index || error.origin.map({ isContribution($0, of: index) }) == true
     else { return error }
     error.request = request
     return error
