@@ -202,7 +202,11 @@ func onThreadOutsideAnyTask<T: Sendable>(
   timeout: Duration = hangBound, _ body: @escaping @Sendable () -> T
 ) async -> T? {
   let result = Mutex<T?>(nil)
-  Thread { result.withLock { $0 = body() } }.start()
+  // `body` runs outside the lock: one that hangs must not keep the wait below from reading it.
+  Thread {
+    let value = body()
+    result.withLock { $0 = value }
+  }.start()
   _ = await waitUntil(timeout: timeout) { result.withLock { $0 != nil } }
   return result.withLock { $0 }
 }
