@@ -274,12 +274,13 @@ public final class Container: Sendable {
     let fields = RegistrationFields(
       scope: scope, kind: factory.kind, site: .source(fileID, line), isDefault: false, hasSideEffects: hasSideEffects,
       dispose: dispose)
+    // The replaced registration is let go here, after the lock: see `RegistrationMap.Replaced`.
     let replaced = state.withLock { $0.registrations.store(factory, fields, at: index) }
     // The bindings of the replaced registration, here and in every container that bound it
     // through this one (a child, an override scope's copy), would keep it, its factory's captures
     // and its shared instances alive until the key is planned again: let them go now. One that
     // was never planned has no binding to let go.
-    plans.invalidate(forgetting: replaced)
+    plans.invalidate(forgetting: replaced.made)
   }
 
   func addContribution(_ registration: Registration, to index: Int) {

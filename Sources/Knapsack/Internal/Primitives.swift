@@ -350,7 +350,7 @@ struct RegistrationMap {
   private static var pageSize: Int { 256 }
 
   /// A registration as the container keeps it.
-  private struct Record {
+  fileprivate struct Record {
     var fields: RegistrationFields
     /// The typed factory, for a registration whose object is not made yet; nil once it is (or
     /// for one stored as an object).
@@ -417,11 +417,12 @@ struct RegistrationMap {
       return chunks[(stored - 1) / RegistrationMap.pageSize] + (stored - 1) % RegistrationMap.pageSize
     }
 
-    /// Stores `record` at `index` and returns the object of the one it replaces, if that was made.
-    func store(_ record: consuming Record, at index: Int) -> Registration? {
+    /// Stores `record` at `index` and returns the one it replaces, moved out whole: freeing it
+    /// here would free its factory's captures under the container's lock.
+    func store(_ record: consuming Record, at index: Int) -> Record? {
       if let existing = self.record(index) {
-        let replaced = existing.pointee.made
-        existing.pointee = record
+        let replaced = existing.move()
+        existing.initialize(to: record)
         return replaced
       }
       let page = index / RegistrationMap.pageSize
@@ -443,20 +444,35 @@ struct RegistrationMap {
     }
   }
 
-  /// Stores the registration of `index`, made by `factory` with `fields`, and returns the object
-  /// of the one it replaces, if that was made (bindings may hold it).
-  mutating func store(_ factory: any RegistrationFactory, _ fields: RegistrationFields, at index: Int) -> Registration?
-  {
+  /// A registration that a `store` replaced. Let it go only once the container's lock is
+  /// released: it may hold the last reference to its factory and `dispose:` closure, and freeing
+  /// what they captured runs deinits, which may call the container (and would wait for ever for
+  /// its lock).
+  struct Replaced {
+    private let record: Record?
+    fileprivate init(_ record: Record?) { self.record = record }
+
+    /// The replaced registration's object, if something made it (bindings may hold it).
+    var made: Registration? { record?.made }
+  }
+
+  /// Stores the registration of `index`, made by `factory` with `fields`, and returns the one it
+  /// replaces (see ``Replaced``).
+  mutating func store(_ factory: any RegistrationFactory, _ fields: RegistrationFields, at index: Int) -> Replaced {
     // `Factory` is a closure and a tag: it fits in the existential's inline buffer, so keeping it
     // allocates nothing.
-    madeStorage()._withUnsafeGuaranteedRef { $0.store(Record(fields: fields, factory: factory, made: nil), at: index) }
+    Replaced(
+      madeStorage()._withUnsafeGuaranteedRef {
+        $0.store(Record(fields: fields, factory: factory, made: nil), at: index)
+      })
   }
 
   /// Stores an already made registration of its index; returns the one it replaces, as above.
-  mutating func store(_ registration: Registration, at index: Int) -> Registration? {
-    madeStorage()._withUnsafeGuaranteedRef {
-      $0.store(Record(fields: registration.fields, factory: nil, made: registration), at: index)
-    }
+  mutating func store(_ registration: Registration, at index: Int) -> Replaced {
+    Replaced(
+      madeStorage()._withUnsafeGuaranteedRef {
+        $0.store(Record(fields: registration.fields, factory: nil, made: registration), at: index)
+      })
   }
 
   private mutating func madeStorage() -> Unmanaged<Storage> {

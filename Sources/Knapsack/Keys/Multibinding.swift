@@ -124,11 +124,14 @@ extension Container {
     let registration = TypedRegistration(
       index: index, scope: scope, factory: factory, location: location, isDefault: false,
       hasSideEffects: hasSideEffects, dispose: Self.eraseDispose(dispose))
-    state.withLock {
-      _ = $0.registrations.store(registration, at: index)
+    // A contribution's index is its own in this container, so it replaces nothing; were it to,
+    // the replaced registration would be let go after the lock (see `RegistrationMap.Replaced`).
+    let replaced = state.withLock {
       $0.contributions[keyIndex, default: []].append(registration)
+      return $0.registrations.store(registration, at: index)
     }
     invalidatePlans()
+    _ = consume replaced
   }
 
   /// The contributions to `keyIndex` visible here, in their documented order.
