@@ -265,8 +265,10 @@ public final class Container: Sendable {
   }
 
   /// Stores the registration of `index`, replacing any earlier one here. The container keeps its
-  /// fields and factory unboxed until something plans the key (see ``RegistrationMap``), so that
-  /// registering allocates nothing of its own but for a `dispose:` closure.
+  /// fields and factory unboxed until something asks for its registration object (a plan of the
+  /// key, `isRegistered`, a validation run or an error's report; see ``RegistrationMap``), so
+  /// that registering allocates nothing of its own but for a `dispose:` closure or a location
+  /// that is not a static string (and a chunk of records per 256 keys).
   func add(
     _ index: Int, _ factory: any RegistrationFactory, _ scope: Scope, _ hasSideEffects: Bool,
     _ dispose: (@Sendable (any Sendable) async throws -> Void)?, _ fileID: StaticString, _ line: UInt

@@ -339,13 +339,18 @@ final class Box<Value: Sendable>: Sendable {
 ///
 /// A registration is kept as it was made (its ``RegistrationFields`` and its typed factory,
 /// unboxed) in chunks of records in the order keys were first registered, and its
-/// ``Registration`` object is made only when something asks for it (a plan of its key, a report),
-/// then kept. Registering thousands of keys at start-up then allocates a chunk per 256 of them
-/// instead of an object each, and letting the container go frees the chunks instead of thousands
-/// of objects spread over the heap (the benchmark's S4: about 130 allocations for 10,000
-/// registrations, not 10,000). Indices map to records through pages of 256 positions, so that
-/// finding one hashes nothing, and a container that holds a few high indices pays for their
-/// pages, not for the whole range below them.
+/// ``Registration`` object is made only when something asks for it (a plan of its key,
+/// `isRegistered`, a validation run, a report), then kept: from then on its identity is what
+/// bindings, override scopes and plan invalidation compare. Registering thousands of keys at
+/// start-up then allocates a chunk per 256 of them instead of an object each, and letting the
+/// container go frees the chunks instead of thousands of objects spread over the heap (the
+/// benchmark's S4: about 130 allocations for 10,000 registrations, not 10,000). Indices map to
+/// records through pages of 256 positions, so that finding one hashes nothing, and a container
+/// that holds a few high indices pays for their pages, not for the whole range below them.
+///
+/// The map is a value that refers to its storage: a copy would share (and mutate) the same
+/// records. A container never copies it (it lives in the container's locked state, reached in
+/// place), and nothing else must.
 struct RegistrationMap {
   private static var pageSize: Int { 256 }
 
