@@ -282,7 +282,7 @@ public final class Container: Sendable {
     // through this one (a child, an override scope's copy), would keep it, its factory's captures
     // and its shared instances alive until the key is planned again: let them go now. One that
     // was never planned has no binding to let go.
-    plans.invalidate(forgetting: replaced.made)
+    plans.invalidate(forgetting: replaced?.made)
   }
 
   func addContribution(_ registration: Registration, to index: Int) {
