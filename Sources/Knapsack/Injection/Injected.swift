@@ -65,26 +65,16 @@ public struct Injected<Value: Sendable>: Sendable {
     }
   }
 
-  /// Not available: a multibinding resolves to the array of its elements, so the property is
-  /// declared as one. (Without it, the compiler finds no initializer that matches.)
+  /// Not available: a multibinding, synchronous or main-actor, resolves to the array of its
+  /// elements, so the property is declared as one. (Without it, the compiler finds no
+  /// initializer that matches.)
   @available(
     *, unavailable,
     message: "a multibinding resolves to the array of its elements: declare the property as `[Element]`"
   )
-  public init<E>(
-    _ key: KeyPath<Dependencies, Multibinding<E>>, container: Container? = nil, fileID: StaticString = #fileID,
+  public init<K, E>(
+    _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
-  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
-
-  /// Not available: a main-actor multibinding resolves to the array of its elements, so the
-  /// property is declared as one. (Without it, the compiler finds no initializer that matches.)
-  @available(
-    *, unavailable,
-    message: "a multibinding resolves to the array of its elements: declare the property as `[Element]`"
-  )
-  public init<E>(
-    _ key: KeyPath<Dependencies, MainActorMultibinding<E>>, container: Container? = nil,
-    fileID: StaticString = #fileID, line: UInt = #line
   ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
 
   /// Not available: a multibinding takes no argument. (Without it, the compiler finds no
@@ -232,26 +222,16 @@ public struct LazyInjected<Value: Sendable>: Sendable {
       (container ?? .current).lazy(key, fileID: fileID, line: line), fileID, line, from: InjectionSource(container))
   }
 
-  /// Not available: a multibinding resolves to the array of its elements, so the property is
-  /// declared as one. (Without it, the compiler finds no initializer that matches.)
+  /// Not available: a multibinding, synchronous or main-actor, resolves to the array of its
+  /// elements, so the property is declared as one. (Without it, the compiler finds no
+  /// initializer that matches.)
   @available(
     *, unavailable,
     message: "a multibinding resolves to the array of its elements: declare the property as `[Element]`"
   )
-  public init<E>(
-    _ key: KeyPath<Dependencies, Multibinding<E>>, container: Container? = nil, fileID: StaticString = #fileID,
+  public init<K, E>(
+    _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
-  ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
-
-  /// Not available: a main-actor multibinding resolves to the array of its elements, so the
-  /// property is declared as one. (Without it, the compiler finds no initializer that matches.)
-  @available(
-    *, unavailable,
-    message: "a multibinding resolves to the array of its elements: declare the property as `[Element]`"
-  )
-  public init<E>(
-    _ key: KeyPath<Dependencies, MainActorMultibinding<E>>, container: Container? = nil,
-    fileID: StaticString = #fileID, line: UInt = #line
   ) { self.init(type: Value.self, container: container, fileID: fileID, line: line) }
 
   /// Not available: a multibinding takes no argument. (Without it, the compiler finds no
