@@ -103,17 +103,15 @@ final class Decoration: Sendable {
   }
 }
 
-/// What a registration records besides its index and factory, packed into 32 bytes: where it was
+/// What a registration records besides its index and factory, packed into 24 bytes: where it was
 /// made, its scope, its factory's kind and its flags. A container keeps these unboxed for every
 /// key it registers (see ``RegistrationMap``); the ``Registration`` object a plan needs holds
 /// them too.
 @usableFromInline
-struct RegistrationFields: @unchecked Sendable {
-  // Safe: `file` points to a static string of the program, which is immutable and never freed;
-  // every other property is immutable and `Sendable`.
-  /// The UTF-8 text of the `#fileID` of the `register` call, a static string of the program;
-  /// nil when ``extras`` holds the location.
-  let file: UnsafeRawPointer?
+struct RegistrationFields: Sendable {
+  /// The address of the UTF-8 text of the `#fileID` of the `register` call, a static string of
+  /// the program (immutable, never freed); 0 when ``extras`` holds the location.
+  let file: UInt
   let extras: Registration.Extras?
   let line: UInt32
   let fileLength: UInt16
@@ -132,15 +130,15 @@ struct RegistrationFields: @unchecked Sendable {
     switch site {
     case .source(let fileID, let line)
     where fileID.hasPointerRepresentation && fileID.utf8CodeUnitCount <= UInt16.max && line <= UInt32.max:
-      file = UnsafeRawPointer(fileID.utf8Start)
+      file = UInt(bitPattern: fileID.utf8Start)
       fileLength = UInt16(fileID.utf8CodeUnitCount)
       self.line = UInt32(line)
     case .source(let fileID, let line):
       location = CodeLocation(fileID, line)
-      (file, fileLength, self.line) = (nil, 0, 0)
+      (file, fileLength, self.line) = (0, 0, 0)
     case .known(let known):
       location = known
-      (file, fileLength, self.line) = (nil, 0, 0)
+      (file, fileLength, self.line) = (0, 0, 0)
     }
     extras =
       location == nil && dispose == nil ? nil : Registration.Extras(location: location, dispose: dispose)
@@ -148,7 +146,7 @@ struct RegistrationFields: @unchecked Sendable {
 
   /// Where the registration (or, for a default, the key) was made.
   var location: CodeLocation {
-    if let file {
+    if let file = UnsafeRawPointer(bitPattern: file) {
       let text = String(decoding: UnsafeRawBufferPointer(start: file, count: Int(fileLength)), as: UTF8.self)
       return CodeLocation(fileID: text, line: Int(line))
     }
