@@ -500,9 +500,15 @@ let isThreadSanitized: Bool = {
     let probe = try registerAndResolveSingleton(container, name: "replaced beside a slow one")
     container.register(type: Token.self, name: "replaced beside a slow one", scope: .singleton) { Token("new") }
     // Another test's resolution of more containers than a section can name may hold it back
-    // for a moment; a later store into this container tries again.
-    for attempt in 0..<1_000 where probe.isAnyAlive {
-      container.register(type: Token.self, name: "other") { Token("other \(attempt)") }
+    // until that resolution ends (on a loaded machine, seconds); a later store into this
+    // container tries again meanwhile. This test's own blocked resolution runs until the test
+    // ends: were it what holds the release back, the wait would run out.
+    var attempt = 0
+    _ = waitUntilSync(timeout: hangBound) {
+      attempt += 1
+      let label = "other \(attempt)"
+      container.register(type: Token.self, name: "other") { Token(label) }
+      return !probe.isAnyAlive
     }
     #expect(probe.captured == nil, "the replaced factory is freed while the other container's factory runs")
     #expect(probe.singleton == nil, "the replaced singleton is freed while the other container's factory runs")
