@@ -242,6 +242,25 @@ final class ValidationRecorder: Sendable {
     )
   >(([:], [:], [], [:]))
 
+  /// The failures of `@Injected` properties in the root running now, first first: a property
+  /// wrapper cannot throw, so it tells the run here and goes on (see ``Injected``), and the run
+  /// reports the first as the root's failure.
+  private let injectionFailures = Locked<[ResolutionError]>([])
+
+  /// Notes that an `@Injected` property could not resolve its dependency (see
+  /// ``injectionFailures``).
+  func noteInjectionFailure(_ error: ResolutionError) {
+    injectionFailures.withLock { $0.append(error) }
+  }
+
+  /// The `@Injected` failures noted since the last call, which it forgets.
+  func takeInjectionFailures() -> [ResolutionError] {
+    injectionFailures.withLock { failures in
+      defer { failures = [] }
+      return failures
+    }
+  }
+
   /// The dependencies `name` hands out the instances of, if every instance its steps made was one
   /// of theirs (see ``forwarding``); nil if it made one of its own, or none.
   func forwardedSources(of name: String) -> Set<String>? {
@@ -849,6 +868,9 @@ extension Container {
       var rootError: ResolutionError?
       defer { tap?.recorder.endRoot(failedWith: rootError) }
       tap?.recorder.memo.beginRoot()
+      // Left by a root that failed another way first: it reported that failure, as a factory
+      // that throws reports its first.
+      _ = tap?.recorder.takeInjectionFailures()
       do {
         // The same resolution routine as the app's, with the registration's own types.
         switch try await registration.dryRun(self, argument: samples[index]) {
@@ -859,6 +881,9 @@ extension Container {
             tap.recorder.memo.keep(value, of: index, in: tap.copy)
           }
         }
+        // An `@Injected` property of something the root's resolution made could not resolve:
+        // its factory went on (a property wrapper cannot throw), but the root failed.
+        if let failure = tap?.recorder.takeInjectionFailures().first { throw failure }
       } catch let error as ResolutionError {
         rootError = error
         if let tap {

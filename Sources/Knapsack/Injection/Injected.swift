@@ -16,19 +16,53 @@
 /// full ``ResolutionError``; use ``Container/validate(including:arguments:)`` in a test to know
 /// beforehand, or resolve explicitly with `try`. In a validation run, an `@Injected` property of
 /// something a factory makes resolves from the container being validated, and its dependency
-/// shows in the graph; one that cannot be resolved there still stops the program, so prefer
-/// passing dependencies to the initializer from the factory's resolver.
+/// shows in the graph; one that cannot be resolved there is reported as the failure of the
+/// factory that made the instance, and the program goes on (reading the property in that run,
+/// in the factory or the instance's initializer, still stops it: there is no value to read).
 @propertyWrapper
 public struct Injected<Value: Sendable>: Sendable {
+  /// The value, or, in a validation run, why there is none (see ``resolve(_:_:from:_:)``).
+  private let resolved: Resolved
+
+  private enum Resolved: Sendable {
+    case value(Value)
+    case failed(InjectionFailure)
+  }
+
   /// The injected value.
-  public let wrappedValue: Value
+  public var wrappedValue: Value {
+    switch resolved {
+    case .value(let value): value
+    case .failed(let failure): failure.stop()
+    }
+  }
+
+  /// Resolves with `resolve`. A failure stops the program, but in a validation run, which it
+  /// tells instead (a property wrapper cannot throw): the run reports it as the failure of the
+  /// factory that made this instance, which goes on, so the run finds it without stopping.
+  private static func resolve(
+    _ fileID: StaticString, _ line: UInt, from source: @autoclosure () -> InjectionSource,
+    _ resolve: () throws -> Value
+  ) -> Resolved {
+    do {
+      return .value(try resolve())
+    } catch let error as ResolutionError {
+      guard let recorder = OverrideScope.current?.recorder else {
+        stopResolving("@Injected", fileID, line, from: source(), error)
+      }
+      recorder.noteInjectionFailure(error)
+      return .failed(InjectionFailure(fileID: fileID, line: line, error: error))
+    } catch {
+      stopResolving("@Injected", fileID, line, from: source(), error)
+    }
+  }
 
   /// Resolves `key` now.
   public init(
     _ key: KeyPath<Dependencies, Key<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
+    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
       try (container ?? .current).resolve(key, fileID: fileID, line: line)
     }
   }
@@ -39,7 +73,7 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
+    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
       try (container ?? .current).resolve(key, fileID: fileID, line: line)
     }
   }
@@ -49,7 +83,7 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Multibinding<Element>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) where Value == [Element] {
-    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
+    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
       try (container ?? .current).resolve(key, fileID: fileID, line: line)
     }
   }
@@ -60,7 +94,7 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorMultibinding<Element>>, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) where Value == [Element] {
-    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
+    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
       try (container ?? .current).resolve(key, fileID: fileID, line: line)
     }
   }
@@ -116,7 +150,7 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, ArgumentKey<Argument, Value>>, argument: Argument, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) {
-    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
+    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
       try (container ?? .current).resolve(key, argument: argument, fileID: fileID, line: line)
     }
   }
@@ -127,7 +161,7 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, DependencyKey<MainActorKind, Argument, Value>>, argument: Argument,
     container: Container? = nil, fileID: StaticString = #fileID, line: UInt = #line
   ) {
-    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
+    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
       try (container ?? .current).resolve(key, argument: argument, fileID: fileID, line: line)
     }
   }
@@ -158,7 +192,7 @@ public struct Injected<Value: Sendable>: Sendable {
     type: Value.Type = Value.self, name: String? = nil, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) {
-    wrappedValue = resolveOrStop("@Injected", fileID, line, from: InjectionSource(container)) {
+    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
       try (container ?? .current).resolve(type: type, name: name, fileID: fileID, line: line)
     }
   }
@@ -336,7 +370,11 @@ public struct LazyInjected<Value: Sendable>: Sendable {
 
   /// The injected value, resolved on first access.
   public var wrappedValue: Value {
-    resolveOrStop("@LazyInjected", fileID, line, from: source) { try read() }
+    do {
+      return try read()
+    } catch {
+      stopResolving("@LazyInjected", fileID, line, from: source, error)
+    }
   }
 }
 
@@ -369,21 +407,37 @@ enum InjectionSource: Sendable {
 
 /// The one place where Knapsack stops the program: a property wrapper that cannot resolve from
 /// `source`.
-private func resolveOrStop<Value>(
-  _ wrapper: String, _ fileID: StaticString, _ line: UInt, from source: @autoclosure () -> InjectionSource,
-  _ resolve: () throws -> Value
-) -> Value {
-  do {
-    return try resolve()
-  } catch {
-    // In a dry run, the problem is one `validate()` would report, but a property wrapper has no
-    // way to hand it over: say what to do instead.
-    let inValidation =
-      OverrideScope.current?.recorder != nil
-      ? "\n(during validate(): a property wrapper cannot throw, so validation cannot report this problem;"
-        + " pass the dependency to the initializer from the factory's resolver instead)" : ""
+private func stopResolving(
+  _ wrapper: String, _ fileID: StaticString, _ line: UInt, from source: InjectionSource, _ error: any Error
+) -> Never {
+  // In a dry run (a `@LazyInjected` read there), the problem is one `validate()` would report,
+  // but the property has no value to give: say what to do instead.
+  let inValidation =
+    OverrideScope.current?.recorder != nil
+    ? "\n(during validate(): a property wrapper cannot throw, so validation cannot report this problem;"
+      + " pass the dependency to the initializer from the factory's resolver instead)" : ""
+  fatalError(
+    "\(wrapper) at \(fileID):\(line) could not resolve its dependency from \(source.description).\n\(error)\(inValidation)",
+    file: fileID, line: line)
+}
+
+/// An `@Injected` property that a validation run could not resolve, and reported: reading it
+/// stops the program, since there is no value to read.
+private final class InjectionFailure: Sendable {
+  let fileID: StaticString
+  let line: UInt
+  let error: ResolutionError
+
+  init(fileID: StaticString, line: UInt, error: ResolutionError) {
+    self.fileID = fileID
+    self.line = line
+    self.error = error
+  }
+
+  func stop() -> Never {
     fatalError(
-      "\(wrapper) at \(fileID):\(line) could not resolve its dependency from \(source().description).\n\(error)\(inValidation)",
+      "@Injected at \(fileID):\(line) was read during validate(), which could not resolve it and reports this "
+        + "problem; the instance the run made has no value to read.\n\(error)",
       file: fileID, line: line)
   }
 }
