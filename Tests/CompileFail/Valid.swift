@@ -34,6 +34,7 @@ func correctUses(_ container: Container) async throws {
     return store
   }
   container.contribute(to: \.plugins) { _ in Store() }
+  container.contribute(to: \.plugins) { Store() }
   // Keys of every kind with their argument, and handles of keys with and without one.
   let _: Store = try await container.resolve(\.remoteProfile, argument: 3)
   let _: ScreenModel = try await container.resolve(\.profileScreen, argument: 3)

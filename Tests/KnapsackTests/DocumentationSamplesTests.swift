@@ -360,14 +360,14 @@ struct ServerSink: AnalyticsSink {
 
 struct CoreAnalyticsAssembly: Assembly {
   func assemble(into container: Container) {
-    container.contribute(to: \.analyticsSinks, scope: .singleton) { _ in ConsoleSink() }
+    container.contribute(to: \.analyticsSinks, scope: .singleton) { ConsoleSink() }
     container.contribute(to: \.analyticsSinks) { r in FileSink(path: try r[\.todoFilePath]) }
   }
 }
 
 struct ServerAnalyticsAssembly: Assembly {
   func assemble(into container: Container) {
-    container.contribute(to: \.analyticsSinks, scope: .singleton) { _ in ServerSink() }
+    container.contribute(to: \.analyticsSinks, scope: .singleton) { ServerSink() }
   }
 }
 

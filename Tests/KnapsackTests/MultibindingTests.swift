@@ -397,3 +397,48 @@ final class MbScreen {
   @Injected(\.mbMainLabels) var labels: [String]
   @LazyInjected(\.mbMainLabels) var later: [String]
 }
+
+/// A contribution whose factory resolves nothing takes a closure with no resolver, as a
+/// registration does, for every kind of multibinding.
+@Suite struct ContributionWithoutResolverTests {
+  @Test func aSynchronousContributionNeedsNoResolver() throws {
+    let container = Container()
+    let made = Counter()
+    container.contribute(to: \.mbNumbers, scope: .singleton) { made.increment() }
+    container.contribute(to: \.mbNumbers) { 100 }
+    #expect(try container.resolve(\.mbNumbers) == [1, 100])
+    #expect(try container.resolve(\.mbNumbers) == [1, 100])
+    #expect(made.count == 1)
+  }
+
+  @Test func anAsynchronousContributionNeedsNoResolver() async throws {
+    let container = Container()
+    container.contribute(to: \.mbAsyncNumbers) { () async throws -> Int in
+      await Task.yield()
+      return 2
+    }
+    container.contribute(to: \.mbAsyncNumbers) { 3 }
+    #expect(try await container.resolve(\.mbAsyncNumbers) == [2, 3])
+  }
+
+  @MainActor
+  @Test func aMainActorContributionNeedsNoResolver() throws {
+    let container = Container()
+    container.contribute(to: \.mbMainLabels) { MbMainState.screenName }
+    #expect(try container.resolve(\.mbMainLabels) == ["home"])
+  }
+
+  @Test func validationRunsThemAndDisposalClosesThem() async throws {
+    let container = Container()
+    let disposed = Counter()
+    container.contribute(to: \.mbNumbers, scope: .singleton, dispose: { _ in disposed.increment() }) { 7 }
+    container.contribute(to: \.mbAsyncNumbers) { throw MbContributionFailure() }
+    let report = await container.validate(including: [\.mbNumbers, \.mbAsyncNumbers])
+    #expect(report.problems.map(\.kind) == [.factoryFailed], "\(report)")
+    #expect(try container.resolve(\.mbNumbers) == [7])
+    try await container.dispose()
+    #expect(disposed.count == 1)
+  }
+}
+
+struct MbContributionFailure: Error {}

@@ -1,13 +1,13 @@
 /// A collection key: several modules contribute elements, and resolving it returns all of them.
 ///
 /// Use it for plug-ins, analytics sinks, middleware: the module that consumes them declares the
-/// key, and any module contributes with ``Container/contribute(to:scope:hasSideEffects:dispose:fileID:line:_:)-(KeyPath<Dependencies,Multibinding<E>>,_,_,_,_,_,_)``.
+/// key, and any module contributes with ``Container/contribute(to:scope:hasSideEffects:dispose:fileID:line:_:)-(KeyPath<Dependencies,Multibinding<E>>,_,_,_,_,_,(Resolver)->E)``.
 ///
 /// ```swift
 /// extension Dependencies {
 ///   var analyticsSinks: Multibinding<any AnalyticsSink> { Multibinding() }
 /// }
-/// container.contribute(to: \.analyticsSinks, scope: .singleton) { _ in ConsoleSink() }
+/// container.contribute(to: \.analyticsSinks, scope: .singleton) { ConsoleSink() }
 /// let sinks = try container.resolve(\.analyticsSinks)   // [any AnalyticsSink]
 /// ```
 ///
@@ -51,6 +51,16 @@ extension Container {
       to: key, Factory(.resolverOnly(factory)), scope, hasSideEffects, dispose, CodeLocation(fileID, line))
   }
 
+  /// Adds an element to a ``Multibinding`` with a factory that resolves nothing:
+  /// `container.contribute(to: \.sinks) { ConsoleSink() }`.
+  public func contribute<E>(
+    to key: KeyPath<Dependencies, Multibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
+    dispose: (@Sendable (E) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable () throws -> E
+  ) {
+    addContribution(to: key, Factory(.plain(factory)), scope, hasSideEffects, dispose, CodeLocation(fileID, line))
+  }
+
   /// Not available: a ``Multibinding``'s contributions are made synchronously.
   @_disfavoredOverload
   @available(
@@ -62,6 +72,20 @@ extension Container {
     to key: KeyPath<Dependencies, Multibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
     dispose: (@Sendable (E) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
     _ factory: @escaping @Sendable (Resolver) async throws -> E
+  ) {}
+
+  /// Not available: a ``Multibinding``'s contributions are made synchronously (a factory that
+  /// resolves nothing, too).
+  @_disfavoredOverload
+  @available(
+    *, unavailable,
+    message:
+      "a Multibinding's contributions cannot await: declare the key as AsyncMultibinding<Element> to contribute elements that await"
+  )
+  public func contribute<E>(
+    to key: KeyPath<Dependencies, Multibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
+    dispose: (@Sendable (E) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable () async throws -> E
   ) {}
 
   /// Not available: only a multibinding takes contributions; any other key is registered.
@@ -76,6 +100,19 @@ extension Container {
     _ factory: @escaping @Sendable (Resolver) throws -> V
   ) {}
 
+  /// Not available: only a multibinding takes contributions (with a factory that resolves
+  /// nothing, too).
+  @available(
+    *, unavailable,
+    message:
+      "only a multibinding (Multibinding<Element>) takes contributions: register this key, `container.register(\\.key) { ... }`"
+  )
+  public func contribute<K, A, V>(
+    to key: KeyPath<Dependencies, DependencyKey<K, A, V>>, scope: Scope = .unique, hasSideEffects: Bool = false,
+    dispose: (@Sendable (V) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable () throws -> V
+  ) {}
+
   /// Not available: a multibinding is not registered as a whole; each element is contributed.
   @available(
     *, unavailable,
@@ -88,6 +125,19 @@ extension Container {
     _ factory: @escaping @Sendable (Resolver) throws -> [E]
   ) {}
 
+  /// Not available: a multibinding is not registered as a whole (with a factory that resolves
+  /// nothing, too); each element is contributed.
+  @available(
+    *, unavailable,
+    message:
+      "a multibinding is not registered as a whole: contribute each element, `container.contribute(to: \\.key) { ... }`"
+  )
+  public func register<K, E>(
+    _ key: KeyPath<Dependencies, MultibindingKey<K, E>>, scope: Scope? = nil, hasSideEffects: Bool = false,
+    dispose: (@Sendable ([E]) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable () throws -> [E]
+  ) {}
+
   /// Adds an element to an ``AsyncMultibinding``; its factory may `await`.
   public func contribute<E>(
     to key: KeyPath<Dependencies, AsyncMultibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
@@ -98,6 +148,17 @@ extension Container {
     addContribution(to: key, Factory(body), scope, hasSideEffects, dispose, CodeLocation(fileID, line))
   }
 
+  /// Adds an element to an ``AsyncMultibinding`` with a factory that resolves nothing; it may
+  /// `await`.
+  public func contribute<E>(
+    to key: KeyPath<Dependencies, AsyncMultibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
+    dispose: (@Sendable (E) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable () async throws -> E
+  ) {
+    let body = Factory<Void, E>.Body.async { _, _ in try await factory() }
+    addContribution(to: key, Factory(body), scope, hasSideEffects, dispose, CodeLocation(fileID, line))
+  }
+
   /// Adds an element to a ``MainActorMultibinding``; its factory runs on the main actor.
   public func contribute<E>(
     to key: KeyPath<Dependencies, MainActorMultibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
@@ -105,6 +166,17 @@ extension Container {
     _ factory: @escaping @MainActor @Sendable (Resolver) throws -> E
   ) {
     let body = Factory<Void, E>.Body.mainActor { resolver, _ in try factory(resolver) }
+    addContribution(to: key, Factory(body), scope, hasSideEffects, dispose, CodeLocation(fileID, line))
+  }
+
+  /// Adds an element to a ``MainActorMultibinding`` with a factory that resolves nothing; it runs
+  /// on the main actor.
+  public func contribute<E>(
+    to key: KeyPath<Dependencies, MainActorMultibinding<E>>, scope: Scope = .unique, hasSideEffects: Bool = false,
+    dispose: (@Sendable (E) async throws -> Void)? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @MainActor @Sendable () throws -> E
+  ) {
+    let body = Factory<Void, E>.Body.mainActor { _, _ in try factory() }
     addContribution(to: key, Factory(body), scope, hasSideEffects, dispose, CodeLocation(fileID, line))
   }
 
