@@ -34,7 +34,8 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   // a file that imports only a module of the app can still call a container's methods, which
   // Swift makes visible through any module the build loads.
   let names = TypeNames(modules)
-  let files = typesQualified(keysToldApart(modules, names: names), names: names).flatMap(\.files)
+  let files = injectionsFollowed(typesQualified(keysToldApart(modules, names: names), names: names), names: names)
+    .flatMap(\.files)
   // A key may be declared in several clauses of an `#if`: each clause counts, since the check
   // cannot tell which one a build takes. The first declaration gives the key's scope and type.
   let declarationsOfKey = Dictionary(grouping: files.flatMap(\.declarations), by: \.id)
@@ -77,6 +78,9 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   struct Factory {
     var scope: String
     var resolves: [Reference]
+    /// What `@LazyInjected` properties of the instances it makes resolve on first access: not
+    /// edges of cycles or captive dependencies, but resolutions that need a provider.
+    var deferred: [Reference] = []
     var isAlias: Bool
     var site: Site
   }
@@ -85,12 +89,14 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
     factories[id] = list.map {
       Factory(
         scope: $0.scope ?? declarations[id]?.scope ?? "unique", resolves: $0.resolves.map(provided),
-        isAlias: $0.isAlias, site: $0.site)
+        deferred: $0.deferred.map(provided), isAlias: $0.isAlias, site: $0.site)
     }
   }
   for (id, list) in declarationsOfKey where factories[id] == nil {
     let defaults = list.filter { !$0.isRequired }.map {
-      Factory(scope: $0.scope, resolves: $0.resolves.map(provided), isAlias: $0.isAlias, site: $0.site)
+      Factory(
+        scope: $0.scope, resolves: $0.resolves.map(provided), deferred: $0.deferred.map(provided),
+        isAlias: $0.isAlias, site: $0.site)
     }
     if !defaults.isEmpty { factories[id] = defaults }
   }
@@ -100,8 +106,8 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
     let id = DependencyID(text: "\(contribution.id.text) contribution (\(contribution.site.short))", isType: false)
     factories[id] = [
       Factory(
-        scope: contribution.scope ?? "unique", resolves: contribution.resolves.map(provided), isAlias: false,
-        site: contribution.site)
+        scope: contribution.scope ?? "unique", resolves: contribution.resolves.map(provided),
+        deferred: contribution.deferred.map(provided), isAlias: false, site: contribution.site)
     ]
     let edge = Reference(target: id, site: contribution.site)
     if factories[contribution.id]?.isEmpty ?? true {
@@ -110,7 +116,9 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
       factories[contribution.id]?[0].resolves.append(edge)
     }
   }
-  for reference in factories.values.flatMap({ $0.flatMap(\.resolves) }) where reference.target == nil {
+  /// Every resolution of every factory, deferred ones included.
+  let allResolutions = factories.values.flatMap { $0.flatMap { $0.resolves + $0.deferred } }
+  for reference in allResolutions where reference.target == nil {
     findings.append(
       Finding(
         severity: .remark, site: reference.site,
@@ -136,7 +144,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         ))
     }
   }
-  let unregistered = factories.values.flatMap { $0.flatMap(\.resolves) }.filter {
+  let unregistered = allResolutions.filter {
     $0.target.map { $0.isType && factories[$0] == nil } ?? false
   }
   for references in Dictionary(grouping: unregistered, by: \.target).values {
@@ -145,7 +153,8 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
       findings.append(
         Finding(
           severity: .error, site: first.site,
-          message: "\(id) is resolved here but registered nowhere in the module graph of '\(app)'"))
+          message: explained(
+            "\(id) is resolved here but registered nowhere in the module graph of '\(app)'", first)))
     }
   }
 
@@ -171,7 +180,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
       guard let next = top.edges[top.next].target else { continue }
       if let start = position[next] {
         // Each key of the cycle with the site of its resolution of the next one.
-        let loop = stack[start...].map { (id: $0.id, site: $0.edges[$0.next - 1].site) }
+        let loop = stack[start...].map { (id: $0.id, edge: $0.edges[$0.next - 1]) }
         let ids = loop.map(\.id)
         let rotation = ids.indices.min { ids[$0] < ids[$1] } ?? 0
         guard reported.insert(Array(ids[rotation...] + ids[..<rotation])).inserted else { continue }
@@ -184,9 +193,11 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         if let first = siteOf(ids[rotation]) {
           findings.append(Finding(severity: .error, site: first, message: "dependency cycle: \(text)"))
         }
-        for (member, site) in ordered {
+        for (member, edge) in ordered {
           findings.append(
-            Finding(severity: .note, site: site, message: "\(member) resolves the next key of the cycle here"))
+            Finding(
+              severity: .note, site: edge.site,
+              message: explained("\(member) resolves the next key of the cycle here", edge)))
         }
       } else if !explored.contains(next) {
         position[next] = stack.count
@@ -223,9 +234,9 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   for id in factories.keys.sorted() {
     for factory in factories[id] ?? [] where ["weak", "cached", "singleton"].contains(factory.scope) {
       let holderOrder = scopeOrder[factory.scope] ?? 0
-      var pending = factory.resolves.compactMap { ref in ref.target.map { ([$0], ref.site) } }
+      var pending = factory.resolves.compactMap { ref in ref.target.map { ([$0], ref) } }
       var seen: Set<DependencyID> = []
-      while let (path, site) = pending.popLast() {
+      while let (path, first) = pending.popLast() {
         guard let held = path.last, seen.insert(held).inserted, let heldScope = shortestScope(held),
           holderOrder > scopeOrder[heldScope] ?? 0
         else { continue }
@@ -234,7 +245,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         let isAlias = factories[held].map { !$0.isEmpty && $0.allSatisfy(\.isAlias) } ?? false
         if isAlias || isValue(held) {
           pending += (factories[held] ?? []).flatMap {
-            $0.resolves.compactMap { $0.target.map { (path + [$0], site) } }
+            $0.resolves.compactMap { $0.target.map { (path + [$0], first) } }
           }
           continue
         }
@@ -243,14 +254,20 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         let lifetime = heldScope == "weak" ? "holder" : "use"
         findings.append(
           Finding(
-            severity: .warning, site: site,
-            message:
-              "captive dependency: \(id.noted(factory.scope)) holds \(held.noted(heldScope))\(via), which should not outlive one \(lifetime)"
-          ))
+            severity: .warning, site: first.site,
+            message: explained(
+              "captive dependency: \(id.noted(factory.scope)) holds \(held.noted(heldScope))\(via), which should not outlive one \(lifetime)",
+              first)))
       }
     }
   }
   return Array(Set(findings)).sorted()
+}
+
+/// `message`, followed by what led to `reference` when it is an `@Injected` property's: `(@Injected
+/// in TodoScreen, made by TodoScreen() at App/main.swift:7)`.
+func explained(_ message: String, _ reference: Reference) -> String {
+  reference.via.map { "\(message) (\($0))" } ?? message
 }
 
 /// The modules' facts with each key told apart by the module that declares it, when two modules
@@ -364,6 +381,11 @@ func keysToldApart(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts] 
           counted.caveat = several(original, candidates)
           return counted
         }
+      }
+      // What a type's `@Injected` properties name, as the file that declares them spells it.
+      for index in file.injectingTypes.indices {
+        file.injectingTypes[index].injections = told(file.injectingTypes[index].injections)
+        file.injectingTypes[index].lazyInjections = told(file.injectingTypes[index].lazyInjections)
       }
       // A contribution to a multibinding of a name several modules declare goes to the one the
       // file names, or, when the check cannot tell, is not followed (the multibinding counts as
@@ -505,6 +527,10 @@ func typesQualified(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts]
       }
       for index in file.contributions.indices {
         file.contributions[index].resolves = qualified(file.contributions[index].resolves)
+      }
+      for index in file.injectingTypes.indices {
+        file.injectingTypes[index].injections = qualified(file.injectingTypes[index].injections)
+        file.injectingTypes[index].lazyInjections = qualified(file.injectingTypes[index].lazyInjections)
       }
       return file
     }

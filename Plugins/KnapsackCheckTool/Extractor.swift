@@ -108,18 +108,25 @@ final class FactsCollector: SyntaxVisitor {
 
   override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind {
     if let name = qualifiedName(node) { facts.valueTypes.append(name) }
-    facts.declaredTypes.append(node.name.text)
-    return .visitChildren
+    injectingType(node)
+    return declaredType(node)
   }
 
   override func visit(_ node: EnumDeclSyntax) -> SyntaxVisitorContinueKind {
     if let name = qualifiedName(node) { facts.valueTypes.append(name) }
-    facts.declaredTypes.append(node.name.text)
-    return .visitChildren
+    injectingType(node)
+    return declaredType(node)
   }
 
-  override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind { declaredType(node) }
-  override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind { declaredType(node) }
+  override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind {
+    injectingType(node)
+    return declaredType(node)
+  }
+
+  override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind {
+    injectingType(node)
+    return declaredType(node)
+  }
   override func visit(_ node: ProtocolDeclSyntax) -> SyntaxVisitorContinueKind { declaredType(node) }
   override func visit(_ node: TypeAliasDeclSyntax) -> SyntaxVisitorContinueKind {
     facts.typeAliases.append(node.name.text)
@@ -129,12 +136,125 @@ final class FactsCollector: SyntaxVisitor {
   /// Notes the name of a type the file declares (see ``FileFacts/declaredTypes``).
   func declaredType(_ node: some NamedDeclSyntax) -> SyntaxVisitorContinueKind {
     facts.declaredTypes.append(node.name.text)
+    if let name = qualifiedName(node), name.contains(".") { facts.nestedTypes.append(name) }
     return .visitChildren
+  }
+
+  /// Notes what a type's instances resolve when made (see ``InjectingType``): its `@Injected` and
+  /// `@LazyInjected` properties, and the types its stored properties and initializers make.
+  func injectingType(_ node: some NamedDeclSyntax & DeclGroupSyntax) {
+    guard let name = qualifiedName(node) else { return }
+    record(InjectingType(name: name), members: node.memberBlock.members)
+  }
+
+  /// Records `type` with what `members` add to it, if anything.
+  func record(_ type: InjectingType, members: MemberBlockItemListSyntax) {
+    var type = type
+    injections(in: members, into: &type)
+    if !type.injections.isEmpty || !type.lazyInjections.isEmpty || !type.constructions.isEmpty {
+      facts.injectingTypes.append(type)
+    }
+  }
+
+  /// The `@Injected` and `@LazyInjected` properties among `members` (in every clause of `#if`), and
+  /// the calls that may make a type in stored property initializers and initializers.
+  func injections(in members: MemberBlockItemListSyntax, into type: inout InjectingType) {
+    for member in members {
+      if let conditional = member.decl.as(IfConfigDeclSyntax.self) {
+        for clause in conditional.clauses {
+          if case .decls(let nested) = clause.elements { injections(in: nested, into: &type) }
+        }
+      } else if let initializer = member.decl.as(InitializerDeclSyntax.self), let body = initializer.body {
+        type.constructions += constructions(in: body)
+      } else if let variable = member.decl.as(VariableDeclSyntax.self) {
+        let modifiers = Set(variable.modifiers.map(\.name.text))
+        guard modifiers.isDisjoint(with: ["static", "class", "lazy"]) else { continue }
+        for binding in variable.bindings where binding.accessorBlock == nil {
+          if let value = binding.initializer?.value { type.constructions += constructions(in: value) }
+        }
+        for attribute in variable.attributes {
+          guard let attribute = attribute.as(AttributeSyntax.self),
+            let binding = variable.bindings.first
+          else { continue }
+          let wrapper = attribute.attributeName.trimmedDescription
+          if wrapper == "Injected" || wrapper == "Knapsack.Injected" {
+            type.injections.append(injection(attribute, binding))
+          } else if wrapper == "LazyInjected" || wrapper == "Knapsack.LazyInjected" {
+            type.lazyInjections.append(injection(attribute, binding))
+          }
+        }
+      }
+    }
+  }
+
+  /// What an `@Injected` or `@LazyInjected` attribute resolves: `(\.key)`, `(\.key, argument:
+  /// x)`, `(type: T.self, name: "n")`, or, with no key path and no type, the property's type, with
+  /// or without `container:`.
+  func injection(_ attribute: AttributeSyntax, _ binding: PatternBindingSyntax) -> Reference {
+    let site = site(attribute)
+    var arguments: LabeledExprListSyntax = []
+    if case .argumentList(let list) = attribute.arguments { arguments = list }
+    var name: String?
+    if let nameArgument = arguments.first(where: { $0.label?.text == "name" }),
+      !nameArgument.expression.is(NilLiteralExprSyntax.self)
+    {
+      guard let literal = stringLiteral(nameArgument.expression) else {
+        return Reference(target: nil, site: site, unfollowable: "a name computed at run time")
+      }
+      name = literal
+    }
+    if let first = arguments.first, first.label == nil {
+      guard let keyPath = first.expression.as(KeyPathExprSyntax.self) else {
+        return Reference(target: nil, site: site, unfollowable: "a key path computed at run time")
+      }
+      guard let key = keyName(keyPath) else {
+        return Reference(target: nil, site: site, unfollowable: "a key path with several components")
+      }
+      return Reference(target: .key(key), site: site)
+    }
+    if let typeArgument = arguments.first(where: { $0.label?.text == "type" }) {
+      guard isTypeExpression(typeArgument.expression),
+        let base = typeArgument.expression.as(MemberAccessExprSyntax.self)?.base
+      else { return Reference(target: nil, site: site, unfollowable: "the type is computed at run time") }
+      return Reference(target: .type(typeText(base), name: name), site: site)
+    }
+    guard let type = binding.typeAnnotation?.type else {
+      return Reference(target: nil, site: site, unfollowable: "the property's type is not written")
+    }
+    return Reference(target: .type(type.trimmedDescription, name: name), site: site)
+  }
+
+  /// The calls under `node` that may make a type (see ``ReferenceFinder/constructions``).
+  func constructions(in node: some SyntaxProtocol) -> [Construction] {
+    let finder = ReferenceFinder(collector: self, factory: nil)
+    finder.walk(node)
+    return finder.constructions
+  }
+
+  /// `Outer.Inner` for a node inside `Inner`, nested in `Outer` (or in an extension of it); nil
+  /// outside every type.
+  func enclosingTypes(_ node: some SyntaxProtocol) -> String? {
+    var names: [String] = []
+    var current = node.parent
+    while let parent = current {
+      if let outer = parent.as(ExtensionDeclSyntax.self) {
+        names.insert(typeName(outer.extendedType), at: 0)
+      } else if let outer = parent.asProtocol((any NamedDeclSyntax).self), parent.isProtocol((any DeclGroupSyntax).self)
+      {
+        names.insert(outer.name.text, at: 0)
+      }
+      current = parent.parent
+    }
+    return names.isEmpty ? nil : names.joined(separator: ".")
   }
 
   override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind {
     let name = node.extendedType.trimmedDescription
-    guard name == "Dependencies" || name == "Knapsack.Dependencies" else { return .visitChildren }
+    guard name == "Dependencies" || name == "Knapsack.Dependencies" else {
+      // An extension's initializers may make types too (it declares no stored property).
+      record(InjectingType(name: typeName(node.extendedType)), members: node.memberBlock.members)
+      return .visitChildren
+    }
     declarations(in: node.memberBlock.members)
     return .skipChildren
   }
@@ -208,6 +328,7 @@ final class FactsCollector: SyntaxVisitor {
       KeyDeclaration(
         id: .key(plainName(name)), typeText: type.trimmedDescription, valueType: valueType, isRequired: required,
         scope: scope ?? "unique", resolves: required ? [] : references(in: body, factory: factory),
+        constructions: required ? [] : constructions(in: body),
         isAlias: !required && factory.map(isAlias) ?? false, site: site(binding.pattern),
         isSilenced: comments.contains { $0.contains(silencingMarker) }))
   }
@@ -256,7 +377,7 @@ final class FactsCollector: SyntaxVisitor {
     }
     facts.registrations.append(
       Registration(
-        id: id, scope: scope, resolves: resolutions(of: factory),
+        id: id, scope: scope, resolves: resolutions(of: factory), constructions: factoryConstructions(factory),
         isAlias: factory.as(ClosureExprSyntax.self).map(isAlias) ?? false,
         site: site(call),
         caveat: isInLoop(call) ? "this registration is in a loop" : nil))
@@ -276,6 +397,18 @@ final class FactsCollector: SyntaxVisitor {
       Reference(
         target: nil, site: site(factory),
         unfollowable: "the factory \(factory.trimmedDescription) is not a closure, so what it resolves is not read")
+    ]
+  }
+
+  /// The calls in a factory that may make a type; for a factory given as an initializer
+  /// (`TodoScreen.init`), that initializer.
+  func factoryConstructions(_ factory: ExprSyntax) -> [Construction] {
+    if let closure = factory.as(ClosureExprSyntax.self) { return constructions(in: closure) }
+    guard factory.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "init",
+      let type = constructedType(factory)
+    else { return [] }
+    return [
+      Construction(type: type, context: enclosingTypes(factory), call: factory.trimmedDescription, site: site(factory))
     ]
   }
 
@@ -328,7 +461,9 @@ final class FactsCollector: SyntaxVisitor {
       .declName.baseName.text
     guard let factory = factoryArgument(of: call) else { return }
     facts.contributions.append(
-      Registration(id: .key(name), scope: scope ?? "unique", resolves: resolutions(of: factory), site: site(call)))
+      Registration(
+        id: .key(name), scope: scope ?? "unique", resolves: resolutions(of: factory),
+        constructions: factoryConstructions(factory), site: site(call)))
   }
 
   /// Every resolution inside a factory: `r[\.x]`, `r.resolve(\.x)`, `r.resolve(T.self, name:)`, and
@@ -364,6 +499,9 @@ final class ReferenceFinder: SyntaxVisitor {
   let factory: ClosureExprSyntax?
   let resolver: String?
   var found: [Reference] = []
+  /// The calls that may make an instance of a type: `TodoScreen(...)`, `TodoScreen.init(...)`,
+  /// `Feature.TodoScreen(...)`, `Box<Int>(...)` (see ``constructedType(_:)``).
+  var constructions: [Construction] = []
 
   init(collector: FactsCollector, factory: ClosureExprSyntax?) {
     self.collector = collector
@@ -396,6 +534,13 @@ final class ReferenceFinder: SyntaxVisitor {
   }
 
   override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
+    if let type = constructedType(node.calledExpression) {
+      let arguments = node.arguments.isEmpty && node.trailingClosure == nil ? "()" : "(...)"
+      constructions.append(
+        Construction(
+          type: type, context: collector.enclosingTypes(node),
+          call: node.calledExpression.trimmedDescription + arguments, site: collector.site(node)))
+    }
     let callee = calleeName(node)
     if !["resolve", "lazy", "provider"].contains(callee), node.arguments.contains(where: { isResolver($0.expression) })
     {
@@ -447,6 +592,45 @@ final class ReferenceFinder: SyntaxVisitor {
     }
     return .visitChildren
   }
+}
+
+/// The type a call's callee names, without `.init` and generic arguments: `TodoScreen` for
+/// `TodoScreen`, `TodoScreen.init` or `TodoScreen<Int>`, `Feature.TodoScreen` for
+/// `Feature.TodoScreen`. Types are told by their capital letters, as Swift's naming conventions
+/// spell them (`Mode.custom(1)`, a case, and `Screen.make()`, a static method, are not types);
+/// nil for anything else, and for Knapsack's key types and `Self`.
+func constructedType(_ callee: ExprSyntax) -> String? {
+  var expression = callee
+  if let member = expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "init" {
+    guard let base = member.base else { return nil }
+    expression = base
+  }
+  var names: [String] = []
+  while true {
+    if let generic = expression.as(GenericSpecializationExprSyntax.self) {
+      expression = generic.expression
+    } else if let reference = expression.as(DeclReferenceExprSyntax.self) {
+      names.insert(plainName(reference.baseName), at: 0)
+      break
+    } else if let member = expression.as(MemberAccessExprSyntax.self), let base = member.base {
+      names.insert(plainName(member.declName.baseName), at: 0)
+      expression = base
+    } else {
+      return nil
+    }
+  }
+  guard let last = names.last, names.allSatisfy({ $0.first?.isUppercase == true }), !keyKinds.contains(last),
+    last != "Self"
+  else { return nil }
+  return names.joined(separator: ".")
+}
+
+/// A type's name as an extension or a member type writes it, without generic arguments:
+/// `API.Screen` for `API.Screen`, `Box` for `Box<Int>`.
+func typeName(_ type: TypeSyntax) -> String {
+  if let member = type.as(MemberTypeSyntax.self) { return typeName(member.baseType) + "." + member.name.text }
+  if let identifier = type.as(IdentifierTypeSyntax.self) { return identifier.name.text }
+  return type.trimmedDescription
 }
 
 func calleeName(_ call: FunctionCallExprSyntax) -> String? {

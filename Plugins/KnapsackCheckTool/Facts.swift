@@ -101,6 +101,39 @@ struct Reference: Codable, Hashable {
   var site: Site
   /// Why the check cannot follow it, when `target` is nil.
   var unfollowable: String?
+  /// For a resolution of an `@Injected` property of an instance that a factory makes, the
+  /// property and the construction that led to it (`@Injected in TodoScreen, made by TodoScreen()
+  /// at App/main.swift:7`); set by the analysis, never cached.
+  var via: String?
+}
+
+/// A call that may make an instance of a type: `TodoScreen(...)`, `TodoScreen.init(...)`,
+/// `Feature.TodoScreen(...)`, in a factory or in a type's stored property initializers and
+/// initializers. Whether it makes a type of the graph, and which, the analysis tells.
+struct Construction: Codable, Hashable {
+  /// The type as written, without `.init` and generic arguments: `TodoScreen`, `Feature.TodoScreen`.
+  var type: String
+  /// The types the call sits in, qualified in its module (`API`, `API.Inner`): Swift looks a name
+  /// up in them first.
+  var context: String?
+  /// The call as messages show it: `TodoScreen()`, `TodoScreen(...)`, `TodoScreen.init`.
+  var call: String
+  var site: Site
+}
+
+/// A type declared in the file (struct, class, actor or enum, or an extension of one) that
+/// resolves dependencies when an instance is made: its `@Injected` properties, or the types its
+/// stored property initializers and initializers make. Recorded only when it has any.
+struct InjectingType: Codable, Hashable {
+  /// Qualified by the types it is nested in (`API.Screen`), not by its module.
+  var name: String
+  /// What its `@Injected` properties resolve, each at its attribute.
+  var injections: [Reference] = []
+  /// What its `@LazyInjected` properties resolve on first access, each at its attribute.
+  var lazyInjections: [Reference] = []
+  /// The calls in its stored property initializers (not `lazy` or `static` ones) and
+  /// initializers that may make another type.
+  var constructions: [Construction] = []
 }
 
 /// A key declared in `extension Dependencies`.
@@ -113,6 +146,10 @@ struct KeyDeclaration: Codable, Hashable {
   var isRequired: Bool
   var scope: String
   var resolves: [Reference]
+  /// The calls in the default factory that may make a type with `@Injected` properties.
+  var constructions: [Construction] = []
+  /// What `@LazyInjected` properties of the instances it makes resolve later: set by the analysis.
+  var deferred: [Reference] = []
   /// The default factory only hands out another key's instance (`Key { r in try r[\.other] }`).
   var isAlias = false
   var site: Site
@@ -126,6 +163,10 @@ struct Registration: Codable, Hashable {
   /// The scope argument; nil means the key's default scope (or unique for a type).
   var scope: String?
   var resolves: [Reference]
+  /// The calls in the factory that may make a type with `@Injected` properties.
+  var constructions: [Construction] = []
+  /// What `@LazyInjected` properties of the instances it makes resolve later: set by the analysis.
+  var deferred: [Reference] = []
   /// The factory only hands out another key's instance (`{ r in try r[\.other] }`): an alias,
   /// whose instance lives as long as that key's.
   var isAlias = false
@@ -153,4 +194,9 @@ struct FileFacts: Codable, Hashable {
   /// The names among `declaredTypes` that are type aliases: the check does not know which type
   /// such a name stands for (`typealias Ledger = Billing.Ledger`).
   var typeAliases: [String] = []
+  /// The nested types the file declares, qualified (`API.Session`): a name written inside `API`
+  /// means the nested one first.
+  var nestedTypes: [String] = []
+  /// The types whose instances resolve dependencies when made (see ``InjectingType``).
+  var injectingTypes: [InjectingType] = []
 }

@@ -44,7 +44,7 @@ struct FactsCache: Codable {
     var hash: UInt64
     var facts: FileFacts
   }
-  static let version = 8
+  static let version = 9
   var version = FactsCache.version
   var entries: [String: Entry] = [:]
 }
@@ -88,7 +88,9 @@ for module in options.modules {
     }
     // A file that names none of these cannot declare, register or resolve a key: skip parsing it
     // (most files of third-party packages in the graph).
-    let relevant = ["Knapsack", "Dependencies", "register", "resolve"].contains { source.contains($0) }
+    // `Injected` finds a type with an `@Injected` or `@LazyInjected` property, which a factory
+    // elsewhere may make.
+    let relevant = ["Knapsack", "Dependencies", "register", "resolve", "Injected"].contains { source.contains($0) }
     // Its imports still count (a key is visible through a module that only imports another), and
     // so do its top-level types (a singleton may keep a struct; two keys' types may be alike).
     let types = relevant ? nil : topLevelTypes(source)

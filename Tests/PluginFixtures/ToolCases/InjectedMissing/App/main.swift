@@ -1,0 +1,4 @@
+import Feature
+import Knapsack
+
+let container = Container()

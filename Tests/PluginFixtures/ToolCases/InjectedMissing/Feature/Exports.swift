@@ -1,0 +1,2 @@
+@_exported import Keys
+@_exported import Knapsack

@@ -1,0 +1,3 @@
+extension Dependencies {
+  public var screen: Key<TodoScreen> { Key { TodoScreen() } }
+}
