@@ -2,7 +2,8 @@
 # Tests the build-time graph check (Plugins/, issue 12):
 #
 #   1. builds the knapsack-check tool once (the root package's debug build),
-#   2. runs it on each agreement case of Tests/PluginFixtures and checks its findings and sites,
+#   2. runs it on each agreement case of Tests/PluginFixtures (one of them through `@Injected`
+#      properties of instances that factories make) and checks its findings and sites,
 #      on each tool-only case of Tests/PluginFixtures/ToolCases (its report must equal the case's
 #      expected.txt), and on a generated chain of 10,000 keys,
 #   3. builds the fixture package (a copy under .build-plugin-fixtures) with the plugin applied to
@@ -53,7 +54,7 @@ static() {
 
 echo "== static check of the agreement cases"
 : >"$work/static.txt"
-for name in Missing Cycle Captive Valid Dynamic; do static "$name" >>"$work/static.txt"; done
+for name in Missing Cycle Captive Valid Dynamic Injected; do static "$name" >>"$work/static.txt"; done
 sort -o "$work/static.txt" "$work/static.txt"
 cat "$work/static.txt"
 
@@ -65,7 +66,11 @@ expect_line "$work/static-Captive.txt" "$S/CaptiveKeys/Keys.swift:28:42: warning
 expect_line "$work/static-Captive.txt" "$S/CaptiveKeys/Keys.swift:42:82: warning: captive dependency: \\.sessionArchive (singleton) holds \\.sessions contribution (CaptiveApp/App.swift:10) (unique) through \\.sessions"
 expect_line "$work/static-Dynamic.txt" "$S/DynamicApp/App.swift:11:7: remark: knapsack-check did not cover this registration: the key path is computed at run time"
 expect_line "$work/static-Dynamic.txt" "$S/DynamicKeys/Keys.swift:6:14: remark: required key \\.token is not registered in the module graph of 'DynamicApp'; silenced by '// knapsack-check: runtime-provided'"
-[[ $(cat "$work/static-Missing.status") == 1 && $(cat "$work/static-Cycle.status") == 1 ]] || fail "errors must exit 1"
+# Through `@Injected` properties of instances that factories make: at the property, naming the call.
+expect_line "$work/static-Injected.txt" "$S/InjectedKeys/Keys.swift:22:3: warning: captive dependency: \\.dashboard (singleton) holds \\.session (unique), which should not outlive one use (@Injected in Dashboard, made by Dashboard() at InjectedKeys/Keys.swift:41)"
+expect_line "$work/static-Injected.txt" "$S/InjectedKeys/Keys.swift:29:3: note: \\.loopScreen resolves the next key of the cycle here (@Injected in LoopScreen, made by LoopScreen() at InjectedKeys/Keys.swift:42)"
+[[ $(cat "$work/static-Missing.status") == 1 && $(cat "$work/static-Cycle.status") == 1 && $(cat "$work/static-Injected.status") == 1 ]] \
+  || fail "errors must exit 1"
 [[ $(cat "$work/static-Captive.status") == 0 && $(cat "$work/static-Valid.status") == 0 && $(cat "$work/static-Dynamic.status") == 0 ]] \
   || fail "warnings and remarks only must exit 0"
 [[ ! -s "$work/static-Valid.txt" ]] || fail "the valid case has findings: $(cat "$work/static-Valid.txt")"
@@ -155,6 +160,10 @@ Captive checked
 Cycle checked
 Cycle cycle \.alpha,\.beta
 Dynamic checked
+Injected captiveDependency \.dashboard
+Injected checked
+Injected cycle \.loopScreen,\.loopStorage
+Injected missingRequiredKey \.wallClock
 Missing checked
 Missing missingRequiredKey \.clock
 Valid checked

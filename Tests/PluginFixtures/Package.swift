@@ -9,7 +9,7 @@ import PackageDescription
 //   `validate()` reports for every case, and the script compares it with what the plugin's tool reports.
 // - ToolCases/<Case> (not part of this package): one folder per module, the app named App; the
 //   script runs the tool alone on each and compares its report with the case's expected.txt.
-let cases = ["Missing", "Cycle", "Captive", "Valid", "Dynamic"]
+let cases = ["Missing", "Cycle", "Captive", "Valid", "Dynamic", "Injected"]
 
 let package = Package(
   name: "PluginFixtures",

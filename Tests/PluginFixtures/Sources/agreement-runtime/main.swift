@@ -1,6 +1,7 @@
 import CaptiveApp
 import CycleApp
 import DynamicApp
+import InjectedApp
 import Knapsack
 import MissingApp
 import ValidApp
@@ -26,6 +27,7 @@ let cases: [(String, Container, [PartialKeyPath<Dependencies>])] = [
   ("Captive", CaptiveApp.container(), CaptiveApp.keys),
   ("Valid", ValidApp.container(), ValidApp.keys),
   ("Dynamic", DynamicApp.container(), DynamicApp.keys),
+  ("Injected", InjectedApp.container(), InjectedApp.keys),
 ]
 var output: Set<String> = []
 for (name, container, keys) in cases {
