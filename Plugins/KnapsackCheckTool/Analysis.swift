@@ -122,7 +122,9 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
     findings.append(
       Finding(
         severity: .remark, site: reference.site,
-        message: "knapsack-check did not cover this resolution: \(reference.unfollowable ?? "it cannot be followed")"))
+        message: explained(
+          "knapsack-check did not cover this resolution: \(reference.unfollowable ?? "it cannot be followed")",
+          reference)))
   }
 
   // Missing providers.

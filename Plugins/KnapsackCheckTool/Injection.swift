@@ -111,16 +111,18 @@ func injectionsFollowed(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFa
         let calls = chain.map { "\($0.call) at \($0.site.short)" }.joined(separator: ", then ")
         func via(_ reference: Reference, _ wrapper: String) -> Reference {
           var reference = reference
-          if reference.target != nil { reference.via = "\(wrapper) in \(type.name), made by \(calls)" }
+          reference.via = "\(wrapper)in \(type.name), made by \(calls)"
           return reference
         }
-        for reference in type.injections.map({ via($0, "@Injected") }) where isNew(reference) {
+        for reference in type.injections.map({ via($0, "@Injected ") }) where isNew(reference) {
           eager.append(reference)
         }
-        for reference in type.lazyInjections.map({ via($0, "@LazyInjected") }) where isNew(reference) {
+        for reference in type.lazyInjections.map({ via($0, "@LazyInjected ") }) where isNew(reference) {
           deferred.append(reference)
         }
-        for remark in remarks[id] ?? [] where isNew(remark) { eager.append(remark) }
+        for remark in (remarks[id] ?? []).map({ via($0, "") }) where isNew(remark) {
+          eager.append(remark)
+        }
         for (next, construction) in (makes[id] ?? []).reversed() where visited.insert(next).inserted {
           pending.append((next, chain + [construction]))
         }

@@ -1,8 +1,0 @@
-import Knapsack
-
-public final class Avatar: Sendable { public init() {} }
-
-public struct Screen: Sendable {
-  @Injected(type: Avatar.self) var avatar: Avatar
-  public init() {}
-}
