@@ -18,4 +18,5 @@ extension Dependencies {
 
 extension Dependencies {
   public var board: Key<Dashboard> { .required() }
+  public var pinnedBoard: Key<Dashboard> { .required() }
 }
