@@ -7,7 +7,9 @@ public enum InjectedApp {
   /// The app's container.
   public static func container() -> Container { Container() }
 
-  /// The keys of the case that factories make instances with `@Injected` properties for, for
+  /// The keys whose factories make instances with `@Injected` or `@LazyInjected` properties, for
   /// `validate(including:)`: `\.wallClock` is found through the screen's property.
-  public static var keys: [PartialKeyPath<Dependencies>] { [\.screen, \.dashboard, \.loopScreen] }
+  public static var keys: [PartialKeyPath<Dependencies>] {
+    [\.screen, \.dashboard, \.loopScreen, \.lazyDashboard, \.lazyStorage]
+  }
 }

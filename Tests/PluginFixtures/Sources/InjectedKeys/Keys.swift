@@ -42,3 +42,26 @@ extension Dependencies {
   public var loopScreen: Key<LoopScreen> { Key { LoopScreen() } }
   public var loopStorage: Key<LoopStorage> { Key { r in LoopStorage(owner: try r[\.loopScreen]) } }
 }
+
+/// Reads a unique session on first access: a `Lazy` is checked as a root of its own, so neither
+/// check reports the singleton that keeps it.
+public struct LazyDashboard: Sendable {
+  @LazyInjected(\.session) var session: Session
+  public init() {}
+}
+
+/// Resolves `\.lazyStorage` on first access, after `\.lazyScreen`'s factory returned: no cycle.
+public struct LazyScreen: Sendable {
+  @LazyInjected(\.lazyStorage) var storage: LazyStorage
+  public init() {}
+}
+
+public final class LazyStorage: Sendable {
+  public init(owner: LazyScreen) {}
+}
+
+extension Dependencies {
+  public var lazyDashboard: Key<LazyDashboard> { Key { LazyDashboard() }.scope(.singleton) }
+  public var lazyScreen: Key<LazyScreen> { Key { LazyScreen() } }
+  public var lazyStorage: Key<LazyStorage> { Key { r in LazyStorage(owner: try r[\.lazyScreen]) } }
+}
