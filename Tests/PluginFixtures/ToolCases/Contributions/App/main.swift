@@ -2,9 +2,9 @@ import Keys
 import Knapsack
 
 let container = Container()
-container.contribute(to: \.sinks, scope: .singleton) { _ in ConsoleSink() }
-// A unique contribution, kept by the singleton hub.
-container.contribute(to: \.sinks) { _ in ConsoleSink() }
+container.contribute(to: \.sinks, scope: .singleton) { ConsoleSink() }
+// A unique contribution (its factory takes no resolver), kept by the singleton hub.
+container.contribute(to: \.sinks) { ConsoleSink() }
 // A contribution that needs a type nobody registers.
 container.contribute(to: \.sinks, scope: .singleton) { r in
   _ = try r.resolve(type: AuditTrail.self)
