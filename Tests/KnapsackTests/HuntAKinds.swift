@@ -1,0 +1,666 @@
+import Foundation
+import Knapsack
+import KnapsackTesting
+import Testing
+
+// Tests written from the points 1 and 2 (one key family, one creation routine), for the
+// combinations of kind, scope and feature the feature-matrix tests do not reach: argument keys
+// of the asynchronous and main-actor kinds in the weak, cached and graph scopes, concurrency per
+// argument, failures under concurrency, disposal in child containers, decorators with overrides,
+// multibindings in override scopes, observers of failures, and handles made before a registration
+// changes.
+
+extension Dependencies {
+  var haSync: Key<Token> { Key { Token("sync default") } }
+  var haAsync: AsyncKey<Token> { AsyncKey { _ in Token("async default") } }
+  var haMain: MainActorKey<Token> { MainActorKey { _ in Token("main default") } }
+  var haArg: ArgumentKey<Int, Token> { ArgumentKey { _, n in Token("arg default \(n)") } }
+  var haAsyncArg: DependencyKey<AsyncKind, Int, Token> { DependencyKey { _, n in Token("async arg default \(n)") } }
+  var haMainArg: DependencyKey<MainActorKind, Int, Token> { DependencyKey { _, n in Token("main arg default \(n)") } }
+  var haNeeded: Key<Token> { .required() }
+
+  var haMainArgPair: MainActorKey<FxPair> {
+    MainActorKey { r in
+      FxPair(first: try r.resolve(\.haMainArg, argument: 1), second: try r.resolve(\.haMainArg, argument: 2))
+    }
+  }
+  var haMainArgSame: MainActorKey<FxPair> {
+    MainActorKey { r in
+      FxPair(first: try r.resolve(\.haMainArg, argument: 1), second: try r.resolve(\.haMainArg, argument: 1))
+    }
+  }
+  var haAsyncArgPair: AsyncKey<FxPair> {
+    AsyncKey { r in
+      FxPair(
+        first: try await r.resolve(\.haAsyncArg, argument: 1), second: try await r.resolve(\.haAsyncArg, argument: 2))
+    }
+  }
+  var haAsyncArgSame: AsyncKey<FxPair> {
+    AsyncKey { r in
+      FxPair(
+        first: try await r.resolve(\.haAsyncArg, argument: 1), second: try await r.resolve(\.haAsyncArg, argument: 1))
+    }
+  }
+}
+
+/// One kind of key, by what a test needs of it: registering with a scope, a counter and a
+/// `dispose:` closure, and resolving for an argument (ignored by a kind without one).
+struct HuntAKind: Sendable, CustomTestStringConvertible {
+  let name: String
+  let keyName: String
+  let takesArgument: Bool
+  let register: @Sendable (Container, Scope?, Counter, String, (@Sendable (Token) async throws -> Void)?) -> Void
+  /// Registers a factory that throws on its first call (after `delay` of waiting) and then succeeds.
+  let registerFailingOnce: @Sendable (Container, Scope, Counter) -> Void
+  let resolve: @Sendable (Container, Int) async throws -> Token
+  /// Registers, in an override container, a factory labelled `label`.
+  let decorate: @Sendable (Container, String) -> Void
+  let provider: @Sendable (Container) -> @Sendable (Int) async throws -> Token
+  var testDescription: String { name }
+
+  static let all: [HuntAKind] = [.sync, .async, .main, .arg, .asyncArg, .mainArg]
+
+  static let sync = HuntAKind(
+    name: "sync", keyName: "\\.haSync", takesArgument: false,
+    register: { c, s, n, l, d in
+      c.register(\.haSync, scope: s, dispose: d) { _ in
+        n.increment()
+        return Token(l)
+      }
+    },
+    registerFailingOnce: { c, s, n in
+      c.register(\.haSync, scope: s) { _ in
+        if n.increment() == 1 {
+          usleep(20_000)
+          throw PlannedFailure("first")
+        }
+        return Token("ok")
+      }
+    },
+    resolve: { c, _ in try c[\.haSync] },
+    decorate: { c, l in c.decorate(\.haSync) { _, t in Token(t.label + "+" + l) } },
+    provider: { c in
+      let p = c.provider(\.haSync)
+      return { _ in try p.get() }
+    })
+
+  static let async = HuntAKind(
+    name: "async", keyName: "\\.haAsync", takesArgument: false,
+    register: { c, s, n, l, d in
+      c.register(\.haAsync, scope: s, dispose: d) { _ in
+        try await Task.sleep(for: .milliseconds(5))
+        n.increment()
+        return Token(l)
+      }
+    },
+    registerFailingOnce: { c, s, n in
+      c.register(\.haAsync, scope: s) { _ in
+        if n.increment() == 1 {
+          try await Task.sleep(for: .milliseconds(20))
+          throw PlannedFailure("first")
+        }
+        return Token("ok")
+      }
+    },
+    resolve: { c, _ in try await c.resolve(\.haAsync) },
+    decorate: { c, l in c.decorate(\.haAsync) { _, t in Token(t.label + "+" + l) } },
+    provider: { c in
+      let p = c.provider(\.haAsync)
+      return { _ in try await p.get() }
+    })
+
+  static let main = HuntAKind(
+    name: "main-actor", keyName: "\\.haMain", takesArgument: false,
+    register: { c, s, n, l, d in
+      c.register(\.haMain, scope: s, dispose: d) { _ in
+        #expect(MainQueueProbe.isOnMainQueue)
+        n.increment()
+        return Token(l)
+      }
+    },
+    registerFailingOnce: { c, s, n in
+      c.register(\.haMain, scope: s) { _ in
+        if n.increment() == 1 {
+          usleep(20_000)
+          throw PlannedFailure("first")
+        }
+        return Token("ok")
+      }
+    },
+    resolve: { c, _ in try await c.resolve(\.haMain) },
+    decorate: { c, l in c.decorate(\.haMain) { _, t in Token(t.label + "+" + l) } },
+    provider: { c in
+      let p = c.provider(\.haMain)
+      return { _ in try await p.get() }
+    })
+
+  static let arg = HuntAKind(
+    name: "argument", keyName: "\\.haArg", takesArgument: true,
+    register: { c, s, n, l, d in
+      c.register(\.haArg, scope: s, dispose: d) { _, a in
+        n.increment()
+        return Token("\(l) \(a)")
+      }
+    },
+    registerFailingOnce: { c, s, n in
+      c.register(\.haArg, scope: s) { _, a in
+        if n.increment() == 1 {
+          usleep(20_000)
+          throw PlannedFailure("first")
+        }
+        return Token("ok \(a)")
+      }
+    },
+    resolve: { c, a in try c.resolve(\.haArg, argument: a) },
+    decorate: { c, l in c.decorate(\.haArg) { _, t in Token(t.label + "+" + l) } },
+    provider: { c in
+      let p = c.provider(\.haArg)
+      return { a in try p.get(a) }
+    })
+
+  static let asyncArg = HuntAKind(
+    name: "async argument", keyName: "\\.haAsyncArg", takesArgument: true,
+    register: { c, s, n, l, d in
+      c.register(\.haAsyncArg, scope: s, dispose: d) { _, a in
+        try await Task.sleep(for: .milliseconds(5))
+        n.increment()
+        return Token("\(l) \(a)")
+      }
+    },
+    registerFailingOnce: { c, s, n in
+      c.register(\.haAsyncArg, scope: s) { _, a in
+        if n.increment() == 1 {
+          try await Task.sleep(for: .milliseconds(20))
+          throw PlannedFailure("first")
+        }
+        return Token("ok \(a)")
+      }
+    },
+    resolve: { c, a in try await c.resolve(\.haAsyncArg, argument: a) },
+    decorate: { c, l in c.decorate(\.haAsyncArg) { _, t in Token(t.label + "+" + l) } },
+    provider: { c in
+      let p = c.provider(\.haAsyncArg)
+      return { a in try await p.get(a) }
+    })
+
+  static let mainArg = HuntAKind(
+    name: "main-actor argument", keyName: "\\.haMainArg", takesArgument: true,
+    register: { c, s, n, l, d in
+      c.register(\.haMainArg, scope: s, dispose: d) { _, a in
+        #expect(MainQueueProbe.isOnMainQueue)
+        n.increment()
+        return Token("\(l) \(a)")
+      }
+    },
+    registerFailingOnce: { c, s, n in
+      c.register(\.haMainArg, scope: s) { _, a in
+        if n.increment() == 1 {
+          usleep(20_000)
+          throw PlannedFailure("first")
+        }
+        return Token("ok \(a)")
+      }
+    },
+    resolve: { c, a in try await c.resolve(\.haMainArg, argument: a) },
+    decorate: { c, l in c.decorate(\.haMainArg) { _, t in Token(t.label + "+" + l) } },
+    provider: { c in
+      let p = c.provider(\.haMainArg)
+      return { a in try await p.get(a) }
+    })
+}
+
+/// Keeps every event it sees.
+final class HuntAEvents: ResolutionObserver {
+  let events = Collected<ResolutionEvent>()
+  func didResolve(_ event: ResolutionEvent) { events.append(event) }
+  func outcomes(of name: String) -> [ResolutionEvent.Outcome] {
+    events.all.filter { $0.dependency.name == name }.map(\.outcome)
+  }
+}
+
+/// Resolves `count` times at once, each in a task of its own, and returns each result.
+func huntAConcurrently(
+  _ count: Int, _ body: @escaping @Sendable (Int) async throws -> Token
+) async -> [Result<Token, any Error>] {
+  await withTaskGroup(of: Result<Token, any Error>.self) { group in
+    for index in 0..<count {
+      group.addTask {
+        do { return .success(try await body(index)) } catch { return .failure(error) }
+      }
+    }
+    return await group.reduce(into: []) { $0.append($1) }
+  }
+}
+
+@Suite struct HuntAKindTests {
+  static let sharedScopes: [Scope] = [.singleton, .cached, .weak]
+
+  // MARK: Exactly once, per argument, under concurrency
+
+  @Test(arguments: HuntAKind.all, sharedScopes)
+  func manyConcurrentFirstResolutionsMakeOneInstancePerArgument(kind: HuntAKind, scope: Scope) async throws {
+    let container = Container()
+    let made = Counter()
+    kind.register(container, scope, made, "shared", nil)
+    let results = await huntAConcurrently(48) { index in try await kind.resolve(container, index % 2) }
+    let tokens = try results.map { try $0.get() }
+    let distinct = Set(tokens.map(ObjectIdentifier.init))
+    let expected = kind.takesArgument ? 2 : 1
+    #expect(distinct.count == expected, "\(scope): one instance per argument")
+    #expect(made.count == expected, "\(scope): the factory ran once per argument")
+    if kind.takesArgument {
+      #expect(Set(tokens.map(\.label)) == ["shared 0", "shared 1"])
+    }
+  }
+
+  @Test func mixedMainActorAndAsyncFirstResolutionsOfAMainActorSingletonMakeOne() async throws {
+    let container = Container()
+    let made = Counter()
+    HuntAKind.main.register(container, .singleton, made, "m", nil)
+    HuntAKind.mainArg.register(container, .singleton, made, "ma", nil)
+    let results = await huntAConcurrently(40) { index in
+      switch index % 4 {
+      case 0: return try await container.resolve(\.haMain)
+      case 1: return try await MainActor.run { try container[\.haMain] }
+      case 2: return try await container.resolve(\.haMainArg, argument: 9)
+      default: return try await MainActor.run { try container.resolve(\.haMainArg, argument: 9) }
+      }
+    }
+    let tokens = try results.map { try $0.get() }
+    #expect(Set(tokens.map(ObjectIdentifier.init)).count == 2)
+    #expect(made.count == 2)
+  }
+
+  @Test(arguments: HuntAKind.all, [Scope.singleton, .cached, .weak, .graph])
+  func aFailureUnderConcurrencyIsNotKeptAndWaitersTryAgain(kind: HuntAKind, scope: Scope) async throws {
+    let container = Container()
+    let calls = Counter()
+    kind.registerFailingOnce(container, scope, calls)
+    let results = await huntAConcurrently(12) { _ in try await kind.resolve(container, 4) }
+    let failures = results.compactMap { result -> (any Error)? in
+      if case .failure(let error) = result { return error }
+      return nil
+    }
+    let tokens = results.compactMap { try? $0.get() }
+    #expect(failures.count == 1, "\(scope): only the resolution that ran the failing factory fails")
+    for failure in failures {
+      #expect((failure as? ResolutionError)?.kind == .factoryFailed, "\(failure)")
+    }
+    #expect(tokens.allSatisfy { $0.label.hasPrefix("ok") })
+    if scope != .graph {
+      #expect(Set(tokens.map(ObjectIdentifier.init)).count == 1, "\(scope): the retry is shared")
+      #expect(calls.count == 2, "\(scope): the failure was not kept, the retry was")
+    }
+    // And a later resolution gets the kept instance (or a new one, for graph), never the failure.
+    #expect(try await kind.resolve(container, 4).label.hasPrefix("ok"))
+  }
+
+  // MARK: Scopes of argument keys of every kind
+
+  @Test(arguments: [HuntAKind.arg, .asyncArg, .mainArg])
+  func weakArgumentKeysAreSharedPerArgumentWhileHeld(kind: HuntAKind) async throws {
+    let container = Container()
+    let made = Counter()
+    kind.register(container, .weak, made, "w", nil)
+    var one: Token? = try await kind.resolve(container, 1)
+    let two = try await kind.resolve(container, 2)
+    #expect(try await kind.resolve(container, 1) === one)
+    #expect(try await kind.resolve(container, 2) === two)
+    #expect(made.count == 2)
+    let oldIdentity = one.map(ObjectIdentifier.init)
+    one = nil
+    let again = try await kind.resolve(container, 1)
+    #expect(made.count == 3, "released, then made again")
+    #expect(ObjectIdentifier(again) != oldIdentity || made.count == 3)
+    #expect(try await kind.resolve(container, 2) === two, "the other argument's instance is still held")
+  }
+
+  @Test func graphScopedArgumentKeysAreSharedPerArgumentWithinOneResolution() async throws {
+    let container = Container()
+    HuntAKind.mainArg.register(container, .graph, Counter(), "g", nil)
+    HuntAKind.asyncArg.register(container, .graph, Counter(), "g", nil)
+    let mainSame = try await container.resolve(\.haMainArgSame)
+    let mainPair = try await container.resolve(\.haMainArgPair)
+    let asyncSame = try await container.resolve(\.haAsyncArgSame)
+    let asyncPair = try await container.resolve(\.haAsyncArgPair)
+    #expect(mainSame.first === mainSame.second)
+    #expect(mainPair.first !== mainPair.second)
+    #expect(mainPair.first !== mainSame.first, "another top-level resolution, another instance")
+    #expect(asyncSame.first === asyncSame.second)
+    #expect(asyncPair.first !== asyncPair.second)
+    #expect(asyncPair.first !== asyncSame.first)
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func cachedInstancesAreDroppedOnResetAndTheirDisposeClosureRuns(kind: HuntAKind) async throws {
+    let container = Container()
+    let closed = Collected<String>()
+    kind.register(container, .cached, Counter(), "c", { closed.append($0.label) })
+    let first = try await kind.resolve(container, 1)
+    #expect(try await kind.resolve(container, 1) === first)
+    container.resetCached()
+    let second = try await kind.resolve(container, 1)
+    #expect(second !== first)
+    try await container.dispose()
+    #expect(closed.all.count == 2, "the dropped one in the background and the kept one at dispose")
+    #expect(closed.all.filter { $0 == first.label }.count == 2)
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func aChildsResetLeavesItsParentsCachedInstanceAlone(kind: HuntAKind) async throws {
+    let parent = Container()
+    kind.register(parent, .cached, Counter(), "parent", nil)
+    let child = parent.makeChild()
+    let shared = try await kind.resolve(child, 3)
+    #expect(try await kind.resolve(parent, 3) === shared, "the parent keeps it for both")
+    child.resetCached()
+    #expect(try await kind.resolve(child, 3) === shared, "the child's reset does not clear the parent's")
+    parent.resetCached()
+    #expect(try await kind.resolve(child, 3) !== shared)
+  }
+
+  // MARK: Disposal
+
+  @Test func everyKindRegisteredInAChildIsDisposedWithTheParentInReverseOrder() async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    let closed = Collected<String>()
+    let dispose: @Sendable (Token) async throws -> Void = { closed.append($0.label) }
+    for kind in HuntAKind.all { kind.register(child, .singleton, Counter(), kind.name, dispose) }
+    var order: [String] = []
+    for kind in HuntAKind.all {
+      order.append(try await kind.resolve(child, 1).label)
+    }
+    #expect(try await HuntAKind.mainArg.resolve(child, 2).label == "main-actor argument 2")
+    order.append("main-actor argument 2")
+    try await parent.dispose()
+    #expect(closed.all == order.reversed())
+    #expect(child.isDisposed)
+    for kind in HuntAKind.all {
+      await #expect(throws: ResolutionError.self, "\(kind.name)") { try await kind.resolve(child, 1) }
+    }
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func onlyKeptScopesAreDisposed(kind: HuntAKind) async throws {
+    for scope in [Scope.unique, .weak, .graph] {
+      let container = Container()
+      let closed = Collected<String>()
+      kind.register(container, scope, Counter(), "\(scope)", { closed.append($0.label) })
+      let held = try await kind.resolve(container, 1)
+      try await container.dispose()
+      #expect(closed.all.isEmpty, "\(scope): belongs to whoever resolved it")
+      _ = held
+    }
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func aChildDisposedOnItsOwnDisposesWhatItMadeButNotItsParents(kind: HuntAKind) async throws {
+    let parent = Container()
+    let closed = Collected<String>()
+    kind.register(parent, .singleton, Counter(), "parent", { closed.append($0.label) })
+    let child = parent.makeChild()
+    kind.register(child, .singleton, Counter(), "child", { closed.append($0.label) })
+    let fromChild = try await kind.resolve(child, 5)
+    let fromParent = try await kind.resolve(parent, 5)
+    try await child.dispose()
+    #expect(closed.all == [fromChild.label])
+    #expect(try await kind.resolve(parent, 5) === fromParent)
+    try await parent.dispose()
+    #expect(closed.all == [fromChild.label, fromParent.label])
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func aProviderMadeBeforeDisposalThrowsContainerDisposed(kind: HuntAKind) async throws {
+    let container = Container()
+    kind.register(container, .singleton, Counter(), "p", nil)
+    let get = kind.provider(container)
+    _ = try await get(1)
+    try await container.dispose()
+    let error = await #expect(throws: ResolutionError.self) { try await get(1) }
+    #expect(error?.kind == .containerDisposed)
+  }
+
+  // MARK: Decorators and overrides together
+
+  @Test(arguments: HuntAKind.all)
+  func decoratorsApplyToAnOverrideAndTheScopesOwnComeLast(kind: HuntAKind) async throws {
+    let container = Container()
+    kind.register(container, .singleton, Counter(), "app", nil)
+    kind.decorate(container, "outer")
+    let inside = try await withOverrides {
+      kind.register($0, .singleton, Counter(), "test", nil)
+      kind.decorate($0, "scope")
+    } operation: {
+      (try await kind.resolve(container, 1), try await kind.resolve(container, 1))
+    }
+    let suffix = kind.takesArgument ? " 1" : ""
+    #expect(inside.0.label == "test\(suffix)+outer+scope")
+    #expect(inside.0 === inside.1, "a decorated singleton is decorated once")
+    #expect(try await kind.resolve(container, 1).label == "app\(suffix)+outer")
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func aDecoratorAddedInAScopeWrapsTheAppsRegistrationInTheScopeOnly(kind: HuntAKind) async throws {
+    let container = Container()
+    kind.register(container, .singleton, Counter(), "app", nil)
+    let outside = try await kind.resolve(container, 2)
+    let inside = try await withOverrides {
+      kind.decorate($0, "scope")
+    } operation: {
+      try await kind.resolve(container, 2)
+    }
+    #expect(inside.label == outside.label + "+scope")
+    #expect(try await kind.resolve(container, 2) === outside)
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func anOverrideScopeDisposesWhatItMadeOfEveryKindWithTheDecoratedValue(kind: HuntAKind) async throws {
+    let container = Container()
+    let closed = Collected<String>()
+    let made = try await withOverrides {
+      kind.register($0, .singleton, Counter(), "scoped", { closed.append($0.label) })
+      kind.decorate($0, "wrapped")
+    } operation: {
+      try await kind.resolve(container, 6)
+    }
+    #expect(closed.all == [made.label])
+    #expect(made.label.hasSuffix("+wrapped"))
+  }
+
+  // MARK: Observers
+
+  @Test(arguments: HuntAKind.all)
+  func observersSeeCreatedReusedAndFailedForEveryKind(kind: HuntAKind) async throws {
+    let container = Container()
+    let observer = HuntAEvents()
+    container.observe(observer)
+    let calls = Counter()
+    kind.registerFailingOnce(container, .singleton, calls)
+    await #expect(throws: ResolutionError.self) { try await kind.resolve(container, 1) }
+    _ = try await kind.resolve(container, 1)
+    _ = try await kind.resolve(container, 1)
+    #expect(observer.outcomes(of: kind.keyName) == [.failed, .created, .reused])
+    let events = observer.events.all
+    #expect(events.allSatisfy { $0.scope == .singleton && $0.depth == 0 })
+    #expect(events.allSatisfy { $0.registeredAt?.fileID == "KnapsackTests/HuntAKinds.swift" })
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func anObserverOfTheParentSeesAFailureDeepInAChildsResolution(kind: HuntAKind) async throws {
+    let parent = Container()
+    let observer = HuntAEvents()
+    parent.observe(observer)
+    let child = parent.makeChild()
+    kind.register(child, .unique, Counter(), "unused", nil)
+    // The kind's key needs a required key nobody provides.
+    switch kind.name {
+    case "sync": child.register(\.haSync) { r in try r[\.haNeeded] }
+    case "async": child.register(\.haAsync) { r in try r[\.haNeeded] }
+    case "main-actor": child.register(\.haMain) { r in try r[\.haNeeded] }
+    case "argument": child.register(\.haArg) { r, _ in try r[\.haNeeded] }
+    case "async argument": child.register(\.haAsyncArg) { r, _ in try r[\.haNeeded] }
+    default: child.register(\.haMainArg) { r, _ in try r[\.haNeeded] }
+    }
+    let error = await #expect(throws: ResolutionError.self) { try await kind.resolve(child, 1) }
+    #expect(error?.kind == .requiredKeyNotProvided)
+    #expect(error?.path.map(\.name) == [kind.keyName, "\\.haNeeded"])
+    let failed = observer.events.all.filter { $0.outcome == .failed }
+    #expect(failed.map(\.dependency.name) == ["\\.haNeeded", kind.keyName])
+    #expect(failed.first?.requestedBy?.name == kind.keyName)
+    #expect(failed.map(\.depth) == [1, 0])
+  }
+
+  // MARK: Handles made before a registration changes
+
+  @Test(arguments: HuntAKind.all)
+  func aProviderMadeBeforeARegistrationChangesResolvesTheNewOne(kind: HuntAKind) async throws {
+    let container = Container()
+    let get = kind.provider(container)
+    let before = try await get(1)
+    #expect(before.label.contains("default"))
+    kind.register(container, .unique, Counter(), "registered later", nil)
+    #expect(try await get(1).label.hasPrefix("registered later"))
+    kind.decorate(container, "decorated later")
+    #expect(try await get(1).label.hasSuffix("+decorated later"))
+  }
+
+  @Test func aLazyMadeBeforeARegistrationChangesResolvesTheNewOneOnFirstRead() async throws {
+    let container = Container()
+    let sync = container.lazy(\.haSync)
+    let async = container.lazy(\.haAsync)
+    let main = container.lazy(\.haMain)
+    let arg = container.lazy(\.haArg, argument: 1)
+    let asyncArg = container.lazy(\.haAsyncArg, argument: 2)
+    let mainArg = container.lazy(\.haMainArg, argument: 3)
+    for kind in HuntAKind.all { kind.register(container, .unique, Counter(), "later", nil) }
+    #expect(try sync.value.label == "later")
+    #expect(try await async.value.label == "later")
+    #expect(try await MainActor.run { try main.value.label } == "later")
+    #expect(try arg.value.label == "later 1")
+    #expect(try await asyncArg.value.label == "later 2")
+    #expect(try await MainActor.run { try mainArg.value.label } == "later 3")
+    // Read once, a lazy handle keeps what it read.
+    for kind in HuntAKind.all { kind.register(container, .unique, Counter(), "latest", nil) }
+    #expect(try sync.value.label == "later")
+    #expect(try await asyncArg.value.label == "later 2")
+    #expect(try await MainActor.run { try mainArg.value.label } == "later 3")
+  }
+
+  // MARK: Multibindings in override scopes
+
+  @Test func contributionsOfEveryKindInAnOverrideScopeComeAfterTheContainersAndStayThere() async throws {
+    let container = Container()
+    container.contribute(to: \.fxPlugins) { _ in Token("app") }
+    container.contribute(to: \.fxAsyncPlugins) { _ in Token("app") }
+    container.contribute(to: \.fxMainPlugins) { _ in Token("app") }
+    let closed = Collected<String>()
+    let inside = try await withOverrides {
+      $0.contribute(to: \.fxPlugins, scope: .singleton, dispose: { closed.append("sync " + $0.label) }) { _ in
+        Token("test")
+      }
+      $0.contribute(to: \.fxAsyncPlugins, scope: .singleton, dispose: { closed.append("async " + $0.label) }) { _ in
+        await Task.yield()
+        return Token("test")
+      }
+      $0.contribute(to: \.fxMainPlugins, scope: .singleton, dispose: { closed.append("main " + $0.label) }) { _ in
+        #expect(MainQueueProbe.isOnMainQueue)
+        return Token("test")
+      }
+    } operation: {
+      [
+        try container[\.fxPlugins].map(\.label), try await container.resolve(\.fxAsyncPlugins).map(\.label),
+        try await container.resolve(\.fxMainPlugins).map(\.label),
+      ]
+    }
+    #expect(inside == [["app", "test"], ["app", "test"], ["app", "test"]])
+    #expect(closed.all.sorted() == ["async test", "main test", "sync test"], "disposed when the scope ended")
+    #expect(try container[\.fxPlugins].map(\.label) == ["app"])
+    #expect(try await container.resolve(\.fxAsyncPlugins).map(\.label) == ["app"])
+    #expect(try await container.resolve(\.fxMainPlugins).map(\.label) == ["app"])
+  }
+
+  @Test func aMultibindingProviderMadeBeforeAContributionSeesIt() async throws {
+    let container = Container()
+    let sync = container.provider(\.fxPlugins)
+    let async = container.provider(\.fxAsyncPlugins)
+    let main = container.provider(\.fxMainPlugins)
+    #expect(try sync.get().isEmpty)
+    #expect(try await async.get().isEmpty)
+    #expect(try await main.get().isEmpty)
+    container.contribute(to: \.fxPlugins) { _ in Token("late") }
+    container.contribute(to: \.fxAsyncPlugins) { _ in Token("late") }
+    container.contribute(to: \.fxMainPlugins) { _ in Token("late") }
+    #expect(try sync.get().map(\.label) == ["late"])
+    #expect(try await async.get().map(\.label) == ["late"])
+    #expect(try await main.get().map(\.label) == ["late"])
+  }
+
+  // MARK: Off the main actor
+
+  @Test func anAsyncResolveFromADetachedTaskHopsToTheMainActorForEveryMainActorForm() async throws {
+    let container = Container()
+    container.register(\.haMain, scope: .singleton) { _ in
+      #expect(MainQueueProbe.isOnMainQueue)
+      return Token("main")
+    }
+    container.register(\.haMainArg, scope: .cached) { _, n in
+      #expect(MainQueueProbe.isOnMainQueue)
+      return Token("main \(n)")
+    }
+    container.decorate(\.haMainArg) { _, token in
+      #expect(MainQueueProbe.isOnMainQueue)
+      return Token(token.label + "+d")
+    }
+    container.contribute(to: \.fxMainPlugins, scope: .weak) { _ in
+      #expect(MainQueueProbe.isOnMainQueue)
+      return Token("element")
+    }
+    let labels = try await Task.detached {
+      #expect(!MainQueueProbe.isOnMainQueue)
+      let main = try await container.resolve(\.haMain)
+      let arg = try await container.resolve(\.haMainArg, argument: 1)
+      let elements = try await container.resolve(\.fxMainPlugins)
+      let provided = try await container.provider(\.haMainArg).get(1)
+      #expect(provided === arg)
+      return [main.label, arg.label] + elements.map(\.label)
+    }.value
+    #expect(labels == ["main", "main 1+d", "element"])
+  }
+}
+
+// MARK: Test traits and property wrappers
+
+@MainActor final class HuntAModel {
+  @LazyInjected(\.haMainArg, argument: 7) var token: Token
+  @Injected(\.haMainArg, argument: 8) var eager: Token
+}
+
+@Suite struct HuntATraitTests {
+  let container = Container()
+
+  @Test(.overrides { $0.register(\.haMainArg, scope: .singleton) { _, n in Token("trait \(n)") } })
+  func aTraitOverridesAMainActorArgumentKey() async throws {
+    let one = try await container.resolve(\.haMainArg, argument: 1)
+    #expect(one.label == "trait 1")
+    #expect(try await container.resolve(\.haMainArg, argument: 1) === one)
+    #expect(try await container.resolve(\.haMainArg, argument: 2).label == "trait 2")
+  }
+
+  @Test(.overrides { $0.register(\.haAsyncArg, scope: .weak) { _, n in Token("trait \(n)") } })
+  func aTraitOverridesAnAsyncArgumentKey() async throws {
+    let one = try await container.resolve(\.haAsyncArg, argument: 1)
+    #expect(one.label == "trait 1")
+    #expect(try await container.resolve(\.haAsyncArg, argument: 1) === one)
+  }
+
+  @Test(.container { $0.register(\.haMainArg) { _, n in Token("container \(n)") } })
+  @MainActor func lazyInjectedOfAMainActorArgumentKeyReadsTheRegistrationAtFirstRead() throws {
+    let model = HuntAModel()
+    #expect(model.eager.label == "container 8")
+    Container.current.register(\.haMainArg) { _, n in Token("changed \(n)") }
+    #expect(model.token.label == "changed 7")
+    Container.current.register(\.haMainArg) { _, n in Token("changed again \(n)") }
+    #expect(model.token.label == "changed 7", "read once, kept")
+  }
+}
