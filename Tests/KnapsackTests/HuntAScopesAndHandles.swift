@@ -1,0 +1,365 @@
+import Foundation
+import Knapsack
+import Testing
+
+// More combinations from the points 1 and 2: graph-scoped keys of every kind shared by
+// the child tasks of one asynchronous resolution, handles made in an override scope and used
+// after it, per argument, a reset while a factory of each kind runs, decorators that fail, and
+// multibinding contributions that fail or race.
+
+extension Dependencies {
+  var haMainGraph: MainActorKey<Token> { MainActorKey { _ in Token("main graph") }.scope(.graph) }
+  var haSyncGraph: Key<Token> { Key { Token("sync graph") }.scope(.graph) }
+  var haAsyncArgGraph: DependencyKey<AsyncKind, Int, Token> {
+    DependencyKey { _, n in
+      try await Task.sleep(for: .milliseconds(5))
+      return Token("async arg graph \(n)")
+    }
+    .scope(.graph)
+  }
+  var haMainArgGraph: DependencyKey<MainActorKind, Int, Token> {
+    DependencyKey { _, n in Token("main arg graph \(n)") }.scope(.graph)
+  }
+  /// Asks for each graph-scoped key twice, in child tasks running side by side.
+  var haSideBySide: AsyncKey<[Token]> {
+    AsyncKey { r in
+      async let mainA = r.resolve(\.haMainGraph)
+      async let mainB = r.resolve(\.haMainGraph)
+      async let argA = r.resolve(\.haAsyncArgGraph, argument: 1)
+      async let argB = r.resolve(\.haAsyncArgGraph, argument: 1)
+      async let mainArgA = r.resolve(\.haMainArgGraph, argument: 2)
+      async let mainArgB = r.resolve(\.haMainArgGraph, argument: 2)
+      async let syncA = Task { try r[\.haSyncGraph] }.value
+      let syncB = try r[\.haSyncGraph]
+      return try await [mainA, mainB, argA, argB, mainArgA, mainArgB, syncA, syncB]
+    }
+  }
+  /// Asks, one after the other, for each graph-scoped key: the main-actor ones through `await`.
+  var haInSequence: AsyncKey<[Token]> {
+    AsyncKey { r in
+      [
+        try await r.resolve(\.haMainGraph), try await r.resolve(\.haMainGraph),
+        try await r.resolve(\.haMainArgGraph, argument: 3), try await r.resolve(\.haMainArgGraph, argument: 3),
+        try await r.resolve(\.haMainArgGraph, argument: 4),
+      ]
+    }
+  }
+
+  var haAsyncElements: AsyncMultibinding<Token> { MultibindingKey() }
+  var haMainElements: MainActorMultibinding<Token> { MultibindingKey() }
+  var haSyncElements: Multibinding<Token> { MultibindingKey() }
+}
+
+@Suite struct HuntAScopesAndHandlesTests {
+  // MARK: Graph scope across kinds
+
+  @Test func graphScopedKeysOfEveryKindAreSharedByChildTasksOfOneResolution() async throws {
+    let container = Container()
+    for _ in 0..<5 {
+      let tokens = try await container.resolve(\.haSideBySide)
+      #expect(tokens[0] === tokens[1], "main-actor graph key")
+      #expect(tokens[2] === tokens[3], "async argument graph key")
+      #expect(tokens[4] === tokens[5], "main-actor argument graph key")
+      #expect(tokens[6] === tokens[7], "sync graph key")
+    }
+    let again = try await container.resolve(\.haSideBySide)
+    let first = try await container.resolve(\.haSideBySide)
+    #expect(again[0] !== first[0], "another resolution, another instance")
+  }
+
+  @Test func graphScopedMainActorKeysAwaitedInSequenceByAnAsyncFactoryAreShared() async throws {
+    let container = Container()
+    let tokens = try await container.resolve(\.haInSequence)
+    #expect(tokens[0] === tokens[1])
+    #expect(tokens[2] === tokens[3])
+    #expect(tokens[2] !== tokens[4], "another argument, another instance")
+    #expect(tokens[4].label == "main arg graph 4")
+  }
+
+  // MARK: Handles made in an override scope, used after it
+
+  @Test func aProviderUsedAfterItsScopeEndedIsRefusedPerArgumentForEveryArgumentKind() async throws {
+    let container = Container()
+    let closed = Collected<String>()
+    let close: @Sendable (Token) async throws -> Void = { closed.append($0.label) }
+    // A decorator that fails for argument 3: what the factory made for it is disposed with the
+    // scope, but nobody received it, so argument 3 is made afterwards, not refused.
+    let fail: @Sendable (Token) throws -> Token = { token in
+      if token.label.hasSuffix(" 3") { throw PlannedFailure("decorator") }
+      return token
+    }
+    let (mainArg, asyncArg, arg) = try await withOverrides {
+      $0.register(\.haMainArg, scope: .singleton, dispose: close) { _, n in Token("main \(n)") }
+      $0.register(\.haAsyncArg, scope: .singleton, dispose: close) { _, n in Token("async \(n)") }
+      $0.register(\.haArg, scope: .cached, dispose: close) { _, n in Token("sync \(n)") }
+      $0.decorate(\.haMainArg) { _, t in try fail(t) }
+      $0.decorate(\.haAsyncArg) { _, t in try fail(t) }
+      $0.decorate(\.haArg) { _, t in try fail(t) }
+    } operation: { () async throws in
+      let mainArg = container.provider(\.haMainArg)
+      let asyncArg = container.provider(\.haAsyncArg)
+      let arg = container.provider(\.haArg)
+      _ = try await mainArg.get(1)
+      _ = try await asyncArg.get(1)
+      _ = try arg.get(1)
+      await #expect(throws: ResolutionError.self) { try await mainArg.get(3) }
+      await #expect(throws: ResolutionError.self) { try await asyncArg.get(3) }
+      #expect(throws: ResolutionError.self) { try arg.get(3) }
+      return (mainArg, asyncArg, arg)
+    }
+    #expect(
+      Set(closed.all) == ["main 1", "async 1", "sync 1", "main 3", "async 3", "sync 3"], "\(closed.all)")
+    let refusals: [ResolutionError?] = [
+      await #expect(throws: ResolutionError.self) { try await mainArg.get(1) },
+      await #expect(throws: ResolutionError.self) { try await asyncArg.get(1) },
+      #expect(throws: ResolutionError.self) { try arg.get(1) },
+    ]
+    #expect(refusals.map { $0?.kind } == [.containerDisposed, .containerDisposed, .containerDisposed])
+    #expect(try await mainArg.get(2).label == "main 2", "an argument the scope never made is made")
+    #expect(try await asyncArg.get(2).label == "async 2")
+    #expect(try arg.get(2).label == "sync 2")
+    // Argument 3's decorator still fails, with the decorator's error, not a refusal.
+    let mainThree = await #expect(throws: ResolutionError.self) { try await mainArg.get(3) }
+    let asyncThree = await #expect(throws: ResolutionError.self) { try await asyncArg.get(3) }
+    let syncThree = #expect(throws: ResolutionError.self) { try arg.get(3) }
+    #expect([mainThree?.kind, asyncThree?.kind, syncThree?.kind] == [.factoryFailed, .factoryFailed, .factoryFailed])
+  }
+
+  @Test func aProviderMadeBeforeAScopeDoesNotSeeItsOverridesForAnyKind() async throws {
+    let container = Container()
+    let get = HuntAKind.all.map { $0.provider(container) }
+    let labels = try await withOverrides {
+      for kind in HuntAKind.all { kind.register($0, .unique, Counter(), "scoped", nil) }
+    } operation: {
+      var labels: [String] = []
+      for handle in get { labels.append(try await handle(1).label) }
+      return labels
+    }
+    #expect(labels.allSatisfy { $0.contains("default") }, "\(labels)")
+  }
+
+  @Test func nestedScopesShareTheOuterScopesOverrideUntilTheyDecorateIt() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.haMainArg, scope: .singleton) { _, n in Token("outer \(n)") }
+      $0.register(\.haAsyncArg, scope: .cached) { _, n in Token("outer \(n)") }
+    } operation: {
+      let main = try await container.resolve(\.haMainArg, argument: 1)
+      let async = try await container.resolve(\.haAsyncArg, argument: 1)
+      try await withOverrides { _ in
+      } operation: { () async throws in
+        #expect(try await container.resolve(\.haMainArg, argument: 1) === main)
+        #expect(try await container.resolve(\.haAsyncArg, argument: 1) === async)
+      }
+      try await withOverrides {
+        $0.decorate(\.haMainArg) { _, t in Token(t.label + "+inner") }
+        $0.decorate(\.haAsyncArg) { _, t in Token(t.label + "+inner") }
+      } operation: { () async throws in
+        #expect(try await container.resolve(\.haMainArg, argument: 1).label == "outer 1+inner")
+        #expect(try await container.resolve(\.haAsyncArg, argument: 1).label == "outer 1+inner")
+      }
+      #expect(try await container.resolve(\.haMainArg, argument: 1) === main)
+    }
+  }
+
+  // MARK: A reset while a factory runs
+
+  @Test(.serialized, arguments: [HuntAKind.async, .asyncArg, .main, .mainArg, .sync])
+  func aCachedInstanceMadeAcrossAResetIsHandedOutButNotKept(kind: HuntAKind) async throws {
+    let container = Container()
+    let entered = Counter()
+    let release = Counter()
+    let made = Counter()
+    // Bounded waits: a hang fails the test rather than the run. An asynchronous factory waits
+    // without holding a thread of the shared pool.
+    let blocking: @Sendable () -> Token = {
+      entered.increment()
+      _ = waitUntilSync(timeout: .seconds(20)) { release.count > 0 }
+      return Token("made \(made.increment())")
+    }
+    let suspending: @Sendable () async -> Token = {
+      entered.increment()
+      _ = await waitUntil(timeout: .seconds(20)) { release.count > 0 }
+      return Token("made \(made.increment())")
+    }
+    switch kind.name {
+    case "async": container.register(\.haAsync, scope: .cached) { _ in await suspending() }
+    case "async argument": container.register(\.haAsyncArg, scope: .cached) { _, _ in await suspending() }
+    case "main-actor": container.register(\.haMain, scope: .cached) { _ in blocking() }
+    case "main-actor argument": container.register(\.haMainArg, scope: .cached) { _, _ in blocking() }
+    default: container.register(\.haSync, scope: .cached) { _ in blocking() }
+    }
+    // Resolve from a detached task, so that a main-actor factory blocking the main thread does
+    // not block this test's own code.
+    let first = Task.detached { try await kind.resolve(container, 1) }
+    #expect(await waitUntil(timeout: .seconds(20)) { entered.count == 1 })
+    container.resetCached()
+    release.increment()
+    let handedOut = try await first.value
+    #expect(handedOut.label == "made 1", "the resolution that asked gets it")
+    let next = try await kind.resolve(container, 1)
+    #expect(next !== handedOut, "not kept: it was made from what the reset replaced")
+    #expect(try await kind.resolve(container, 1) === next)
+  }
+
+  // MARK: Decorators that fail
+
+  @Test(arguments: HuntAKind.all)
+  func aDecoratorThatFailsOnceIsRetriedAndWhatTheFactoryMadeIsDisposed(kind: HuntAKind) async throws {
+    let container = Container()
+    let closed = Collected<String>()
+    let made = Counter()
+    kind.register(container, .singleton, made, "made", { closed.append($0.label) })
+    let calls = Counter()
+    switch kind.name {
+    case "sync":
+      container.decorate(\.haSync) { _, t in
+        if calls.increment() == 1 { throw PlannedFailure("decorator") }
+        return Token(t.label + "+d")
+      }
+    case "async":
+      container.decorate(\.haAsync) { _, t in
+        await Task.yield()
+        if calls.increment() == 1 { throw PlannedFailure("decorator") }
+        return Token(t.label + "+d")
+      }
+    case "main-actor":
+      container.decorate(\.haMain) { _, t in
+        if calls.increment() == 1 { throw PlannedFailure("decorator") }
+        return Token(t.label + "+d")
+      }
+    case "argument":
+      container.decorate(\.haArg) { _, t in
+        if calls.increment() == 1 { throw PlannedFailure("decorator") }
+        return Token(t.label + "+d")
+      }
+    case "async argument":
+      container.decorate(\.haAsyncArg) { _, t in
+        if calls.increment() == 1 { throw PlannedFailure("decorator") }
+        return Token(t.label + "+d")
+      }
+    default:
+      container.decorate(\.haMainArg) { _, t in
+        if calls.increment() == 1 { throw PlannedFailure("decorator") }
+        return Token(t.label + "+d")
+      }
+    }
+    let error = await #expect(throws: ResolutionError.self) { try await kind.resolve(container, 1) }
+    #expect(error?.kind == .factoryFailed)
+    #expect(error?.description.contains("decorator") == true, "\(String(describing: error))")
+    let value = try await kind.resolve(container, 1)
+    #expect(value.label.hasSuffix("+d"))
+    #expect(try await kind.resolve(container, 1) === value)
+    #expect(made.count == 2)
+    try await container.dispose()
+    let undecorated = kind.takesArgument ? "made 1" : "made"
+    #expect(closed.all.sorted() == [undecorated, value.label].sorted(), "\(closed.all)")
+  }
+
+  // MARK: Multibinding contributions
+
+  @Test func contributionsOfEveryKindThatFailOnceAreNotKept() async throws {
+    let container = Container()
+    let calls = Counter()
+    container.contribute(to: \.haSyncElements, scope: .singleton) { _ in
+      if calls.increment() == 1 { throw PlannedFailure("sync") }
+      return Token("sync")
+    }
+    container.contribute(to: \.haAsyncElements, scope: .cached) { _ in
+      if calls.increment() == 3 { throw PlannedFailure("async") }
+      return Token("async")
+    }
+    container.contribute(to: \.haMainElements, scope: .weak) { _ in
+      if calls.increment() == 5 { throw PlannedFailure("main") }
+      return Token("main")
+    }
+    #expect(throws: ResolutionError.self) { try container[\.haSyncElements] }
+    let sync = try container[\.haSyncElements]
+    #expect(try container[\.haSyncElements][0] === sync[0])
+    await #expect(throws: ResolutionError.self) { try await container.resolve(\.haAsyncElements) }
+    let async = try await container.resolve(\.haAsyncElements)
+    #expect(try await container.resolve(\.haAsyncElements)[0] === async[0])
+    await #expect(throws: ResolutionError.self) { try await container.resolve(\.haMainElements) }
+    let main = try await container.resolve(\.haMainElements)
+    #expect(try await container.resolve(\.haMainElements)[0] === main[0])
+    #expect(calls.count == 6)
+  }
+
+  @Test func sharedContributionsOfEveryKindAreMadeOnceUnderConcurrency() async throws {
+    let container = Container()
+    let made = Counter()
+    container.contribute(to: \.haSyncElements, scope: .singleton) { _ in
+      made.increment()
+      usleep(2_000)
+      return Token("sync")
+    }
+    container.contribute(to: \.haAsyncElements, scope: .singleton) { _ in
+      made.increment()
+      try await Task.sleep(for: .milliseconds(5))
+      return Token("async")
+    }
+    container.contribute(to: \.haMainElements, scope: .cached) { _ in
+      made.increment()
+      return Token("main")
+    }
+    let results = await huntAConcurrently(45) { index in
+      switch index % 3 {
+      case 0: return try container[\.haSyncElements][0]
+      case 1: return try await container.resolve(\.haAsyncElements)[0]
+      default: return try await container.resolve(\.haMainElements)[0]
+      }
+    }
+    let tokens = try results.map { try $0.get() }
+    #expect(Set(tokens.map(ObjectIdentifier.init)).count == 3)
+    #expect(made.count == 3)
+  }
+
+  @Test func observersSeeEveryKindsContributionsIncludingAFailure() async throws {
+    let container = Container()
+    let observer = HuntAEvents()
+    container.observe(observer)
+    container.contribute(to: \.haSyncElements) { _ in Token("sync") }
+    container.contribute(to: \.haAsyncElements) { _ in Token("async") }
+    container.contribute(to: \.haMainElements) { _ in throw PlannedFailure("main") }
+    _ = try container[\.haSyncElements]
+    _ = try await container.resolve(\.haAsyncElements)
+    await #expect(throws: ResolutionError.self) { try await container.resolve(\.haMainElements) }
+    let events = observer.events.all
+    let names = events.map(\.dependency.name)
+    #expect(names.contains { $0.hasPrefix("\\.haSyncElements") }, "\(names)")
+    #expect(names.contains { $0.hasPrefix("\\.haAsyncElements") }, "\(names)")
+    #expect(
+      events.contains { $0.dependency.name.hasPrefix("\\.haMainElements") && $0.outcome == .failed }, "\(names)")
+  }
+
+  @Test func contributionsOfEveryKindInAChildAreDisposedWithItAndDroppedOnItsReset() async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    let closed = Collected<String>()
+    parent.contribute(to: \.haAsyncElements, scope: .singleton, dispose: { closed.append("parent " + $0.label) }) { _ in
+      Token("async")
+    }
+    child.contribute(to: \.haAsyncElements, scope: .cached, dispose: { closed.append("child " + $0.label) }) { _ in
+      Token("async")
+    }
+    child.contribute(to: \.haMainElements, scope: .singleton, dispose: { closed.append("child " + $0.label) }) { _ in
+      Token("main")
+    }
+    child.contribute(to: \.haSyncElements, scope: .cached, dispose: { closed.append("child " + $0.label) }) { _ in
+      Token("sync")
+    }
+    let elements = try await child.resolve(\.haAsyncElements)
+    #expect(elements.map(\.label) == ["async", "async"])
+    _ = try await child.resolve(\.haMainElements)
+    _ = try child[\.haSyncElements]
+    child.resetCached()
+    let again = try await child.resolve(\.haAsyncElements)
+    #expect(again[0] === elements[0], "the parent's singleton")
+    #expect(again[1] !== elements[1], "the child's cached one, dropped by its reset")
+    try await child.dispose()
+    #expect(
+      closed.all.sorted() == ["child async", "child async", "child main", "child sync"], "\(closed.all)")
+    try await parent.dispose()
+    #expect(closed.all.last == "parent async")
+  }
+}
