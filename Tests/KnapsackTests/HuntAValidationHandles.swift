@@ -1,0 +1,191 @@
+import Foundation
+import Knapsack
+import Testing
+
+// validate() through handles and property wrappers made by main-actor and asynchronous factories,
+// observers across a hop to the main actor, unhashable arguments of every kind, and registrations
+// with side effects of every kind.
+
+struct HuntAPair: Hashable, Sendable {
+  let left: Int
+  let right: Int
+}
+
+extension Dependencies {
+  /// A main-actor view model that keeps a lazy handle to a main-actor argument key.
+  var haMainLazyArgHolder: MainActorKey<Lazy<DependencyKey<MainActorKind, Int, Token>>> {
+    MainActorKey { r in r.lazy(\.haMainArgNeeding, argument: 9) }
+  }
+  /// An asynchronous key that keeps a lazy handle to an asynchronous argument key.
+  var haAsyncLazyArgHolder: AsyncKey<Lazy<DependencyKey<AsyncKind, Int, Token>>> {
+    AsyncKey { r in r.lazy(\.haAsyncArgNeeding, argument: 10) }
+  }
+  /// A main-actor view model that keeps a provider of a main-actor argument key.
+  var haMainProviderHolder: MainActorKey<Provider<DependencyKey<MainActorKind, Int, Token>>> {
+    MainActorKey { r in r.provider(\.haMainArgNeeding) }
+  }
+  /// An asynchronous key that keeps a provider of an asynchronous argument key.
+  var haAsyncProviderHolder: AsyncKey<Provider<DependencyKey<AsyncKind, Int, Token>>> {
+    AsyncKey { r in r.provider(\.haAsyncArgNeeding) }
+  }
+  /// An asynchronous key whose factory awaits keys of the other kinds.
+  var haFanOut: AsyncKey<[Token]> {
+    AsyncKey { r in
+      [
+        try await r.resolve(\.haMain), try await r.resolve(\.haMainArg, argument: 1),
+        try await r.resolve(\.haAsyncArg, argument: 2), try r[\.haSync], try r.resolve(\.haArg, argument: 3),
+      ]
+    }
+  }
+  var haTupleMain: DependencyKey<MainActorKind, (Int, Int), Token> {
+    DependencyKey { _, pair in Token("\(pair.0),\(pair.1)") }.scope(.singleton)
+  }
+  var haTupleAsync: DependencyKey<AsyncKind, (Int, Int), Token> {
+    DependencyKey { _, pair in Token("\(pair.0),\(pair.1)") }.scope(.cached)
+  }
+  var haStructMain: DependencyKey<MainActorKind, HuntAPair, Token> {
+    DependencyKey { r, pair in Token("\(pair.left) " + (try r[\.haStorage]).label) }.scope(.singleton)
+  }
+  var haSideEffectUser: MainActorKey<Token> { MainActorKey { r in Token(try await_free(r)) } }
+}
+
+/// What `haSideEffectUser` resolves: a key registered with side effects, then the storage.
+@MainActor func await_free(_ r: Resolver) throws -> String {
+  let effect = try r[\.haMain]
+  return effect.label + (try r[\.haStorage]).label
+}
+
+/// A main-actor view model whose dependency is resolved on first read, from the container it was given.
+@MainActor final class HuntALazyViewModel: Sendable {
+  @LazyInjected var storage: Token
+  init(container: Container) {
+    _storage = LazyInjected(\.haStorage, container: container)
+  }
+}
+
+extension Dependencies {
+  var haLazyInjectedModel: MainActorKey<HuntALazyViewModel> {
+    MainActorKey { _ in HuntALazyViewModel(container: Container.current) }
+  }
+}
+
+@Suite struct HuntAValidationHandleTests {
+  @Test func aLazyWithAnArgumentMadeByAMainActorOrAsyncFactoryIsRunWithThatArgument() async throws {
+    let report = await Container().validate(including: [\.haMainLazyArgHolder, \.haAsyncLazyArgHolder])
+    #expect(report.needsSampleArgument.isEmpty, "\(report)")
+    let missing = report.problems(.missingRequiredKey)
+    #expect(
+      Set(missing.map { $0.path.map(\.name) })
+        == [
+          ["\\.haMainLazyArgHolder", "\\.haMainArgNeeding", "\\.haStorage"],
+          ["\\.haAsyncLazyArgHolder", "\\.haAsyncArgNeeding", "\\.haStorage"],
+        ], "\(report)")
+  }
+
+  @Test func aProviderOfAnArgumentKeyMadeByAMainActorOrAsyncFactoryIsListedByName() async throws {
+    let report = await Container().validate(including: [\.haMainProviderHolder, \.haAsyncProviderHolder])
+    #expect(
+      Set(report.needsSampleArgument.map(\.name)) == ["\\.haMainArgNeeding", "\\.haAsyncArgNeeding"], "\(report)")
+    let sampled = await Container().validate(
+      including: [\.haMainProviderHolder, \.haAsyncProviderHolder],
+      arguments: [\.haMainArgNeeding: 1, \.haAsyncArgNeeding: 2])
+    #expect(sampled.needsSampleArgument.isEmpty, "\(sampled)")
+    #expect(sampled.problems(.missingRequiredKey).count == 2, "\(sampled)")
+  }
+
+  @Test func aLazyInjectedPropertyOfAMainActorViewModelIsChecked() async throws {
+    let container = Container()
+    let report = await withContainer(container) { await container.validate(including: [\.haLazyInjectedModel]) }
+    let missing = try #require(report.problems(.missingRequiredKey).first, "\(report)")
+    #expect(missing.dependency.name == "\\.haStorage")
+    #expect(missing.dependency.location == Dependencies.declarationSite(of: \.haStorage))
+    #expect(missing.path.first?.name == "\\.haLazyInjectedModel", "\(missing)")
+  }
+
+  @Test func anUnhashableArgumentOfASharedMainActorOrAsyncKeyIsAMismatch() async throws {
+    let container = Container()
+    let main = await #expect(throws: ResolutionError.self) { try await container.resolve(\.haTupleMain, argument: (1, 2)) }
+    let async = await #expect(throws: ResolutionError.self) {
+      try await container.resolve(\.haTupleAsync, argument: (1, 2))
+    }
+    #expect(main?.kind == .factoryMismatch)
+    #expect(async?.kind == .factoryMismatch)
+    #expect(main?.description.contains("not Hashable") == true, "\(String(describing: main))")
+    let report = await container.validate(arguments: [\.haTupleMain: (1, 2), \.haTupleAsync: (3, 4)])
+    #expect(
+      Set(report.problems(.factoryMismatch).map(\.dependency.name)) == ["\\.haTupleMain", "\\.haTupleAsync"], "\(report)")
+    // Unique, the same keys take a tuple.
+    container.register(\.haTupleMain, scope: .unique) { _, pair in Token("\(pair.0)") }
+    #expect(try await container.resolve(\.haTupleMain, argument: (5, 6)).label == "5")
+  }
+
+  @Test func aHashableStructSampleRunsASharedMainActorArgumentKey() async throws {
+    let report = await Container().validate(arguments: [\.haStructMain: HuntAPair(left: 1, right: 2)])
+    #expect(report.problems(.missingRequiredKey).map { $0.path.map(\.name) } == [["\\.haStructMain", "\\.haStorage"]], "\(report)")
+    #expect(report.problems.count == 1, "\(report)")
+  }
+
+  @Test func registrationsWithSideEffectsOfEveryKindAreSkippedByName() async throws {
+    let container = Container()
+    let ran = Counter()
+    container.register(\.haMain, hasSideEffects: true) { _ in
+      ran.increment()
+      return Token("main")
+    }
+    container.register(\.haAsync, hasSideEffects: true) { _ in
+      ran.increment()
+      return Token("async")
+    }
+    container.register(\.haMainArg, hasSideEffects: true) { _, _ in
+      ran.increment()
+      return Token("main arg")
+    }
+    container.register(\.haAsyncArg, hasSideEffects: true) { _, _ in
+      ran.increment()
+      return Token("async arg")
+    }
+    container.contribute(to: \.haMainElements, hasSideEffects: true) { _ in
+      ran.increment()
+      return Token("element")
+    }
+    let report = await container.validate(
+      including: [\.haSideEffectUser], arguments: [\.haMainArg: 1, \.haAsyncArg: 2])
+    #expect(ran.count == 0, "nothing with side effects ran")
+    let skipped = Set(report.skipped.map(\.name))
+    #expect(
+      skipped.isSuperset(of: ["\\.haMain", "\\.haAsync", "\\.haMainArg", "\\.haAsyncArg", "\\.haSideEffectUser"]),
+      "\(report)")
+    #expect(skipped.contains { $0.hasPrefix("\\.haMainElements") }, "\(report)")
+    #expect(report.needsSampleArgument.isEmpty)
+  }
+
+  @Test func anObserverSeesWhatAnAsyncFactoryAwaitsOnTheMainActorOneLevelDown() async throws {
+    let container = Container()
+    let observer = HuntAEvents()
+    container.observe(observer)
+    _ = try await container.resolve(\.haFanOut)
+    let events = observer.events.all
+    let below = events.filter { $0.dependency.name != "\\.haFanOut" }
+    #expect(
+      Set(below.map(\.dependency.name)) == ["\\.haMain", "\\.haMainArg", "\\.haAsyncArg", "\\.haSync", "\\.haArg"],
+      "\(events.map(\.dependency.name))")
+    for event in below {
+      #expect(event.depth == 1, "\(event.dependency.name)")
+      #expect(event.requestedBy?.name == "\\.haFanOut", "\(event.dependency.name)")
+    }
+    #expect(events.last?.dependency.name == "\\.haFanOut")
+    #expect(events.last?.depth == 0)
+  }
+
+  @Test func theTracerDrawsAHopToTheMainActorUnderTheFactoryThatAwaitsIt() async throws {
+    let container = Container()
+    let lines = Collected<String>()
+    container.observe(ResolutionTracer { lines.append($0) })
+    _ = try await container.resolve(\.haFanOut)
+    let text = lines.all.joined(separator: "\n")
+    #expect(text.hasPrefix("\\.haFanOut (unique) created"), "\(text)")
+    for name in ["\\.haMain", "\\.haMainArg", "\\.haAsyncArg", "\\.haSync", "\\.haArg"] {
+      #expect(text.contains("\n  \(name) (unique) created"), "\(name) in \(text)")
+    }
+  }
+}
