@@ -1,0 +1,159 @@
+import Foundation
+import Knapsack
+import Testing
+
+// Disposal racing a creation of each kind, override scopes over a container hierarchy, resets and
+// validation inside a scope, and isRegistered, for every kind of key.
+
+@Suite struct HuntALifecycleAndScopeTests {
+  @Test(.serialized, arguments: [HuntAKind.async, .asyncArg, .main, .mainArg, .sync, .arg])
+  func anInstanceWhoseCreationWasUnderWayWhenDisposalBeganIsClosedByIt(kind: HuntAKind) async throws {
+    let container = Container()
+    let entered = Counter()
+    let release = Counter()
+    let closed = Collected<String>()
+    let close: @Sendable (Token) async throws -> Void = { closed.append($0.label) }
+    let blocking: @Sendable () -> Token = {
+      entered.increment()
+      _ = waitUntilSync(timeout: .seconds(20)) { release.count > 0 }
+      return Token("made")
+    }
+    let suspending: @Sendable () async -> Token = {
+      entered.increment()
+      _ = await waitUntil(timeout: .seconds(20)) { release.count > 0 }
+      return Token("made")
+    }
+    switch kind.name {
+    case "async": container.register(\.haAsync, scope: .singleton, dispose: close) { _ in await suspending() }
+    case "async argument":
+      container.register(\.haAsyncArg, scope: .singleton, dispose: close) { _, _ in await suspending() }
+    case "main-actor": container.register(\.haMain, scope: .singleton, dispose: close) { _ in blocking() }
+    case "main-actor argument":
+      container.register(\.haMainArg, scope: .singleton, dispose: close) { _, _ in blocking() }
+    case "argument": container.register(\.haArg, scope: .singleton, dispose: close) { _, _ in blocking() }
+    default: container.register(\.haSync, scope: .singleton, dispose: close) { _ in blocking() }
+    }
+    let resolution = Task.detached { try await kind.resolve(container, 1) }
+    #expect(await waitUntil(timeout: .seconds(20)) { entered.count == 1 })
+    let disposal = Task.detached { try await container.dispose() }
+    // Disposal waits for the creation under way; let it end.
+    try await Task.sleep(for: .milliseconds(20))
+    release.increment()
+    let received = try? await resolution.value
+    try await disposal.value
+    if let received {
+      #expect(closed.all == [received.label], "a shared instance a resolution received is one disposal closes")
+    } else {
+      #expect(closed.all.count <= 1)
+    }
+    let after = await #expect(throws: ResolutionError.self) { try await kind.resolve(container, 1) }
+    #expect(after?.kind == .containerDisposed)
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func aSingletonRegisteredInAScopeIsSharedByTheHierarchyButNotByAnotherContainer(kind: HuntAKind) async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    let unrelated = Container()
+    try await withOverrides {
+      kind.register($0, .singleton, Counter(), "scoped", nil)
+    } operation: { () async throws in
+      let fromParent = try await kind.resolve(parent, 1)
+      #expect(try await kind.resolve(child, 1) === fromParent)
+      #expect(try await kind.resolve(parent, 1) === fromParent)
+      let fromUnrelated = try await kind.resolve(unrelated, 1)
+      #expect(fromUnrelated !== fromParent)
+      #expect(fromUnrelated.label == fromParent.label)
+    }
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func aResetInAScopeDropsTheScopesCachedInstancesOnly(kind: HuntAKind) async throws {
+    let container = Container()
+    kind.register(container, .cached, Counter(), "app", nil)
+    let outside = try await kind.resolve(container, 1)
+    try await withOverrides { _ in } operation: { () async throws in
+      let inside = try await kind.resolve(container, 1)
+      #expect(inside !== outside, "a scope keeps its own")
+      #expect(try await kind.resolve(container, 1) === inside)
+      container.resetCached()
+      #expect(try await kind.resolve(container, 1) !== inside)
+    }
+    #expect(try await kind.resolve(container, 1) === outside, "the app's cached instance outlives the scope's reset")
+  }
+
+  @Test func validationInAScopeSeesTheScopesOverridesOfEveryKind() async throws {
+    let container = Container()
+    container.register(\.haViewModel) { r in Token(try r[\.haStorage].label) }
+    container.register(\.haAsyncArgNeeding) { r, _ in try r[\.haStorage] }
+    let arguments: [PartialKeyPath<Dependencies>: any Sendable] = [\.haAsyncArgNeeding: 1, \.haMainArgNeeding: 2]
+    let outside = await container.validate(including: [\.haScreen, \.haMainArgNeeding], arguments: arguments)
+    #expect(!outside.isValid)
+    #expect(outside.problems(.missingRequiredKey).count == 3, "\(outside)")
+    let inside = await withOverrides {
+      $0.register(\.haStorage) { Token("fake") }
+    } operation: { () async in
+      await container.validate(including: [\.haScreen, \.haMainArgNeeding], arguments: arguments)
+    }
+    #expect(inside.isValid, "\(inside)")
+    let replaced = await withOverrides {
+      $0.register(\.haViewModel) { Token("fake model") }
+      $0.register(\.haMainArgNeeding) { _, n in Token("fake \(n)") }
+      $0.register(\.haAsyncArgNeeding) { _, n in Token("fake \(n)") }
+    } operation: { () async in
+      await container.validate(including: [\.haScreen, \.haMainArgNeeding], arguments: arguments)
+    }
+    #expect(replaced.isValid, "\(replaced)")
+  }
+
+  @Test func isRegisteredSeesEveryKindInAncestorsAndScopesButNotDefaults() async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    #expect(!child.isRegistered(\.haMainArg))
+    #expect(!child.isRegistered(\.haAsyncArg))
+    #expect(!child.isRegistered(\.haMain))
+    #expect(!child.isRegistered(\.haAsync))
+    parent.register(\.haMainArg) { _, n in Token("\(n)") }
+    parent.register(\.haAsync) { _ in Token("a") }
+    #expect(child.isRegistered(\.haMainArg))
+    #expect(child.isRegistered(\.haAsync))
+    await withOverrides {
+      $0.register(\.haAsyncArg) { _, n in Token("\(n)") }
+      $0.register(\.haMain) { _ in Token("m") }
+    } operation: { () async in
+      #expect(child.isRegistered(\.haAsyncArg))
+      #expect(child.isRegistered(\.haMain))
+      #expect(parent.isRegistered(\.haMain))
+    }
+    #expect(!child.isRegistered(\.haAsyncArg))
+    #expect(!child.isRegistered(\.haMain))
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func disposingTwiceFromManyTasksClosesEveryKindOnce(kind: HuntAKind) async throws {
+    let container = Container()
+    let closed = Collected<String>()
+    kind.register(container, .singleton, Counter(), "once", { token in
+      try await Task.sleep(for: .milliseconds(5))
+      closed.append(token.label)
+    })
+    _ = try await kind.resolve(container, 1)
+    _ = try await kind.resolve(container, 2)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for _ in 0..<8 { group.addTask { try await container.dispose() } }
+      try await group.waitForAll()
+    }
+    #expect(closed.all.count == (kind.takesArgument ? 2 : 1))
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func disposalErrorsOfEveryKindNameTheKey(kind: HuntAKind) async throws {
+    let container = Container()
+    kind.register(container, .singleton, Counter(), "failing", { _ in throw PlannedFailure("disk full") })
+    _ = try await kind.resolve(container, 1)
+    let error = await #expect(throws: DisposalError.self) { try await container.dispose() }
+    #expect(error?.failures.map(\.dependency.name) == [kind.keyName])
+    #expect(error?.failures.first?.error.contains("disk full") == true)
+    #expect(error?.description.contains(kind.keyName) == true)
+  }
+}
