@@ -157,3 +157,51 @@ import Testing
     #expect(error?.description.contains(kind.keyName) == true)
   }
 }
+
+@Suite struct HuntAObserverHierarchyTests {
+  @Test(arguments: HuntAKind.all)
+  func aChildsObserverSeesAParentsSharedInstanceOfEveryKindAsOneStep(kind: HuntAKind) async throws {
+    let parent = Container()
+    let parents = HuntAEvents()
+    parent.observe(parents)
+    let child = parent.makeChild()
+    let childs = HuntAEvents()
+    child.observe(childs)
+    kind.register(parent, .singleton, Counter(), "parent", nil)
+    _ = try await kind.resolve(child, 1)
+    _ = try await kind.resolve(child, 1)
+    #expect(childs.outcomes(of: kind.keyName) == [.created, .reused])
+    #expect(childs.events.all.count == 2)
+    #expect(parents.outcomes(of: kind.keyName) == [.created, .reused], "the parent sees it too, once each")
+    if kind.takesArgument {
+      _ = try await kind.resolve(child, 2)
+      #expect(childs.outcomes(of: kind.keyName) == [.created, .reused, .created], "one instance per argument")
+    }
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func aChildsObserverSeesAParentsSharedInstanceFail(kind: HuntAKind) async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    let childs = HuntAEvents()
+    child.observe(childs)
+    kind.registerFailingOnce(parent, .singleton, Counter())
+    await #expect(throws: ResolutionError.self) { try await kind.resolve(child, 1) }
+    _ = try await kind.resolve(child, 1)
+    #expect(childs.outcomes(of: kind.keyName) == [.failed, .created])
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func anObserverSeesEveryKindResolvedInAnOverrideScopeMadeFromItsContainer(kind: HuntAKind) async throws {
+    let container = Container()
+    let observer = HuntAEvents()
+    container.observe(observer)
+    try await withOverrides {
+      kind.register($0, .cached, Counter(), "scoped", nil)
+    } operation: { () async throws in
+      _ = try await kind.resolve(container, 1)
+      _ = try await kind.resolve(container, 1)
+    }
+    #expect(observer.outcomes(of: kind.keyName) == [.created, .reused])
+  }
+}
