@@ -130,7 +130,8 @@ final class HuntABox<Value: Sendable>: Sendable {
     // first read waits for the instance being made, which waits for it.
     let container = Container()
     let handle = HuntABox<Lazy<AsyncKey<Token>>>()
-    container.register(\.haAsync, scope: .singleton) { r in Token("async over " + (try await r.resolve(\.haMain)).label) }
+    container.register(\.haAsync, scope: .singleton) { r in Token("async over " + (try await r.resolve(\.haMain)).label)
+    }
     container.register(\.haMain) { _ in
       let lazy = try #require(handle.value)
       // A main-actor factory cannot await: it reads the lazy's value from a task and waits

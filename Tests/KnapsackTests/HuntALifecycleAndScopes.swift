@@ -72,7 +72,8 @@ import Testing
     let container = Container()
     kind.register(container, .cached, Counter(), "app", nil)
     let outside = try await kind.resolve(container, 1)
-    try await withOverrides { _ in } operation: { () async throws in
+    try await withOverrides { _ in
+    } operation: { () async throws in
       let inside = try await kind.resolve(container, 1)
       #expect(inside !== outside, "a scope keeps its own")
       #expect(try await kind.resolve(container, 1) === inside)
@@ -133,10 +134,12 @@ import Testing
   func disposingTwiceFromManyTasksClosesEveryKindOnce(kind: HuntAKind) async throws {
     let container = Container()
     let closed = Collected<String>()
-    kind.register(container, .singleton, Counter(), "once", { token in
-      try await Task.sleep(for: .milliseconds(5))
-      closed.append(token.label)
-    })
+    kind.register(
+      container, .singleton, Counter(), "once",
+      { token in
+        try await Task.sleep(for: .milliseconds(5))
+        closed.append(token.label)
+      })
     _ = try await kind.resolve(container, 1)
     _ = try await kind.resolve(container, 2)
     try await withThrowingTaskGroup(of: Void.self) { group in

@@ -104,7 +104,9 @@ extension Dependencies {
 
   @Test func anUnhashableArgumentOfASharedMainActorOrAsyncKeyIsAMismatch() async throws {
     let container = Container()
-    let main = await #expect(throws: ResolutionError.self) { try await container.resolve(\.haTupleMain, argument: (1, 2)) }
+    let main = await #expect(throws: ResolutionError.self) {
+      try await container.resolve(\.haTupleMain, argument: (1, 2))
+    }
     let async = await #expect(throws: ResolutionError.self) {
       try await container.resolve(\.haTupleAsync, argument: (1, 2))
     }
@@ -113,7 +115,8 @@ extension Dependencies {
     #expect(main?.description.contains("not Hashable") == true, "\(String(describing: main))")
     let report = await container.validate(arguments: [\.haTupleMain: (1, 2), \.haTupleAsync: (3, 4)])
     #expect(
-      Set(report.problems(.factoryMismatch).map(\.dependency.name)) == ["\\.haTupleMain", "\\.haTupleAsync"], "\(report)")
+      Set(report.problems(.factoryMismatch).map(\.dependency.name)) == ["\\.haTupleMain", "\\.haTupleAsync"],
+      "\(report)")
     // Unique, the same keys take a tuple.
     container.register(\.haTupleMain, scope: .unique) { _, pair in Token("\(pair.0)") }
     #expect(try await container.resolve(\.haTupleMain, argument: (5, 6)).label == "5")
@@ -121,7 +124,9 @@ extension Dependencies {
 
   @Test func aHashableStructSampleRunsASharedMainActorArgumentKey() async throws {
     let report = await Container().validate(arguments: [\.haStructMain: HuntAPair(left: 1, right: 2)])
-    #expect(report.problems(.missingRequiredKey).map { $0.path.map(\.name) } == [["\\.haStructMain", "\\.haStorage"]], "\(report)")
+    #expect(
+      report.problems(.missingRequiredKey).map { $0.path.map(\.name) } == [["\\.haStructMain", "\\.haStorage"]],
+      "\(report)")
     #expect(report.problems.count == 1, "\(report)")
   }
 
@@ -187,5 +192,127 @@ extension Dependencies {
     for name in ["\\.haMain", "\\.haMainArg", "\\.haAsyncArg", "\\.haSync", "\\.haArg"] {
       #expect(text.contains("\n  \(name) (unique) created"), "\(name) in \(text)")
     }
+  }
+}
+
+@Suite struct HuntACaptiveTests {
+  /// Registers the kind's key with `scope`, its factory keeping a unique `\.haSync` instance.
+  static func registerHolder(_ kind: HuntAKind, _ container: Container, _ scope: Scope) {
+    switch kind.name {
+    case "sync":
+      container.register(\.haSyncPairHolder, scope: scope) { r in FxPair(first: try r[\.haSync], second: Token("own")) }
+    case "async":
+      container.register(\.haAsyncPairHolder, scope: scope) { r in
+        await Task.yield()
+        return FxPair(first: try r[\.haSync], second: Token("own"))
+      }
+    case "main-actor":
+      container.register(\.haMainPairHolder, scope: scope) { r in FxPair(first: try r[\.haSync], second: Token("own")) }
+    case "argument":
+      container.register(\.haArgPairHolder, scope: scope) { r, _ in FxPair(first: try r[\.haSync], second: Token("own"))
+      }
+    case "async argument":
+      container.register(\.haAsyncArgPairHolder, scope: scope) { r, _ in
+        FxPair(first: try r[\.haSync], second: Token("own"))
+      }
+    default:
+      container.register(\.haMainArgPairHolder, scope: scope) { r, _ in
+        FxPair(first: try r[\.haSync], second: Token("own"))
+      }
+    }
+  }
+
+  static let holderNames = [
+    "sync": "\\.haSyncPairHolder", "async": "\\.haAsyncPairHolder", "main-actor": "\\.haMainPairHolder",
+    "argument": "\\.haArgPairHolder", "async argument": "\\.haAsyncArgPairHolder",
+    "main-actor argument": "\\.haMainArgPairHolder",
+  ]
+
+  @Test(arguments: HuntAKind.all, [Scope.singleton, .cached])
+  func aSharedHolderOfEveryKindKeepingAUniqueInstanceIsCaptive(kind: HuntAKind, scope: Scope) async throws {
+    let container = Container()
+    container.register(\.haSync, scope: .unique) { Token("unique") }
+    Self.registerHolder(kind, container, scope)
+    let report = await container.validate(
+      arguments: [\.haArgPairHolder: 1, \.haAsyncArgPairHolder: 1, \.haMainArgPairHolder: 1])
+    let holder = try #require(Self.holderNames[kind.name])
+    let captives = report.problems(.captiveDependency)
+    #expect(captives.map { $0.path.map(\.name) } == [[holder, "\\.haSync"]], "\(report)")
+    #expect(captives.first?.message.contains("(\(scope))") == true, "\(report)")
+    // A unique holder keeps nothing beyond one use.
+    let fine = Container()
+    fine.register(\.haSync, scope: .unique) { Token("unique") }
+    Self.registerHolder(kind, fine, .unique)
+    let clean = await fine.validate(arguments: [
+      \.haArgPairHolder: 1, \.haAsyncArgPairHolder: 1, \.haMainArgPairHolder: 1,
+    ])
+    #expect(clean.isValid, "\(clean)")
+  }
+}
+
+extension HuntACaptiveTests {
+  /// A weak-scoped key whose value is a struct is made anew each time, like a unique one ("Only
+  /// class instances can be held weakly: other values behave like unique"): nothing keeps the
+  /// struct, so nothing it holds is captive.
+  @Test(arguments: HuntAKind.all)
+  func aWeakHolderOfAStructValueKeepsNothingAndIsNotCaptive(kind: HuntAKind) async throws {
+    let container = Container()
+    container.register(\.haSync, scope: .unique) { Token("unique") }
+    Self.registerHolder(kind, container, .weak)
+    let report = await container.validate(
+      arguments: [\.haArgPairHolder: 1, \.haAsyncArgPairHolder: 1, \.haMainArgPairHolder: 1])
+    #expect(report.problems(.captiveDependency).isEmpty, "\(report)")
+    #expect(report.isValid, "\(report)")
+    // The engine agrees: the weak struct is made again on every resolution.
+    let first = try await Self.resolveHolder(kind, container)
+    let second = try await Self.resolveHolder(kind, container)
+    #expect(first.first !== second.first)
+    #expect(first.second !== second.second)
+  }
+
+  /// A weak-scoped holder that is a class keeps what it holds while something holds it: that is
+  /// still reported.
+  @Test func aWeakHolderOfAClassKeepingAUniqueInstanceIsStillCaptive() async throws {
+    let container = Container()
+    container.register(\.haSync, scope: .unique) { Token("unique") }
+    container.register(\.haWeakBoxHolder, scope: .weak) { r in
+      HuntABoxedPair(FxPair(first: try r[\.haSync], second: Token("own")))
+    }
+    let report = await container.validate()
+    #expect(
+      report.problems(.captiveDependency).map { $0.path.map(\.name) } == [["\\.haWeakBoxHolder", "\\.haSync"]],
+      "\(report)")
+  }
+
+  static func resolveHolder(_ kind: HuntAKind, _ container: Container) async throws -> FxPair {
+    switch kind.name {
+    case "sync": try container[\.haSyncPairHolder]
+    case "async": try await container.resolve(\.haAsyncPairHolder)
+    case "main-actor": try await container.resolve(\.haMainPairHolder)
+    case "argument": try container.resolve(\.haArgPairHolder, argument: 1)
+    case "async argument": try await container.resolve(\.haAsyncArgPairHolder, argument: 1)
+    default: try await container.resolve(\.haMainArgPairHolder, argument: 1)
+    }
+  }
+}
+
+final class HuntABoxedPair: Sendable {
+  let pair: FxPair
+  init(_ pair: FxPair) { self.pair = pair }
+}
+
+extension Dependencies {
+  var haWeakBoxHolder: Key<HuntABoxedPair> { Key { HuntABoxedPair(FxPair(first: Token("a"), second: Token("b"))) } }
+  var haSyncPairHolder: Key<FxPair> { Key { _ in FxPair(first: Token("a"), second: Token("b")) } }
+  var haAsyncPairHolder: AsyncKey<FxPair> { AsyncKey { _ in FxPair(first: Token("a"), second: Token("b")) } }
+  var haMainPairHolder: MainActorKey<FxPair> { MainActorKey { _ in FxPair(first: Token("a"), second: Token("b")) } }
+  var haArgPairHolder: ArgumentKey<Int, FxPair> {
+    ArgumentKey { _, _ in FxPair(first: Token("a"), second: Token("b")) }
+  }
+  var haAsyncArgPairHolder: DependencyKey<AsyncKind, Int, FxPair> {
+    DependencyKey { _, _ in FxPair(first: Token("a"), second: Token("b")) }
+  }
+  var haMainArgPairHolder: DependencyKey<MainActorKind, Int, FxPair> {
+    DependencyKey { _, _ in FxPair(first: Token("a"), second: Token("b")) }
   }
 }

@@ -1085,6 +1085,9 @@ extension Container {
     }
     var problems: [ValidationReport.Problem] = []
     for (name, holder) in seen where holder.scope.isContainerOwned {
+      // Only a class instance is held weakly: a weak-scoped value of a struct, enum, optional or
+      // tuple is made anew on every resolution, like a unique one, so it keeps nothing.
+      if holder.scope.kind == .weak, holdsValueType(holder.reference) { continue }
       for child in children[name] ?? [] {
         var pending: [(path: [DependencyReference], scope: Scope)] = [
           ([holder.reference, child.dependency], child.scope)
