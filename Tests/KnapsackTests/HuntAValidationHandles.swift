@@ -316,3 +316,51 @@ extension Dependencies {
     DependencyKey { _, _ in FxPair(first: Token("a"), second: Token("b")) }
   }
 }
+
+extension Dependencies {
+  var haRootA: AsyncKey<Token> { AsyncKey { r in try await r.resolve(\.haAsync) } }
+  var haRootB: MainActorKey<Token> { MainActorKey { r in try r[\.haMain] } }
+  var haRootC: AsyncKey<Token> { AsyncKey { r in try await r.resolve(\.haMain) } }
+  var haRootD: DependencyKey<AsyncKind, Int, Token> { DependencyKey { r, _ in try await r.resolve(\.haAsync) } }
+  var haRootE: DependencyKey<MainActorKind, Int, Token> { DependencyKey { r, _ in try r[\.haMain] } }
+}
+
+@Suite struct HuntADryRunTests {
+  @Test func aSharedInstanceOfEveryKindIsMadeOnceInADryRunReachedFromManyRoots() async throws {
+    let container = Container()
+    let made = Counter()
+    HuntAKind.async.register(container, .singleton, made, "async", nil)
+    HuntAKind.main.register(container, .cached, made, "main", nil)
+    let report = await container.validate(
+      including: [\.haRootA, \.haRootB, \.haRootC, \.haRootD, \.haRootE], arguments: [\.haRootD: 1, \.haRootE: 2])
+    #expect(report.isValid, "\(report)")
+    #expect(made.count == 2, "each shared instance made once in the run, as in the app")
+  }
+
+  @Test func keysOfEveryKindDecoratedButNotRegisteredAreValidatedFromTheirDefaults() async throws {
+    let container = Container()
+    container.decorate(\.haViewModel) { _, t in t }
+    container.decorate(\.haAsyncNeeding) { _, t in t }
+    container.decorate(\.haMainArgNeeding) { _, t in t }
+    container.decorate(\.haAsyncArgNeeding) { _, t in t }
+    let unsampled = await container.validate()
+    #expect(
+      Set(unsampled.problems(.missingRequiredKey).compactMap { $0.path.first?.name })
+        == ["\\.haViewModel", "\\.haAsyncNeeding"], "\(unsampled)")
+    #expect(
+      Set(unsampled.needsSampleArgument.map(\.name)) == ["\\.haMainArgNeeding", "\\.haAsyncArgNeeding"], "\(unsampled)")
+    let sampled = await container.validate(arguments: [\.haMainArgNeeding: 1, \.haAsyncArgNeeding: 2])
+    #expect(sampled.problems(.missingRequiredKey).count == 4, "\(sampled)")
+    #expect(sampled.needsSampleArgument.isEmpty)
+  }
+
+  @Test func aPlainPropertyInIncludingOrArgumentsIsNotAKey() async throws {
+    let report = await Container().validate(including: [\.haPlain], arguments: [\.haPlainToo: 1])
+    #expect(report.problems(.notAKey).count == 2, "\(report)")
+  }
+}
+
+extension Dependencies {
+  var haPlain: Int { 1 }
+  var haPlainToo: String { "" }
+}
