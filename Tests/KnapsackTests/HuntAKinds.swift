@@ -664,3 +664,39 @@ func huntAConcurrently(
     #expect(model.token.label == "changed 7", "read once, kept")
   }
 }
+
+@MainActor final class HuntAScopedModel {
+  @LazyInjected var main: Token
+  @LazyInjected var mainArg: Token
+  @LazyInjected var sync: Token
+  @LazyInjected var arg: Token
+  init(container: Container) {
+    _main = LazyInjected(\.haMain, container: container)
+    _mainArg = LazyInjected(\.haMainArg, argument: 4, container: container)
+    _sync = LazyInjected(\.haSync, container: container)
+    _arg = LazyInjected(\.haArg, argument: 5, container: container)
+  }
+  var labels: [String] { [main.label, mainArg.label, sync.label, arg.label] }
+}
+
+@Suite struct HuntALazyInjectedScopeTests {
+  @MainActor @Test func lazyInjectedOfEveryKindItTakesRemembersTheScopeOfItsInitialization() async throws {
+    let container = Container()
+    let before = HuntAScopedModel(container: container)
+    let (inside, labelsInside) = try await withOverrides {
+      for kind in HuntAKind.all { kind.register($0, .unique, Counter(), "scoped", nil) }
+    } operation: { () async throws in
+      let inside = HuntAScopedModel(container: container)
+      // Made before the scope opened: the scope's overrides are not its.
+      #expect(before.labels == ["main default", "main arg default 4", "sync default", "arg default 5"])
+      return (inside, inside.labels)
+    }
+    #expect(labelsInside == ["scoped", "scoped 4", "scoped", "scoped 5"])
+    // Made inside, read first after the scope ended: still the scope's.
+    let late = try await withOverrides {
+      for kind in HuntAKind.all { kind.register($0, .unique, Counter(), "late", nil) }
+    } operation: { () async throws in HuntAScopedModel(container: container) }
+    #expect(late.labels == ["late", "late 4", "late", "late 5"])
+    _ = inside
+  }
+}
