@@ -364,3 +364,38 @@ extension Dependencies {
   var haPlain: Int { 1 }
   var haPlainToo: String { "" }
 }
+
+@Suite struct HuntAChildScopeCaptiveTests {
+  @Test func aParentsSharedInstanceOfEveryKindNeedingAChildOnlyKeyIsReportedFromTheChild() async throws {
+    let parent = Container()
+    parent.register(\.haViewModel, scope: .singleton) { r in Token("vm " + (try r[\.haStorage]).label) }
+    parent.register(\.haAsyncNeeding, scope: .cached) { r in
+      await Task.yield()
+      return try r[\.haStorage]
+    }
+    parent.register(\.haMainArgNeeding, scope: .singleton) { r, n in Token("\(n) " + (try r[\.haStorage]).label) }
+    parent.register(\.haAsyncArgNeeding, scope: .weak) { r, n in Token("\(n) " + (try r[\.haStorage]).label) }
+    let child = parent.makeChild()
+    child.register(\.haStorage) { Token("session") }
+    let report = await child.validate(arguments: [\.haMainArgNeeding: 1, \.haAsyncArgNeeding: 2])
+    let captives = report.problems(.captiveDependency)
+    #expect(
+      Set(captives.map { $0.path.map(\.name) })
+        == [
+          ["\\.haViewModel", "\\.haStorage"], ["\\.haAsyncNeeding", "\\.haStorage"],
+          ["\\.haMainArgNeeding", "\\.haStorage"], ["\\.haAsyncArgNeeding", "\\.haStorage"],
+        ], "\(report)")
+    #expect(captives.allSatisfy { $0.message.contains("only this child scope provides") }, "\(report)")
+    // Resolving says the same, for every kind.
+    let errors: [ResolutionError?] = [
+      await #expect(throws: ResolutionError.self) { try await child.resolve(\.haViewModel) },
+      await #expect(throws: ResolutionError.self) { try await child.resolve(\.haAsyncNeeding) },
+      await #expect(throws: ResolutionError.self) { try await child.resolve(\.haMainArgNeeding, argument: 1) },
+      await #expect(throws: ResolutionError.self) { try await child.resolve(\.haAsyncArgNeeding, argument: 2) },
+    ]
+    for error in errors {
+      #expect(error?.kind == .requiredKeyNotProvided)
+      #expect(error?.description.contains("is registered only in a child container below it") == true, "\(String(describing: error))")
+    }
+  }
+}
