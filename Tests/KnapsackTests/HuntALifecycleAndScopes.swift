@@ -208,3 +208,36 @@ import Testing
     #expect(observer.outcomes(of: kind.keyName) == [.created, .reused])
   }
 }
+
+@Suite struct HuntAChildDecoratorTests {
+  @Test(arguments: HuntAKind.all, [Scope.singleton, .cached, .weak])
+  func aChildThatDecoratesAParentsSharedKeyOfEveryKindKeepsItsOwn(kind: HuntAKind, scope: Scope) async throws {
+    let parent = Container()
+    let closed = Collected<String>()
+    kind.register(parent, scope, Counter(), "made", { closed.append($0.label) })
+    kind.decorate(parent, "p")
+    let child = parent.makeChild()
+    kind.decorate(child, "c")
+    let suffix = kind.takesArgument ? " 1" : ""
+    let fromParent = try await kind.resolve(parent, 1)
+    let fromChild = try await kind.resolve(child, 1)
+    #expect(fromParent.label == "made\(suffix)+p")
+    #expect(fromChild.label == "made\(suffix)+p+c", "wrapped by both, the parent's decorators first")
+    #expect(fromChild !== fromParent)
+    #expect(try await kind.resolve(child, 1) === fromChild, "\(scope): the child shares its own")
+    let grandchild = child.makeChild()
+    #expect(try await kind.resolve(grandchild, 1) === fromChild, "and shares it with its children")
+    if scope == .cached {
+      parent.resetCached()
+      #expect(try await kind.resolve(child, 1) === fromChild, "the parent's reset leaves the child's")
+      #expect(try await kind.resolve(parent, 1) !== fromParent)
+      child.resetCached()
+      #expect(try await kind.resolve(child, 1) !== fromChild, "the child's reset clears it")
+    }
+    if scope == .singleton {
+      try await child.dispose()
+      #expect(closed.all == [fromChild.label], "the child disposes its own instance")
+      #expect(try await kind.resolve(parent, 1) === fromParent)
+    }
+  }
+}
