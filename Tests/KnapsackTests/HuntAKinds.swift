@@ -695,7 +695,9 @@ func huntAConcurrently(
     // Made inside, read first after the scope ended: still the scope's.
     let late = try await withOverrides {
       for kind in HuntAKind.all { kind.register($0, .unique, Counter(), "late", nil) }
-    } operation: { () async throws in HuntAScopedModel(container: container) }
+    } operation: { () async throws in
+      HuntAScopedModel(container: container)
+    }
     #expect(late.labels == ["late", "late 4", "late", "late 5"])
     _ = inside
   }

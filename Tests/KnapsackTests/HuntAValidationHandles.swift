@@ -395,7 +395,84 @@ extension Dependencies {
     ]
     for error in errors {
       #expect(error?.kind == .requiredKeyNotProvided)
-      #expect(error?.description.contains("is registered only in a child container below it") == true, "\(String(describing: error))")
+      #expect(
+        error?.description.contains("is registered only in a child container below it") == true,
+        "\(String(describing: error))")
     }
+  }
+}
+
+extension Dependencies {
+  /// Async singletons that only read from what they resolve, on the main actor or asynchronously.
+  var haReadsMain: AsyncKey<String> { AsyncKey { r in try await r.resolve(\.haMain).label }.scope(.singleton) }
+  var haReadsMainArg: AsyncKey<String> {
+    AsyncKey { r in try await r.resolve(\.haMainArg, argument: 1).label }.scope(.singleton)
+  }
+  var haReadsAsyncArg: MainActorKey<String> {
+    MainActorKey { r in try r.resolve(\.haArg, argument: 1).label }.scope(.singleton)
+  }
+  /// The same, keeping what they resolve.
+  var haKeepsMain: AsyncKey<FxPair> {
+    AsyncKey { r in FxPair(first: try await r.resolve(\.haMain), second: Token("own")) }.scope(.singleton)
+  }
+  var haKeepsMainArg: AsyncKey<FxPair> {
+    AsyncKey { r in FxPair(first: try await r.resolve(\.haMainArg, argument: 1), second: Token("own")) }.scope(.cached)
+  }
+}
+
+@Suite struct HuntAReadOnlyCaptiveTests {
+  @Test func aSingletonThatOnlyReadsFromAUniqueInstanceMadeOnTheMainActorIsNotCaptive() async throws {
+    let report = await Container().validate(including: [\.haReadsMain, \.haReadsMainArg, \.haReadsAsyncArg])
+    #expect(report.problems(.captiveDependency).isEmpty, "\(report)")
+  }
+
+  @Test func aSharedAsyncKeyThatKeepsAUniqueInstanceMadeOnTheMainActorIsCaptive() async throws {
+    let report = await Container().validate(including: [\.haKeepsMain, \.haKeepsMainArg])
+    #expect(
+      Set(report.problems(.captiveDependency).map { $0.path.map(\.name) })
+        == [["\\.haKeepsMain", "\\.haMain"], ["\\.haKeepsMainArg", "\\.haMainArg"]], "\(report)")
+  }
+}
+
+protocol HuntAHolder: Sendable {
+  var pair: FxPair { get }
+}
+struct HuntAStructHolder: HuntAHolder {
+  let pair: FxPair
+}
+final class HuntAClassHolder: HuntAHolder {
+  let pair: FxPair
+  init(pair: FxPair) { self.pair = pair }
+}
+
+extension Dependencies {
+  var haExistentialHolder: MainActorKey<any HuntAHolder> {
+    MainActorKey { _ in HuntAStructHolder(pair: FxPair(first: Token("a"), second: Token("b"))) }
+  }
+}
+
+extension HuntACaptiveTests {
+  @Test func aWeakExistentialHolderIsCaptiveOnlyIfItsInstanceIsAClass() async throws {
+    let structs = Container()
+    structs.register(\.haSync, scope: .unique) { Token("unique") }
+    structs.register(\.haExistentialHolder, scope: .weak) { r in
+      HuntAStructHolder(pair: FxPair(first: try r[\.haSync], second: Token("own")))
+    }
+    let fine = await structs.validate()
+    #expect(fine.problems(.captiveDependency).isEmpty, "\(fine)")
+    let first = try await structs.resolve(\.haExistentialHolder)
+    #expect(try await structs.resolve(\.haExistentialHolder).pair.first !== first.pair.first, "made anew each time")
+
+    let classes = Container()
+    classes.register(\.haSync, scope: .unique) { Token("unique") }
+    classes.register(\.haExistentialHolder, scope: .weak) { r in
+      HuntAClassHolder(pair: FxPair(first: try r[\.haSync], second: Token("own")))
+    }
+    let captive = await classes.validate()
+    #expect(
+      captive.problems(.captiveDependency).map { $0.path.map(\.name) } == [["\\.haExistentialHolder", "\\.haSync"]],
+      "\(captive)")
+    let held = try await classes.resolve(\.haExistentialHolder)
+    #expect(try await classes.resolve(\.haExistentialHolder).pair.first === held.pair.first, "shared while held")
   }
 }

@@ -261,6 +261,13 @@ final class ValidationRecorder: Sendable {
     }
   }
 
+  /// Whether a step of `name` gave a class instance, its own or another dependency's (see
+  /// ``forwarding``): one whose steps all made values (structs, or an existential holding one)
+  /// gave none.
+  func gaveAnObject(_ name: String) -> Bool {
+    forwarding.withLock { $0.own.contains(name) || $0.sources[name] != nil }
+  }
+
   /// The dependencies `name` hands out the instances of, if every instance its steps made was one
   /// of theirs (see ``forwarding``); nil if it made one of its own, or none.
   func forwardedSources(of name: String) -> Set<String>? {
@@ -1086,8 +1093,9 @@ extension Container {
     var problems: [ValidationReport.Problem] = []
     for (name, holder) in seen where holder.scope.isContainerOwned {
       // Only a class instance is held weakly: a weak-scoped value of a struct, enum, optional or
-      // tuple is made anew on every resolution, like a unique one, so it keeps nothing.
-      if holder.scope.kind == .weak, holdsValueType(holder.reference) { continue }
+      // tuple (or an existential that held one each time the run made it) is made anew on every
+      // resolution, like a unique one, so it keeps nothing.
+      if holder.scope.kind == .weak, holdsValueType(holder.reference) || !recorder.gaveAnObject(name) { continue }
       for child in children[name] ?? [] {
         var pending: [(path: [DependencyReference], scope: Scope)] = [
           ([holder.reference, child.dependency], child.scope)
