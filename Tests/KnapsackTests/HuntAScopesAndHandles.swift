@@ -363,3 +363,61 @@ extension Dependencies {
     #expect(closed.all.last == "parent async")
   }
 }
+
+/// What an asynchronous factory made: its graph-scoped dependency, and a parent's singleton's.
+struct HuntAGraphView: Sendable {
+  let own: Token
+  let again: Token
+  let shared: FxPair
+}
+
+extension Dependencies {
+  var haGraphUnit: AsyncKey<Token> { AsyncKey { _ in Token("unit") }.scope(.graph) }
+  var haGraphSingleton: AsyncKey<FxPair> {
+    AsyncKey { r in FxPair(first: try await r.resolve(\.haGraphUnit), second: try await r.resolve(\.haGraphUnit)) }
+      .scope(.singleton)
+  }
+  var haGraphView: AsyncKey<HuntAGraphView> {
+    AsyncKey { r in
+      HuntAGraphView(
+        own: try await r.resolve(\.haGraphUnit), again: try await r.resolve(\.haGraphUnit),
+        shared: try await r.resolve(\.haGraphSingleton))
+    }
+  }
+  var haMainGraphUnit: MainActorKey<Token> { MainActorKey { _ in Token("main unit") }.scope(.graph) }
+  var haMainGraphSingleton: MainActorKey<FxPair> {
+    MainActorKey { r in FxPair(first: try r[\.haMainGraphUnit], second: try r[\.haMainGraphUnit]) }.scope(.singleton)
+  }
+  var haMainGraphView: AsyncKey<HuntAGraphView> {
+    AsyncKey { r in
+      HuntAGraphView(
+        own: try await r.resolve(\.haMainGraphUnit), again: try await r.resolve(\.haMainGraphUnit),
+        shared: try await r.resolve(\.haMainGraphSingleton))
+    }
+  }
+}
+
+@Suite struct HuntAGraphAcrossContainersTests {
+  @Test func aParentsSingletonMadeDuringAChildsAsyncResolutionMakesItsOwnGraphInstance() async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    child.register(\.haGraphUnit, scope: .graph) { _ in Token("child unit") }
+    let view = try await child.resolve(\.haGraphView)
+    #expect(view.own === view.again, "one instance per resolution in the child")
+    #expect(view.own.label == "child unit", "the child's factories get the child's registration")
+    #expect(view.shared.first === view.shared.second, "one instance per resolution in the parent")
+    #expect(view.shared.first.label == "unit", "the parent makes its singleton's with its own registration")
+    #expect(view.shared.first !== view.own)
+  }
+
+  @Test func theSameForMainActorKeysAwaitedByAnAsyncFactory() async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    child.register(\.haMainGraphUnit, scope: .graph) { _ in Token("child main unit") }
+    let view = try await child.resolve(\.haMainGraphView)
+    #expect(view.own === view.again)
+    #expect(view.own.label == "child main unit")
+    #expect(view.shared.first === view.shared.second)
+    #expect(view.shared.first.label == "main unit")
+  }
+}
