@@ -702,3 +702,26 @@ func huntAConcurrently(
     _ = inside
   }
 }
+
+@Suite struct HuntARequestSiteTests {
+  @Test(arguments: HuntAKind.all)
+  func aFailureOfEveryKindNamesTheLineThatAskedThroughEveryEntryPoint(kind: HuntAKind) async throws {
+    let container = Container()
+    kind.registerFailingOnce(container, .unique, Counter())
+    let resolved = await #expect(throws: ResolutionError.self) { try await kind.resolve(container, 1) }
+    #expect(resolved?.requestedAt?.fileID == "KnapsackTests/HuntAKinds.swift", "\(String(describing: resolved))")
+    #expect(resolved?.description.contains("asked for at KnapsackTests/HuntAKinds.swift:") == true)
+    let failing = Container()
+    kind.registerFailingOnce(failing, .unique, Counter())
+    let get = kind.provider(failing)
+    let provided = await #expect(throws: ResolutionError.self) { try await get(1) }
+    #expect(provided?.requestedAt?.fileID == "KnapsackTests/HuntAKinds.swift", "\(String(describing: provided))")
+    // Inside an override scope too.
+    let scoped = await withOverrides {
+      kind.registerFailingOnce($0, .unique, Counter())
+    } operation: { () async -> ResolutionError? in
+      await #expect(throws: ResolutionError.self) { try await kind.resolve(container, 1) }
+    }
+    #expect(scoped?.requestedAt?.fileID == "KnapsackTests/HuntAKinds.swift", "\(String(describing: scoped))")
+  }
+}
