@@ -158,3 +158,44 @@ final class HuntABox<Value: Sendable>: Sendable {
     #expect(try await container.resolve(\.haAsync).label == "async over main")
   }
 }
+
+/// A main-actor inbox that reaches its asynchronous notifier lazily.
+final class HuntAInbox: Sendable {
+  let notifier: Lazy<AsyncKey<HuntANotifier>>
+  init(notifier: Lazy<AsyncKey<HuntANotifier>>) { self.notifier = notifier }
+}
+
+final class HuntANotifier: Sendable {
+  let inbox: HuntAInbox
+  init(inbox: HuntAInbox) { self.inbox = inbox }
+}
+
+extension Dependencies {
+  var haInbox: MainActorKey<HuntAInbox> { MainActorKey { r in HuntAInbox(notifier: r.lazy(\.haNotifier)) }.scope(.singleton) }
+  var haNotifier: AsyncKey<HuntANotifier> {
+    AsyncKey { r in HuntANotifier(inbox: try await r.resolve(\.haInbox)) }.scope(.singleton)
+  }
+  var haLoopMain: MainActorKey<Token> { MainActorKey { r in try r[\.haLoopSync] } }
+  var haLoopSync: Key<Token> { Key { r in try MainActor.assumeIsolated { try r[\.haLoopMain] } } }
+  var haLoopAsync: AsyncKey<Token> { AsyncKey { r in try await r.resolve(\.haLoopMain) } }
+}
+
+@Suite struct HuntACrossKindCycleTests {
+  @Test func aLoopAcrossAsyncAndMainActorKeysBrokenByALazyIsValidAndResolves() async throws {
+    let container = Container()
+    let report = await container.validate(including: [\.haNotifier, \.haInbox])
+    #expect(report.isValid, "\(report)")
+    let notifier = try await container.resolve(\.haNotifier)
+    #expect(try await notifier.inbox.notifier.value === notifier)
+    #expect(try await container.resolve(\.haInbox) === notifier.inbox)
+  }
+
+  @Test func aLoopThroughAMainActorAndASynchronousKeyIsACycleFromEitherEnd() async throws {
+    let container = Container()
+    let error = await #expect(throws: ResolutionError.self) { try await container.resolve(\.haLoopAsync) }
+    #expect(error?.kind == .cycle, "\(String(describing: error))")
+    #expect(error?.description.contains("\\.haLoopMain → \\.haLoopSync → \\.haLoopMain") == true, "\(String(describing: error))")
+    let report = await container.validate(including: [\.haLoopAsync])
+    #expect(report.problems(.cycle).count == 1, "\(report)")
+  }
+}
