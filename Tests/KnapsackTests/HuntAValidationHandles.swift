@@ -476,3 +476,36 @@ extension HuntACaptiveTests {
     #expect(try await classes.resolve(\.haExistentialHolder).pair.first === held.pair.first, "shared while held")
   }
 }
+
+@Suite struct HuntAValidationHierarchyTests {
+  @Test func aChildsValidationRunsItsAncestorsRegistrationsOfEveryKind() async throws {
+    let grandparent = Container()
+    grandparent.register(\.haViewModel) { r in try r[\.haStorage] }
+    let parent = grandparent.makeChild()
+    parent.register(\.haAsyncArgNeeding) { r, _ in try r[\.haStorage] }
+    parent.decorate(\.haMainArgNeeding) { _, t in t }
+    let child = parent.makeChild()
+    child.register(\.haAsyncNeeding) { r in try r[\.haStorage] }
+    let report = await child.validate(arguments: [\.haAsyncArgNeeding: 1, \.haMainArgNeeding: 2])
+    #expect(
+      Set(report.problems(.missingRequiredKey).compactMap { $0.path.first?.name })
+        == ["\\.haViewModel", "\\.haAsyncArgNeeding", "\\.haMainArgNeeding", "\\.haAsyncNeeding"], "\(report)")
+    // The parent's validation does not see its child's registration.
+    let parents = await parent.validate(arguments: [\.haAsyncArgNeeding: 1, \.haMainArgNeeding: 2])
+    #expect(!parents.problems(.missingRequiredKey).contains { $0.path.first?.name == "\\.haAsyncNeeding" })
+    // Providing the storage in the child fixes the child's own, not the ancestors' shared ones:
+    // those are unique here, so the child makes them with its registration.
+    child.register(\.haStorage) { Token("child") }
+    let fixed = await child.validate(arguments: [\.haAsyncArgNeeding: 1, \.haMainArgNeeding: 2])
+    #expect(fixed.isValid, "\(fixed)")
+  }
+
+  @Test func aDisposedContainersValidationReportsEveryKindDisposed() async throws {
+    let container = Container()
+    for kind in HuntAKind.all { kind.register(container, .singleton, Counter(), kind.name, nil) }
+    try await container.dispose()
+    let report = await container.validate(arguments: [\.haArg: 1, \.haAsyncArg: 1, \.haMainArg: 1])
+    #expect(
+      Set(report.problems(.containerDisposed).map(\.dependency.name)) == Set(HuntAKind.all.map(\.keyName)), "\(report)")
+  }
+}
