@@ -509,3 +509,37 @@ extension HuntACaptiveTests {
       Set(report.problems(.containerDisposed).map(\.dependency.name)) == Set(HuntAKind.all.map(\.keyName)), "\(report)")
   }
 }
+
+@MainActor final class HuntAInjectedModel: Sendable {
+  let token: Token
+  let argument: Token
+  init() {
+    @Injected(\.haSync) var token: Token
+    @Injected(\.haMainArg, argument: 12) var argument: Token
+    self.token = token
+    self.argument = argument
+  }
+}
+
+extension Dependencies {
+  var haInjectedModel: MainActorKey<HuntAInjectedModel> { MainActorKey { _ in HuntAInjectedModel() } }
+}
+
+@Suite struct HuntAInjectedInValidationTests {
+  @Test func anInjectedPropertyOfAMainActorModelResolvesFromTheValidatedCopy() async throws {
+    let container = Container()
+    let made = Counter()
+    container.register(\.haSync, scope: .singleton) {
+      made.increment()
+      return Token("app")
+    }
+    container.register(\.haMainArg) { _, n in Token("main \(n)") }
+    let graph = await withContainer(container) { await container.graph(including: [\.haInjectedModel]) }
+    #expect(graph.report.isValid, "\(graph.report)")
+    #expect(graph.edges.contains { $0.from == "\\.haInjectedModel" && $0.to == "\\.haSync" }, "\(graph.edges)")
+    #expect(graph.edges.contains { $0.from == "\\.haInjectedModel" && $0.to == "\\.haMainArg" }, "\(graph.edges)")
+    #expect(made.count == 1, "made in the copy")
+    _ = try container[\.haSync]
+    #expect(made.count == 2, "the copy kept nothing: the app makes its own")
+  }
+}
