@@ -725,3 +725,43 @@ func huntAConcurrently(
     #expect(scoped?.requestedAt?.fileID == "KnapsackTests/HuntAKinds.swift", "\(String(describing: scoped))")
   }
 }
+
+@Suite struct HuntAConcurrencyAcrossContainersTests {
+  @Test(arguments: HuntAKind.all, [Scope.singleton, .cached, .weak])
+  func firstResolutionsThroughManyChildrenAndProvidersAtOnceMakeTheParentsInstanceOnce(
+    kind: HuntAKind, scope: Scope
+  ) async throws {
+    let parent = Container()
+    let made = Counter()
+    kind.register(parent, scope, made, "parent", nil)
+    let children = (0..<6).map { _ in parent.makeChild() }
+    let grandchildren = children.map { $0.makeChild() }
+    let providers = (children + grandchildren).map { kind.provider($0) }
+    let results = await huntAConcurrently(48) { index in
+      switch index % 3 {
+      case 0: return try await kind.resolve(children[index % children.count], 7)
+      case 1: return try await kind.resolve(grandchildren[index % grandchildren.count], 7)
+      default: return try await providers[index % providers.count](7)
+      }
+    }
+    let tokens = try results.map { try $0.get() }
+    #expect(Set(tokens.map(ObjectIdentifier.init)).count == 1)
+    #expect(made.count == 1)
+    #expect(try await kind.resolve(parent, 7) === tokens[0])
+  }
+
+  @Test(arguments: HuntAKind.all)
+  func firstResolutionsInOneOverrideScopeFromManyChildTasksMakeTheScopesInstanceOnce(kind: HuntAKind) async throws {
+    let container = Container()
+    let child = container.makeChild()
+    let made = Counter()
+    let tokens = try await withOverrides {
+      kind.register($0, .singleton, made, "scoped", nil)
+    } operation: { () async throws -> [Token] in
+      let results = await huntAConcurrently(32) { index in try await kind.resolve(index % 2 == 0 ? container : child, 3) }
+      return try results.map { try $0.get() }
+    }
+    #expect(Set(tokens.map(ObjectIdentifier.init)).count == 1)
+    #expect(made.count == 1)
+  }
+}
