@@ -218,6 +218,25 @@ final class HuntAEvents: ResolutionObserver {
   }
 }
 
+/// Resolves `kind`'s key for argument 1 in a task; a synchronous factory runs on a thread of its
+/// own, so that one that blocks (waiting for the test) holds no thread of the shared pool, which
+/// the test and other tests need to go on.
+func huntAResolveOffThePool(_ kind: HuntAKind, _ container: Container) -> Task<Token, any Error> {
+  guard kind.name == "sync" || kind.name == "argument" else {
+    return Task.detached { try await kind.resolve(container, 1) }
+  }
+  return Task.detached {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread {
+        do {
+          let token = kind.name == "sync" ? try container[\.haSync] : try container.resolve(\.haArg, argument: 1)
+          continuation.resume(returning: token)
+        } catch { continuation.resume(throwing: error) }
+      }.start()
+    }
+  }
+}
+
 /// Resolves `count` times at once, each in a task of its own, and returns each result.
 func huntAConcurrently(
   _ count: Int, _ body: @escaping @Sendable (Int) async throws -> Token

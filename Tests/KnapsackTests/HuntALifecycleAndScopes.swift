@@ -33,7 +33,7 @@ import Testing
     case "argument": container.register(\.haArg, scope: .singleton, dispose: close) { _, _ in blocking() }
     default: container.register(\.haSync, scope: .singleton, dispose: close) { _ in blocking() }
     }
-    let resolution = Task.detached { try await kind.resolve(container, 1) }
+    let resolution = huntAResolveOffThePool(kind, container)
     #expect(await waitUntil(timeout: .seconds(20)) { entered.count == 1 })
     let disposal = Task.detached { try await container.dispose() }
     // Disposal waits for the creation under way; let it end.

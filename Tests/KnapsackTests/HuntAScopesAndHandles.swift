@@ -191,7 +191,7 @@ extension Dependencies {
     }
     // Resolve from a detached task, so that a main-actor factory blocking the main thread does
     // not block this test's own code.
-    let first = Task.detached { try await kind.resolve(container, 1) }
+    let first = huntAResolveOffThePool(kind, container)
     #expect(await waitUntil(timeout: .seconds(20)) { entered.count == 1 })
     container.resetCached()
     release.increment()
