@@ -784,3 +784,22 @@ func huntAConcurrently(
     #expect(made.count == 1)
   }
 }
+
+@Suite struct HuntAObservedConcurrencyTests {
+  @Test(arguments: HuntAKind.all, [Scope.singleton, .cached, .weak])
+  func concurrentFirstResolutionsAreObservedAsOneCreationAndTheRestReused(kind: HuntAKind, scope: Scope) async throws {
+    let container = Container()
+    let observer = HuntAEvents()
+    container.observe(observer)
+    let made = Counter()
+    kind.register(container, scope, made, "observed", nil)
+    let results = await huntAConcurrently(24) { _ in try await kind.resolve(container, 1) }
+    let tokens = try results.map { try $0.get() }
+    #expect(made.count == 1)
+    let outcomes = observer.outcomes(of: kind.keyName)
+    #expect(outcomes.count == 24)
+    #expect(outcomes.filter { $0 == .created }.count == 1, "\(outcomes)")
+    #expect(outcomes.filter { $0 == .reused }.count == 23, "\(outcomes)")
+    _ = tokens
+  }
+}
