@@ -803,3 +803,24 @@ func huntAConcurrently(
     _ = tokens
   }
 }
+
+@Suite struct HuntASyncScopeTests {
+  @MainActor @Test func aSynchronousScopeOverridesMainActorKeysFromMainActorCode() throws {
+    let container = Container()
+    container.register(\.haMain, scope: .singleton) { _ in Token("app") }
+    let closed = Collected<String>()
+    let (main, mainArg, decorated) = try withOverrides {
+      $0.register(\.haMain, scope: .singleton, dispose: { closed.append($0.label) }) { _ in Token("scoped") }
+      $0.register(\.haMainArg, scope: .cached) { _, n in Token("scoped \(n)") }
+      $0.decorate(\.haMainArg) { _, t in Token(t.label + "+d") }
+    } operation: {
+      (try container[\.haMain], try container.resolve(\.haMainArg, argument: 2), try container.resolve(\.haMainArg, argument: 2))
+    }
+    #expect(main.label == "scoped")
+    #expect(mainArg.label == "scoped 2+d")
+    #expect(decorated === mainArg)
+    #expect(closed.all.isEmpty, "a synchronous scope cannot wait for disposal: it leaves them")
+    #expect(try container[\.haMain].label == "app")
+    #expect(try container.resolve(\.haMainArg, argument: 2).label == "main arg default 2")
+  }
+}
