@@ -777,7 +777,8 @@ func huntAConcurrently(
     let tokens = try await withOverrides {
       kind.register($0, .singleton, made, "scoped", nil)
     } operation: { () async throws -> [Token] in
-      let results = await huntAConcurrently(32) { index in try await kind.resolve(index % 2 == 0 ? container : child, 3) }
+      let results = await huntAConcurrently(32) { index in try await kind.resolve(index % 2 == 0 ? container : child, 3)
+      }
       return try results.map { try $0.get() }
     }
     #expect(Set(tokens.map(ObjectIdentifier.init)).count == 1)
@@ -814,7 +815,10 @@ func huntAConcurrently(
       $0.register(\.haMainArg, scope: .cached) { _, n in Token("scoped \(n)") }
       $0.decorate(\.haMainArg) { _, t in Token(t.label + "+d") }
     } operation: {
-      (try container[\.haMain], try container.resolve(\.haMainArg, argument: 2), try container.resolve(\.haMainArg, argument: 2))
+      (
+        try container[\.haMain], try container.resolve(\.haMainArg, argument: 2),
+        try container.resolve(\.haMainArg, argument: 2)
+      )
     }
     #expect(main.label == "scoped")
     #expect(mainArg.label == "scoped 2+d")

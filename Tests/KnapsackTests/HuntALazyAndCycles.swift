@@ -171,7 +171,9 @@ final class HuntANotifier: Sendable {
 }
 
 extension Dependencies {
-  var haInbox: MainActorKey<HuntAInbox> { MainActorKey { r in HuntAInbox(notifier: r.lazy(\.haNotifier)) }.scope(.singleton) }
+  var haInbox: MainActorKey<HuntAInbox> {
+    MainActorKey { r in HuntAInbox(notifier: r.lazy(\.haNotifier)) }.scope(.singleton)
+  }
   var haNotifier: AsyncKey<HuntANotifier> {
     AsyncKey { r in HuntANotifier(inbox: try await r.resolve(\.haInbox)) }.scope(.singleton)
   }
@@ -194,7 +196,9 @@ extension Dependencies {
     let container = Container()
     let error = await #expect(throws: ResolutionError.self) { try await container.resolve(\.haLoopAsync) }
     #expect(error?.kind == .cycle, "\(String(describing: error))")
-    #expect(error?.description.contains("\\.haLoopMain → \\.haLoopSync → \\.haLoopMain") == true, "\(String(describing: error))")
+    #expect(
+      error?.description.contains("\\.haLoopMain → \\.haLoopSync → \\.haLoopMain") == true,
+      "\(String(describing: error))")
     let report = await container.validate(including: [\.haLoopAsync])
     #expect(report.problems(.cycle).count == 1, "\(report)")
   }

@@ -248,16 +248,19 @@ import Testing
     let parent = Container()
     let child = parent.makeChild()
     let closed = Collected<String>()
-    kind.register(child, .cached, Counter(), "dropped", { token in
-      try await Task.sleep(for: .milliseconds(40))
-      closed.append(token.label)
-    })
+    kind.register(
+      child, .cached, Counter(), "dropped",
+      { token in
+        try await Task.sleep(for: .milliseconds(40))
+        closed.append(token.label)
+      })
     let first = try await kind.resolve(child, 1)
     let second = try await kind.resolve(child, 2)
     child.resetCached()
     let third = try await kind.resolve(child, 1)
     try await parent.dispose()
     let expected = kind.takesArgument ? [first.label, second.label, third.label] : [first.label, third.label]
-    #expect(closed.all.sorted() == expected.sorted(), "every dropped and kept instance closed before dispose() returned")
+    #expect(
+      closed.all.sorted() == expected.sorted(), "every dropped and kept instance closed before dispose() returned")
   }
 }

@@ -543,3 +543,69 @@ extension Dependencies {
     #expect(made.count == 2, "the copy kept nothing: the app makes its own")
   }
 }
+
+extension Dependencies {
+  /// A key that keeps a lazy handle to a synchronous argument key.
+  var haLazyArgHolder: Key<Lazy<ArgumentKey<Int, Token>>> { Key { r in r.lazy(\.haArg, argument: 8) } }
+  var haLazyMainArgHolder: MainActorKey<Lazy<DependencyKey<MainActorKind, Int, Token>>> {
+    MainActorKey { r in r.lazy(\.haMainArg, argument: 9) }
+  }
+  var haLazyAsyncArgHolder: AsyncKey<Lazy<DependencyKey<AsyncKind, Int, Token>>> {
+    AsyncKey { r in r.lazy(\.haAsyncArg, argument: 10) }
+  }
+}
+
+/// "An argument key runs with the sample argument you pass for it, or else with the argument of a
+/// `Lazy` or `@LazyInjected` a factory made of it during the run; without either, validation ...
+/// lists it in needsSampleArgument" (Diagnostics). A registered argument key is a root of its own,
+/// run (without a sample) before the handles: it must still run with the handle's argument.
+@Suite struct HuntARegisteredArgumentKeyBehindALazyTests {
+  @Test func aRegisteredArgumentKeyOfEveryKindRunsWithTheArgumentOfALazyMadeOfIt() async throws {
+    let container = Container()
+    let seen = Collected<String>()
+    container.register(\.haArg) { r, n in
+      seen.append("sync \(n)")
+      return Token("\(n) " + (try r[\.haStorage]).label)
+    }
+    container.register(\.haMainArg) { r, n in
+      seen.append("main \(n)")
+      return Token("\(n) " + (try r[\.haStorage]).label)
+    }
+    container.register(\.haAsyncArg) { r, n in
+      seen.append("async \(n)")
+      return Token("\(n) " + (try r[\.haStorage]).label)
+    }
+    let report = await container.validate(
+      including: [\.haLazyArgHolder, \.haLazyMainArgHolder, \.haLazyAsyncArgHolder])
+    #expect(report.needsSampleArgument.isEmpty, "run with the lazy's argument, so not listed: \(report)")
+    #expect(Set(seen.all) == ["sync 8", "main 9", "async 10"])
+    #expect(
+      Set(report.problems(.missingRequiredKey).map { $0.path.map(\.name) })
+        == [
+          ["\\.haLazyArgHolder", "\\.haArg", "\\.haStorage"],
+          ["\\.haLazyMainArgHolder", "\\.haMainArg", "\\.haStorage"],
+          ["\\.haLazyAsyncArgHolder", "\\.haAsyncArg", "\\.haStorage"],
+        ], "\(report)")
+  }
+
+  @Test func aSampleTheCallerGivesStillComesFirstForARegisteredKey() async throws {
+    let container = Container()
+    let seen = Collected<String>()
+    container.register(\.haMainArg) { _, n in
+      seen.append("main \(n)")
+      return Token("\(n)")
+    }
+    let report = await container.validate(including: [\.haLazyMainArgHolder], arguments: [\.haMainArg: 1])
+    #expect(report.isValid && report.needsSampleArgument.isEmpty, "\(report)")
+    #expect(seen.all == ["main 1"])
+  }
+
+  @Test func aRegisteredArgumentKeyReachedOnlyByAProviderIsStillListed() async throws {
+    let container = Container()
+    container.register(\.haMainArgNeeding) { _, n in Token("\(n)") }
+    container.register(\.haAsyncArgNeeding) { _, n in Token("\(n)") }
+    let report = await container.validate(including: [\.haMainProviderHolder, \.haAsyncProviderHolder])
+    #expect(
+      Set(report.needsSampleArgument.map(\.name)) == ["\\.haMainArgNeeding", "\\.haAsyncArgNeeding"], "\(report)")
+  }
+}

@@ -694,7 +694,9 @@ extension Container {
     // `Provider` made during the run will resolve, in the copy of the container it resolves
     // from, and what those make handles to, until nothing new is found.
     var skipped: [DependencyReference] = []
-    var needsSample: [DependencyReference] = []
+    // The argument keys run without a sample so far, in the copy they ran in: a `Lazy` of one
+    // made later in the run brings an argument to run it with after all.
+    var needsSample: [HandleTarget: DependencyReference] = [:]
     var handled = Set(roots.map { HandleTarget(container: ObjectIdentifier(copy), index: $0) })
     var handleEdges: [(from: Int, to: Int)] = []
     // For what a handle resolves, the dependency whose factory made the handle (the first one
@@ -716,7 +718,9 @@ extension Container {
         }
         problems += found.problems
         skipped += found.skipped
-        needsSample += found.needsSample
+        for (index, reference) in found.needsSample {
+          needsSample[HandleTarget(container: ObjectIdentifier(target), index: index)] = reference
+        }
       }
       let noted = validation.takeDeferredOfRun()
       handleEdges += noted.compactMap { handle in handle.from.map { ($0, handle.to) } }
@@ -727,9 +731,11 @@ extension Container {
         let target =
           handle.container.isValidationCopy
           ? handle.container : validation.overlay(for: handle.container).takeUnretainedValue()
-        guard handled.insert(HandleTarget(container: ObjectIdentifier(target), index: handle.to)).inserted else {
-          continue
-        }
+        let key = HandleTarget(container: ObjectIdentifier(target), index: handle.to)
+        // A root (a registered argument key) that ran before it, without a sample, runs again
+        // with it: it is checked, not listed as needing a sample.
+        let runsWithTheArgument = handle.argument != nil && needsSample.removeValue(forKey: key) != nil
+        guard handled.insert(key).inserted || runsWithTheArgument else { continue }
         // Held by the step that led to it first; a root of its own (or one reached before) heads
         // its own paths.
         if let from = handle.from, from != handle.to, holders[handle.to] == nil {
@@ -753,7 +759,8 @@ extension Container {
       registrations[index] = copy.effectiveRegistration(index)?.0 ?? table.descriptor(index).defaultRegistration
     }
     return DryRun(
-      problems: problems, skipped: skipped, needsSample: needsSample, roots: roots, handleEdges: handleEdges,
+      problems: problems, skipped: skipped, needsSample: Array(needsSample.values), roots: roots,
+      handleEdges: handleEdges,
       events: events, indices: indices, registrations: registrations)
   }
 
@@ -824,13 +831,15 @@ extension Container {
   /// root's longer path). So a chain of registrations is resolved once, not once from each member.
   private func runEach(
     _ roots: Set<Int>, samples: [Int: any Sendable], holders: [Int: Int], deepChains: DeepChains
-  ) async -> (problems: [ValidationReport.Problem], skipped: [DependencyReference], needsSample: [DependencyReference])
-  {
+  ) async -> (
+    problems: [ValidationReport.Problem], skipped: [DependencyReference],
+    needsSample: [(index: Int, reference: DependencyReference)]
+  ) {
     let table = KeyTable.shared
     let tap = overlay?.recorder
     var problems: [ValidationReport.Problem] = []
     var skipped: [DependencyReference] = []
-    var needsSample: [DependencyReference] = []
+    var needsSample: [(index: Int, reference: DependencyReference)] = []
     // The paths of the failures reported so far, by how they ended.
     var reported: [FailureEnd: [[String]]] = [:]
     // Name order, but the members of a chain found too deep for the stack run right after it,
@@ -882,7 +891,7 @@ extension Container {
         // The same resolution routine as the app's, with the registration's own types.
         switch try await registration.dryRun(self, argument: samples[index]) {
         case .needsSample:
-          needsSample.append(descriptor.reference)
+          needsSample.append((index, descriptor.reference))
         case .made(let value):
           if let value, let tap, registration.scope.kind == .unique {
             tap.recorder.memo.keep(value, of: index, in: tap.copy)
