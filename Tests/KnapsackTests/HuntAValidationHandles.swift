@@ -609,3 +609,40 @@ extension Dependencies {
       Set(report.needsSampleArgument.map(\.name)) == ["\\.haMainArgNeeding", "\\.haAsyncArgNeeding"], "\(report)")
   }
 }
+
+/// Made by a factory in a dry run: its property's argument key is resolved on first read.
+struct HuntALazyArgumentUser: Sendable {
+  @LazyInjected(\.haArg, argument: 4) var token: Token
+}
+
+@MainActor final class HuntALazyMainArgumentUser {
+  @LazyInjected(\.haMainArg, argument: 5) var token: Token
+}
+
+extension Dependencies {
+  var haLazyInjectedArgUser: Key<HuntALazyArgumentUser> { Key { HuntALazyArgumentUser() } }
+  var haLazyInjectedMainArgUser: MainActorKey<HuntALazyMainArgumentUser> {
+    MainActorKey { _ in HuntALazyMainArgumentUser() }
+  }
+}
+
+extension HuntARegisteredArgumentKeyBehindALazyTests {
+  @Test func aRegisteredArgumentKeyRunsWithTheArgumentOfALazyInjectedPropertyToo() async throws {
+    let container = Container()
+    let seen = Collected<String>()
+    container.register(\.haArg) { r, n in
+      seen.append("sync \(n)")
+      return Token("\(n) " + (try r[\.haStorage]).label)
+    }
+    container.register(\.haMainArg) { r, n in
+      seen.append("main \(n)")
+      return Token("\(n) " + (try r[\.haStorage]).label)
+    }
+    let report = await withContainer(container) {
+      await container.validate(including: [\.haLazyInjectedArgUser, \.haLazyInjectedMainArgUser])
+    }
+    #expect(report.needsSampleArgument.isEmpty, "\(report)")
+    #expect(Set(seen.all) == ["sync 4", "main 5"])
+    #expect(report.problems(.missingRequiredKey).count == 2, "\(report)")
+  }
+}
