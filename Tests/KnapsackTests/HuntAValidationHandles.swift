@@ -646,3 +646,24 @@ extension HuntARegisteredArgumentKeyBehindALazyTests {
     #expect(report.problems(.missingRequiredKey).count == 2, "\(report)")
   }
 }
+
+@Suite struct HuntAConcurrentValidationTests {
+  @Test func validationsOfOneContainerRunningAtOnceReportTheSameAndTouchNoInstance() async throws {
+    let container = Container()
+    let made = Counter()
+    for kind in HuntAKind.all { kind.register(container, .singleton, made, kind.name, nil) }
+    container.register(\.haViewModel, scope: .singleton) { r in Token(try r[\.haStorage].label) }
+    let app = try await container.resolve(\.haMain)
+    let reports = await withTaskGroup(of: ValidationReport.self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          await container.validate(including: [\.haScreen], arguments: [\.haArg: 1, \.haAsyncArg: 2, \.haMainArg: 3])
+        }
+      }
+      return await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(Set(reports).count == 1, "\(reports.map(\.description))")
+    #expect(reports.first?.problems(.missingRequiredKey).count == 1)
+    #expect(try await container.resolve(\.haMain) === app, "the app's instance is untouched")
+  }
+}
