@@ -421,3 +421,36 @@ extension Dependencies {
     #expect(view.shared.first.label == "main unit")
   }
 }
+
+@Suite struct HuntALazyAfterScopeTests {
+  @Test func aLazyOfEveryKindNotReadInItsScopeIsRefusedWhatTheScopeDisposedAndKeepsWhatItRead() async throws {
+    let container = Container()
+    let closed = Collected<String>()
+    let close: @Sendable (Token) async throws -> Void = { closed.append($0.label) }
+    let (unread, read, readValues) = try await withOverrides {
+      for kind in HuntAKind.all { kind.register($0, .singleton, Counter(), "scoped", close) }
+    } operation: { () async throws in
+      for kind in HuntAKind.all { _ = try await kind.resolve(container, 1) }
+      let unread = (
+        container.lazy(\.haSync), container.lazy(\.haAsync), container.lazy(\.haMain),
+        container.lazy(\.haArg, argument: 1), container.lazy(\.haAsyncArg, argument: 1),
+        container.lazy(\.haMainArg, argument: 1)
+      )
+      let read = (container.lazy(\.haAsync), container.lazy(\.haMainArg, argument: 1))
+      let values = (try await read.0.value, try await MainActor.run { try read.1.value })
+      return (unread, read, values)
+    }
+    #expect(closed.all.count == 6)
+    let errors: [ResolutionError?] = [
+      #expect(throws: ResolutionError.self) { try unread.0.value },
+      await #expect(throws: ResolutionError.self) { try await unread.1.value },
+      await #expect(throws: ResolutionError.self) { try await unread.2.value },
+      #expect(throws: ResolutionError.self) { try unread.3.value },
+      await #expect(throws: ResolutionError.self) { try await unread.4.value },
+      await #expect(throws: ResolutionError.self) { try await unread.5.value },
+    ]
+    #expect(errors.allSatisfy { $0?.kind == .containerDisposed }, "\(errors.map { $0?.kind })")
+    #expect(try await read.0.value === readValues.0, "a lazy already read keeps what it read")
+    #expect(try await read.1.value === readValues.1)
+  }
+}
