@@ -264,3 +264,27 @@ import Testing
       closed.all.sorted() == expected.sorted(), "every dropped and kept instance closed before dispose() returned")
   }
 }
+
+/// An observer that writes each event through a logger it resolves from the container it observes.
+final class HuntALoggingObserver: ResolutionObserver {
+  let container = Locked<Container?>(nil)
+  let logged = Collected<String>()
+  func didResolve(_ event: ResolutionEvent) {
+    guard let container = container.withLock({ $0 }) else { return }
+    if let logger = try? container[\.haSync] { logged.append(logger.label + ": " + event.dependency.name) }
+  }
+}
+
+@Suite struct HuntAObserverResolvingTests {
+  @Test func anObserverThatResolvesFromItsContainerSeesEveryKindOnceAndNotItsOwnResolutions() async throws {
+    let container = Container()
+    let observer = HuntALoggingObserver()
+    observer.container.withLock { $0 = container }
+    container.register(\.haSync, scope: .singleton) { Token("logger") }
+    container.observe(observer)
+    for kind in HuntAKind.all where kind.name != "sync" { _ = try await kind.resolve(container, 1) }
+    #expect(
+      observer.logged.all == ["logger: \\.haAsync", "logger: \\.haMain", "logger: \\.haArg", "logger: \\.haAsyncArg", "logger: \\.haMainArg"],
+      "\(observer.logged.all)")
+  }
+}
