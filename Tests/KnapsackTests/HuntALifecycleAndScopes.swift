@@ -284,7 +284,9 @@ final class HuntALoggingObserver: ResolutionObserver {
     container.observe(observer)
     for kind in HuntAKind.all where kind.name != "sync" { _ = try await kind.resolve(container, 1) }
     #expect(
-      observer.logged.all == ["logger: \\.haAsync", "logger: \\.haMain", "logger: \\.haArg", "logger: \\.haAsyncArg", "logger: \\.haMainArg"],
+      observer.logged.all == [
+        "logger: \\.haAsync", "logger: \\.haMain", "logger: \\.haArg", "logger: \\.haAsyncArg", "logger: \\.haMainArg",
+      ],
       "\(observer.logged.all)")
   }
 }
