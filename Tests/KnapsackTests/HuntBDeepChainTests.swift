@@ -1,0 +1,424 @@
+import Foundation
+import Knapsack
+import Testing
+
+// Point 6 of the issue, as a user reads it: a 10,000-deep chain of any kind, resolved on a thread
+// with a 512 KiB stack, throws a `ResolutionError` that names its path or succeeds; it never
+// overflows the stack.
+
+extension Dependencies {
+  subscript(huntBMainStep step: Int) -> MainActorKey<Int> {
+    MainActorKey { r in step >= huntBDepth - 1 ? 0 : try r.resolve(\.[huntBMainStep: step + 1]) + 1 }
+  }
+  subscript(huntBAsyncStep step: Int) -> AsyncKey<Int> {
+    AsyncKey { r in step >= huntBDepth - 1 ? 0 : try await r.resolve(\.[huntBAsyncStep: step + 1]) + 1 }
+  }
+  /// An asynchronous chain whose every step resolves a synchronous key chain of 10 below it: the
+  /// synchronous parts run on the thread that runs the task.
+  subscript(huntBMixedStep step: Int) -> AsyncKey<Int> {
+    AsyncKey { r in
+      step >= huntBDepth - 1 ? 0 : try await r.resolve(\.[huntBMixedStep: step + 1]) + (try r[\.[huntBSyncTail: 0]])
+    }
+  }
+  subscript(huntBSyncTail step: Int) -> Key<Int> {
+    Key { r in step >= 9 ? 1 : try r[\.[huntBSyncTail: step + 1]] }
+  }
+  subscript(huntBLinks step: Int) -> Multibinding<Int> { Multibinding() }
+  subscript(huntBDecoratedStep step: Int) -> Key<Int> { Key { 0 } }
+  var huntBSingletonArgument: ArgumentKey<Int, Int> {
+    ArgumentKey { r, n in n >= huntBDepth - 1 ? 0 : try r.resolve(\.huntBSingletonArgument, argument: n + 1) + 1 }
+      .scope(.singleton)
+  }
+}
+
+let huntBDepth = 10_000
+
+/// An instance a factory makes, whose `@Injected` property resolves the step it names from the
+/// task's container.
+final class HuntBInjectedStep {
+  let injected: Injected<Int>
+  var next: Int { injected.wrappedValue }
+  init(_ step: Int) { injected = Injected(type: Int.self, name: "huntB injected \(step)") }
+}
+
+/// A stack size smaller than any platform's default for secondary threads.
+let huntBSmallStack = 512 * 1024
+
+/// Runs `body` on a new thread with a 512 KiB stack, outside any task, and returns its result;
+/// nil if it did not end within the bound (a hang fails the test, it does not stop the run).
+func huntBOnSmallThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T? {
+  let result = Locked<T?>(nil)
+  let thread = Thread {
+    let value = body()
+    result.withLock { $0 = value }
+  }
+  thread.stackSize = huntBSmallStack
+  thread.start()
+  _ = await waitUntil(timeout: hangBound) { result.withLock { $0 != nil } }
+  return result.withLock { $0 }
+}
+
+/// A task executor whose jobs run on one thread with a 512 KiB stack: asynchronous code (a task
+/// preferring it, and its child tasks) runs there.
+final class HuntBSmallStackExecutor: TaskExecutor, @unchecked Sendable {
+  // Safe: `jobs` and `stopped` are only touched while `condition` is locked.
+  private let condition = NSCondition()
+  private var jobs: [UnownedJob] = []
+  private var stopped = false
+
+  init() {
+    let thread = Thread { [self] in run() }
+    thread.stackSize = huntBSmallStack
+    thread.start()
+  }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    condition.lock()
+    jobs.append(job)
+    condition.signal()
+    condition.unlock()
+  }
+
+  /// Ends the thread once the jobs enqueued so far have run.
+  func stop() {
+    condition.lock()
+    stopped = true
+    condition.signal()
+    condition.unlock()
+  }
+
+  private func run() {
+    while true {
+      condition.lock()
+      while jobs.isEmpty && !stopped { condition.wait() }
+      if jobs.isEmpty {
+        condition.unlock()
+        return
+      }
+      let job = jobs.removeFirst()
+      condition.unlock()
+      job.runSynchronously(on: asUnownedTaskExecutor())
+    }
+  }
+
+  /// Runs `operation` in a task that prefers this executor and returns what it returned; nil if
+  /// it did not end within the bound.
+  static func run<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T? {
+    let executor = HuntBSmallStackExecutor()
+    defer { executor.stop() }
+    let result = Locked<T?>(nil)
+    Task(executorPreference: executor) {
+      let value = await operation()
+      result.withLock { $0 = value }
+    }
+    _ = await waitUntil(timeout: hangBound) { result.withLock { $0 != nil } }
+    return result.withLock { $0 }
+  }
+}
+
+/// Checks the outcome of a deep chain: its value, or a `resolutionTooDeep` error whose path starts
+/// at `first` and whose message prints it.
+func huntBExpectTooDeepOrSucceeded(
+  _ outcome: Result<Int, any Error>?, first: String, value expected: Int = huntBDepth - 1,
+  sourceLocation: SourceLocation = #_sourceLocation
+) {
+  switch outcome {
+  case nil:
+    Issue.record("the resolution did not end", sourceLocation: sourceLocation)
+  case .success(let value):
+    #expect(value == expected, sourceLocation: sourceLocation)
+  case .failure(let error):
+    guard let resolution = error as? ResolutionError else {
+      Issue.record("not a ResolutionError: \(error)", sourceLocation: sourceLocation)
+      return
+    }
+    #expect(resolution.kind == .resolutionTooDeep, "\(resolution)", sourceLocation: sourceLocation)
+    #expect(resolution.path.first?.name == first, "\(resolution.path.prefix(3))", sourceLocation: sourceLocation)
+    #expect(resolution.path.count > 1, sourceLocation: sourceLocation)
+    #expect(resolution.description.contains("path: \(first)"), "\(resolution)", sourceLocation: sourceLocation)
+  }
+}
+
+@Suite struct HuntBDeepChainTests {
+  /// A chain of type registrations named `prefix 0` ... `prefix 9999`: step `n` runs `next(r, n)`,
+  /// the last returns 0.
+  static func typeChain(
+    _ container: Container, _ prefix: String, scope: Scope = .unique,
+    _ next: @escaping @Sendable (Resolver, String) throws -> Int
+  ) {
+    for step in 0..<huntBDepth {
+      let nextName = "\(prefix) \(step + 1)"
+      container.register(type: Int.self, name: "\(prefix) \(step)", scope: scope) { r in
+        step == huntBDepth - 1 ? 0 : try next(r, nextName) + 1
+      }
+    }
+  }
+
+  @Test(arguments: [Scope.graph, .cached, .weak])
+  func aChainOfTypesOfEveryScopeOnASmallStack(_ scope: Scope) async {
+    let container = Container()
+    let prefix = "huntB scoped \(scope)"
+    Self.typeChain(container, prefix, scope: scope) { r, next in try r.resolve(type: Int.self, name: next) }
+    let outcome = await huntBOnSmallThread { Result { try container.resolve(type: Int.self, name: "\(prefix) 0") } }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"\(prefix) 0\")")
+  }
+
+  @Test func aChainOfSingletonArgumentsOnASmallStack() async {
+    let container = Container()
+    let outcome = await huntBOnSmallThread { Result { try container.resolve(\.huntBSingletonArgument, argument: 0) } }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.huntBSingletonArgument")
+  }
+
+  @Test func aChainThroughDecoratorsOnASmallStack() async {
+    // Every factory returns 0; every decorator resolves the next step.
+    let container = Container()
+    for step in 0..<huntBDepth {
+      let name = "huntB decorated \(step)"
+      let next = "huntB decorated \(step + 1)"
+      container.register(type: Int.self, name: name) { 0 }
+      container.decorate(type: Int.self, name: name) { r, value in
+        step == huntBDepth - 1 ? value : try r.resolve(type: Int.self, name: next) + 1
+      }
+    }
+    let outcome = await huntBOnSmallThread {
+      Result { try container.resolve(type: Int.self, name: "huntB decorated 0") }
+    }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB decorated 0\")")
+  }
+
+  @Test func aChainThroughKeyDecoratorsOnASmallStack() async {
+    // Every key's default returns 0; every decorator resolves the next key.
+    let container = Container()
+    for step in 0..<huntBDepth {
+      container.decorate(\.[huntBDecoratedStep: step]) { r, value in
+        step == huntBDepth - 1 ? value : try r[\.[huntBDecoratedStep: step + 1]] + 1
+      }
+    }
+    let outcome = await huntBOnSmallThread { Result { try container[\.[huntBDecoratedStep: 0]] } }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.subscript(huntBDecoratedStep:)")
+  }
+
+  @Test func aChainOfInjectedPropertiesOfFactoryMadeInstancesOnASmallStack() async {
+    // Each step's factory makes an instance whose `@Injected` property resolves the next step. A
+    // property wrapper cannot throw: the chain succeeds, or the wrapper stops the program with the
+    // `resolutionTooDeep` error and its path (documented in "Property Wrappers, Lazy Values and
+    // Cycles"); it never overflows the stack. Run in a child process, which says which it was.
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let container = Container()
+      for step in 0..<huntBDepth {
+        container.register(type: Int.self, name: "huntB injected \(step)") {
+          step == huntBDepth - 1 ? 0 : HuntBInjectedStep(step + 1).next + 1
+        }
+      }
+      let outcome = await huntBOnSmallThread {
+        withContainer(container) { Result { try container.resolve(type: Int.self, name: "huntB injected 0") } }
+      }
+      if case .success(huntBDepth - 1) = outcome {
+        FileHandle.standardError.write(Data("huntB: the chain succeeded\n".utf8))
+        exit(1)
+      }
+      fatalError("huntB: the chain ended with \(String(describing: outcome))")
+    }
+    let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    let succeeded = output.contains("huntB: the chain succeeded")
+    let stoppedWithThePath =
+      output.contains("@Injected at KnapsackTests/HuntBDeepChainTests.swift")
+      && output.contains("too deep for this thread's stack")
+      && output.contains("path: Int (name: \"huntB injected 0\")")
+    #expect(succeeded || stoppedWithThePath, "\(output.prefix(2_000))")
+  }
+
+  @Test func aChainOfMultibindingsWhoseContributionsAreTypesOnASmallStack() async {
+    // Multibinding `n` has one contribution, which resolves the type registration `n`, which
+    // resolves multibinding `n + 1`.
+    let container = Container()
+    for step in 0..<huntBDepth {
+      let name = "huntB link \(step)"
+      container.contribute(to: \.[huntBLinks: step]) { r in try r.resolve(type: Int.self, name: name) }
+      container.register(type: Int.self, name: name) { r in
+        step == huntBDepth - 1 ? 0 : try r[\.[huntBLinks: step + 1]][0] + 1
+      }
+    }
+    let outcome = await huntBOnSmallThread { () -> Result<Int, any Error> in
+      Result { try container[\.[huntBLinks: 0]][0] }
+    }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.subscript(huntBLinks:)")
+  }
+
+  @Test func aChainOfProviderGetsInsideFactoriesOnASmallStack() async {
+    let container = Container()
+    Self.typeChain(container, "huntB provider") { r, next in try r.provider(type: Int.self, name: next).get() }
+    let outcome = await huntBOnSmallThread {
+      Result { try container.resolve(type: Int.self, name: "huntB provider 0") }
+    }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB provider 0\")")
+  }
+
+  @Test func aChainOfLazyReadsInsideFactoriesOnASmallStack() async {
+    let container = Container()
+    Self.typeChain(container, "huntB lazy") { r, next in try r.lazy(type: Int.self, name: next).value }
+    let outcome = await huntBOnSmallThread { Result { try container.resolve(type: Int.self, name: "huntB lazy 0") } }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB lazy 0\")")
+  }
+
+  @Test func aChainOfSingletonLazyReadsInsideFactoriesOnASmallStack() async {
+    let container = Container()
+    Self.typeChain(container, "huntB singleton lazy", scope: .singleton) { r, next in
+      try r.lazy(type: Int.self, name: next).value
+    }
+    let outcome = await huntBOnSmallThread {
+      Result { try container.resolve(type: Int.self, name: "huntB singleton lazy 0") }
+    }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB singleton lazy 0\")")
+  }
+
+  @Test func aChainThroughACapturedContainerOnASmallStack() async {
+    // A factory that resolves the next step through the container it captured, not its resolver.
+    let container = Container()
+    Self.typeChain(container, "huntB captured") { [unowned container] _, next in
+      try container.resolve(type: Int.self, name: next)
+    }
+    let outcome = await huntBOnSmallThread {
+      Result { try container.resolve(type: Int.self, name: "huntB captured 0") }
+    }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB captured 0\")")
+  }
+
+  @Test func aChainResolvedThroughAGrandchildOnASmallStack() async {
+    let parent = Container()
+    Self.typeChain(parent, "huntB family") { r, next in try r.resolve(type: Int.self, name: next) }
+    let grandchild = parent.makeChild().makeChild()
+    let outcome = await huntBOnSmallThread {
+      Result { try grandchild.resolve(type: Int.self, name: "huntB family 0") }
+    }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB family 0\")")
+  }
+
+  @Test func aChainSpreadOverAParentAndItsChildOnASmallStack() async {
+    // Even steps are the parent's singletons, odd ones the child's unique registrations: the
+    // parent's steps resolve through the parent, which cannot see the child's, so the child
+    // registers every step and the parent only the even ones.
+    let parent = Container()
+    let child = parent.makeChild()
+    for step in 0..<huntBDepth {
+      let name = "huntB spread \(step)"
+      let next = "huntB spread \(step + 1)"
+      let factory: @Sendable (Resolver) throws -> Int = { r in
+        step == huntBDepth - 1 ? 0 : try r.resolve(type: Int.self, name: next) + 1
+      }
+      child.register(type: Int.self, name: name, factory)
+      if step.isMultiple(of: 2) { parent.register(type: Int.self, name: name, scope: .singleton, factory) }
+    }
+    let outcome = await huntBOnSmallThread { Result { try child.resolve(type: Int.self, name: "huntB spread 0") } }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB spread 0\")")
+  }
+
+  @Test func aChainOfChildContainersEachRegisteringOneStepOnASmallStack() async {
+    // 10,000 generations of children; generation n registers step n, which resolves step n + 1
+    // from the next generation. Each generation registers before it has a child: a registration
+    // visits every descendant of its container, so registering into the first generations of a
+    // long line of children last costs time quadratic in its length (see the report of hunt-b).
+    let generations = Locked<[Container]>([])
+    var last = Container()
+    for step in 0..<huntBDepth {
+      if step > 0 { last = last.makeChild() }
+      generations.withLock { $0.append(last) }
+      last.register(type: Int.self, name: "huntB generation \(step)") {
+        guard step < huntBDepth - 1 else { return 0 }
+        let next = generations.withLock { $0[step + 1] }
+        return try next.resolve(type: Int.self, name: "huntB generation \(step + 1)") + 1
+      }
+    }
+    let first = generations.withLock { $0[0] }
+    let outcome = await huntBOnSmallThread { Result { try first.resolve(type: Int.self, name: "huntB generation 0") } }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB generation 0\")")
+    generations.withLock { $0 = [] }
+  }
+
+  @Test func aDeepestChildResolvesAKeyOfTheRootOnASmallStack() async {
+    // A key the root registers, resolved from its 10,000th generation.
+    let root = Container()
+    root.register(type: Int.self, name: "huntB root value") { 42 }
+    var deepest = root
+    var kept: [Container] = []
+    for _ in 0..<huntBDepth {
+      deepest = deepest.makeChild()
+      kept.append(deepest)
+    }
+    let last = deepest
+    let outcome = await huntBOnSmallThread { Result { try last.resolve(type: Int.self, name: "huntB root value") } }
+    switch outcome {
+    case .success(let value): #expect(value == 42)
+    case .failure(let error as ResolutionError): #expect(error.kind == .resolutionTooDeep, "\(error)")
+    case .failure(let error): Issue.record("\(error)")
+    case nil: Issue.record("did not end")
+    }
+    withExtendedLifetime(kept) {}
+  }
+
+  @Test func anAsynchronousChainOnASmallStackExecutor() async {
+    let container = Container()
+    let outcome = await HuntBSmallStackExecutor.run { () -> Result<Int, any Error> in
+      do { return .success(try await container.resolve(\.[huntBAsyncStep: 0])) } catch { return .failure(error) }
+    }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.subscript(huntBAsyncStep:)")
+  }
+
+  @Test func aMixedAsynchronousAndSynchronousChainOnASmallStackExecutor() async {
+    let container = Container()
+    let outcome = await HuntBSmallStackExecutor.run { () -> Result<Int, any Error> in
+      do { return .success(try await container.resolve(\.[huntBMixedStep: 0])) } catch { return .failure(error) }
+    }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.subscript(huntBMixedStep:)")
+  }
+
+  @Test func aMainActorChainResolvedFromATask() async {
+    let container = Container()
+    let outcome: Result<Int, any Error>
+    do { outcome = .success(try await container.resolve(\.[huntBMainStep: 0])) } catch { outcome = .failure(error) }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.subscript(huntBMainStep:)")
+  }
+
+  @MainActor @Test func aMainActorChainResolvedOnTheMainActor() {
+    let container = Container()
+    let outcome = Result { try container.resolve(\.[huntBMainStep: 0]) }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.subscript(huntBMainStep:)")
+  }
+
+  @Test func validatingADeepChainOfTypesOnASmallStackExecutor() async {
+    let container = Container()
+    Self.typeChain(container, "huntB validated") { r, next in try r.resolve(type: Int.self, name: next) }
+    let report = await HuntBSmallStackExecutor.run { await container.validate() }
+    let problems = report?.problems ?? []
+    #expect(report != nil, "validate() did not end")
+    #expect(problems.allSatisfy { $0.kind == .resolutionTooDeep }, "\(problems.prefix(3))")
+    #expect(report?.checkedCount ?? 0 >= huntBDepth)
+  }
+
+  @Test func validatingADeepChainOfAsynchronousKeysOnASmallStackExecutor() async {
+    let container = Container()
+    let report = await HuntBSmallStackExecutor.run { await container.validate(including: [\.[huntBAsyncStep: 0]]) }
+    #expect(report != nil, "validate() did not end")
+    #expect(
+      report?.problems.allSatisfy { $0.kind == .resolutionTooDeep } == true, "\(report?.problems.prefix(3) ?? [])")
+  }
+
+  @Test func validatingADeepChainOfDecoratorsAndLaziesOnASmallStackExecutor() async {
+    let container = Container()
+    for step in 0..<huntBDepth {
+      let name = "huntB validated decorated \(step)"
+      let next = "huntB validated decorated \(step + 1)"
+      container.register(type: Int.self, name: name) { 0 }
+      container.decorate(type: Int.self, name: name) { r, value in
+        guard step < huntBDepth - 1 else { return value }
+        return step.isMultiple(of: 2)
+          ? try r.lazy(type: Int.self, name: next).value + 1 : try r.resolve(type: Int.self, name: next) + 1
+      }
+    }
+    let report = await HuntBSmallStackExecutor.run { await container.validate() }
+    #expect(report != nil, "validate() did not end")
+    #expect(
+      report?.problems.allSatisfy { $0.kind == .resolutionTooDeep } == true, "\(report?.problems.prefix(3) ?? [])")
+  }
+}
