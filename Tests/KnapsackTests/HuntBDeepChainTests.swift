@@ -24,6 +24,12 @@ extension Dependencies {
     Key { r in step >= 9 ? 1 : try r[\.[huntBSyncTail: step + 1]] }
   }
   subscript(huntBLinks step: Int) -> Multibinding<Int> { Multibinding() }
+  subscript(huntBSyncStep step: Int) -> Key<Int> {
+    Key { r in step >= huntBDepth - 1 ? 0 : try r[\.[huntBSyncStep: step + 1]] + 1 }
+  }
+  /// Asynchronous and main-actor keys whose factories resolve the synchronous chain above.
+  var huntBAsyncToSync: AsyncKey<Int> { AsyncKey { r in try r[\.[huntBSyncStep: 0]] } }
+  var huntBMainToSync: MainActorKey<Int> { MainActorKey { r in try r[\.[huntBSyncStep: 0]] } }
   subscript(huntBDecoratedStep step: Int) -> Key<Int> { Key { 0 } }
   var huntBSingletonArgument: ArgumentKey<Int, Int> {
     ArgumentKey { r, n in n >= huntBDepth - 1 ? 0 : try r.resolve(\.huntBSingletonArgument, argument: n + 1) + 1 }
@@ -420,5 +426,47 @@ func huntBExpectTooDeepOrSucceeded(
     #expect(report != nil, "validate() did not end")
     #expect(
       report?.problems.allSatisfy { $0.kind == .resolutionTooDeep } == true, "\(report?.problems.prefix(3) ?? [])")
+  }
+
+  @Test func validatingDeepChainsOfMainActorKeysMultibindingsAndProvidersOnASmallStackExecutor() async {
+    let container = Container()
+    for step in 0..<huntBDepth {
+      let name = "huntB validated link \(step)"
+      container.contribute(to: \.[huntBLinks: step]) { r in try r.resolve(type: Int.self, name: name) }
+      container.register(type: Int.self, name: name) { r in
+        step == huntBDepth - 1 ? 0 : try r.provider(\.[huntBLinks: step + 1]).get()[0] + 1
+      }
+    }
+    let report = await HuntBSmallStackExecutor.run {
+      await container.validate(including: [\.[huntBMainStep: 0], \.[huntBLinks: 0]])
+    }
+    #expect(report != nil, "validate() did not end")
+    #expect(
+      report?.problems.allSatisfy { $0.kind == .resolutionTooDeep } == true, "\(report?.problems.prefix(3) ?? [])")
+    #expect(report?.checkedCount ?? 0 >= 2 * huntBDepth)
+  }
+
+  @Test func aGraphOfADeepChainOnASmallStackExecutor() async {
+    let container = Container()
+    Self.typeChain(container, "huntB graphed") { r, next in try r.resolve(type: Int.self, name: next) }
+    let graph = await HuntBSmallStackExecutor.run { await container.graph() }
+    #expect(graph != nil, "graph() did not end")
+    #expect(graph?.report.problems.allSatisfy { $0.kind == .resolutionTooDeep } == true)
+    #expect(graph?.nodes.count ?? 0 >= huntBDepth)
+  }
+
+  @Test func aSynchronousChainBelowAnAsynchronousKeyOnASmallStackExecutor() async {
+    let container = Container()
+    let outcome = await HuntBSmallStackExecutor.run { () -> Result<Int, any Error> in
+      do { return .success(try await container.resolve(\.huntBAsyncToSync)) } catch { return .failure(error) }
+    }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.huntBAsyncToSync")
+  }
+
+  @Test func aSynchronousChainBelowAMainActorKey() async {
+    let container = Container()
+    let outcome: Result<Int, any Error>
+    do { outcome = .success(try await container.resolve(\.huntBMainToSync)) } catch { outcome = .failure(error) }
+    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.huntBMainToSync")
   }
 }

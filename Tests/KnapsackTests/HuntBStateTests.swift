@@ -18,6 +18,14 @@ final class HuntBBox: Sendable {
 extension Dependencies {
   var huntBShared: Key<HuntBBox> { Key { HuntBBox("default") }.scope(.singleton) }
   var huntBUnique: Key<HuntBBox> { Key { HuntBBox("default") } }
+  /// An app singleton (and a cached and a weak one) made from `\.huntBShared`.
+  var huntBDependent: Key<HuntBBox> {
+    Key { r in HuntBBox("dependent", captured: try r[\.huntBShared]) }.scope(.singleton)
+  }
+  var huntBCachedDependent: Key<HuntBBox> {
+    Key { r in HuntBBox("cached", captured: try r[\.huntBShared]) }.scope(.cached)
+  }
+  var huntBWeakDependent: Key<HuntBBox> { Key { r in HuntBBox("weak", captured: try r[\.huntBShared]) }.scope(.weak) }
   var huntBAsync: AsyncKey<HuntBBox> { AsyncKey { HuntBBox("default") }.scope(.singleton) }
   var huntBMain: MainActorKey<HuntBBox> { MainActorKey { HuntBBox("default") }.scope(.singleton) }
   var huntBArgument: ArgumentKey<Int, HuntBBox> { ArgumentKey { _, n in HuntBBox("default \(n)") } }
@@ -426,6 +434,56 @@ final class HuntBWatch: @unchecked Sendable {
     #expect(try child[\.huntBShared] === outsideChild)
   }
 
+  @Test func theAppsSingletonsAreMadeAgainInEachParallelScopeFromItsOverride() async throws {
+    let container = Container()
+    let child = container.makeChild()
+    let outside = try container[\.huntBDependent]
+    let outsideCached = try container[\.huntBCachedDependent]
+    let outsideWeak = try container[\.huntBWeakDependent]
+    let results = try await inParallelScopes { tag, barrier in
+      await barrier.arrive()
+      let dependent = try container[\.huntBDependent]
+      let cached = try container[\.huntBCachedDependent]
+      let weak = try container[\.huntBWeakDependent]
+      let viaChild = try child[\.huntBDependent]
+      let viaInjected = await withContainer(child) { HuntBDependentHolder().dependent }
+      #expect(try container[\.huntBWeakDependent] === weak)
+      // A nested scope that overrides the dependency again reaches the app's singleton too.
+      let nested = try await withOverrides {
+        $0.register(\.huntBShared, scope: .singleton) { HuntBBox(tag + " nested") }
+      } operation: {
+        try container[\.huntBDependent]
+      }
+      #expect(nested.captured?.tag == tag + " nested")
+      return [dependent, cached, weak, viaChild, viaInjected]
+    }
+    #expect(results.count == 4)
+    for (tag, boxes) in results {
+      #expect(boxes.allSatisfy { $0.captured?.tag == tag }, "\(tag): \(boxes.map { $0.captured?.tag })")
+      #expect(boxes[0] === boxes[3] && boxes[0] === boxes[4], "\(tag): one app singleton per scope")
+    }
+    #expect(try container[\.huntBDependent] === outside)
+    #expect(try container[\.huntBCachedDependent] === outsideCached)
+    #expect(try container[\.huntBWeakDependent] === outsideWeak)
+    #expect(outside.captured?.tag == "default")
+  }
+
+  @Test func aHandleMadeBeforeAScopeOpenedResolvesOutsideIt() async throws {
+    let container = Container()
+    let provider = container.provider(\.huntBShared)
+    let lazy = container.lazy(\.huntBDependent)
+    let holder = await withContainer(container) { HuntBLazyHolder() }
+    let results = try await inParallelScopes { tag, barrier in
+      await barrier.arrive()
+      return [try provider.get(), try lazy.value, holder.shared, try container[\.huntBShared]]
+    }
+    for (tag, boxes) in results {
+      #expect(boxes[0].tag == "default" && boxes[2].tag == "default", "\(tag)")
+      #expect(boxes[1].captured?.tag == "default", "\(tag)")
+      #expect(boxes[3].tag == tag)
+    }
+  }
+
   // MARK: The task's container
 
   @Test func childTasksInheritTheTasksContainerAndDetachedTasksDoNot() async throws {
@@ -477,6 +535,8 @@ final class HuntBWatch: @unchecked Sendable {
   @Test(.container { $0.register(\.huntBShared, scope: .singleton) { HuntBBox("trait container") } })
   func theContainerTraitGivesInjectedAContainerOfItsOwn() async throws {
     #expect(Container.current !== Container.shared)
+    #expect(!Container.shared.isRegistered(\.huntBShared), "the trait leaves Container.shared alone")
+    #expect(Container.current.isRegistered(\.huntBShared))
     let injected = HuntBInjectedHolder().shared
     #expect(injected.tag == "trait container")
     #expect(HuntBLazyHolder().shared === injected)
@@ -519,6 +579,10 @@ final class HuntBWatch: @unchecked Sendable {
 
 final class HuntBInjectedHolder {
   @Injected(\.huntBShared) var shared: HuntBBox
+}
+
+final class HuntBDependentHolder {
+  @Injected(\.huntBDependent) var dependent: HuntBBox
 }
 
 final class HuntBLazyHolder: @unchecked Sendable {
