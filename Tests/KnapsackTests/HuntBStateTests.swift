@@ -222,6 +222,49 @@ final class HuntBWatch: @unchecked Sendable {
     #expect(watch.alive == [], "nothing persists after the scope ends")
   }
 
+  @Test func aReplacedRegistrationIsFreedFromAChildThatDecoratesItsSingleton() throws {
+    // The child keeps an instance of its own, made by the parent's registration and wrapped by
+    // the child's decorator: replacing the parent's registration frees that one too.
+    let parent = Container()
+    let child = parent.makeChild()
+    let watch = HuntBWatch()
+    do {
+      let captured = watch.watch("factory", HuntBBox("captured"))
+      parent.register(\.huntBShared, scope: .singleton) { HuntBBox("old", captured: captured) }
+      child.decorate(\.huntBShared) { _, box in HuntBBox("decorated " + box.tag, captured: box) }
+      let decorated = try child[\.huntBShared]
+      #expect(decorated.tag == "decorated old")
+      _ = watch.watch("child's instance", decorated)
+      _ = watch.watch("parent's instance", try parent[\.huntBShared])
+    }
+    parent.register(\.huntBShared, scope: .singleton) { HuntBBox("new") }
+    #expect(try child[\.huntBShared].tag == "decorated new")
+    #expect(try parent[\.huntBShared].tag == "new")
+    #expect(watch.alive == [])
+  }
+
+  @Test func decoratorsAndContributionsOfAScopeAreFreedWhenItEnds() async throws {
+    let container = Container()
+    container.contribute(to: \.huntBPlugins) { _ in HuntBBox("app plugin") }
+    let watch = HuntBWatch()
+    try await withOverrides { overrides in
+      let decorator = watch.watch("decorator", HuntBBox("decorator"))
+      let contribution = watch.watch("contribution", HuntBBox("contribution"))
+      overrides.decorate(\.huntBShared) { _, box in HuntBBox("decorated", captured: decorator) }
+      overrides.contribute(to: \.huntBPlugins, scope: .singleton) { _ in
+        HuntBBox("scope plugin", captured: contribution)
+      }
+    } operation: {
+      _ = watch.watch("decorated instance", try container[\.huntBShared])
+      let plugins = try container[\.huntBPlugins]
+      #expect(Set(plugins.map(\.tag)) == ["app plugin", "scope plugin"])
+      for plugin in plugins where plugin.tag == "scope plugin" { _ = watch.watch("plugin", plugin) }
+    }
+    #expect(try container[\.huntBShared].tag == "default")
+    #expect(try container[\.huntBPlugins].map(\.tag) == ["app plugin"])
+    #expect(watch.alive == [])
+  }
+
   // MARK: No limit on the number of keys
 
   /// 70,000 type registrations with names of their own: the last ones have indices above 65,535.
