@@ -469,4 +469,35 @@ func huntBExpectTooDeepOrSucceeded(
     do { outcome = .success(try await container.resolve(\.huntBMainToSync)) } catch { outcome = .failure(error) }
     huntBExpectTooDeepOrSucceeded(outcome, first: "\\.huntBMainToSync")
   }
+
+  @Test func validatingADeepChainWhoseTailComesFirstInNameOrderOnASmallStackExecutor() async {
+    // Step n is named by 9,999 - n, zero-padded: the roots run from the chain's tail to its head.
+    let container = Container()
+    func name(_ step: Int) -> String {
+      let number = String(huntBDepth - 1 - step)
+      return "huntB tail first " + String(repeating: "0", count: 5 - number.count) + number
+    }
+    for step in 0..<huntBDepth {
+      let next = name(step + 1)
+      container.register(type: Int.self, name: name(step), scope: step.isMultiple(of: 3) ? .weak : .unique) { r in
+        step == huntBDepth - 1 ? 0 : try r.resolve(type: Int.self, name: next) + 1
+      }
+    }
+    let report = await HuntBSmallStackExecutor.run { await container.validate() }
+    #expect(report != nil, "validate() did not end")
+    #expect(
+      report?.problems.allSatisfy { $0.kind == .resolutionTooDeep } == true, "\(report?.problems.prefix(3) ?? [])")
+    #expect(report?.checkedCount ?? 0 >= huntBDepth)
+  }
+
+  @Test func validatingADeepArgumentChainWithASampleOnASmallStackExecutor() async {
+    let container = Container()
+    let report = await HuntBSmallStackExecutor.run {
+      await container.validate(including: [\.huntBSingletonArgument], arguments: [\.huntBSingletonArgument: 0])
+    }
+    #expect(report != nil, "validate() did not end")
+    #expect(report?.needsSampleArgument == [])
+    #expect(
+      report?.problems.allSatisfy { $0.kind == .resolutionTooDeep } == true, "\(report?.problems.prefix(3) ?? [])")
+  }
 }
