@@ -36,6 +36,8 @@ extension Dependencies {
     DependencyKey { (_: Resolver, n: Int) in HuntBBox("default \(n)") }
   }
   var huntBRequired: Key<HuntBBox> { .required() }
+  /// One key per number: 70,000 of them are 70,000 keys.
+  subscript(huntBMany number: Int) -> Key<HuntBBox> { Key { HuntBBox("many \(number)") }.scope(.singleton) }
   var huntBPlugins: Multibinding<HuntBBox> { Multibinding() }
   var huntBAsyncPlugins: AsyncMultibinding<HuntBBox> { AsyncMultibinding() }
   var huntBMainPlugins: MainActorMultibinding<HuntBBox> { MainActorMultibinding() }
@@ -336,6 +338,29 @@ final class HuntBWatch: @unchecked Sendable {
       try await group.waitForAll()
     }
     #expect(try container.resolve(type: HuntBBox.self, name: last) === outside)
+  }
+
+  @Test func seventyThousandKeysEachKeepTheirSingleton() async throws {
+    let container = Container()
+    var first: [Int: HuntBBox] = [:]
+    for number in 0..<70_000 {
+      let box = try container[\.[huntBMany: number]]
+      if number % 7_000 == 0 || number >= 69_990 { first[number] = box }
+    }
+    for (number, box) in first {
+      #expect(try container[\.[huntBMany: number]] === box, "\(number): the container kept its singleton")
+      #expect(box.tag == "many \(number)")
+    }
+    let other = Container()
+    #expect(try other[\.[huntBMany: 69_999]] !== first[69_999], "another container has its own")
+    let scoped = try await withOverrides {
+      $0.register(\.[huntBMany: 69_999], scope: .singleton) { HuntBBox("scoped") }
+    } operation: {
+      (try container[\.[huntBMany: 69_999]], try container[\.[huntBMany: 69_999]], try container[\.[huntBMany: 69_998]])
+    }
+    #expect(scoped.0.tag == "scoped" && scoped.0 === scoped.1)
+    #expect(scoped.2 !== first[69_998], "the app's singletons are made again in a scope")
+    #expect(try container[\.[huntBMany: 69_999]] === first[69_999])
   }
 
   // MARK: A singleton registered in an override scope belongs to that scope
