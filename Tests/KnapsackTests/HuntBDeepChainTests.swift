@@ -321,25 +321,22 @@ func huntBExpectTooDeepOrSucceeded(
   }
 
   @Test func aChainOfChildContainersEachRegisteringOneStepOnASmallStack() async {
-    // 10,000 generations of children; generation n registers step n, which resolves step n + 1
-    // from the next generation. Each generation registers before it has a child: a registration
-    // visits every descendant of its container, so registering into the first generations of a
-    // long line of children last costs time quadratic in its length (see the report of hunt-b).
-    let generations = Locked<[Container]>([])
-    var last = Container()
+    // 10,000 generations of children, made first; then generation n registers step n, which
+    // resolves step n + 1 from the next generation. (Registering into the first generations
+    // visited every generation below: this took minutes before the fix of hunt-b.)
+    var containers = [Container()]
+    for _ in 1..<huntBDepth { containers.append(containers[containers.count - 1].makeChild()) }
     for step in 0..<huntBDepth {
-      if step > 0 { last = last.makeChild() }
-      generations.withLock { $0.append(last) }
-      last.register(type: Int.self, name: "huntB generation \(step)") {
-        guard step < huntBDepth - 1 else { return 0 }
-        let next = generations.withLock { $0[step + 1] }
+      let next = step + 1 < huntBDepth ? containers[step + 1] : nil
+      containers[step].register(type: Int.self, name: "huntB generation \(step)") { [weak next] in
+        guard let next else { return 0 }
         return try next.resolve(type: Int.self, name: "huntB generation \(step + 1)") + 1
       }
     }
-    let first = generations.withLock { $0[0] }
+    let first = containers[0]
     let outcome = await huntBOnSmallThread { Result { try first.resolve(type: Int.self, name: "huntB generation 0") } }
     huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB generation 0\")")
-    generations.withLock { $0 = [] }
+    withExtendedLifetime(containers) {}
   }
 
   @Test func aDeepestChildResolvesAKeyOfTheRootOnASmallStack() async {

@@ -130,7 +130,7 @@ public final class Container: Sendable {
     self.overlay = nil
     overlayScope = nil
     isValidationCopy = false
-    plans = PlanNode(state: state, slots: slots)
+    plans = PlanNode(state: state, slots: slots, upstreams: [parent.plans])
   }
 
   /// A private copy of `base` for an override scope or a validation run: registrations come
@@ -144,7 +144,8 @@ public final class Container: Sendable {
     overlay = Overlay(base: base, overrides: overrides, scope: scope, enclosing: enclosing, recorder: recorder)
     overlayScope = ObjectIdentifier(scope)
     isValidationCopy = recorder != nil
-    plans = PlanNode(state: state, slots: slots)
+    plans = PlanNode(
+      state: state, slots: slots, upstreams: recorder != nil ? [] : [base.plans] + overrides.map(\.plans))
     if !isValidationCopy {
       base.addDependent(self)
       for container in overrides { container.addDependent(self) }
@@ -658,10 +659,14 @@ final class PlanNode: Sendable {
   /// not keep alive): what ``invalidate(forgetting:)`` frees.
   private let state: Locked<Container.State>
   private let slots: SlotTable<Slot>
+  /// The nodes this one is a dependent of (see ``add(_:)``): a child's parent; the container an
+  /// override scope's copy copies, and the scope's override containers.
+  private let upstreams: [PlanNode]
 
-  init(state: Locked<Container.State>, slots: SlotTable<Slot>) {
+  init(state: Locked<Container.State>, slots: SlotTable<Slot>, upstreams: [PlanNode] = []) {
     self.state = state
     self.slots = slots
+    self.upstreams = upstreams
   }
 
   /// Bumps this generation and every dependent's, and lets each of these containers go of its
@@ -676,6 +681,10 @@ final class PlanNode: Sendable {
     // containers may be deeper than the stack.
     var pending = liveDependents
     while let node = pending.popLast() {
+      // A dependent that never began to plan, nor did any below it, has no plan to retire and no
+      // binding to forget: registering into the first of a long line of children that resolved
+      // nothing yet visits none of them (it visited every one, quadratic time for the line).
+      guard node.lineHasPlanned.load(ordering: .acquiring) else { continue }
       node.retire(forgetting: replaced)
       if node.hasDependents.load(ordering: .acquiring) { pending += node.liveDependents }
     }
@@ -697,9 +706,43 @@ final class PlanNode: Sendable {
   /// happen before the change's check), so the planner sees the change.
   private let hasPlanned = Atomic<Bool>(false)
 
-  /// Notes that the container is about to plan (see ``hasPlanned``).
+  /// Whether this node or one of its dependents, directly or not, ever began to plan: an
+  /// invalidation skips a dependent where it is unset, with the dependents below it (see
+  /// ``invalidate(forgetting:)``). Set on the nodes above first, so a node where it is set has it
+  /// set on every node above. A planner sets it before it reads what it plans, under the locks
+  /// changes are made under; a change that then found it unset was made in a critical section
+  /// before the planner's (the argument of ``hasPlanned``), so the planner sees the change.
+  private let lineHasPlanned = Atomic<Bool>(false)
+
+  /// Notes that the container is about to plan (see ``hasPlanned`` and ``lineHasPlanned``).
   func willPlan() {
-    if !hasPlanned.load(ordering: .relaxed) { hasPlanned.store(true, ordering: .relaxed) }
+    if !hasPlanned.load(ordering: .relaxed) {
+      markLineHasPlanned()
+      hasPlanned.store(true, ordering: .relaxed)
+    }
+  }
+
+  /// Sets ``lineHasPlanned`` on the nodes above this one that lack it, then on this one.
+  private func markLineHasPlanned() {
+    guard !lineHasPlanned.load(ordering: .acquiring) else { return }
+    if upstreams.allSatisfy({ $0.lineHasPlanned.load(ordering: .acquiring) }) {
+      lineHasPlanned.store(true, ordering: .releasing)
+      return
+    }
+    // A work list, not recursion, as a line of children may be deeper than the stack: a node is
+    // set once the nodes above it are.
+    var pending: [(node: PlanNode, aboveAreSet: Bool)] = [(self, false)]
+    while let (node, aboveAreSet) = pending.popLast() {
+      if node.lineHasPlanned.load(ordering: .acquiring) { continue }
+      if aboveAreSet {
+        node.lineHasPlanned.store(true, ordering: .releasing)
+        continue
+      }
+      pending.append((node, true))
+      for upstream in node.upstreams where !upstream.lineHasPlanned.load(ordering: .acquiring) {
+        pending.append((upstream, false))
+      }
+    }
   }
 
   private var liveDependents: [PlanNode] {
