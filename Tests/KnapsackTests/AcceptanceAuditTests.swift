@@ -981,8 +981,8 @@ final class AuditSharedHolder {
     container.register(\.auditSync, scope: .singleton) { AuditBox("new") }
     #expect(try container[\.auditSync].tag == "new")
     _ = try container[\.auditSync]
-    #expect(captured == nil, "what the replaced factory captured is freed")
-    #expect(made == nil, "the replaced registration's singleton is freed")
+    #expect(freedSoon { captured == nil }, "what the replaced factory captured is freed")
+    #expect(freedSoon { made == nil }, "the replaced registration's singleton is freed")
   }
 
   @Test func replacedRegistrationsOfEveryKindAreFreed() async throws {
@@ -1010,9 +1010,9 @@ final class AuditSharedHolder {
     _ = try await container.resolve(\.auditAsync)
     _ = try container.resolve(\.auditArg, argument: 1)
     _ = try await container.resolve(\.auditMain)
-    #expect(asyncCapture == nil)
-    #expect(argCapture == nil)
-    #expect(mainCapture == nil)
+    #expect(freedSoon { asyncCapture == nil })
+    #expect(freedSoon { argCapture == nil })
+    #expect(freedSoon { mainCapture == nil })
   }
 
   /// Runs `read` in two override scopes open at once, tagged "left" and "right", each of which

@@ -413,8 +413,8 @@ let isThreadSanitized: Bool = {
       container.register(type: Token.self, name: "replaced", scope: .singleton) { Token("new \(attempt)") }
       #expect(try container.resolve(type: Token.self, name: "replaced").label == "new \(attempt)")
     }
-    #expect(probe.captured == nil, "the replaced factory and what it captured are freed")
-    #expect(probe.singleton == nil, "the replaced registration's singleton is freed")
+    #expect(freedSoon { probe.captured == nil }, "the replaced factory and what it captured are freed")
+    #expect(freedSoon { probe.singleton == nil }, "the replaced registration's singleton is freed")
   }
 
   @Test func droppingAContainerFreesEveryRegistrationAndWhatItCaptured() throws {
@@ -440,14 +440,14 @@ let isThreadSanitized: Bool = {
       #expect(first != nil, "the container holds its registrations")
       // Never resolved, so never planned: nothing but the map held the replaced registration.
       container.register(type: Token.self, name: "dropped page 0") { replacementToken }
-      #expect(first == nil, "a replaced registration is freed")
+      #expect(freedSoon { first == nil }, "a replaced registration is freed")
       container.register(type: Token.self, name: "dropped last page") { lastToken }
       #expect(try container.resolve(type: Token.self, name: "dropped page 0") === replacementToken)
       #expect(try container.resolve(type: Int.self, name: "dropped filler 300") == 300)
       #expect(container.isRegistered(type: Token.self, name: "dropped last page"))
     }
-    #expect(replacement == nil, "a dropped container frees its registrations")
-    #expect(last == nil, "a dropped container frees the registrations of every page")
+    #expect(freedSoon { replacement == nil }, "a dropped container frees its registrations")
+    #expect(freedSoon { last == nil }, "a dropped container frees the registrations of every page")
   }
 
   @Test func aReplacedRegistrationIsFreedEvenIfItsKeyIsNeverResolvedAgain() throws {
@@ -460,8 +460,8 @@ let isThreadSanitized: Bool = {
       container.register(type: Token.self, name: "other") { Token("other \(attempt)") }
       #expect(try container.resolve(type: Token.self, name: "other").label == "other \(attempt)")
     }
-    #expect(probe.captured == nil, "the replaced factory and what it captured are freed")
-    #expect(probe.singleton == nil, "the replaced registration's singleton is freed")
+    #expect(freedSoon { probe.captured == nil }, "the replaced factory and what it captured are freed")
+    #expect(freedSoon { probe.singleton == nil }, "the replaced registration's singleton is freed")
     #expect(try container.resolve(type: Token.self, name: "dropped").label == "new")
   }
 
@@ -522,8 +522,8 @@ let isThreadSanitized: Bool = {
     // resolution ends, with no later store into the container.
     container.register(type: Token.self, name: "replaced mid-resolution", scope: .singleton) { Token("new") }
     finish()
-    #expect(probe.captured == nil, "the replaced factory is freed once the resolution ends")
-    #expect(probe.singleton == nil, "the replaced singleton is freed once the resolution ends")
+    #expect(freedSoon { probe.captured == nil }, "the replaced factory is freed once the resolution ends")
+    #expect(freedSoon { probe.singleton == nil }, "the replaced singleton is freed once the resolution ends")
     #expect(try container.resolve(type: Token.self, name: "replaced mid-resolution").label == "new")
   }
 
@@ -554,8 +554,8 @@ let isThreadSanitized: Bool = {
       parent.register(type: Token.self, name: "other") { Token("other \(attempt)") }
       #expect(try parent.resolve(type: Token.self, name: "other").label == "other \(attempt)")
     }
-    #expect(probe.captured == nil, "the replaced factory is freed while the later reader runs")
-    #expect(probe.singleton == nil, "the replaced singleton is freed while the later reader runs")
+    #expect(freedSoon { probe.captured == nil }, "the replaced factory is freed while the later reader runs")
+    #expect(freedSoon { probe.singleton == nil }, "the replaced singleton is freed while the later reader runs")
   }
 
   @Test func aParentsPlanHeldBackByAChildsResolutionIsFreedWhenItEndsWithNoLaterStore() throws {
@@ -576,8 +576,8 @@ let isThreadSanitized: Bool = {
     // name): its end tries again. Nothing here stores into the parent meanwhile.
     let deadline = ContinuousClock.now + .seconds(10)
     while probe.isAnyAlive, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
-    #expect(probe.captured == nil, "the replaced factory is freed once the child's resolution ends")
-    #expect(probe.singleton == nil, "the replaced singleton is freed once the child's resolution ends")
+    #expect(freedSoon { probe.captured == nil }, "the replaced factory is freed once the child's resolution ends")
+    #expect(freedSoon { probe.singleton == nil }, "the replaced singleton is freed once the child's resolution ends")
   }
 
   @Test func aPlanHeldBackBySectionsReadingManyContainersIsFreedWhenTheyEnd() throws {
@@ -602,8 +602,8 @@ let isThreadSanitized: Bool = {
     finish()
     let deadline = ContinuousClock.now + .seconds(10)
     while probe.isAnyAlive, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
-    #expect(probe.captured == nil, "freed once the deep section ended, with no later store")
-    #expect(probe.singleton == nil, "freed once the deep section ended, with no later store")
+    #expect(freedSoon { probe.captured == nil }, "freed once the deep section ended, with no later store")
+    #expect(freedSoon { probe.singleton == nil }, "freed once the deep section ended, with no later store")
   }
 
   /// Registers under `name` in `container` a unique factory that captures a token, and returns
@@ -644,7 +644,7 @@ let isThreadSanitized: Bool = {
     #expect(try child.resolve(type: Token.self, name: "inherited").label == "captured made")
     #expect(try grandchild.resolve(type: Token.self, name: "inherited").label == "captured made")
     try replaceUntilFreed(probe, name: "inherited", in: parent, readers: [child, grandchild])
-    #expect(probe.captured == nil, "the children let go of the replaced factory and what it captured")
+    #expect(freedSoon { probe.captured == nil }, "the children let go of the replaced factory and what it captured")
     #expect(try child.resolve(type: Token.self, name: "inherited").label.hasPrefix("new "))
     #expect(try grandchild.resolve(type: Token.self, name: "inherited").label.hasPrefix("new "))
   }
@@ -658,7 +658,8 @@ let isThreadSanitized: Bool = {
       // `container` in the scope resolves from that copy.
       #expect(try container.resolve(type: Token.self, name: "scoped").label == "captured made")
       try replaceUntilFreed(probe, name: "scoped", in: container, readers: [container])
-      #expect(probe.captured == nil, "the scope's copy lets go of the replaced factory and what it captured")
+      #expect(
+        freedSoon { probe.captured == nil }, "the scope's copy lets go of the replaced factory and what it captured")
       #expect(try container.resolve(type: Token.self, name: "scoped").label.hasPrefix("new "))
     }
   }
@@ -676,7 +677,8 @@ let isThreadSanitized: Bool = {
       // registered again into the scope's own container.
       #expect(try container.resolve(type: Token.self, name: "overridden").label == "captured made")
       try replaceUntilFreed(probe, name: "overridden", in: overrides, readers: [container])
-      #expect(probe.captured == nil, "the scope's copy lets go of the replaced override and what it captured")
+      #expect(
+        freedSoon { probe.captured == nil }, "the scope's copy lets go of the replaced override and what it captured")
       #expect(try container.resolve(type: Token.self, name: "overridden").label.hasPrefix("new "))
     }
   }

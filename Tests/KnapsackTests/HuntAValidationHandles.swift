@@ -560,9 +560,9 @@ extension Dependencies {
 /// lists it in needsSampleArgument" (Diagnostics). A registered argument key is a root of its own,
 /// run (without a sample) before the handles: it must still run with the handle's argument.
 @Suite struct HuntARegisteredArgumentKeyBehindALazyTests {
-  @Test func aRegisteredArgumentKeyOfEveryKindRunsWithTheArgumentOfALazyMadeOfIt() async throws {
-    let container = Container()
-    let seen = Collected<String>()
+  /// Registers `\.haArg` and `\.haMainArg` with factories that note their argument in `seen` and
+  /// need the required `\.haStorage`.
+  static func registerArgumentKeysNeedingStorage(in container: Container, noting seen: Collected<String>) {
     container.register(\.haArg) { r, n in
       seen.append("sync \(n)")
       return Token("\(n) " + (try r[\.haStorage]).label)
@@ -571,6 +571,12 @@ extension Dependencies {
       seen.append("main \(n)")
       return Token("\(n) " + (try r[\.haStorage]).label)
     }
+  }
+
+  @Test func aRegisteredArgumentKeyOfEveryKindRunsWithTheArgumentOfALazyMadeOfIt() async throws {
+    let container = Container()
+    let seen = Collected<String>()
+    Self.registerArgumentKeysNeedingStorage(in: container, noting: seen)
     container.register(\.haAsyncArg) { r, n in
       seen.append("async \(n)")
       return Token("\(n) " + (try r[\.haStorage]).label)
@@ -630,14 +636,7 @@ extension HuntARegisteredArgumentKeyBehindALazyTests {
   @Test func aRegisteredArgumentKeyRunsWithTheArgumentOfALazyInjectedPropertyToo() async throws {
     let container = Container()
     let seen = Collected<String>()
-    container.register(\.haArg) { r, n in
-      seen.append("sync \(n)")
-      return Token("\(n) " + (try r[\.haStorage]).label)
-    }
-    container.register(\.haMainArg) { r, n in
-      seen.append("main \(n)")
-      return Token("\(n) " + (try r[\.haStorage]).label)
-    }
+    Self.registerArgumentKeysNeedingStorage(in: container, noting: seen)
     let report = await withContainer(container) {
       await container.validate(including: [\.haLazyInjectedArgUser, \.haLazyInjectedMainArgUser])
     }

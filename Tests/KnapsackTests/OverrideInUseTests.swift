@@ -415,7 +415,7 @@ struct OverrideInUseTraitTests {
       weakToken = token
       #expect(HoInjectedUser().store === token)
     }
-    #expect(weakToken == nil)
+    #expect(freedSoon { weakToken == nil })
   }
 }
 

@@ -187,6 +187,14 @@ final class ManualExecutor: TaskExecutor {
 
 /// Blocks the thread until `condition` holds or `timeout` passed; returns whether it held. For
 /// factories that must wait for the test to do something.
+/// Whether `isFreed` holds within ``hangBound``, checked at once and then every 200 µs: for what a
+/// container lets go of (a replaced registration, what its factory captured, an instance of a
+/// container that is gone). The container lets it go at once, unless a resolution that reads more
+/// containers than its read section can name (a deep line of child containers) runs meanwhile in
+/// another test: then it is let go when that resolution ends. A test that expects it let go while
+/// one of its own resolutions runs still fails, when the wait runs out.
+func freedSoon(_ isFreed: () -> Bool) -> Bool { waitUntilSync(timeout: hangBound, isFreed) }
+
 func waitUntilSync(timeout: Duration, _ condition: () -> Bool) -> Bool {
   let deadline = ContinuousClock.now + timeout
   while !condition() {
