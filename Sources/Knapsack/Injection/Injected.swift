@@ -405,8 +405,8 @@ enum InjectionSource: Sendable {
   }
 }
 
-/// The one place where Knapsack stops the program: a property wrapper that cannot resolve from
-/// `source`.
+/// Stops the program for a property wrapper that cannot resolve from `source` (see
+/// ``stopProgram(_:_:_:)``).
 private func stopResolving(
   _ wrapper: String, _ fileID: StaticString, _ line: UInt, from source: InjectionSource, _ error: any Error
 ) -> Never {
@@ -416,9 +416,15 @@ private func stopResolving(
     OverrideScope.current?.recorder != nil
     ? "\n(during validate(): a property wrapper cannot throw, so validation cannot report this problem;"
       + " pass the dependency to the initializer from the factory's resolver instead)" : ""
-  fatalError(
+  stopProgram(
     "\(wrapper) at \(fileID):\(line) could not resolve its dependency from \(source.description).\n\(error)\(inValidation)",
-    file: fileID, line: line)
+    fileID, line)
+}
+
+/// The one place where Knapsack stops the program, for a property wrapper, which cannot throw:
+/// `message` names the property's file and line, given as the stop's own.
+private func stopProgram(_ message: String, _ fileID: StaticString, _ line: UInt) -> Never {
+  fatalError(message, file: fileID, line: line)
 }
 
 /// An `@Injected` property that a validation run could not resolve, and reported: reading it
@@ -435,10 +441,9 @@ private final class InjectionFailure: Sendable {
   }
 
   func stop() -> Never {
-    fatalError(
+    stopProgram(
       "@Injected at \(fileID):\(line) was read during validate(), which could not resolve it and reports this "
-        + "problem; the instance the run made has no value to read.\n\(error)",
-      file: fileID, line: line)
+        + "problem; the instance the run made has no value to read.\n\(error)", fileID, line)
   }
 }
 
