@@ -546,12 +546,7 @@ func huntAConcurrently(
 
   @Test func aLazyMadeBeforeARegistrationChangesResolvesTheNewOneOnFirstRead() async throws {
     let container = Container()
-    let sync = container.lazy(\.haSync)
-    let async = container.lazy(\.haAsync)
-    let main = container.lazy(\.haMain)
-    let arg = container.lazy(\.haArg, argument: 1)
-    let asyncArg = container.lazy(\.haAsyncArg, argument: 2)
-    let mainArg = container.lazy(\.haMainArg, argument: 3)
+    let (sync, async, main, arg, asyncArg, mainArg) = huntALazies(of: container)
     for kind in HuntAKind.all { kind.register(container, .unique, Counter(), "later", nil) }
     #expect(try sync.value.label == "later")
     #expect(try await async.value.label == "later")
@@ -827,4 +822,18 @@ func huntAConcurrently(
     #expect(try container[\.haMain].label == "app")
     #expect(try container.resolve(\.haMainArg, argument: 2).label == "main arg default 2")
   }
+}
+
+/// A lazy handle of each kind's key, made now: the argument keys' for 1, 2 and 3.
+func huntALazies(
+  of container: Container
+) -> (
+  Lazy<Key<Token>>, Lazy<AsyncKey<Token>>, Lazy<MainActorKey<Token>>, Lazy<ArgumentKey<Int, Token>>,
+  Lazy<DependencyKey<AsyncKind, Int, Token>>, Lazy<DependencyKey<MainActorKind, Int, Token>>
+) {
+  (
+    container.lazy(\.haSync), container.lazy(\.haAsync), container.lazy(\.haMain),
+    container.lazy(\.haArg, argument: 1), container.lazy(\.haAsyncArg, argument: 2),
+    container.lazy(\.haMainArg, argument: 3)
+  )
 }

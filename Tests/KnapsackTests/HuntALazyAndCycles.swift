@@ -20,12 +20,7 @@ final class HuntABox<Value: Sendable>: Sendable {
     let container = Container()
     let made = Counter()
     for kind in HuntAKind.all { kind.register(container, .unique, made, kind.name, nil) }
-    let sync = container.lazy(\.haSync)
-    let async = container.lazy(\.haAsync)
-    let main = container.lazy(\.haMain)
-    let arg = container.lazy(\.haArg, argument: 1)
-    let asyncArg = container.lazy(\.haAsyncArg, argument: 2)
-    let mainArg = container.lazy(\.haMainArg, argument: 3)
+    let (sync, async, main, arg, asyncArg, mainArg) = huntALazies(of: container)
     let results = await huntAConcurrently(60) { index in
       switch index % 6 {
       case 0: return try sync.value

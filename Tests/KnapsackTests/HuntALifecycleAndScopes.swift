@@ -15,12 +15,12 @@ import Testing
     let close: @Sendable (Token) async throws -> Void = { closed.append($0.label) }
     let blocking: @Sendable () -> Token = {
       entered.increment()
-      _ = waitUntilSync(timeout: .seconds(20)) { release.count > 0 }
+      _ = waitUntilSync(timeout: hangBound) { release.count > 0 }
       return Token("made")
     }
     let suspending: @Sendable () async -> Token = {
       entered.increment()
-      _ = await waitUntil(timeout: .seconds(20)) { release.count > 0 }
+      _ = await waitUntil(timeout: hangBound) { release.count > 0 }
       return Token("made")
     }
     switch kind.name {
@@ -34,7 +34,7 @@ import Testing
     default: container.register(\.haSync, scope: .singleton, dispose: close) { _ in blocking() }
     }
     let resolution = huntAResolveOffThePool(kind, container)
-    #expect(await waitUntil(timeout: .seconds(20)) { entered.count == 1 })
+    #expect(await waitUntil(timeout: hangBound) { entered.count == 1 })
     let disposal = Task.detached { try await container.dispose() }
     // Disposal waits for the creation under way; let it end.
     try await Task.sleep(for: .milliseconds(20))

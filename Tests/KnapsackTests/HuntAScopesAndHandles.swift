@@ -174,12 +174,12 @@ extension Dependencies {
     // without holding a thread of the shared pool.
     let blocking: @Sendable () -> Token = {
       entered.increment()
-      _ = waitUntilSync(timeout: .seconds(20)) { release.count > 0 }
+      _ = waitUntilSync(timeout: hangBound) { release.count > 0 }
       return Token("made \(made.increment())")
     }
     let suspending: @Sendable () async -> Token = {
       entered.increment()
-      _ = await waitUntil(timeout: .seconds(20)) { release.count > 0 }
+      _ = await waitUntil(timeout: hangBound) { release.count > 0 }
       return Token("made \(made.increment())")
     }
     switch kind.name {
@@ -192,7 +192,7 @@ extension Dependencies {
     // Resolve from a detached task, so that a main-actor factory blocking the main thread does
     // not block this test's own code.
     let first = huntAResolveOffThePool(kind, container)
-    #expect(await waitUntil(timeout: .seconds(20)) { entered.count == 1 })
+    #expect(await waitUntil(timeout: hangBound) { entered.count == 1 })
     container.resetCached()
     release.increment()
     let handedOut = try await first.value
