@@ -837,3 +837,25 @@ func huntALazies(
     container.lazy(\.haMainArg, argument: 3)
   )
 }
+
+/// What a factory runs to be held while the test acts: it notes that it started, then waits
+/// (bounded by ``hangBound``) until the test lets it go, blocking its thread (a synchronous or
+/// main-actor factory) or suspending (an asynchronous one, which so holds no thread of the pool).
+final class HuntAHold: Sendable {
+  let entered = Counter()
+  private let released = Counter()
+
+  func letGo() { released.increment() }
+
+  func blocking<T>(_ make: () -> T) -> T {
+    entered.increment()
+    _ = waitUntilSync(timeout: hangBound) { released.count > 0 }
+    return make()
+  }
+
+  func suspending<T>(_ make: () -> T) async -> T {
+    entered.increment()
+    _ = await waitUntil(timeout: hangBound) { released.count > 0 }
+    return make()
+  }
+}

@@ -9,20 +9,11 @@ import Testing
   @Test(.serialized, arguments: [HuntAKind.async, .asyncArg, .main, .mainArg, .sync, .arg])
   func anInstanceWhoseCreationWasUnderWayWhenDisposalBeganIsClosedByIt(kind: HuntAKind) async throws {
     let container = Container()
-    let entered = Counter()
-    let release = Counter()
+    let hold = HuntAHold()
     let closed = Collected<String>()
     let close: @Sendable (Token) async throws -> Void = { closed.append($0.label) }
-    let blocking: @Sendable () -> Token = {
-      entered.increment()
-      _ = waitUntilSync(timeout: hangBound) { release.count > 0 }
-      return Token("made")
-    }
-    let suspending: @Sendable () async -> Token = {
-      entered.increment()
-      _ = await waitUntil(timeout: hangBound) { release.count > 0 }
-      return Token("made")
-    }
+    let blocking: @Sendable () -> Token = { hold.blocking { Token("made") } }
+    let suspending: @Sendable () async -> Token = { await hold.suspending { Token("made") } }
     switch kind.name {
     case "async": container.register(\.haAsync, scope: .singleton, dispose: close) { _ in await suspending() }
     case "async argument":
@@ -34,11 +25,11 @@ import Testing
     default: container.register(\.haSync, scope: .singleton, dispose: close) { _ in blocking() }
     }
     let resolution = huntAResolveOffThePool(kind, container)
-    #expect(await waitUntil(timeout: hangBound) { entered.count == 1 })
+    #expect(await waitUntil(timeout: hangBound) { hold.entered.count == 1 })
     let disposal = Task.detached { try await container.dispose() }
     // Disposal waits for the creation under way; let it end.
     try await Task.sleep(for: .milliseconds(20))
-    release.increment()
+    hold.letGo()
     let received = try? await resolution.value
     try await disposal.value
     if let received {

@@ -167,21 +167,10 @@ extension Dependencies {
   @Test(.serialized, arguments: [HuntAKind.async, .asyncArg, .main, .mainArg, .sync])
   func aCachedInstanceMadeAcrossAResetIsHandedOutButNotKept(kind: HuntAKind) async throws {
     let container = Container()
-    let entered = Counter()
-    let release = Counter()
+    let hold = HuntAHold()
     let made = Counter()
-    // Bounded waits: a hang fails the test rather than the run. An asynchronous factory waits
-    // without holding a thread of the shared pool.
-    let blocking: @Sendable () -> Token = {
-      entered.increment()
-      _ = waitUntilSync(timeout: hangBound) { release.count > 0 }
-      return Token("made \(made.increment())")
-    }
-    let suspending: @Sendable () async -> Token = {
-      entered.increment()
-      _ = await waitUntil(timeout: hangBound) { release.count > 0 }
-      return Token("made \(made.increment())")
-    }
+    let blocking: @Sendable () -> Token = { hold.blocking { Token("made \(made.increment())") } }
+    let suspending: @Sendable () async -> Token = { await hold.suspending { Token("made \(made.increment())") } }
     switch kind.name {
     case "async": container.register(\.haAsync, scope: .cached) { _ in await suspending() }
     case "async argument": container.register(\.haAsyncArg, scope: .cached) { _, _ in await suspending() }
@@ -192,9 +181,9 @@ extension Dependencies {
     // Resolve from a detached task, so that a main-actor factory blocking the main thread does
     // not block this test's own code.
     let first = huntAResolveOffThePool(kind, container)
-    #expect(await waitUntil(timeout: hangBound) { entered.count == 1 })
+    #expect(await waitUntil(timeout: hangBound) { hold.entered.count == 1 })
     container.resetCached()
-    release.increment()
+    hold.letGo()
     let handedOut = try await first.value
     #expect(handedOut.label == "made 1", "the resolution that asked gets it")
     let next = try await kind.resolve(container, 1)
