@@ -45,7 +45,7 @@ static() {
   echo $? >"$work/static-$name.status"
   set -e
   echo "$name checked"
-  grep -E ': error: required key ' "$out" | sed -E "s/.*required key (\\\\\\.[A-Za-z0-9_]+) .*/$name missingRequiredKey \\1/" || true
+  grep -E ': error: required key ' "$out" | sed -E "s/.*required key (\\\\\\.[A-Za-z0-9_]+) .*/$name requiredKeyNotProvided \\1/" || true
   grep -E ': warning: captive dependency: ' "$out" | sed -E "s/.*captive dependency: (\\\\\\.[A-Za-z0-9_]+) .*/$name captiveDependency \\1/" || true
   grep -E ': error: dependency cycle: ' "$out" | while read -r line; do
     echo "$name cycle $(grep -oE '\\\.[A-Za-z0-9_]+' <<<"${line#*dependency cycle: }" | sort -u | paste -sd, -)"
@@ -163,9 +163,9 @@ Dynamic checked
 Injected captiveDependency \.dashboard
 Injected checked
 Injected cycle \.loopScreen,\.loopStorage
-Injected missingRequiredKey \.wallClock
+Injected requiredKeyNotProvided \.wallClock
 Missing checked
-Missing missingRequiredKey \.clock
+Missing requiredKeyNotProvided \.clock
 Valid checked
 EXPECTED
 diff -u "$work/expected.txt" "$work/runtime.txt" || fail "validate() did not report the expected problems"

@@ -775,20 +775,20 @@ func auditExpectScope(
     // Without samples, the argument keys are listed by name.
     let withoutSamples = await container.validate()
     #expect(ran.value >= 1, "the main-actor factory ran")
-    let heads = Set(withoutSamples.problems(.missingRequiredKey).compactMap { $0.path.first?.name })
+    let heads = Set(withoutSamples.problems(.requiredKeyNotProvided).compactMap { $0.path.first?.name })
     #expect(heads == ["\\.auditSync", "\\.auditAsync", "\\.auditMain"])
     #expect(
       Set(withoutSamples.needsSampleArgument.map(\.name)) == ["\\.auditArg", "\\.auditAsyncArg", "\\.auditMainArg"])
 
     // With samples, every one runs.
     let withSamples = await container.validate(arguments: [\.auditArg: 1, \.auditAsyncArg: 2, \.auditMainArg: 3])
-    let allHeads = Set(withSamples.problems(.missingRequiredKey).compactMap { $0.path.first?.name })
+    let allHeads = Set(withSamples.problems(.requiredKeyNotProvided).compactMap { $0.path.first?.name })
     #expect(
       allHeads == [
         "\\.auditSync", "\\.auditAsync", "\\.auditMain", "\\.auditArg", "\\.auditAsyncArg", "\\.auditMainArg",
       ])
     #expect(withSamples.needsSampleArgument.isEmpty)
-    for problem in withSamples.problems(.missingRequiredKey) {
+    for problem in withSamples.problems(.requiredKeyNotProvided) {
       #expect(problem.dependency.name == "\\.auditMissing")
       #expect(problem.path.last?.name == "\\.auditMissing")
     }
@@ -857,7 +857,7 @@ extension Dependencies {
     let container = Container()
     let report = await container.validate(including: [\.auditViewModel])
     #expect(!report.isValid)
-    let problems = report.problems(.missingRequiredKey)
+    let problems = report.problems(.requiredKeyNotProvided)
     #expect(problems.count == 1)
     let problem = try #require(problems.first)
     #expect(problem.dependency.name == "\\.auditStorage")
@@ -874,7 +874,7 @@ extension Dependencies {
     let container = Container()
     container.register(\.auditViewModel) { r in AuditViewModel(storage: try r[\.auditStorage]) }
     let report = await container.validate()
-    let problem = try #require(report.problems(.missingRequiredKey).first)
+    let problem = try #require(report.problems(.requiredKeyNotProvided).first)
     #expect(problem.dependency.name == "\\.auditStorage")
     #expect(problem.path.map(\.name) == ["\\.auditViewModel", "\\.auditStorage"])
     #expect(problem.registeredAt == nil || problem.registeredAt?.fileID.hasSuffix("AcceptanceAuditTests.swift") == true)
@@ -892,7 +892,7 @@ extension Dependencies {
 
     let checked = await container.validate(arguments: [\.auditArg: 42])
     #expect(checked.needsSampleArgument.isEmpty)
-    #expect(checked.problems(.missingRequiredKey).map(\.dependency.name) == ["\\.auditMissing"])
+    #expect(checked.problems(.requiredKeyNotProvided).map(\.dependency.name) == ["\\.auditMissing"])
 
     // A sample of the wrong type is reported, not skipped.
     let wrong = await container.validate(arguments: [\.auditArg: "forty-two"])
@@ -913,7 +913,9 @@ extension Dependencies {
     }
     let report = await container.validate()
     #expect(
-      report.problems(.missingRequiredKey).map(\.path).map { $0.map(\.name) } == [["\\.auditAsync", "\\.auditMissing"]])
+      report.problems(.requiredKeyNotProvided).map(\.path).map { $0.map(\.name) } == [
+        ["\\.auditAsync", "\\.auditMissing"]
+      ])
   }
 
   @Test func anArgumentKeyBehindAProviderWithoutASampleIsListedByName() async throws {
@@ -922,7 +924,7 @@ extension Dependencies {
     let report = await container.validate(including: [\.auditArgHandleHolder])
     #expect(report.needsSampleArgument.map(\.name).contains("\\.auditArg"), "\(report)")
     let sampled = await container.validate(including: [\.auditArgHandleHolder], arguments: [\.auditArg: 1])
-    #expect(sampled.problems(.missingRequiredKey).map(\.dependency.name) == ["\\.auditMissing"], "\(sampled)")
+    #expect(sampled.problems(.requiredKeyNotProvided).map(\.dependency.name) == ["\\.auditMissing"], "\(sampled)")
   }
 
   @Test func decoratorsAndMainActorContributionsAreValidated() async throws {
@@ -937,14 +939,14 @@ extension Dependencies {
       return AuditBox()
     }
     let report = await container.validate()
-    let paths = Set(report.problems(.missingRequiredKey).map { $0.path.map(\.name) })
+    let paths = Set(report.problems(.requiredKeyNotProvided).map { $0.path.map(\.name) })
     #expect(paths.contains(["\\.auditMain", "\\.auditMissing"]), "\(report)")
     #expect(paths.contains(["\\.auditAsync", "\\.auditMissing"]), "\(report)")
     let included = await Container().validate(including: [\.auditMainMulti])
     #expect(included.isValid, "no contribution, nothing to report: \(included)")
     let withContribution = await container.validate(including: [\.auditMainMulti])
     #expect(
-      withContribution.problems(.missingRequiredKey).contains { $0.dependency.name == "\\.auditStorage" },
+      withContribution.problems(.requiredKeyNotProvided).contains { $0.dependency.name == "\\.auditStorage" },
       "\(withContribution)")
   }
 

@@ -16,6 +16,8 @@ extension Dependencies {
   var childUnit: Key<Token> { .required() }
   var childUnitReader: Key<Token> { .required() }
   var childUnitUser: Key<[Token]> { .required() }
+  /// A weak-scoped struct that reads the session: registered by the test.
+  var childWeakSessionLabel: Key<String> { .required() }
   var childAsyncSessionCache: AsyncKey<Token> {
     AsyncKey { r in Token("cache of " + (try r[\.childSession]).label) }.scope(.singleton)
   }
@@ -349,5 +351,33 @@ extension Dependencies {
     let error = try #require(throws: ResolutionError.self) { try child[\.childSessionCache] }
     #expect(error.underlying == nil)
     #expect(error.description.hasPrefix("Knapsack: required key \\.childSession (Token) was never provided."))
+  }
+
+  /// A weak-scoped value that is not an object cannot be held, and is made anew on every
+  /// resolution; like every shared scope, it is made by the container that registers it, with
+  /// that container's registrations (Scopes.md, ContainersAndChildScopes.md).
+  @Test func aParentsWeakScopedStructIsMadeAnewByTheParentWithItsOwnRegistrations() throws {
+    let parent = Container()
+    let made = Counter()
+    parent.register(\.childSession) { Token("parent's") }
+    parent.register(\.childWeakSessionLabel, scope: .weak) { r in
+      "\(made.increment()) " + (try r[\.childSession]).label
+    }
+    let child = parent.makeChild()
+    child.register(\.childSession) { Token("child's") }
+    #expect(try child[\.childWeakSessionLabel] == "1 parent's")
+    #expect(try child[\.childWeakSessionLabel] == "2 parent's", "nothing holds a struct: made again")
+    // A key only the child registers is missing where the value is made, and the error says
+    // where to register it.
+    let bare = Container()
+    bare.register(\.childWeakSessionLabel, scope: .weak) { r in (try r[\.childSession]).label }
+    let session = bare.makeChild()
+    session.register(\.childSession) { Token("child's") }
+    let error = try #require(throws: ResolutionError.self) { try session[\.childWeakSessionLabel] }
+    #expect(error.kind == .requiredKeyNotProvided)
+    #expect(error.underlying?.contains("registered only in a child container below it") == true, "\(error)")
+    // Registered in the child too, it is made by the child.
+    session.register(\.childWeakSessionLabel, scope: .weak) { r in (try r[\.childSession]).label }
+    #expect(try session[\.childWeakSessionLabel] == "child's")
   }
 }

@@ -258,7 +258,7 @@ extension Dependencies {
     container.register(\.decText) { "registered" }
     container.decorate(\.decText) { r, text in text + (try r[\.decMissing]) }
     let report = await container.validate()
-    let missing = report.problems(.missingRequiredKey)
+    let missing = report.problems(.requiredKeyNotProvided)
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].path.map(\.name) == ["\\.decText", "\\.decMissing"])
     #expect(await container.graph().edges.contains(.init(from: "\\.decText", to: "\\.decMissing")))

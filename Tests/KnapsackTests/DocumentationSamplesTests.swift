@@ -910,7 +910,7 @@ struct TodoRepositoryTests {
     #expect(!report.isValid)
     #expect(
       report.problems.map(\.kind) == [
-        .missingRequiredKey, .missingRegistration, .cycle, .captiveDependency, .captiveDependency, .factoryFailed,
+        .requiredKeyNotProvided, .notRegistered, .cycle, .captiveDependency, .captiveDependency, .factoryFailed,
       ])
     #expect(report.problems(.captiveDependency).map(\.dependency.name) == ["\\.todoSaver", "\\.todoSaver"])
     #expect(report.problems(.cycle).first?.path.map(\.name) == ["\\.notifier", "\\.inbox", "\\.notifier"])

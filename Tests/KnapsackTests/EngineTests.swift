@@ -62,7 +62,7 @@ let isThreadSanitized: Bool = {
     container.register(\.engineProfile) { r, id in Token(id + (try r[\.engineName])) }
     let report = await container.validate(arguments: [\Dependencies.engineProfile: "sample"])
     #expect(report.needsSampleArgument.isEmpty)
-    #expect(report.problems.map(\.kind) == [.missingRequiredKey])
+    #expect(report.problems.map(\.kind) == [.requiredKeyNotProvided])
     #expect(report.problems.first?.path.map(\.name) == ["\\.engineProfile", "\\.engineName"])
   }
 

@@ -422,7 +422,7 @@ final class NameRecorder: ResolutionObserver {
     let container = Container()
     kind.registerNeedingRequired(container, nil)
     let report = await container.validate(arguments: kind.sample())
-    let missing = try #require(report.problems(.missingRequiredKey).first, "\(report)")
+    let missing = try #require(report.problems(.requiredKeyNotProvided).first, "\(report)")
     #expect(missing.dependency.name == "\\.fxNeeded")
     #expect(missing.dependency.location?.fileID == "KnapsackTests/FeatureMatrixTests.swift")
     #expect(missing.path.map(\.name) == [kind.keyName, "\\.fxNeeded"])
@@ -483,7 +483,7 @@ final class NameRecorder: ResolutionObserver {
     let container = Container()
     kind.contributeNeedingRequired(container)
     for report in [await container.validate(), await container.validate(including: [kind.key()])] {
-      let missing = try #require(report.problems(.missingRequiredKey).first, "\(report)")
+      let missing = try #require(report.problems(.requiredKeyNotProvided).first, "\(report)")
       #expect(report.problems.count == 1, "\(report)")
       #expect(missing.dependency.name == "\\.fxNeeded")
       #expect(missing.path.first?.name.hasPrefix(kind.keyName + " contribution") == true)

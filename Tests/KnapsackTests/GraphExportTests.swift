@@ -188,7 +188,7 @@ private let expectedMermaid = #"""
     let container = knownGraph().container
     let graph = await container.graph()
     #expect(await graph.report == container.validate())
-    #expect(graph.report.problems.map(\.kind) == [.missingRequiredKey])
+    #expect(graph.report.problems.map(\.kind) == [.requiredKeyNotProvided])
     #expect(graph.report.problems.first?.dependency.name == "\\.gxMissingSink")
   }
 

@@ -81,7 +81,7 @@ import Testing
     let arguments: [PartialKeyPath<Dependencies>: any Sendable] = [\.haAsyncArgNeeding: 1, \.haMainArgNeeding: 2]
     let outside = await container.validate(including: [\.haScreen, \.haMainArgNeeding], arguments: arguments)
     #expect(!outside.isValid)
-    #expect(outside.problems(.missingRequiredKey).count == 3, "\(outside)")
+    #expect(outside.problems(.requiredKeyNotProvided).count == 3, "\(outside)")
     let inside = await withOverrides {
       $0.register(\.haStorage) { Token("fake") }
     } operation: { () async in

@@ -45,7 +45,7 @@ extension Dependencies {
 @Suite struct HuntAValidationTests {
   @Test func aRequiredKeyBehindAMainActorViewModelBehindAnAsyncKeyIsReportedFromTheKeysAlone() async throws {
     let report = await Container().validate(including: [\.haScreen])
-    let problems = report.problems(.missingRequiredKey)
+    let problems = report.problems(.requiredKeyNotProvided)
     #expect(problems.count == 1, "\(report)")
     let problem = try #require(problems.first)
     #expect(problem.dependency.name == "\\.haStorage")
@@ -62,7 +62,7 @@ extension Dependencies {
     container.register(\.haScreen, scope: .singleton) { r in Token(try await r.resolve(\.haViewModel).label) }
     let report = await container.validate()
     #expect(
-      report.problems(.missingRequiredKey).map { $0.path.map(\.name) } == [
+      report.problems(.requiredKeyNotProvided).map { $0.path.map(\.name) } == [
         ["\\.haScreen", "\\.haViewModel", "\\.haStorage"]
       ])
     container.register(\.haStorage) { Token("sql") }
@@ -72,7 +72,7 @@ extension Dependencies {
 
   @Test func aLazyOfAnAsyncKeyMadeByAMainActorFactoryIsChecked() async throws {
     let report = await Container().validate(including: [\.haLazyHolder])
-    let problem = try #require(report.problems(.missingRequiredKey).first, "\(report)")
+    let problem = try #require(report.problems(.requiredKeyNotProvided).first, "\(report)")
     #expect(problem.dependency.name == "\\.haStorage")
     #expect(problem.path.first?.name == "\\.haLazyHolder")
     #expect(problem.path.last?.name == "\\.haStorage")
@@ -85,7 +85,7 @@ extension Dependencies {
       including: [\.haMainArgNeeding, \.haAsyncArgNeeding], arguments: [\.haMainArgNeeding: 1, \.haAsyncArgNeeding: 2])
     #expect(report.needsSampleArgument.isEmpty, "\(report)")
     #expect(
-      Set(report.problems(.missingRequiredKey).compactMap { $0.path.first?.name })
+      Set(report.problems(.requiredKeyNotProvided).compactMap { $0.path.first?.name })
         == ["\\.haMainArgNeeding", "\\.haAsyncArgNeeding"], "\(report)")
     let unsampled = await container.validate(including: [\.haMainArgNeeding, \.haAsyncArgNeeding])
     #expect(Set(unsampled.needsSampleArgument.map(\.name)) == ["\\.haMainArgNeeding", "\\.haAsyncArgNeeding"])
@@ -97,7 +97,7 @@ extension Dependencies {
     // The sample names the key: it is checked, from its default, without `including:`.
     let report = await Container().validate(arguments: [\.haMainArgNeeding: 1, \.haAsyncArgNeeding: 2])
     #expect(
-      Set(report.problems(.missingRequiredKey).compactMap { $0.path.first?.name })
+      Set(report.problems(.requiredKeyNotProvided).compactMap { $0.path.first?.name })
         == ["\\.haMainArgNeeding", "\\.haAsyncArgNeeding"], "\(report)")
   }
 
@@ -105,7 +105,7 @@ extension Dependencies {
     let report = await Container().validate(including: [\.haMainArgUser, \.haAsyncArgUser])
     #expect(report.needsSampleArgument.isEmpty, "\(report)")
     #expect(
-      Set(report.problems(.missingRequiredKey).map { $0.path.map(\.name) })
+      Set(report.problems(.requiredKeyNotProvided).map { $0.path.map(\.name) })
         == [
           ["\\.haMainArgUser", "\\.haMainArgNeeding", "\\.haStorage"],
           ["\\.haAsyncArgUser", "\\.haAsyncArgNeeding", "\\.haStorage"],
@@ -180,7 +180,7 @@ extension Dependencies {
     }
     let report = await container.validate(arguments: [\.haMainArg: 1])
     #expect(
-      report.problems(.missingRequiredKey).map { $0.path.map(\.name) } == [["\\.haMainArg", "\\.haStorage"]],
+      report.problems(.requiredKeyNotProvided).map { $0.path.map(\.name) } == [["\\.haMainArg", "\\.haStorage"]],
       "\(report)")
   }
 
@@ -207,7 +207,7 @@ extension Dependencies {
     #expect(await parent.validate().isValid)
     let report = await child.validate(arguments: [\.haAsyncArgNeeding: 1])
     #expect(
-      Set(report.problems(.missingRequiredKey).compactMap { $0.path.first?.name }) == [
+      Set(report.problems(.requiredKeyNotProvided).compactMap { $0.path.first?.name }) == [
         "\\.haViewModel", "\\.haAsyncArgNeeding",
       ], "\(report)")
   }

@@ -73,7 +73,7 @@ extension Dependencies {
   @Test func aLazyWithAnArgumentMadeByAMainActorOrAsyncFactoryIsRunWithThatArgument() async throws {
     let report = await Container().validate(including: [\.haMainLazyArgHolder, \.haAsyncLazyArgHolder])
     #expect(report.needsSampleArgument.isEmpty, "\(report)")
-    let missing = report.problems(.missingRequiredKey)
+    let missing = report.problems(.requiredKeyNotProvided)
     #expect(
       Set(missing.map { $0.path.map(\.name) })
         == [
@@ -90,13 +90,13 @@ extension Dependencies {
       including: [\.haMainProviderHolder, \.haAsyncProviderHolder],
       arguments: [\.haMainArgNeeding: 1, \.haAsyncArgNeeding: 2])
     #expect(sampled.needsSampleArgument.isEmpty, "\(sampled)")
-    #expect(sampled.problems(.missingRequiredKey).count == 2, "\(sampled)")
+    #expect(sampled.problems(.requiredKeyNotProvided).count == 2, "\(sampled)")
   }
 
   @Test func aLazyInjectedPropertyOfAMainActorViewModelIsChecked() async throws {
     let container = Container()
     let report = await withContainer(container) { await container.validate(including: [\.haLazyInjectedModel]) }
-    let missing = try #require(report.problems(.missingRequiredKey).first, "\(report)")
+    let missing = try #require(report.problems(.requiredKeyNotProvided).first, "\(report)")
     #expect(missing.dependency.name == "\\.haStorage")
     #expect(missing.dependency.location == Dependencies.declarationSite(of: \.haStorage))
     #expect(missing.path.first?.name == "\\.haLazyInjectedModel", "\(missing)")
@@ -125,7 +125,7 @@ extension Dependencies {
   @Test func aHashableStructSampleRunsASharedMainActorArgumentKey() async throws {
     let report = await Container().validate(arguments: [\.haStructMain: HuntAPair(left: 1, right: 2)])
     #expect(
-      report.problems(.missingRequiredKey).map { $0.path.map(\.name) } == [["\\.haStructMain", "\\.haStorage"]],
+      report.problems(.requiredKeyNotProvided).map { $0.path.map(\.name) } == [["\\.haStructMain", "\\.haStorage"]],
       "\(report)")
     #expect(report.problems.count == 1, "\(report)")
   }
@@ -345,12 +345,12 @@ extension Dependencies {
     container.decorate(\.haAsyncArgNeeding) { _, t in t }
     let unsampled = await container.validate()
     #expect(
-      Set(unsampled.problems(.missingRequiredKey).compactMap { $0.path.first?.name })
+      Set(unsampled.problems(.requiredKeyNotProvided).compactMap { $0.path.first?.name })
         == ["\\.haViewModel", "\\.haAsyncNeeding"], "\(unsampled)")
     #expect(
       Set(unsampled.needsSampleArgument.map(\.name)) == ["\\.haMainArgNeeding", "\\.haAsyncArgNeeding"], "\(unsampled)")
     let sampled = await container.validate(arguments: [\.haMainArgNeeding: 1, \.haAsyncArgNeeding: 2])
-    #expect(sampled.problems(.missingRequiredKey).count == 4, "\(sampled)")
+    #expect(sampled.problems(.requiredKeyNotProvided).count == 4, "\(sampled)")
     #expect(sampled.needsSampleArgument.isEmpty)
   }
 
@@ -488,11 +488,11 @@ extension HuntACaptiveTests {
     child.register(\.haAsyncNeeding) { r in try r[\.haStorage] }
     let report = await child.validate(arguments: [\.haAsyncArgNeeding: 1, \.haMainArgNeeding: 2])
     #expect(
-      Set(report.problems(.missingRequiredKey).compactMap { $0.path.first?.name })
+      Set(report.problems(.requiredKeyNotProvided).compactMap { $0.path.first?.name })
         == ["\\.haViewModel", "\\.haAsyncArgNeeding", "\\.haMainArgNeeding", "\\.haAsyncNeeding"], "\(report)")
     // The parent's validation does not see its child's registration.
     let parents = await parent.validate(arguments: [\.haAsyncArgNeeding: 1, \.haMainArgNeeding: 2])
-    #expect(!parents.problems(.missingRequiredKey).contains { $0.path.first?.name == "\\.haAsyncNeeding" })
+    #expect(!parents.problems(.requiredKeyNotProvided).contains { $0.path.first?.name == "\\.haAsyncNeeding" })
     // Providing the storage in the child fixes the child's own, not the ancestors' shared ones:
     // those are unique here, so the child makes them with its registration.
     child.register(\.haStorage) { Token("child") }
@@ -586,7 +586,7 @@ extension Dependencies {
     #expect(report.needsSampleArgument.isEmpty, "run with the lazy's argument, so not listed: \(report)")
     #expect(Set(seen.all) == ["sync 8", "main 9", "async 10"])
     #expect(
-      Set(report.problems(.missingRequiredKey).map { $0.path.map(\.name) })
+      Set(report.problems(.requiredKeyNotProvided).map { $0.path.map(\.name) })
         == [
           ["\\.haLazyArgHolder", "\\.haArg", "\\.haStorage"],
           ["\\.haLazyMainArgHolder", "\\.haMainArg", "\\.haStorage"],
@@ -642,7 +642,7 @@ extension HuntARegisteredArgumentKeyBehindALazyTests {
     }
     #expect(report.needsSampleArgument.isEmpty, "\(report)")
     #expect(Set(seen.all) == ["sync 4", "main 5"])
-    #expect(report.problems(.missingRequiredKey).count == 2, "\(report)")
+    #expect(report.problems(.requiredKeyNotProvided).count == 2, "\(report)")
   }
 }
 
@@ -662,7 +662,7 @@ extension HuntARegisteredArgumentKeyBehindALazyTests {
       return await group.reduce(into: []) { $0.append($1) }
     }
     #expect(Set(reports).count == 1, "\(reports.map(\.description))")
-    #expect(reports.first?.problems(.missingRequiredKey).count == 1)
+    #expect(reports.first?.problems(.requiredKeyNotProvided).count == 1)
     #expect(try await container.resolve(\.haMain) === app, "the app's instance is untouched")
   }
 }

@@ -41,7 +41,7 @@ extension Dependencies {
   @Test func aMissingKeyOfAnInjectedPropertyIsReportedWithItsPath() async throws {
     let container = Container()
     let report = await container.validate(including: [\.injectedValidationScreen])
-    let missing = report.problems(.missingRequiredKey)
+    let missing = report.problems(.requiredKeyNotProvided)
     #expect(missing.count == 1, "\(report)")
     let problem = try #require(missing.first)
     #expect(problem.dependency.name == "\\.injectedValidationStore")
@@ -66,13 +66,13 @@ extension Dependencies {
     // The first property's failure is the factory's: the run goes on, and the second is found
     // once the first is fixed, as with a factory that resolves with `try`.
     #expect(
-      report.problems(.missingRequiredKey).map { $0.path.map(\.name) } == [
+      report.problems(.requiredKeyNotProvided).map { $0.path.map(\.name) } == [
         ["\\.injectedValidationModel", "\\.injectedValidationStore"]
       ], "\(report)")
     container.register(\.injectedValidationStore) { InjectedValidationMemoryStore() }
     let next = await container.validate(including: [\.injectedValidationModel])
     #expect(
-      next.problems(.missingRegistration).map(\.dependency.typeName) == ["Int"], "\(next)")
+      next.problems(.notRegistered).map(\.dependency.typeName) == ["Int"], "\(next)")
     #expect(next.problems.count == 1, "\(next)")
   }
 
@@ -82,7 +82,7 @@ extension Dependencies {
     let container = Container()
     container.register(\.injectedValidationFlow, scope: .singleton) { r in [try r[\.injectedValidationScreen]] }
     let report = await container.validate(including: [\.injectedValidationScreen])
-    let paths = report.problems(.missingRequiredKey).map { $0.path.map(\.name) }
+    let paths = report.problems(.requiredKeyNotProvided).map { $0.path.map(\.name) }
     #expect(paths.count == 1, "\(report)")
     #expect(paths.first?.last == "\\.injectedValidationStore", "\(report)")
     #expect(paths.first?.contains("\\.injectedValidationScreen") == true, "\(report)")

@@ -58,8 +58,8 @@ import Testing
       await onThread(stackSize: 512 * 1024) { error { try deep.resolve(type: Int.self, name: "step 0") } })
 
     let missingKey = await Catalog.missingKey().validate(including: [\.catalogRepository])
-    add("validation.missingRequiredKey", problem(missingKey, .missingRequiredKey))
-    add("validation.missingRegistration", problem(await Catalog.missingType().validate(), .missingRegistration))
+    add("validation.requiredKeyNotProvided", problem(missingKey, .requiredKeyNotProvided))
+    add("validation.notRegistered", problem(await Catalog.missingType().validate(), .notRegistered))
     add("validation.cycle", problem(await Catalog.cycle().validate(), .cycle))
     add("validation.captiveDependency", problem(await Catalog.captive().validate(), .captiveDependency))
     add("validation.captiveDependency.child", problem(await Catalog.childCaptive().validate(), .captiveDependency))

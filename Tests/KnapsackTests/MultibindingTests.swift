@@ -273,7 +273,7 @@ struct MbCrashAssembly: Assembly {
     }
     let graph = await container.graph()
     // The contribution is checked once, as a registration of its own.
-    let missing = graph.report.problems(.missingRequiredKey)
+    let missing = graph.report.problems(.requiredKeyNotProvided)
     try #require(missing.count == 1, "\(graph.report)")
     #expect(missing[0].path.last?.name == "\\.mbAsyncNeeded")
     #expect(graph.edges.contains(DependencyGraph.Edge(from: "\\.mbPluginCount", to: "\\.mbNumbers")))
@@ -291,7 +291,7 @@ struct MbCrashAssembly: Assembly {
       return 0
     }
     let report = await app.validate()
-    let missing = report.problems(.missingRequiredKey)
+    let missing = report.problems(.requiredKeyNotProvided)
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].path.first?.name == "\\.mbPluginCount")
     #expect(missing[0].path.last?.name == "\\.mbAsyncNeeded")
@@ -343,7 +343,7 @@ struct MbCrashAssembly: Assembly {
     let container = Container()
     container.contribute(to: \.mbAsyncNumbers) { r in try r[\.mbAsyncNeeded] }
     let report = await container.validate()
-    let missing = report.problems(.missingRequiredKey)
+    let missing = report.problems(.requiredKeyNotProvided)
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].path.last?.name == "\\.mbAsyncNeeded")
   }

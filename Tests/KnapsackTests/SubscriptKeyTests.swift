@@ -72,7 +72,7 @@ extension Dependencies {
     container.register(\.[subRequired: 0]) { r in SubThing([try r[\.[subRequired: 1]]]) }
     let report = await container.validate()
     #expect(report.problems(.captiveDependency).isEmpty, "\(report)")
-    let missing = report.problems(.missingRequiredKey)
+    let missing = report.problems(.requiredKeyNotProvided)
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].path.count == 2)
     #expect(missing[0].dependency.name == missing[0].path[1].name)
@@ -93,7 +93,7 @@ extension Dependencies {
     let container = Container()
     container.register(\.subMadeByHelperA) { r in SubThing([try r[\.subMadeByHelperB]]) }
     let report = await container.validate()
-    let missing = report.problems(.missingRequiredKey)
+    let missing = report.problems(.requiredKeyNotProvided)
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].path.count == 2)
     #expect(missing[0].path[0].name != missing[0].path[1].name, "\(missing[0])")
@@ -116,7 +116,7 @@ extension Dependencies {
     #expect(!graph.edges.contains { $0.from == $0.to }, "a loop to itself: \(graph.edges)")
     // The missing level 3 is reported as missing, not as a child's captive.
     #expect(graph.report.problems(.captiveDependency).isEmpty, "\(graph.report)")
-    let missing = graph.report.problems(.missingRequiredKey).filter { $0.path.count == 2 }
+    let missing = graph.report.problems(.requiredKeyNotProvided).filter { $0.path.count == 2 }
     try #require(missing.count == 1, "\(graph.report)")
     #expect(missing[0].path[0].name != missing[0].path[1].name)
     // In one module, keys are numbered, not named by their module.

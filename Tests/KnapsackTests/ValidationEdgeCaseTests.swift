@@ -208,7 +208,7 @@ private func edgeContributeNeedyPlugin(to container: Container) {
       _ = other.provider(\.valRootWithDefault)
       return ValThing("second")
     }
-    let missing = await container.validate().problems(.missingRequiredKey)
+    let missing = await container.validate().problems(.requiredKeyNotProvided)
     #expect(
       missing.contains {
         $0.path.map(\.name) == ["\\.valLongHolder", "\\.valRootWithDefault", "\\.valMissingBehindDefault"]
@@ -222,7 +222,7 @@ private func edgeContributeNeedyPlugin(to container: Container) {
     edgeContributeNeedyPlugin(to: first)
     let second = Container()
     edgeContributeNeedyPlugin(to: second)
-    let missing = await second.validate().problems(.missingRequiredKey)
+    let missing = await second.validate().problems(.requiredKeyNotProvided)
     try #require(missing.count == 1, "\(missing)")
     #expect(missing[0].message.contains("asks for it (registered at"), "\(missing[0])")
     withExtendedLifetime(first) {}
@@ -242,7 +242,7 @@ private func edgeContributeNeedyPlugin(to container: Container) {
       return ValThing("holder")
     }
     let report = await container.validate()
-    let missing = report.problems(.missingRequiredKey).filter { $0.dependency.name == "\\.valMissing" }
+    let missing = report.problems(.requiredKeyNotProvided).filter { $0.dependency.name == "\\.valMissing" }
     #expect(missing.count == 1, "\(report)")
   }
 }

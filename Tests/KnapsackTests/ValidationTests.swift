@@ -152,7 +152,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(!report.isValid)
     let kinds = Set(report.problems.map(\.kind))
     #expect(
-      kinds.isSuperset(of: [.missingRequiredKey, .missingRegistration, .cycle, .captiveDependency, .factoryFailed]))
+      kinds.isSuperset(of: [.requiredKeyNotProvided, .notRegistered, .cycle, .captiveDependency, .factoryFailed]))
     // Nothing else is reported: no problem about a dependency that is fine.
     let named = Set(report.problems.map(\.dependency.name))
     #expect(
@@ -162,9 +162,9 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
       ]), "\(report)")
   }
 
-  @Test func missingRequiredKeyNamesTheKeyItsDeclarationAndThePath() async throws {
+  @Test func requiredKeyNotProvidedNamesTheKeyItsDeclarationAndThePath() async throws {
     let graph = brokenGraph()
-    let problems = await graph.child.validate().problems(.missingRequiredKey)
+    let problems = await graph.child.validate().problems(.requiredKeyNotProvided)
     try #require(problems.count == 1, "\(problems)")
     let problem = problems[0]
     #expect(problem.dependency.name == "\\.valMissing")
@@ -179,7 +179,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
 
   @Test func missingTypeRegistrationNamesTheTypeAndThePath() async throws {
     let graph = brokenGraph()
-    let problems = await graph.child.validate().problems(.missingRegistration)
+    let problems = await graph.child.validate().problems(.notRegistered)
     try #require(problems.count == 1, "\(problems)")
     let problem = problems[0]
     #expect(problem.dependency.name == "ValUnregistered")
@@ -232,13 +232,13 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(shared.registeredAt == CodeLocation(fileID: file, line: graph.parentSharedLine))
     #expect(shared.message.contains("\\.valSessionOnly"))
     // The child provides the key, so it is not also reported as missing.
-    let missing = await graph.child.validate().problems(.missingRequiredKey)
+    let missing = await graph.child.validate().problems(.requiredKeyNotProvided)
     #expect(!missing.contains { $0.dependency.name == "\\.valSessionOnly" })
   }
 
   @Test func theParentAloneReportsTheSessionKeyAsMissing() async throws {
     let graph = brokenGraph()
-    let missing = await graph.parent.validate().problems(.missingRequiredKey)
+    let missing = await graph.parent.validate().problems(.requiredKeyNotProvided)
     let session = try #require(missing.first { $0.dependency.name == "\\.valSessionOnly" }, "\(missing)")
     #expect(session.path.map(\.name) == ["\\.valParentShared", "\\.valSessionOnly"])
     #expect(
@@ -513,7 +513,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let container = Container()
     #expect(await container.validate().isValid)
     let report = await container.validate(including: [\.valRootWithDefault])
-    let missing = report.problems(.missingRequiredKey)
+    let missing = report.problems(.requiredKeyNotProvided)
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].dependency.name == "\\.valMissingBehindDefault")
     #expect(missing[0].path.map(\.name) == ["\\.valRootWithDefault", "\\.valMissingBehindDefault"])
@@ -521,7 +521,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
 
   @Test func anIncludedRequiredKeyNobodyProvidesIsReported() async throws {
     let report = await Container().validate(including: [\.valMissing])
-    let missing = report.problems(.missingRequiredKey)
+    let missing = report.problems(.requiredKeyNotProvided)
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].dependency.name == "\\.valMissing")
     #expect(missing[0].path.map(\.name) == ["\\.valMissing"])
@@ -550,7 +550,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let container = Container()
     container.contribute(to: \.valMainPlugins) { r in try r.resolve(\.valPluginNeeds) }
     let report = await container.validate(including: [\.valMainPlugins])
-    let missing = report.problems(.missingRequiredKey)
+    let missing = report.problems(.requiredKeyNotProvided)
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].dependency.name == "\\.valPluginNeeds")
     #expect(missing[0].dependency.location == (try declaration(of: "valPluginNeeds")))
@@ -565,7 +565,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
       return ValRegistered()
     }
     let report = await container.validate()
-    let missing = report.problems(.missingRegistration)
+    let missing = report.problems(.notRegistered)
     try #require(missing.count == 1, "\(report)")
     #expect(missing[0].path.map(\.name) == ["ValRegistered", "ValUnregistered"])
     // The registration that asks is a node of the graph, with its site.
@@ -804,7 +804,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     // The user stops at the side effect, so it is listed with it.
     #expect(report.skipped.map(\.name) == [#"\.valPlainUser"#, #"\.valSideEffect"#])
     // What the captured container reaches is checked, with its path.
-    let missing = report.problems(.missingRequiredKey).first { $0.path.first?.name == "ValRegistered" }
+    let missing = report.problems(.requiredKeyNotProvided).first { $0.path.first?.name == "ValRegistered" }
     #expect(missing?.path.map(\.name) == ["ValRegistered", #"\.valUsesMissing"#], "\(report)")
     // The real container made nothing: its singleton is made on first use.
     _ = try container[\.valSingleton]
@@ -825,7 +825,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
       return ValRegistered()
     }
     let report = await container.validate()
-    let missing = Set(report.problems(.missingRequiredKey).map(\.dependency.name))
+    let missing = Set(report.problems(.requiredKeyNotProvided).map(\.dependency.name))
     #expect(missing == [#"\.valMissing"#, #"\.valUsesMissing"#], "\(report)")
     // Reported like a direct dependency: the handle's holder heads the path and asks for it.
     let lazy = try #require(report.problems.first { $0.dependency.name == #"\.valMissing"# })
@@ -864,7 +864,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let child = parent.makeChild()
     child.register(\.valSessionOnly) { ValThing("session") }
     let report = await child.validate()
-    #expect(report.problems(.missingRequiredKey).map(\.dependency.name) == [#"\.valSessionOnly"#], "\(report)")
+    #expect(report.problems(.requiredKeyNotProvided).map(\.dependency.name) == [#"\.valSessionOnly"#], "\(report)")
   }
 
   /// What the dry run made, the copies and their instances, is freed when it returns, also when
@@ -983,7 +983,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
       return ValThing("plain")
     }
     let report = await container.validate()
-    let problem = try #require(report.problems(.missingRequiredKey).first)
+    let problem = try #require(report.problems(.requiredKeyNotProvided).first)
     // \.valPlain is registered, so it is a root of its own and heads the path.
     #expect(problem.path.map(\.name) == [#"\.valPlain"#, #"\.valMissing"#])
     // With only a default, \.valRootWithDefault's handle target is found through the holder.
@@ -993,7 +993,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
       return ValThing("user")
     }
     let second = await viaDefault.validate()
-    let behind = try #require(second.problems(.missingRequiredKey).first)
+    let behind = try #require(second.problems(.requiredKeyNotProvided).first)
     #expect(behind.path.map(\.name) == [#"\.valPlainUser"#, #"\.valRootWithDefault"#, #"\.valMissingBehindDefault"#])
   }
 
@@ -1003,11 +1003,11 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let container = Container()
     container.decorate(\.valLogger) { r, log in log + (try r[\.valMissing]).label }
     let report = await container.validate()
-    let problem = try #require(report.problems(.missingRequiredKey).first, "\(report)")
+    let problem = try #require(report.problems(.requiredKeyNotProvided).first, "\(report)")
     #expect(problem.path.map(\.name) == [#"\.valLogger"#, #"\.valMissing"#])
     #expect(throws: ResolutionError.self) { try container[\.valLogger] }
     // In a child, the parent's decorator is checked too.
-    #expect(await container.makeChild().validate().problems(.missingRequiredKey).count == 1)
+    #expect(await container.makeChild().validate().problems(.requiredKeyNotProvided).count == 1)
   }
 
   /// A registration an earlier root's resolution made is not run again as a root of its own:
@@ -1069,7 +1069,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let deep = report.problems(.resolutionTooDeep)
     let first = try #require(deep.first { $0.path.first?.name == #"Int (name: "deep 000")"# }, "\(report)")
     #expect(deep.count <= length / (first.path.count - 1) + 1, "\(deep.count) deep problems")
-    #expect(report.problems(.missingRequiredKey).map(\.dependency.name) == [#"\.valMissing"#])
+    #expect(report.problems(.requiredKeyNotProvided).map(\.dependency.name) == [#"\.valMissing"#])
     // The resolution error's message, and its path shortened to both ends (the problem keeps it all).
     #expect(first.message.hasSuffix("levels deep, too deep for this thread's stack"), "\(first.message)")
     let pathLine = try #require(first.description.split(separator: "\n").first { $0.contains("path: ") })
@@ -1158,7 +1158,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let report = await container.validate()
     let problem = try #require(report.problems.first)
     #expect(report.problems.count == 1, "\(report)")
-    #expect(problem.kind == .missingRequiredKey)
+    #expect(problem.kind == .requiredKeyNotProvided)
     #expect(problem.path.count == length + 1)
     #expect(problem.path.first?.name == #"Int (name: "failing 000")"#)
     #expect(calls.count == length)
@@ -1274,7 +1274,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let child = parent.makeChild()
     child.register(\.valSessionOnly) { r in ValThing("session", [try r[\.valMissing]]) }
     let report = await child.validate()
-    #expect(report.problems(.missingRequiredKey).contains { $0.dependency.name == #"\.valMissing"# }, "\(report)")
+    #expect(report.problems(.requiredKeyNotProvided).contains { $0.dependency.name == #"\.valMissing"# }, "\(report)")
     #expect(!report.problems(.captiveDependency).isEmpty, "\(report)")
   }
 
@@ -1288,7 +1288,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
         }
       }
       let report = await container.validate()
-      #expect(report.problems(.missingRegistration).count == 1, "\(report)")
+      #expect(report.problems(.notRegistered).count == 1, "\(report)")
     }
   }
 
@@ -1303,7 +1303,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
         ValSecond.Config(name: try r.resolve(type: String.self, name: "nowhere"))
       }
       let report = await container.validate()
-      #expect(report.problems(.missingRegistration).count == 1, "\(report)")
+      #expect(report.problems(.notRegistered).count == 1, "\(report)")
     }
   }
 
@@ -1325,7 +1325,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     container.register(\.valShort) { r in ValThing("short", [try r[\.valMissing]]) }
     // In name order \.valShort comes after \.valLongHolder, whose run caught its failure.
     let report = await container.validate()
-    let problem = try #require(report.problems(.missingRequiredKey).first, "\(report)")
+    let problem = try #require(report.problems(.requiredKeyNotProvided).first, "\(report)")
     #expect(problem.path.map(\.name) == [#"\.valShort"#, #"\.valMissing"#])
   }
 
@@ -1435,13 +1435,13 @@ struct LazyArgumentUser: Sendable {
 @Suite struct ValidationOfHandlesWithAnArgumentTests {
   @Test func aLazyMadeWithAnArgumentIsCheckedForIt() async {
     let report = await Container().validate(including: [\.valLazyArgumentHolder])
-    #expect(report.problems(.missingRequiredKey).map(\.dependency.name) == ["\\.valLazyArgumentMissing"])
+    #expect(report.problems(.requiredKeyNotProvided).map(\.dependency.name) == ["\\.valLazyArgumentMissing"])
     #expect(report.needsSampleArgument.isEmpty)
   }
 
   @Test func aLazyInjectedPropertyWithAnArgumentIsCheckedForIt() async {
     let report = await Container().validate(including: [\.valLazyInjectedArgumentHolder])
-    #expect(report.problems(.missingRequiredKey).map(\.dependency.name) == ["\\.valLazyArgumentMissing"])
+    #expect(report.problems(.requiredKeyNotProvided).map(\.dependency.name) == ["\\.valLazyArgumentMissing"])
     #expect(report.needsSampleArgument.isEmpty)
   }
 

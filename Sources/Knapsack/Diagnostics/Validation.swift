@@ -17,9 +17,9 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
     /// The kinds of problem validation finds.
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
       /// A key declared `.required()` that nobody registered.
-      case missingRequiredKey
+      case requiredKeyNotProvided
       /// A type (and name) a factory asks for that nobody registered.
-      case missingRegistration
+      case notRegistered
       /// A dependency that depends on itself.
       case cycle
       /// A longer-lived instance (such as a singleton) that holds a shorter-lived one (unique,
@@ -985,10 +985,10 @@ extension Container {
     var message: String
     switch error.kind {
     case .requiredKeyNotProvided:
-      kind = .missingRequiredKey
+      kind = .requiredKeyNotProvided
       message = "required key \(error.dependency.subject) is never provided"
     case .notRegistered:
-      kind = .missingRegistration
+      kind = .notRegistered
       message = "nothing is registered for \(error.dependency.name)"
     case .cycle:
       kind = .cycle
@@ -1024,7 +1024,7 @@ extension Container {
           "\(holder.name), shared by a parent container, depends on \(error.dependency.name), which only this child scope provides"
       )
     }
-    if kind == .missingRequiredKey || kind == .missingRegistration, error.path.count > 1 {
+    if kind == .requiredKeyNotProvided || kind == .notRegistered, error.path.count > 1 {
       // Nothing registers the dependency, so point at what asks for it.
       let requester = error.path[error.path.count - 2]
       if let site = registrationSite(of: requester) {

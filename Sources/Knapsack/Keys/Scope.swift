@@ -28,7 +28,9 @@ public struct Scope: Sendable, Hashable, Codable, CustomStringConvertible {
   public static let graph = Scope(kind: .graph)
   /// One instance shared while something else keeps a strong reference to it.
   ///
-  /// Values that are not class instances cannot be held weakly and behave like ``unique``.
+  /// Values that are not class instances cannot be held weakly: each resolution makes a new one,
+  /// as for ``unique``, but in the container that registers the key (a parent, for a child that
+  /// resolves it), like every shared scope.
   public static let weak = Scope(kind: .weak)
   /// One instance per container until ``Container/resetCached()`` clears it.
   public static let cached = Scope(kind: .cached)

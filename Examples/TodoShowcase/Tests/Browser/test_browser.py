@@ -178,7 +178,7 @@ def test_graph_page_draws_the_container(browser, server):
     for term in ("A → B", "singleton", "unique", "Key<T>", "Not provided"):
         assert term in legend
     broken = browser.find_element(By.ID, "broken-report").text
-    assert "missingRequiredKey" in broken and "todoStorage" in broken
+    assert "requiredKeyNotProvided" in broken and "todoStorage" in broken
     missing = browser.find_elements(By.CSS_SELECTOR, "#broken svg.graph g.node.missing")
     assert [node.get_attribute("data-name") for node in missing] == ["\\.todoStorage"]
     broken_names = [node.get_attribute("data-name") for node in browser.find_elements(By.CSS_SELECTOR, "#broken svg.graph g.node")]

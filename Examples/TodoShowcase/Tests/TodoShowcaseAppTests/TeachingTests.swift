@@ -155,7 +155,7 @@ struct GraphTeachingTests {
       let page = try await client.send(.get, "/graph").text
       let broken = await Showcase.brokenOnPurpose()
       #expect(!broken.report.isValid)
-      #expect(broken.report.problems.map(\.kind) == [.missingRequiredKey])
+      #expect(broken.report.problems.map(\.kind) == [.requiredKeyNotProvided])
       #expect(broken.report.problems.first?.dependency.name == #"\.todoStorage"#)
       #expect(page.contains(#"<pre id="broken-report">\#(HTML.escape(broken.report.description))</pre>"#))
       let section = try #require(page.components(separatedBy: #"id="broken">"#).last)
