@@ -3,7 +3,8 @@ public import Testing
 
 /// A Swift Testing trait that gives each test a fresh container of its own, set as
 /// `Container.current` while the test runs (see `withContainer(_:operation:)`): `@Injected` and
-/// `@LazyInjected` properties made in the test resolve from it, so parallel tests never share
+/// `@LazyInjected` properties of instances the test makes resolve from it (those of instances a
+/// factory makes, from the container making them), so parallel tests never share
 /// `Container.shared`.
 ///
 /// ```swift

@@ -16,15 +16,17 @@ public import Synchronization
 /// Every method is safe to call from any thread or task (not from a signal handler: like the
 /// Swift runtime it relies on, a resolution is not async-signal-safe).
 public final class Container: Sendable {
-  /// A process-wide container for apps that want one; ``Injected`` and ``LazyInjected`` resolve
-  /// from it unless told otherwise. Every API also works with a container you create.
+  /// A process-wide container for apps that want one; ``Injected`` and ``LazyInjected`` in an
+  /// instance made outside any factory resolve from it unless told otherwise. Every API also
+  /// works with a container you create.
   public static let shared = Container()
 
   @TaskLocal static var taskContainer: Container?
 
   /// The container of the current task: the one set by ``withContainer(_:operation:)-(_,()->R)``
   /// (or the testing trait) around this code, else ``shared``. ``Injected`` and
-  /// ``LazyInjected`` resolve from it unless told otherwise.
+  /// ``LazyInjected`` in an instance made outside any factory resolve from it unless told
+  /// otherwise (one that a factory makes resolves from the container making it).
   public static var current: Container { taskContainer ?? shared }
 
   struct Overlay: Sendable {

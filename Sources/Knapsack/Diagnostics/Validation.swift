@@ -709,12 +709,11 @@ extension Container {
     var batch: [ObjectIdentifier: (copy: Container, indices: Set<Int>)] = [ObjectIdentifier(copy): (copy, roots)]
     while !batch.isEmpty {
       for (target, indices) in batch.values {
-        // `@Injected` in what a factory makes resolves from the container being validated (the
-        // app's, as `Container.current` is when the app runs), through the run's copy.
+        // `@Injected` in what a factory makes resolves from `Container.current`, as when the app
+        // runs: the container the caller's task set, else `Container.shared` (through the run's
+        // copy of it).
         let found = await OverrideScope.$current.withValue(validation) {
-          await Container.$taskContainer.withValue(self) {
-            await target.runEach(indices, samples: samples, holders: holders, deepChains: deepChains)
-          }
+          await target.runEach(indices, samples: samples, holders: holders, deepChains: deepChains)
         }
         problems += found.problems
         skipped += found.skipped

@@ -1,9 +1,11 @@
 /// Injects a dependency into a property of a type that cannot take it through its initializer.
 ///
-/// The value is resolved when the enclosing instance is initialized, from the container you pass
-/// or else ``Container/current`` (the task's container set by ``withContainer(_:operation:)-(_,()->R)``
-/// or the testing trait, else ``Container/shared``), in the override scope open in the current
-/// task, if any.
+/// The value is resolved when the enclosing instance is initialized: from the container you pass;
+/// else, in an instance that a factory makes, from the container making it (so the app resolves
+/// what ``Container/validate(including:arguments:)`` checked, and a cycle through the property is
+/// the resolution's own); else from ``Container/current`` (the task's container set by
+/// ``withContainer(_:operation:)-(_,()->R)`` or the testing trait, else ``Container/shared``). The
+/// override scope open in the current task, if any, applies.
 ///
 /// ```swift
 /// final class TodoScreen {
@@ -15,8 +17,8 @@
 /// that stop the program when resolution fails, naming the property's file and line and the
 /// full ``ResolutionError``; use ``Container/validate(including:arguments:)`` in a test to know
 /// beforehand, or resolve explicitly with `try`. In a validation run, an `@Injected` property of
-/// something a factory makes resolves from the container being validated, and its dependency
-/// shows in the graph; one that cannot be resolved there is reported as the failure of the
+/// something a factory makes resolves from the run's copy of the container making it, and its
+/// dependency shows in the graph; one that cannot be resolved there is reported as the failure of the
 /// factory that made the instance, and the program goes on (reading the property in that run,
 /// in the factory or the instance's initializer, still stops it: there is no value to read).
 @propertyWrapper
@@ -41,19 +43,19 @@ public struct Injected<Value: Sendable>: Sendable {
   /// tells instead (a property wrapper cannot throw): the run reports it as the failure of the
   /// factory that made this instance, which goes on, so the run finds it without stopping.
   private static func resolve(
-    _ fileID: StaticString, _ line: UInt, from source: @autoclosure () -> InjectionSource,
+    _ fileID: StaticString, _ line: UInt, from source: InjectionSource,
     _ resolve: () throws -> Value
   ) -> Resolved {
     do {
       return .value(try resolve())
     } catch let error as ResolutionError {
       guard let recorder = OverrideScope.current?.recorder else {
-        stopResolving("@Injected", fileID, line, from: source(), error)
+        stopResolving("@Injected", fileID, line, from: source, error)
       }
       recorder.noteInjectionFailure(error)
       return .failed(InjectionFailure(fileID: fileID, line: line, error: error))
     } catch {
-      stopResolving("@Injected", fileID, line, from: source(), error)
+      stopResolving("@Injected", fileID, line, from: source, error)
     }
   }
 
@@ -62,8 +64,9 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Key<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
-      try (container ?? .current).resolve(key, fileID: fileID, line: line)
+    let source = InjectionSource(container)
+    resolved = Self.resolve(fileID, line, from: source) {
+      try source.container.resolve(key, fileID: fileID, line: line)
     }
   }
 
@@ -73,8 +76,9 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
-      try (container ?? .current).resolve(key, fileID: fileID, line: line)
+    let source = InjectionSource(container)
+    resolved = Self.resolve(fileID, line, from: source) {
+      try source.container.resolve(key, fileID: fileID, line: line)
     }
   }
 
@@ -83,8 +87,9 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Multibinding<Element>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) where Value == [Element] {
-    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
-      try (container ?? .current).resolve(key, fileID: fileID, line: line)
+    let source = InjectionSource(container)
+    resolved = Self.resolve(fileID, line, from: source) {
+      try source.container.resolve(key, fileID: fileID, line: line)
     }
   }
 
@@ -94,8 +99,9 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorMultibinding<Element>>, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) where Value == [Element] {
-    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
-      try (container ?? .current).resolve(key, fileID: fileID, line: line)
+    let source = InjectionSource(container)
+    resolved = Self.resolve(fileID, line, from: source) {
+      try source.container.resolve(key, fileID: fileID, line: line)
     }
   }
 
@@ -150,8 +156,9 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, ArgumentKey<Argument, Value>>, argument: Argument, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) {
-    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
-      try (container ?? .current).resolve(key, argument: argument, fileID: fileID, line: line)
+    let source = InjectionSource(container)
+    resolved = Self.resolve(fileID, line, from: source) {
+      try source.container.resolve(key, argument: argument, fileID: fileID, line: line)
     }
   }
 
@@ -161,8 +168,9 @@ public struct Injected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, DependencyKey<MainActorKind, Argument, Value>>, argument: Argument,
     container: Container? = nil, fileID: StaticString = #fileID, line: UInt = #line
   ) {
-    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
-      try (container ?? .current).resolve(key, argument: argument, fileID: fileID, line: line)
+    let source = InjectionSource(container)
+    resolved = Self.resolve(fileID, line, from: source) {
+      try source.container.resolve(key, argument: argument, fileID: fileID, line: line)
     }
   }
 
@@ -192,16 +200,18 @@ public struct Injected<Value: Sendable>: Sendable {
     type: Value.Type = Value.self, name: String? = nil, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) {
-    resolved = Self.resolve(fileID, line, from: InjectionSource(container)) {
-      try (container ?? .current).resolve(type: type, name: name, fileID: fileID, line: line)
+    let source = InjectionSource(container)
+    resolved = Self.resolve(fileID, line, from: source) {
+      try source.container.resolve(type: type, name: name, fileID: fileID, line: line)
     }
   }
 }
 
 /// Like ``Injected``, but resolves on first access instead of at initialization.
 ///
-/// The container and the override scope current at initialization are remembered and used at
-/// first access. A main-actor key's property must be first read on the main actor (in a
+/// The container it resolves from is chosen at initialization as ``Injected``'s is (the one
+/// passed, else the one whose factory makes the instance, else ``Container/current``) and
+/// remembered with the override scope open then, for the first access. A main-actor key's property must be first read on the main actor (in a
 /// `@MainActor` type, it is).
 @propertyWrapper
 public struct LazyInjected<Value: Sendable>: Sendable {
@@ -219,8 +229,8 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Key<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    self.init(
-      (container ?? .current).lazy(key, fileID: fileID, line: line), fileID, line, from: InjectionSource(container))
+    let source = InjectionSource(container)
+    self.init(source.container.lazy(key, fileID: fileID, line: line), fileID, line, from: source)
   }
 
   /// Remembers a main-actor key, the container and the open override scope; resolves on first
@@ -231,8 +241,8 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorKey<Value>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) {
-    self.init(
-      (container ?? .current).lazy(key, fileID: fileID, line: line), fileID, line, from: InjectionSource(container))
+    let source = InjectionSource(container)
+    self.init(source.container.lazy(key, fileID: fileID, line: line), fileID, line, from: source)
   }
 
   /// Remembers a multibinding, the container and the open override scope; resolves every
@@ -241,8 +251,8 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, Multibinding<Element>>, container: Container? = nil, fileID: StaticString = #fileID,
     line: UInt = #line
   ) where Value == [Element] {
-    self.init(
-      (container ?? .current).lazy(key, fileID: fileID, line: line), fileID, line, from: InjectionSource(container))
+    let source = InjectionSource(container)
+    self.init(source.container.lazy(key, fileID: fileID, line: line), fileID, line, from: source)
   }
 
   /// Remembers a main-actor multibinding, the container and the open override scope; resolves
@@ -252,8 +262,8 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, MainActorMultibinding<Element>>, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) where Value == [Element] {
-    self.init(
-      (container ?? .current).lazy(key, fileID: fileID, line: line), fileID, line, from: InjectionSource(container))
+    let source = InjectionSource(container)
+    self.init(source.container.lazy(key, fileID: fileID, line: line), fileID, line, from: source)
   }
 
   /// Not available: a multibinding, synchronous or main-actor, resolves to the array of its
@@ -309,9 +319,9 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, ArgumentKey<Argument, Value>>, argument: Argument, container: Container? = nil,
     fileID: StaticString = #fileID, line: UInt = #line
   ) {
+    let source = InjectionSource(container)
     self.init(
-      (container ?? .current).lazy(key, argument: argument, fileID: fileID, line: line), fileID, line,
-      from: InjectionSource(container))
+      source.container.lazy(key, argument: argument, fileID: fileID, line: line), fileID, line, from: source)
   }
 
   /// Remembers a main-actor key that takes an argument, `argument`, the container and the open
@@ -322,9 +332,9 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     _ key: KeyPath<Dependencies, DependencyKey<MainActorKind, Argument, Value>>, argument: Argument,
     container: Container? = nil, fileID: StaticString = #fileID, line: UInt = #line
   ) {
+    let source = InjectionSource(container)
     self.init(
-      (container ?? .current).lazy(key, argument: argument, fileID: fileID, line: line), fileID, line,
-      from: InjectionSource(container))
+      source.container.lazy(key, argument: argument, fileID: fileID, line: line), fileID, line, from: source)
   }
 
   /// Not available: a key that takes an argument gets it when the property is declared.
@@ -355,9 +365,9 @@ public struct LazyInjected<Value: Sendable>: Sendable {
   ) {
     // The property asks for the type: an error names its line, as a handle's names the line
     // that made it.
+    let source = InjectionSource(container)
     self.init(
-      (container ?? .current).lazy(type: type, name: name, fileID: fileID, line: line), fileID, line,
-      from: InjectionSource(container))
+      source.container.lazy(type: type, name: name, fileID: fileID, line: line), fileID, line, from: source)
   }
 
   private init<K>(_ lazy: Lazy<K>, _ fileID: StaticString, _ line: UInt, from source: InjectionSource)
@@ -378,29 +388,48 @@ public struct LazyInjected<Value: Sendable>: Sendable {
   }
 }
 
-/// Which container a property wrapper resolves from, for its message if it cannot.
-enum InjectionSource: Sendable {
-  /// The one passed as `container:`.
-  case given
-  /// ``Container/current``, set for the task by ``withContainer(_:operation:)-(_,()->R)`` or the
-  /// testing trait.
-  case task
-  /// ``Container/current``, which is ``Container/shared`` when nothing set one for the task.
-  case shared
+/// The container a property wrapper resolves from, chosen when it is made, and why (for its
+/// message if it cannot).
+struct InjectionSource: Sendable {
+  let container: Container
+  let reason: Reason
 
-  /// The source of a property wrapper given `container`, at the time it is made.
+  enum Reason: Sendable {
+    /// The one passed as `container:`.
+    case given
+    /// The container whose factory is making the instance: the app's, or in a validation run
+    /// the run's copy of it, so that both resolve alike.
+    case factory
+    /// ``Container/current``, set for the task by ``withContainer(_:operation:)-(_,()->R)`` or
+    /// the testing trait.
+    case task
+    /// ``Container/current``, which is ``Container/shared`` when nothing set one for the task.
+    case shared
+  }
+
+  /// The source of a property wrapper given `container`: that container, else the one whose
+  /// factory is running here (making the instance), else ``Container/current``.
   init(_ container: Container?) {
-    self = container != nil ? .given : Container.taskContainer != nil ? .task : .shared
+    if let container {
+      (self.container, reason) = (container, .given)
+    } else if let making = Container.makingHere {
+      (self.container, reason) = (making, .factory)
+    } else if let task = Container.taskContainer {
+      (self.container, reason) = (task, .task)
+    } else {
+      (self.container, reason) = (.shared, .shared)
+    }
   }
 
   var description: String {
-    switch self {
+    switch reason {
     case .given: "the container passed as `container:`"
-    case .task:
-      "Container.current, the task's container (set by withContainer(_:), the .container trait or a validation run)"
+    case .factory: "the container whose factory is making this instance"
+    case .task: "Container.current, the task's container (set by withContainer(_:) or the .container trait)"
     case .shared:
-      "Container.current, which is Container.shared here: no withContainer(_:) or .container trait set a container"
-        + " for this task; pass `container:`, or make this instance inside withContainer(_:)"
+      "Container.current, which is Container.shared here: no factory is making this instance, and no"
+        + " withContainer(_:) or .container trait set a container for this task; pass `container:`, or make"
+        + " this instance inside withContainer(_:)"
     }
   }
 }
@@ -449,7 +478,8 @@ private final class InjectionFailure: Sendable {
 
 /// Runs `operation` with `container` as the task's ``Container/current``: ``Injected`` and
 /// ``LazyInjected`` properties initialized in it (and in its child tasks) resolve from that
-/// container. Parallel tests each set their own, with no shared global.
+/// container, but in an instance a factory makes, which resolve from the container making it.
+/// Parallel tests each set their own, with no shared global.
 public func withContainer<R>(
   _ container: Container, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> R
 ) async rethrows -> R {

@@ -655,6 +655,28 @@ enum ThreadFrame {
   @inlinable static func stackPointer() -> UInt { knapsack_stack_pointer() }
 }
 
+extension Container {
+  /// The container whose factory is running where this code runs, if any: the one making the
+  /// innermost synchronous step on this thread, else the innermost asynchronous step that awaits
+  /// this code. What `@Injected` and `@LazyInjected` without `container:` resolve from in an
+  /// instance a factory makes, in the app and in a validation run alike (where it is the run's
+  /// copy).
+  static var makingHere: Container? {
+    if let frame = ThreadFrame.current { return frame.pointee.makingContainer }
+    return FactoryCall.withInnermostStep { $0?.pointee.makingContainer }
+  }
+}
+
+extension Frame {
+  /// The container making this step's dependency. Only for code that runs while the step does:
+  /// its resolution holds the container meanwhile.
+  var makingContainer: Container? {
+    UnsafeRawPointer(bitPattern: UInt(bitPattern: container)).map {
+      Unmanaged<Container>.fromOpaque($0).takeUnretainedValue()
+    }
+  }
+}
+
 /// Checks, every few levels of a resolution, that the thread has stack left for the next ones.
 enum StackGuard {
   /// Levels between two checks.
