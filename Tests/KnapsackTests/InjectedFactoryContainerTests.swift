@@ -176,3 +176,39 @@ extension Dependencies {
     #expect(output.contains("required key \\.factoryContainerLabel"), "\(output)")
   }
 }
+
+/// Made anew for each use.
+final class FactoryContainerSession: Sendable {}
+
+/// Kept for the container's life with the session its property resolved: a captive holder.
+struct FactoryContainerDashboard: Sendable {
+  @Injected(\.factoryContainerSession) var session: FactoryContainerSession
+}
+
+/// Reads a session on first access: the run checks its key as a root of its own.
+struct FactoryContainerLazyDashboard: Sendable {
+  @LazyInjected(\.factoryContainerSession) var session: FactoryContainerSession
+}
+
+extension Dependencies {
+  var factoryContainerSession: Key<FactoryContainerSession> { Key { FactoryContainerSession() } }
+  var factoryContainerDashboard: Key<FactoryContainerDashboard> {
+    Key { FactoryContainerDashboard() }.scope(.singleton)
+  }
+  var factoryContainerLazyDashboard: Key<FactoryContainerLazyDashboard> {
+    Key { FactoryContainerLazyDashboard() }.scope(.singleton)
+  }
+}
+
+@Suite struct InjectedFactoryContainerValidationTests {
+  /// A `@LazyInjected` property made in a run keeps no hold on the run's copy of the container
+  /// (its handle holds that weakly): a copy kept alive past the run made the session that the
+  /// dashboard's `@Injected` property keeps look handed out from elsewhere, and hid the captive
+  /// holder (the build-time check's agreement case found it).
+  @Test func aLazyPropertyInTheSameRunDoesNotHideACaptiveHolder() async throws {
+    let alone = await Container().validate(including: [\.factoryContainerDashboard])
+    #expect(alone.problems(.captiveDependency).map(\.dependency.name) == ["\\.factoryContainerDashboard"], "\(alone)")
+    let both = await Container().validate(including: [\.factoryContainerDashboard, \.factoryContainerLazyDashboard])
+    #expect(both.problems(.captiveDependency).map(\.dependency.name) == ["\\.factoryContainerDashboard"], "\(both)")
+  }
+}

@@ -50,12 +50,12 @@ public struct Injected<Value: Sendable>: Sendable {
       return .value(try resolve())
     } catch let error as ResolutionError {
       guard let recorder = OverrideScope.current?.recorder else {
-        stopResolving("@Injected", fileID, line, from: source, error)
+        stopResolving("@Injected", fileID, line, from: source.reason, error)
       }
       recorder.noteInjectionFailure(error)
       return .failed(InjectionFailure(fileID: fileID, line: line, error: error))
     } catch {
-      stopResolving("@Injected", fileID, line, from: source, error)
+      stopResolving("@Injected", fileID, line, from: source.reason, error)
     }
   }
 
@@ -221,8 +221,9 @@ public struct LazyInjected<Value: Sendable>: Sendable {
   private let read: @Sendable () throws -> Value
   private let fileID: StaticString
   private let line: UInt
-  /// Which container the property resolves from, for the message if it cannot.
-  private let source: InjectionSource
+  /// Why the property resolves from the container it does, for the message if it cannot. Not
+  /// the container itself: the provider holds that, weakly for a validation run's copy.
+  private let source: InjectionSource.Reason
 
   /// Remembers `key`, the container and the open override scope; resolves on first access.
   public init(
@@ -375,7 +376,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
     read = { try lazy.provider.read(lazy.storage, lazy.argument) }
     self.fileID = fileID
     self.line = line
-    self.source = source
+    self.source = source.reason
   }
 
   /// The injected value, resolved on first access.
@@ -405,6 +406,18 @@ struct InjectionSource: Sendable {
     case task
     /// ``Container/current``, which is ``Container/shared`` when nothing set one for the task.
     case shared
+
+    var description: String {
+      switch self {
+      case .given: "the container passed as `container:`"
+      case .factory: "the container whose factory is making this instance"
+      case .task: "Container.current, the task's container (set by withContainer(_:) or the .container trait)"
+      case .shared:
+        "Container.current, which is Container.shared here: no factory is making this instance, and no"
+          + " withContainer(_:) or .container trait set a container for this task; pass `container:`, or make"
+          + " this instance inside withContainer(_:)"
+      }
+    }
   }
 
   /// The source of a property wrapper given `container`: that container, else the one whose
@@ -420,24 +433,12 @@ struct InjectionSource: Sendable {
       (self.container, reason) = (.shared, .shared)
     }
   }
-
-  var description: String {
-    switch reason {
-    case .given: "the container passed as `container:`"
-    case .factory: "the container whose factory is making this instance"
-    case .task: "Container.current, the task's container (set by withContainer(_:) or the .container trait)"
-    case .shared:
-      "Container.current, which is Container.shared here: no factory is making this instance, and no"
-        + " withContainer(_:) or .container trait set a container for this task; pass `container:`, or make"
-        + " this instance inside withContainer(_:)"
-    }
-  }
 }
 
 /// Stops the program for a property wrapper that cannot resolve from `source` (see
 /// ``stopProgram(_:_:_:)``).
 private func stopResolving(
-  _ wrapper: String, _ fileID: StaticString, _ line: UInt, from source: InjectionSource, _ error: any Error
+  _ wrapper: String, _ fileID: StaticString, _ line: UInt, from source: InjectionSource.Reason, _ error: any Error
 ) -> Never {
   // In a dry run (a `@LazyInjected` read there), the problem is one `validate()` would report,
   // but the property has no value to give: say what to do instead.
