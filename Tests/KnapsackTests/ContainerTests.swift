@@ -161,6 +161,7 @@ final class RecordingObserver: ResolutionObserver {
     #expect(error?.failures.count == 1)
     #expect(error?.failures.first?.dependency.name == "\\.containerResource")
     #expect(error?.failures.first?.error == "cannot close")
+    #expect((error as (any Error)?)?.localizedDescription == error?.description)
     #expect(Set(log.all) == ["bad", "good"])
   }
 

@@ -68,6 +68,8 @@ extension Container: ErrorTypeResolving {}
       error.description.contains(
         "fix: register it at the composition root, `container.register(\\.errorClock) { ... }`"))
     #expect(error.description.contains("`withOverrides { $0.register(\\.errorClock) { ... } } operation: { ... }`"))
+    // Code that shows or logs an error's localized description gets the same text.
+    #expect((error as any Error).localizedDescription == error.description)
   }
 
   @Test func requiredKeyAtTheTopLevelHasAOneStepPath() async throws {

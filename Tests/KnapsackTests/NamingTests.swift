@@ -105,6 +105,15 @@ private struct ClashKeyPaths {
     let error = ResolutionError(kind: .requiredKeyNotProvided, dependency: config, path: [config])
     #expect(error.description.contains(#"required key \.config (Billing, BillingConfig) "#), "\(error)")
     #expect(!error.description.contains(") ("), "\(error)")
+    // The fix is code: it spells the key as code does, without its module.
+    #expect(error.description.contains(#"`container.register(\.config) { ... }`"#), "\(error)")
+    #expect(error.description.contains(#"`withOverrides { $0.register(\.config) { ... } } operation: { ... }`"#))
+    for (name, spelling) in [
+      (#"\.config (Billing) #2"#, #"\.config"#), (#"\.config #3"#, #"\.config"#),
+      (#"\.subscript(step:)"#, #"\.subscript(step:)"#), ("Store (name: \"archive\")", "Store (name: \"archive\")"),
+    ] {
+      #expect(DependencyReference(name: name, typeName: "T", location: nil).spelling == spelling)
+    }
     let near = ResolutionError.NearMatch(dependency: config, site: CodeLocation(fileID: "Billing/Keys.swift", line: 4))
     #expect(near.description == #"\.config (Billing, BillingConfig) at Billing/Keys.swift:4"#)
 

@@ -62,6 +62,11 @@ final class OvHolder: Sendable {
     #expect(error?.kind == .containerDisposed)
     #expect(
       error?.description.contains("the override scope it was resolved in has ended and disposed its instance") == true)
+    // The fix is about the scope, not about a disposed container.
+    #expect(
+      error?.description.contains("fix: use the instance while the scope is open") == true,
+      "\(String(describing: error))")
+    #expect(error?.description.contains("a disposed one stays disposed") == false)
     // What the scope made and did not dispose is still its singleton, and what it had not made
     // yet is made in it.
     let holder = try holderProvider.get()

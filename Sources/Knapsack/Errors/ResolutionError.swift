@@ -394,8 +394,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
           + " dependency also where \(dependency.name) is, so that an instance of its own is made there.")
     case .requiredKeyNotProvided:
       lines.append(
-        "  fix: register it at the composition root, `container.register(\(dependency.name)) { ... }`,"
-          + " or in a test, `withOverrides { $0.register(\(dependency.name)) { ... } } operation: { ... }`.")
+        "  fix: register it at the composition root, `container.register(\(dependency.spelling)) { ... }`,"
+          + " or in a test, `withOverrides { $0.register(\(dependency.spelling)) { ... } } operation: { ... }`.")
     case .notRegistered:
       let typeExpression = dependency.typeName.hasPrefix("any ") ? "(\(dependency.typeName))" : dependency.typeName
       let name = dependency.registrationName.map { ", name: \($0)" } ?? ""
@@ -408,6 +408,10 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
           + " its value needs them.")
     case .cycle:
       lines.append("  fix: break the loop with `r.lazy(...)` or `r.provider(...)` on one of its edges.")
+    case .containerDisposed where underlying == Container.ScopeEnded.text:
+      lines.append(
+        "  fix: use the instance while the scope is open, or make the handle outside the scope: what an override"
+          + " scope made ends with it.")
     case .containerDisposed:
       lines.append("  fix: resolve from a live container; a disposed one stays disposed.")
     case .resolutionTooDeep where underlying == StackGuard.Limit.asynchronousSteps.description:
@@ -438,6 +442,30 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
 extension DependencyReference {
   /// A key as `\.storage (any LocalStorage)`; a type once, with its name if it has one.
   var subject: String { name.hasPrefix("\\.") ? name.noted(typeName) : name }
+
+  /// A key as code spells it, `\.storage`: its name without what tells it apart from a key of
+  /// the same name seen before it (` (Common)`, its module; ` #2`, a number).
+  var spelling: String {
+    guard name.hasPrefix("\\.") else { return name }
+    var spelling = Substring(name)
+    // ` #2`: a space, a mark and a number.
+    if let mark = spelling.lastIndex(of: "#"), mark > spelling.startIndex,
+      spelling[spelling.index(before: mark)] == " ", spelling.index(after: mark) < spelling.endIndex,
+      spelling[spelling.index(after: mark)...].allSatisfy(\.isNumber)
+    {
+      spelling = spelling[..<spelling.index(before: mark)]
+    }
+    // ` (Common)`: a space and a module's name in parentheses.
+    if spelling.hasSuffix(")"), let open = spelling.lastIndex(of: "("), open > spelling.startIndex,
+      spelling[spelling.index(before: open)] == " "
+    {
+      let module = spelling[spelling.index(after: open)..<spelling.index(before: spelling.endIndex)]
+      if !module.isEmpty, module.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+        spelling = spelling[..<spelling.index(before: open)]
+      }
+    }
+    return String(spelling)
+  }
 
   /// The quoted registration name of a named type registration, such as `"archive"`.
   var registrationName: String? {

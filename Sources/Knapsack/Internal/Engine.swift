@@ -195,9 +195,9 @@ extension Container {
 
   /// Why an override scope's copy refuses a dependency it disposed (see `disposedWithScope`).
   struct ScopeEnded: Error, CustomStringConvertible {
-    var description: String {
+    static let text =
       "the override scope it was resolved in has ended and disposed its instance (resolve it in a scope that is open)"
-    }
+    var description: String { Self.text }
   }
 
   /// ``produce(_:_:_:)`` with the slot's observer told about it.
