@@ -63,6 +63,14 @@ extension Dependencies {
   var factoryContainerArgumentHolder: ArgumentKey<Int, [FactoryContainerHolder]> {
     ArgumentKey { _, count in (0..<count).map { _ in FactoryContainerHolder() } }
   }
+  /// Makes one holder in a child task (`async let`) and one in an unstructured `Task`.
+  var factoryContainerTaskHolders: AsyncKey<[FactoryContainerLazyHolder]> {
+    AsyncKey { () async -> [FactoryContainerLazyHolder] in
+      async let child = FactoryContainerLazyHolder()
+      let unstructured = await Task { FactoryContainerLazyHolder() }.value
+      return [await child, unstructured]
+    }
+  }
   var factoryContainerViewModel: MainActorKey<FactoryContainerViewModel> {
     MainActorKey { FactoryContainerViewModel() }
   }
@@ -127,6 +135,15 @@ extension Dependencies {
     let task = container("task")
     let label = withContainer(task) { holder.label.label }
     #expect(label == "own")
+  }
+
+  /// A child task of an asynchronous factory is the factory's; an unstructured `Task` it starts
+  /// is not, even awaited: what it makes resolves from `Container.current` there (InjectionAndCycles.md).
+  @Test func childTasksOfAFactoryAreItsAndUnstructuredTasksAreNot() async throws {
+    let own = container("own")
+    let task = container("task")
+    let holders = try await withContainer(task) { try await own.resolve(\.factoryContainerTaskHolders) }
+    #expect(holders.map(\.label.label) == ["own", "task"])
   }
 
   /// A parent's shared instance is made by the parent, with the parent's registrations; a unique
