@@ -337,10 +337,34 @@ final class FactoryCall: Sendable {
   private let outerSeenAt: UInt
   /// Where this call's binding lives: noted by the task that runs the call, as it begins.
   private let boundAt = Atomic<UInt>(0)
+  /// The innermost synchronous frame on the thread where the call began, and its serial (0, 0 for
+  /// none): nonzero only for a call that an immediate task (`Task.immediate`) began in a
+  /// synchronous factory, whose first part runs on that factory's thread (see
+  /// ``Container/makingHere``).
+  private let threadFrame: (address: UInt, serial: UInt)
 
   init(frame: AsyncFrame?) {
     self.frame = frame
     (outer, outerSeenAt) = Self.seen ?? (nil, 0)
+    let thread = ThreadFrame.current
+    threadFrame = (UInt(bitPattern: thread), thread?.pointee.serial ?? 0)
+  }
+
+  /// Whether this call began inside the synchronous step at `frame`, the thread's frame where
+  /// the code it awaits runs: the call is then inside that step, not the other way round.
+  private func began(under frame: UnsafeMutablePointer<Frame>) -> Bool {
+    threadFrame.address == UInt(bitPattern: frame) && threadFrame.serial == frame.pointee.serial
+  }
+
+  /// The container of the step whose factory is the innermost call that awaits the code running
+  /// here, if that call is inside `thread`, the thread's innermost synchronous step (or there is
+  /// none); nil otherwise.
+  static func makingContainer(inside thread: UnsafeMutablePointer<Frame>?) -> Container? {
+    guard let (call, address) = seen,
+      let inner = call.awaited(seenAt: address, { $0.frame != nil }), let frame = inner.frame
+    else { return nil }
+    if let thread, !inner.began(under: thread) { return nil }
+    return withExtendedLifetime(frame) { frame.pointer.pointee.makingContainer }
   }
 
   /// Runs `body` as this call (the factory of ``frame``'s step).
@@ -657,13 +681,18 @@ enum ThreadFrame {
 
 extension Container {
   /// The container whose factory is running where this code runs, if any: the one making the
-  /// innermost synchronous step on this thread, else the innermost asynchronous step that awaits
-  /// this code. What `@Injected` and `@LazyInjected` without `container:` resolve from in an
-  /// instance a factory makes, in the app and in a validation run alike (where it is the run's
-  /// copy).
+  /// innermost step, synchronous on this thread or asynchronous awaiting this code. What
+  /// `@Injected` and `@LazyInjected` without `container:` resolve from in an instance a factory
+  /// makes, in the app and in a validation run alike (where it is the run's copy).
+  ///
+  /// A synchronous step that runs on this thread is inside the asynchronous steps that await this
+  /// code, unless one of those began inside it: an immediate task (`Task.immediate`) that a
+  /// synchronous factory starts runs on that factory's thread until it first suspends, and an
+  /// asynchronous factory it resolves is the innermost step there.
   static var makingHere: Container? {
-    if let frame = ThreadFrame.current { return frame.pointee.makingContainer }
-    return FactoryCall.withInnermostStep { $0?.pointee.makingContainer }
+    let thread = ThreadFrame.current
+    if let awaited = FactoryCall.makingContainer(inside: thread) { return awaited }
+    return thread?.pointee.makingContainer
   }
 }
 
