@@ -27,6 +27,12 @@ struct ReviewPair: Sendable, Equatable {
   var agrees: Bool { resolver == injected }
 }
 
+/// A session-kept view model that reads a dependency on first use.
+final class ReviewSessionModel: @unchecked Sendable {
+  // Safe: the wrapper is `Sendable` and its storage is only read after init.
+  @LazyInjected(\.reviewLabel) var label: String
+}
+
 /// Makes a holder when it goes away.
 final class ReviewDeinitProbe: Sendable {
   let seen: Collected<String>
@@ -53,6 +59,7 @@ extension Dependencies {
     MainActorKey { r in ReviewPair(resolver: try r[\.reviewLabel]) }
   }
   var reviewPairs: Multibinding<ReviewPair> { Multibinding() }
+  var reviewSessionModel: Key<ReviewSessionModel> { Key { ReviewSessionModel() }.scope(.singleton) }
   /// An asynchronous factory that makes holders in each kind of task it can start.
   var reviewTaskKinds: AsyncKey<[String]> {
     AsyncKey { () async -> [String] in
@@ -158,6 +165,38 @@ extension Dependencies {
       _ = ReviewDeinitProbe(seen)
     }
     #expect(seen.all == ["own", "task"])
+  }
+
+  /// A child container that is simply dropped is released with its instances
+  /// (ContainersAndChildScopes.md, "End a session"), also when one of its singletons has a
+  /// `@LazyInjected` property: before the change, that property held `Container.current`.
+  @Test func aDroppedSessionWithALazyPropertyIsReleased() throws {
+    let app = container("app")
+    weak var released: Container?
+    weak var model: ReviewSessionModel?
+    do {
+      let session = app.makeChild()
+      session.register(\.reviewSessionModel) { ReviewSessionModel() }
+      let made = try session[\.reviewSessionModel]
+      #expect(made.label == "app")
+      released = session
+      model = made
+    }
+    #expect(released == nil, "the session container leaks")
+    #expect(model == nil, "the session's singleton leaks")
+  }
+
+  /// Holding the factory's container weakly, a `@LazyInjected` property read once that container
+  /// is gone stops saying so (not that a validation run ended).
+  @Test func aLazyPropertyReadAfterItsContainerWentStopsSayingWhy() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let holder = try? Container()[\.reviewLazyHolder]
+      _ = holder?.label
+    }
+    let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(output.contains("from the container whose factory is making this instance"), "\(output)")
+    #expect(
+      output.contains("whose factory made the instance with this @LazyInjected property was released"), "\(output)")
   }
 
   /// A `@LazyInjected` property read later, on another thread, reads from the factory's

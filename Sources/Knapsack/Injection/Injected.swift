@@ -211,8 +211,11 @@ public struct Injected<Value: Sendable>: Sendable {
 ///
 /// The container it resolves from is chosen at initialization as ``Injected``'s is (the one
 /// passed, else the one whose factory makes the instance, else ``Container/current``) and
-/// remembered with the override scope open then, for the first access. A main-actor key's property must be first read on the main actor (in a
-/// `@MainActor` type, it is).
+/// remembered with the override scope open then, for the first access. The container whose
+/// factory makes the instance is held weakly, since it may keep the instance (a singleton), and
+/// the two would keep each other alive: read the property while that container lives (a read
+/// after it is gone stops the program, saying so). A main-actor key's property must be first read
+/// on the main actor (in a `@MainActor` type, it is).
 @propertyWrapper
 public struct LazyInjected<Value: Sendable>: Sendable {
   /// The first access's read through the key's provider, then the value it kept: synchronously,
@@ -222,7 +225,8 @@ public struct LazyInjected<Value: Sendable>: Sendable {
   private let fileID: StaticString
   private let line: UInt
   /// Why the property resolves from the container it does, for the message if it cannot. Not
-  /// the container itself: the provider holds that, weakly for a validation run's copy.
+  /// the container itself: the provider holds that, weakly for a validation run's copy and for
+  /// the container whose factory made the instance.
   private let source: InjectionSource.Reason
 
   /// Remembers `key`, the container and the open override scope; resolves on first access.
@@ -373,7 +377,11 @@ public struct LazyInjected<Value: Sendable>: Sendable {
 
   private init<K>(_ lazy: Lazy<K>, _ fileID: StaticString, _ line: UInt, from source: InjectionSource)
   where K.Value == Value {
-    read = { try lazy.provider.read(lazy.storage, lazy.argument) }
+    var lazy = lazy
+    // The container making the instance may keep it (a singleton): held strongly, the two would
+    // keep each other alive.
+    if source.reason == .factory { lazy.provider = lazy.provider.holdingContainerWeakly() }
+    read = { [lazy] in try lazy.provider.read(lazy.storage, lazy.argument) }
     self.fileID = fileID
     self.line = line
     self.source = source.reason

@@ -54,8 +54,12 @@ extension MultibindingKey: ElementsKey {
 public struct Provider<Key: DependencyKeyType>: Sendable {
   let index: Int
   /// The container the handle resolves from, and the override scope it was made in, which it
-  /// resolves in; a validation run's are held weakly (see ``Held``).
-  private let heldContainer: Held<Container>
+  /// resolves in; a validation run's are held weakly (see ``Held``), and so is the container of
+  /// a ``LazyInjected`` property of an instance its factory made (see ``holdingContainerWeakly()``).
+  private var heldContainer: Held<Container>
+  /// Whether ``heldContainer`` is weak because a ``LazyInjected`` property asked for it, not
+  /// because a validation run made the handle: what the error says once the container is gone.
+  private var heldWeaklyForInstance = false
   private let heldScope: Held<OverrideScope>
   var scope: OverrideScope? { heldScope.object }
 
@@ -90,8 +94,24 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
       let dependency = KeyTable.shared.descriptor(index).reference
       throw ResolutionError(
         kind: .containerDisposed, dependency: dependency, path: [dependency],
-        underlying: "the handle was made by a validation run, which has ended")
+        underlying: heldWeaklyForInstance
+          ? "the container whose factory made the instance with this @LazyInjected property was released"
+            + " (the property holds it weakly, so that the container's shared instances do not keep it alive)"
+          : "the handle was made by a validation run, which has ended")
     }
+  }
+
+  /// This handle, holding its container weakly: a ``LazyInjected`` property of an instance that a
+  /// factory made resolves from the container making it, which may keep the instance (a
+  /// singleton); held strongly, the two would keep each other alive, and a child container
+  /// simply dropped would never be released.
+  func holdingContainerWeakly() -> Provider {
+    var weakened = self
+    if case .strong(let container?) = heldContainer {
+      weakened.heldContainer = .weak(.init(container))
+      weakened.heldWeaklyForInstance = true
+    }
+    return weakened
   }
 
   func resolve(_ argument: Key.Argument) throws -> Key.Value {
@@ -253,7 +273,7 @@ extension Provider where Key.Kind == MainActorKind {
 /// ``MainActorKey``. A key that takes an argument gets it when the handle is made,
 /// `r.lazy(\.profile, argument: userID)`.
 public struct Lazy<Key: DependencyKeyType>: Sendable {
-  let provider: Provider<Key>
+  var provider: Provider<Key>
   let storage: LazyStorage<Key.Value>
   /// What the first read resolves the key for.
   let argument: Key.Argument
