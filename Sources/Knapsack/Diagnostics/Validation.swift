@@ -709,9 +709,10 @@ extension Container {
     var batch: [ObjectIdentifier: (copy: Container, indices: Set<Int>)] = [ObjectIdentifier(copy): (copy, roots)]
     while !batch.isEmpty {
       for (target, indices) in batch.values {
-        // `@Injected` in what a factory makes resolves from `Container.current`, as when the app
-        // runs: the container the caller's task set, else `Container.shared` (through the run's
-        // copy of it).
+        // `@Injected` in what a factory makes resolves from the container making it (the run's
+        // copy), as when the app runs; only an instance made outside every factory (in a task a
+        // factory does not await) resolves from `Container.current`, the container the caller's
+        // task set, else `Container.shared` (through the run's copy of it): the run sets none.
         let found = await OverrideScope.$current.withValue(validation) {
           await target.runEach(indices, samples: samples, holders: holders, deepChains: deepChains)
         }
