@@ -329,6 +329,17 @@ struct ReviewLazyRequiredHolder: Sendable {
   @LazyInjected(\.reviewRequired) var value: String
 }
 
+/// Makes a holder in each of its callbacks, and notes what it read.
+final class ReviewMakingObserver: ResolutionObserver {
+  let seen = Collected<String>()
+  func willResolve(_ dependency: DependencyReference, depth: Int) {
+    seen.append("will \(dependency.name) \(depth): \(ReviewHolder().label)")
+  }
+  func didResolve(_ event: ResolutionEvent) {
+    seen.append("did \(event.dependency.name) \(event.depth): \(ReviewHolder().label)")
+  }
+}
+
 extension Dependencies {
   var reviewRequired: Key<String> { .required() }
   var reviewRequiredSingleton: Key<ReviewRequiredHolder> { Key { ReviewRequiredHolder() }.scope(.singleton) }
@@ -375,5 +386,23 @@ extension Dependencies {
     let graph = await container.graph(including: [\.reviewHolder, \.reviewHolderOfHolder])
     #expect(graph.edges.contains(.init(from: "\\.reviewHolder", to: "\\.reviewLabel")), "\(graph.edges)")
     #expect(graph.edges.contains(.init(from: "\\.reviewHolderOfHolder", to: "\\.reviewHolder")), "\(graph.edges)")
+  }
+
+  /// An observer is no factory: what it makes in its callbacks resolves from `Container.current`
+  /// whether the step it is told about is a top-level one (no factory on the path) or a
+  /// dependency a factory asked for; it resolved from the asking factory's container before.
+  @Test func anObserverThatMakesAnInstanceUsesTheTasksContainer() async throws {
+    let parent = Container()
+    parent.register(\.reviewLabel) { "parent" }
+    let observer = ReviewMakingObserver()
+    parent.observe(observer)
+    let task = Container()
+    task.register(\.reviewLabel) { "task" }
+    try await withContainer(task) {
+      _ = try parent[\.reviewHolderOfHolder]
+      _ = try await parent.resolve(\.reviewAsyncPair)
+    }
+    #expect(observer.seen.all.count >= 12, "\(observer.seen.all)")
+    #expect(observer.seen.all.allSatisfy { $0.hasSuffix(": task") }, "\(observer.seen.all)")
   }
 }

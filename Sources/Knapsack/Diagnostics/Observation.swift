@@ -2,7 +2,9 @@
 ///
 /// Install one with ``Container/observe(_:)``. While no observer is installed, resolutions
 /// pay nothing for the feature. ``ResolutionTracer`` is a ready observer that prints a tree.
-/// What an observer resolves from inside its own callbacks is not observed.
+/// What an observer resolves from inside its own callbacks is not observed. A callback is no
+/// factory: an ``Injected`` or ``LazyInjected`` property of an instance it makes resolves from
+/// ``Container/current``, as outside any factory.
 public protocol ResolutionObserver: Sendable {
   /// Called before a dependency is resolved, with its depth in the resolution (0 = top level).
   func willResolve(_ dependency: DependencyReference, depth: Int)

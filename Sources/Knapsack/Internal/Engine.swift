@@ -993,10 +993,11 @@ struct Observation {
 
   /// Runs `callback`, a call of the observer, unless this thread is in one already: what an
   /// observer resolves from inside its own callbacks (a logger it resolves to write to) is not
-  /// observed, or each of those resolutions would call it again, without end.
+  /// observed, or each of those resolutions would call it again, without end. The thread's word
+  /// keeps the frame the callback began in, tagged (see ``Container/makingHere``).
   private static func callingBack(_ callback: () -> Void) {
     guard knapsack_thread_observing_load() == 0 else { return }
-    knapsack_thread_observing_store(1)
+    knapsack_thread_observing_store(UInt(bitPattern: ThreadFrame.current) | 1)
     defer { knapsack_thread_observing_store(0) }
     callback()
   }

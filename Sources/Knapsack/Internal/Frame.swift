@@ -689,8 +689,12 @@ extension Container {
   /// code, unless one of those began inside it: an immediate task (`Task.immediate`) that a
   /// synchronous factory starts runs on that factory's thread until it first suspends, and an
   /// asynchronous factory it resolves is the innermost step there.
+  /// An observer's callback is no factory: what it makes there resolves from `Container.current`
+  /// (unless a factory it runs makes it), whether the step it is told about has a requester on
+  /// this thread's path or not.
   static var makingHere: Container? {
     let thread = ThreadFrame.current
+    if knapsack_thread_observing_load() == UInt(bitPattern: thread) | 1 { return nil }
     if let awaited = FactoryCall.makingContainer(inside: thread) { return awaited }
     return thread?.pointee.makingContainer
   }
