@@ -211,11 +211,11 @@ public struct Injected<Value: Sendable>: Sendable {
 ///
 /// The container it resolves from is chosen at initialization as ``Injected``'s is (the one
 /// passed, else the one whose factory makes the instance, else ``Container/current``) and
-/// remembered with the override scope open then, for the first access. The container whose
-/// factory makes the instance is held weakly, since it may keep the instance (a singleton), and
-/// the two would keep each other alive: read the property while that container lives (a read
-/// after it is gone stops the program, saying so). A main-actor key's property must be first read
-/// on the main actor (in a `@MainActor` type, it is).
+/// remembered with the override scope open then, for the first access. In a singleton or cached
+/// instance, which its container keeps, it holds that container weakly, so that the two do not
+/// keep each other alive: read it while the container lives (a read after the container is gone
+/// stops the program, saying so). A main-actor key's property must be first read on the main
+/// actor (in a `@MainActor` type, it is).
 @propertyWrapper
 public struct LazyInjected<Value: Sendable>: Sendable {
   /// The first access's read through the key's provider, then the value it kept: synchronously,
@@ -225,8 +225,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
   private let fileID: StaticString
   private let line: UInt
   /// Why the property resolves from the container it does, for the message if it cannot. Not
-  /// the container itself: the provider holds that, weakly for a validation run's copy and for
-  /// the container whose factory made the instance.
+  /// the container itself: the provider holds that, weakly for a validation run's copy.
   private let source: InjectionSource.Reason
 
   /// Remembers `key`, the container and the open override scope; resolves on first access.
@@ -378,9 +377,9 @@ public struct LazyInjected<Value: Sendable>: Sendable {
   private init<K>(_ lazy: Lazy<K>, _ fileID: StaticString, _ line: UInt, from source: InjectionSource)
   where K.Value == Value {
     var lazy = lazy
-    // The container making the instance may keep it (a singleton): held strongly, the two would
-    // keep each other alive.
-    if source.reason == .factory { lazy.provider = lazy.provider.holdingContainerWeakly() }
+    // A container that keeps the instance (its singleton) would be kept alive by it, and the two
+    // by each other: the handle holds it weakly then.
+    if source.keepsInstance { lazy.provider = lazy.provider.holdingContainerWeakly() }
     read = { [lazy] in try lazy.provider.read(lazy.storage, lazy.argument) }
     self.fileID = fileID
     self.line = line
@@ -402,6 +401,10 @@ public struct LazyInjected<Value: Sendable>: Sendable {
 struct InjectionSource: Sendable {
   let container: Container
   let reason: Reason
+  /// Whether ``container`` keeps the instance being made (a factory's singleton or cached
+  /// instance): a handle the instance keeps then holds the container weakly (see
+  /// ``LazyInjected``).
+  private(set) var keepsInstance = false
 
   enum Reason: Sendable {
     /// The one passed as `container:`.
@@ -434,7 +437,8 @@ struct InjectionSource: Sendable {
     if let container {
       (self.container, reason) = (container, .given)
     } else if let making = Container.makingHere {
-      (self.container, reason) = (making, .factory)
+      (self.container, reason) = (making.container, .factory)
+      keepsInstance = making.keepsWhatItMakes
     } else if let task = Container.taskContainer {
       (self.container, reason) = (task, .task)
     } else {

@@ -55,7 +55,8 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   let index: Int
   /// The container the handle resolves from, and the override scope it was made in, which it
   /// resolves in; a validation run's are held weakly (see ``Held``), and so is the container of
-  /// a ``LazyInjected`` property of an instance its factory made (see ``holdingContainerWeakly()``).
+  /// a ``LazyInjected`` property of an instance that container keeps (see
+  /// ``holdingContainerWeakly()``).
   private var heldContainer: Held<Container>
   /// Whether ``heldContainer`` is weak because a ``LazyInjected`` property asked for it, not
   /// because a validation run made the handle: what the error says once the container is gone.
@@ -95,16 +96,17 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
       throw ResolutionError(
         kind: .containerDisposed, dependency: dependency, path: [dependency],
         underlying: heldWeaklyForInstance
-          ? "the container whose factory made the instance with this @LazyInjected property was released"
-            + " (the property holds it weakly, so that the container's shared instances do not keep it alive)"
+          ? "the container that made the instance with this @LazyInjected property, and kept it (a singleton"
+            + " or cached instance), was released: the property holds it weakly, so that the two do not keep"
+            + " each other alive; keep the container while the instance is used"
           : "the handle was made by a validation run, which has ended")
     }
   }
 
   /// This handle, holding its container weakly: a ``LazyInjected`` property of an instance that a
-  /// factory made resolves from the container making it, which may keep the instance (a
-  /// singleton); held strongly, the two would keep each other alive, and a child container
-  /// simply dropped would never be released.
+  /// factory made resolves from the container making it, which keeps the instance if it is a
+  /// singleton or cached one; held strongly, the two would keep each other alive, and a child
+  /// container simply dropped would never be released.
   func holdingContainerWeakly() -> Provider {
     var weakened = self
     if case .strong(let container?) = heldContainer {

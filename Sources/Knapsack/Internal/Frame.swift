@@ -359,12 +359,12 @@ final class FactoryCall: Sendable {
   /// The container of the step whose factory is the innermost call that awaits the code running
   /// here, if that call is inside `thread`, the thread's innermost synchronous step (or there is
   /// none); nil otherwise.
-  static func makingContainer(inside thread: UnsafeMutablePointer<Frame>?) -> Container? {
+  static func makingStep(inside thread: UnsafeMutablePointer<Frame>?) -> MakingStep? {
     guard let (call, address) = seen,
       let inner = call.awaited(seenAt: address, { $0.frame != nil }), let frame = inner.frame
     else { return nil }
     if let thread, !inner.began(under: thread) { return nil }
-    return withExtendedLifetime(frame) { frame.pointer.pointee.makingContainer }
+    return withExtendedLifetime(frame) { frame.pointer.pointee.makingStep }
   }
 
   /// Runs `body` as this call (the factory of ``frame``'s step).
@@ -692,20 +692,36 @@ extension Container {
   /// An observer's callback is no factory: what it makes there resolves from `Container.current`
   /// (unless a factory it runs makes it), whether the step it is told about has a requester on
   /// this thread's path or not.
-  static var makingHere: Container? {
+  static var makingHere: MakingStep? {
     let thread = ThreadFrame.current
     if knapsack_thread_observing_load() == UInt(bitPattern: thread) | 1 { return nil }
-    if let awaited = FactoryCall.makingContainer(inside: thread) { return awaited }
-    return thread?.pointee.makingContainer
+    if let awaited = FactoryCall.makingStep(inside: thread) { return awaited }
+    return thread?.pointee.makingStep
+  }
+}
+
+/// The step whose factory is running where some code runs: its container and its dependency.
+struct MakingStep {
+  let container: Container
+  let index: Int
+
+  /// Whether the step keeps what its factory makes for as long as its container lives (a
+  /// singleton or cached scope), so that what that makes must not hold the container strongly:
+  /// the two would keep each other alive.
+  var keepsWhatItMakes: Bool {
+    let registration =
+      container.effectiveRegistration(index)?.0 ?? KeyTable.shared.descriptor(index).defaultRegistration
+    guard let kind = registration?.scope.kind else { return false }
+    return kind == .singleton || kind == .cached
   }
 }
 
 extension Frame {
-  /// The container making this step's dependency. Only for code that runs while the step does:
-  /// its resolution holds the container meanwhile.
-  var makingContainer: Container? {
+  /// The container making this step's dependency, and the dependency. Only for code that runs
+  /// while the step does: its resolution holds the container meanwhile.
+  var makingStep: MakingStep? {
     UnsafeRawPointer(bitPattern: UInt(bitPattern: container)).map {
-      Unmanaged<Container>.fromOpaque($0).takeUnretainedValue()
+      MakingStep(container: Unmanaged<Container>.fromOpaque($0).takeUnretainedValue(), index: index)
     }
   }
 }
