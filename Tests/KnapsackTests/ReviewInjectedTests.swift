@@ -200,7 +200,8 @@ extension Dependencies {
     }
     let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(output.contains("from the container whose factory is making this instance"), "\(output)")
-    #expect(output.contains("and kept it (a singleton or cached instance), was released"), "\(output)")
+    #expect(
+      output.contains("made for a singleton or cached instance of its container, which was released"), "\(output)")
   }
 
   /// An instance the app keeps past the container that made it (a unique one, which the
@@ -416,5 +417,57 @@ extension Dependencies {
     }
     #expect(observer.seen.all.count >= 12, "\(observer.seen.all)")
     #expect(observer.seen.all.allSatisfy { $0.hasSuffix(": task") }, "\(observer.seen.all)")
+  }
+}
+
+/// A singleton that keeps a handle its factory made from its resolver.
+final class ReviewHandleHolder: Sendable {
+  let lazy: Lazy<Key<String>>
+  let provider: Provider<Key<String>>
+  init(lazy: Lazy<Key<String>>, provider: Provider<Key<String>>) {
+    self.lazy = lazy
+    self.provider = provider
+  }
+}
+
+extension Dependencies {
+  var reviewHandleHolder: Key<ReviewHandleHolder> {
+    Key { r in ReviewHandleHolder(lazy: r.lazy(\.reviewLabel), provider: r.provider(\.reviewLabel)) }.scope(.singleton)
+  }
+}
+
+@Suite struct ReviewHandleRetentionTests {
+  /// A `Lazy` or `Provider` that a singleton's factory makes from its resolver holds the container
+  /// weakly, as `@LazyInjected` does: a container simply dropped is released with its singleton
+  /// (ContainersAndChildScopes.md, "End a session"); before, the two kept each other alive, even
+  /// once disposed.
+  @Test func aDroppedContainerWithASingletonsHandlesIsReleased() throws {
+    weak var released: Container?
+    weak var holder: ReviewHandleHolder?
+    do {
+      // A container of its own: a parent would make the key's default singleton itself.
+      let session = Container()
+      session.register(\.reviewLabel) { "session" }
+      let made = try session[\.reviewHandleHolder]
+      #expect(try made.lazy.value == "session")
+      #expect(try made.provider.get() == "session")
+      released = session
+      holder = made
+    }
+    #expect(freedSoon { released == nil }, "the session container leaks")
+    #expect(freedSoon { holder == nil }, "the session's singleton leaks")
+  }
+
+  /// Kept past its container, the singleton's handle throws, saying why.
+  @Test func aSingletonsHandleUsedAfterItsContainerWentThrowsSayingWhy() throws {
+    func holder() throws -> ReviewHandleHolder {
+      let session = Container()
+      session.register(\.reviewLabel) { "session" }
+      return try session[\.reviewHandleHolder]
+    }
+    let kept = try holder()
+    let error = #expect(throws: ResolutionError.self) { try kept.provider.get() }
+    #expect(error?.kind == .containerDisposed)
+    #expect(error?.underlying?.contains("made for a singleton or cached instance of its container") == true)
   }
 }

@@ -376,11 +376,7 @@ public struct LazyInjected<Value: Sendable>: Sendable {
 
   private init<K>(_ lazy: Lazy<K>, _ fileID: StaticString, _ line: UInt, from source: InjectionSource)
   where K.Value == Value {
-    var lazy = lazy
-    // A container that keeps the instance (its singleton) would be kept alive by it, and the two
-    // by each other: the handle holds it weakly then.
-    if source.keepsInstance { lazy.provider = lazy.provider.holdingContainerWeakly() }
-    read = { [lazy] in try lazy.provider.read(lazy.storage, lazy.argument) }
+    read = { try lazy.provider.read(lazy.storage, lazy.argument) }
     self.fileID = fileID
     self.line = line
     self.source = source.reason
@@ -401,10 +397,6 @@ public struct LazyInjected<Value: Sendable>: Sendable {
 struct InjectionSource: Sendable {
   let container: Container
   let reason: Reason
-  /// Whether ``container`` keeps the instance being made (a factory's singleton or cached
-  /// instance): a handle the instance keeps then holds the container weakly (see
-  /// ``LazyInjected``).
-  private(set) var keepsInstance = false
 
   enum Reason: Sendable {
     /// The one passed as `container:`.
@@ -438,7 +430,6 @@ struct InjectionSource: Sendable {
       (self.container, reason) = (container, .given)
     } else if let making = Container.makingHere {
       (self.container, reason) = (making.container, .factory)
-      keepsInstance = making.keepsWhatItMakes
     } else if let task = Container.taskContainer {
       (self.container, reason) = (task, .task)
     } else {

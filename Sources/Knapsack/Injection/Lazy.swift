@@ -50,17 +50,20 @@ extension MultibindingKey: ElementsKey {
 /// ``ArgumentKey``.
 ///
 /// It resolves in the override scope it was made in (or in none, if it was made outside any),
-/// whatever scope is open where it is called.
+/// whatever scope is open where it is called. It holds its container, weakly if a factory made it
+/// for a singleton or cached instance of that container (which keeps the instance): used after
+/// the container is gone, it then throws ``ResolutionError/Kind/containerDisposed``.
 public struct Provider<Key: DependencyKeyType>: Sendable {
   let index: Int
   /// The container the handle resolves from, and the override scope it was made in, which it
-  /// resolves in; a validation run's are held weakly (see ``Held``), and so is the container of
-  /// a ``LazyInjected`` property of an instance that container keeps (see
-  /// ``holdingContainerWeakly()``).
-  private var heldContainer: Held<Container>
-  /// Whether ``heldContainer`` is weak because a ``LazyInjected`` property asked for it, not
-  /// because a validation run made the handle: what the error says once the container is gone.
-  private var heldWeaklyForInstance = false
+  /// resolves in; a validation run's are held weakly (see ``Held``), and so is a container whose
+  /// factory makes the handle for an instance the container keeps (see ``keptByItsContainer``).
+  private let heldContainer: Held<Container>
+  /// Whether the handle was made, in a factory of its container, for a singleton or cached
+  /// instance, which the container keeps: held strongly, the container and the instance would
+  /// keep each other alive, and a child container simply dropped would never be released. What
+  /// the error says once the container is gone.
+  private let keptByItsContainer: Bool
   private let heldScope: Held<OverrideScope>
   var scope: OverrideScope? { heldScope.object }
 
@@ -80,7 +83,10 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
     self.isMultibinding = isMultibinding
     self.site = site
     let scope = OverrideScope.active
-    heldContainer = Held(container, weakly: container.isValidationCopy)
+    let making = Container.makingHere
+    keptByItsContainer =
+      !container.isValidationCopy && making?.container === container && making?.keepsWhatItMakes == true
+    heldContainer = Held(container, weakly: container.isValidationCopy || keptByItsContainer)
     heldScope = Held(scope, weakly: scope?.recorder != nil)
     // In a validation run, what the handle will resolve is checked too (for a `Lazy`'s argument,
     // unless the run was given a sample).
@@ -95,25 +101,12 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
       let dependency = KeyTable.shared.descriptor(index).reference
       throw ResolutionError(
         kind: .containerDisposed, dependency: dependency, path: [dependency],
-        underlying: heldWeaklyForInstance
-          ? "the container that made the instance with this @LazyInjected property, and kept it (a singleton"
-            + " or cached instance), was released: the property holds it weakly, so that the two do not keep"
-            + " each other alive; keep the container while the instance is used"
+        underlying: keptByItsContainer
+          ? "the handle was made for a singleton or cached instance of its container, which was released: the"
+            + " handle holds that container weakly, so that the two do not keep each other alive; keep the"
+            + " container while the instance is used"
           : "the handle was made by a validation run, which has ended")
     }
-  }
-
-  /// This handle, holding its container weakly: a ``LazyInjected`` property of an instance that a
-  /// factory made resolves from the container making it, which keeps the instance if it is a
-  /// singleton or cached one; held strongly, the two would keep each other alive, and a child
-  /// container simply dropped would never be released.
-  func holdingContainerWeakly() -> Provider {
-    var weakened = self
-    if case .strong(let container?) = heldContainer {
-      weakened.heldContainer = .weak(.init(container))
-      weakened.heldWeaklyForInstance = true
-    }
-    return weakened
   }
 
   func resolve(_ argument: Key.Argument) throws -> Key.Value {
@@ -275,7 +268,7 @@ extension Provider where Key.Kind == MainActorKind {
 /// ``MainActorKey``. A key that takes an argument gets it when the handle is made,
 /// `r.lazy(\.profile, argument: userID)`.
 public struct Lazy<Key: DependencyKeyType>: Sendable {
-  var provider: Provider<Key>
+  let provider: Provider<Key>
   let storage: LazyStorage<Key.Value>
   /// What the first read resolves the key for.
   let argument: Key.Argument
