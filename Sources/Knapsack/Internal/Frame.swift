@@ -356,9 +356,9 @@ final class FactoryCall: Sendable {
     threadFrame.address == UInt(bitPattern: frame) && threadFrame.serial == frame.pointee.serial
   }
 
-  /// The container of the step whose factory is the innermost call that awaits the code running
-  /// here, if that call is inside `thread`, the thread's innermost synchronous step (or there is
-  /// none); nil otherwise.
+  /// The step whose factory is the innermost call that awaits the code running here, if that
+  /// call is inside `thread`, the thread's innermost synchronous step (or there is none); nil
+  /// otherwise.
   static func makingStep(inside thread: UnsafeMutablePointer<Frame>?) -> MakingStep? {
     guard let (call, address) = seen,
       let inner = call.awaited(seenAt: address, { $0.frame != nil }), let frame = inner.frame
@@ -680,8 +680,8 @@ enum ThreadFrame {
 }
 
 extension Container {
-  /// The container whose factory is running where this code runs, if any: the one making the
-  /// innermost step, synchronous on this thread or asynchronous awaiting this code. What
+  /// The step whose factory is running where this code runs, if any: the innermost one,
+  /// synchronous on this thread or asynchronous awaiting this code. Its container is what
   /// `@Injected` and `@LazyInjected` without `container:` resolve from in an instance a factory
   /// makes, in the app and in a validation run alike (where it is the run's copy).
   ///
@@ -689,6 +689,7 @@ extension Container {
   /// code, unless one of those began inside it: an immediate task (`Task.immediate`) that a
   /// synchronous factory starts runs on that factory's thread until it first suspends, and an
   /// asynchronous factory it resolves is the innermost step there.
+  ///
   /// An observer's callback is no factory: what it makes there resolves from `Container.current`
   /// (unless a factory it runs makes it), whether the step it is told about has a requester on
   /// this thread's path or not.
