@@ -225,7 +225,8 @@ public struct LazyInjected<Value: Sendable>: Sendable {
   private let fileID: StaticString
   private let line: UInt
   /// Why the property resolves from the container it does, for the message if it cannot. Not
-  /// the container itself: the provider holds that, weakly for a validation run's copy.
+  /// the container itself: the provider holds that (weakly for a validation run's copy, and for a
+  /// singleton or cached instance of the container, see ``Provider``).
   private let source: InjectionSource.Reason
 
   /// Remembers `key`, the container and the open override scope; resolves on first access.
