@@ -321,7 +321,8 @@ private func isSimpleLoop(_ path: [String]) -> Bool {
     // The key's name alone cannot tell a loop from a walk over other arguments: the argument is said.
     #expect(error?.underlying == "asked again for the same argument, 1")
     #expect(
-      error?.description.contains("\\.cycleViaArgument → \\.cycleArgument: asked again for the same argument, 1.")
+      error?.description.contains(
+        "\\.cycleArgument(1) → \\.cycleViaArgument → \\.cycleArgument(1): asked again for the same argument, 1.")
         == true, "\(String(describing: error))")
   }
 

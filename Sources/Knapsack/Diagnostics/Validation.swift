@@ -85,7 +85,7 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       }
       if let location = dependency.location { lines.append("    declared at \(location)") }
       if let registeredAt { lines.append("    registered at \(registeredAt)") }
-      if path.count > 1 { lines.append("    path: \(ResolutionError.shortened(path))") }
+      if path.count > 1 { lines.append("    path: \(ResolutionError.shortened(path.map(\.name)))") }
       if kind == .captiveDependency, let held = path.last, path.count > 1 {
         lines.append("    holds \(held.name): \(ResolutionError.sites(held.location, pathRegistrations.last ?? nil))")
       }

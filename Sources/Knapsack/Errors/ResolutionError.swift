@@ -147,6 +147,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     let path: [Int]
     /// The sites of a path longer than one step (see ``pathRegistrations``).
     let sites: [CodeLocation?]?
+    /// The argument each step was made for, as text, if any step took one (see
+    /// ``pathSteps``).
+    let arguments: [String?]?
   }
 
   /// Creates an error; the engine makes these, tests may compare against them.
@@ -171,7 +174,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// path of one step).
   init(
     kind: Kind, container: Container, index: Int, path indices: [Int], registeredAt: CodeLocation?,
-    pathSites: [CodeLocation?]?, underlying: String?
+    pathSites: [CodeLocation?]?, pathArguments: [String?]? = nil, underlying: String?
   ) {
     let table = KeyTable.shared
     self.kind = kind
@@ -181,7 +184,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     self.underlying = underlying
     givenPathRegistrations = []
     givenNearMatches = []
-    origin = Origin(container: container, index: index, path: indices, sites: pathSites)
+    origin = Origin(container: container, index: index, path: indices, sites: pathSites, arguments: pathArguments)
   }
 
   private enum CodingKeys: String, CodingKey {
@@ -287,7 +290,16 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
 
   /// The whole path as one line: `\.todoList → \.repository → \.clock`. (``description``
   /// prints a path of more than 12 steps as its first and last four.)
-  public var pathDescription: String { path.map(\.name).joined(separator: " → ") }
+  /// A step that was made for an argument shows it: `\.node(3)`.
+  public var pathDescription: String { pathSteps.joined(separator: " → ") }
+
+  /// Each step of ``path`` as messages show it: its name, then, for a step made for an argument,
+  /// the argument's description, cut short: `\.node(3)`. The steps of a chain of one argument
+  /// key differ only in their arguments.
+  var pathSteps: [String] {
+    guard let arguments = origin?.arguments, arguments.count == path.count else { return path.map(\.name) }
+    return zip(path, arguments).map { step, argument in argument.map { "\(step.name)(\($0))" } ?? step.name }
+  }
 
   /// A cycle's loop, `\.b → \.c → \.b`, and the steps that led into it when the resolution
   /// began outside it: `(reached from \.a)`. Those steps are not part of the loop, and a `Lazy`
@@ -295,10 +307,13 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// was asked for again: `: asked again for the same argument, 7`.
   var cycleDescription: String {
     let explained = underlying.map { ": \($0)" } ?? ""
-    guard let last = path.last, let start = path.dropLast().firstIndex(of: last), start > 0 else {
-      return Self.shortened(path) + explained
+    // Steps as shown, arguments included: a key that walks its arguments (`\.node(3) → \.node(2)`)
+    // before it asks for one again loops from that argument's step, not from its first.
+    let steps = pathSteps
+    guard let last = steps.last, let start = steps.dropLast().firstIndex(of: last), start > 0 else {
+      return Self.shortened(steps) + explained
     }
-    return "\(Self.shortened(path[start...])) (reached from \(Self.shortened(path[..<start])))\(explained)"
+    return "\(Self.shortened(steps[start...])) (reached from \(Self.shortened(steps[..<start])))\(explained)"
   }
 
   /// Each dependency of a cycle's `path` with its own sites (`\.b: declared at …`), once: the
@@ -324,8 +339,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// A path as messages print it: whole up to ``readableSteps`` steps; a longer one (a deep
   /// chain) as its first and last four steps around how many it leaves out. The error's
   /// ``path`` holds every step.
-  static func shortened(_ path: some Collection<DependencyReference>) -> String {
-    let names = path.map(\.name)
+  static func shortened(_ steps: some Collection<String>) -> String {
+    let names = Array(steps)
     guard names.count > readableSteps else { return names.joined(separator: " → ") }
     return (names.prefix(4) + ["… \(names.count - 8) more"] + names.suffix(4)).joined(separator: " → ")
   }
@@ -377,7 +392,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       if let requestedAt { lines.append("  asked for at \(requestedAt)") }
     }
     if kind != .cycle, path.count > 1 || kind == .resolutionTooDeep {
-      lines.append("  path: \(Self.shortened(path))")
+      lines.append("  path: \(Self.shortened(pathSteps))")
       if kind != .resolutionTooDeep, path.count > 1 {
         let requester = path[path.count - 2]
         let site = Self.sites(requester.location, pathRegistrations[path.count - 2])

@@ -18,6 +18,9 @@ struct Descriptor: Sendable {
   /// The scope the key declares with `.scope(_:)`, which a registration that names none takes:
   /// a required key's too, which has no default to carry it. Unique for a type.
   var declaredScope: Scope = .unique
+  /// The type of the key's argument, for a key that takes one: what an error's path shows each
+  /// step's argument as (see ``ArgumentText``).
+  var argumentType: (any Sendable.Type)? = nil
 
   var reference: DependencyReference {
     DependencyReference(name: displayName, typeName: typeName, location: declaration)
@@ -39,7 +42,7 @@ struct Descriptor: Sendable {
   func renamed(_ name: String) -> Descriptor {
     Descriptor(
       index: index, kind: kind, displayName: name, typeName: typeName, declaration: declaration,
-      defaultRegistration: defaultRegistration, declaredScope: declaredScope)
+      defaultRegistration: defaultRegistration, declaredScope: declaredScope, argumentType: argumentType)
   }
 }
 
@@ -47,11 +50,12 @@ extension Descriptor {
   /// A key's descriptor: its name and declaration, and its default factory if it has one.
   init(
     _ kind: Kind, index: Int, keyPath: AnyKeyPath, declaration: Declaration, typeName: String,
-    defaultRegistration: Registration?, declaredScope: Scope = .unique
+    defaultRegistration: Registration?, declaredScope: Scope = .unique, argumentType: (any Sendable.Type)? = nil
   ) {
     self.init(
       index: index, kind: kind, displayName: KeyTable.name(keyPath, declaration), typeName: typeName,
-      declaration: declaration.location, defaultRegistration: defaultRegistration, declaredScope: declaredScope)
+      declaration: declaration.location, defaultRegistration: defaultRegistration, declaredScope: declaredScope,
+      argumentType: argumentType)
   }
 }
 
@@ -77,7 +81,7 @@ extension DependencyKey: DeclaredKey {
       defaultRegistration: factory.map {
         TypedRegistration(
           index: index, scope: defaultScope, factory: $0, location: declaration.location, isDefault: true)
-      }, declaredScope: defaultScope)
+      }, declaredScope: defaultScope, argumentType: Argument.self == Void.self ? nil : Argument.self)
   }
 }
 

@@ -856,15 +856,17 @@ extension Container {
     let registeredAt = registrationSite(index)
     var indices: [Int]
     var sites: [CodeLocation?]?
+    var arguments: [String?]?
     if let path {
       indices = path
       if indices.count > 1 { sites = indices.map { registrationSite($0) } }
     } else if let frame {
       // One walk of the frames: a site is looked up only for a path of more than one step.
-      let steps = frame.fromRoot { (index: $0.index, container: $0.container) }
+      let steps = frame.fromRoot { (index: $0.index, container: $0.container, argument: $0.argumentAddress) }
       indices = steps.map(\.index)
       let appended = indices.last != index
       if appended { indices.append(index) }
+      arguments = ArgumentText.path(steps).map { appended ? $0 + [nil] : $0 }
       if indices.count > 1 {
         let mine = ObjectIdentifier(self)
         sites =
@@ -878,7 +880,7 @@ extension Container {
     }
     return ResolutionError(
       kind: kind, container: self, index: index, path: indices, registeredAt: registeredAt, pathSites: sites,
-      underlying: underlying.map { String(describing: $0) })
+      pathArguments: arguments, underlying: underlying.map { String(describing: $0) })
   }
 
   /// Where `index` was registered as this container sees it; nil when it was not, or when its
@@ -1108,7 +1110,27 @@ struct RepeatedArgument: Error, CustomStringConvertible {
   /// Nil for a key without an argument.
   init?(_ type: Any.Type, at address: UnsafeRawPointer?) {
     guard let address, type != Void.self else { return nil }
+    description = "asked again for the same argument, \(ArgumentText.of(type, at: address, limit: 80))"
+  }
+}
+
+/// How messages show an argument a step was made for.
+enum ArgumentText {
+  /// The `description` of the `type` value at `address`, cut to `limit` characters.
+  static func of(_ type: Any.Type, at address: UnsafeRawPointer, limit: Int) -> String {
     func shown<T>(_: T.Type) -> String { String(describing: address.load(as: T.self)) }
-    description = "asked again for the same argument, \(_openExistential(type, do: shown).shortened(to: 80))"
+    return _openExistential(type, do: shown).shortened(to: limit)
+  }
+
+  /// The argument of each step, as a path shows it; nil when no step took one (nearly every
+  /// path). Read while the steps run: a frame points to its argument only for as long as its
+  /// step runs.
+  static func path(_ steps: [(index: Int, container: ObjectIdentifier, argument: UnsafeRawPointer?)]) -> [String?]? {
+    guard steps.contains(where: { $0.argument != nil }) else { return nil }
+    let table = KeyTable.shared
+    return steps.map { step in
+      guard let address = step.argument, let type = table.descriptor(step.index).argumentType else { return nil }
+      return of(type, at: address, limit: 24)
+    }
   }
 }
