@@ -1,3 +1,4 @@
+import Foundation
 import Knapsack
 import Testing
 
@@ -86,6 +87,19 @@ extension Dependencies {
     }
     #expect(error?.kind == .requiredKeyNotProvided)
     #expect(error?.pathDescription == "\\.argumentPathLong(a-very-long-argument-...) → \\.argumentPathMissing")
+  }
+
+  @Test func aValidationProblemsPathShowsTheArgumentsAndSurvivesEncoding() async throws {
+    let report = await Container().validate(
+      including: [\.argumentPathCountdown], arguments: [\.argumentPathCountdown: 2])
+    let problem = report.problems(.factoryFailed).first
+    #expect(
+      problem?.description.contains(
+        "path: \\.argumentPathCountdown(2) → \\.argumentPathCountdown(1) → \\.argumentPathCountdown(0)") == true,
+      "\(report)")
+    let decoded = try JSONDecoder().decode(ValidationReport.self, from: JSONEncoder().encode(report))
+    #expect(decoded == report)
+    #expect(decoded.description == report.description)
   }
 
   @Test func aTooDeepChainShowsTheArgumentsAtBothEnds() async {

@@ -53,10 +53,14 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
     public let message: String
     /// For a missing dependency, the registrations closest to it, nearest first.
     public let nearMatches: [ResolutionError.NearMatch]
+    /// The argument each step of ``path`` was made for, as the path's line shows it, if any step
+    /// took one (see `ResolutionError.pathSteps`).
+    let pathArguments: [String?]?
 
     init(
       kind: Kind, dependency: DependencyReference, registeredAt: CodeLocation?, path: [DependencyReference],
-      pathRegistrations: [CodeLocation?]? = nil, message: String, nearMatches: [ResolutionError.NearMatch] = []
+      pathRegistrations: [CodeLocation?]? = nil, message: String, nearMatches: [ResolutionError.NearMatch] = [],
+      pathArguments: [String?]? = nil
     ) {
       self.kind = kind
       self.dependency = dependency
@@ -65,13 +69,15 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       self.pathRegistrations = pathRegistrations ?? path.map { _ in nil }
       self.message = message
       self.nearMatches = nearMatches
+      self.pathArguments = pathArguments?.count == path.count ? pathArguments : nil
     }
 
     /// This problem with `nearMatches` instead of its own.
     func with(nearMatches: [ResolutionError.NearMatch]) -> Problem {
       Problem(
         kind: kind, dependency: dependency, registeredAt: registeredAt, path: path,
-        pathRegistrations: pathRegistrations, message: message, nearMatches: nearMatches)
+        pathRegistrations: pathRegistrations, message: message, nearMatches: nearMatches,
+        pathArguments: pathArguments)
     }
 
     /// The message, where the dependency was declared and registered, and the path; for a
@@ -85,7 +91,9 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       }
       if let location = dependency.location { lines.append("    declared at \(location)") }
       if let registeredAt { lines.append("    registered at \(registeredAt)") }
-      if path.count > 1 { lines.append("    path: \(ResolutionError.shortened(path.map(\.name)))") }
+      if path.count > 1 {
+        lines.append("    path: \(ResolutionError.shortened(ResolutionError.steps(path, pathArguments)))")
+      }
       if kind == .captiveDependency, let held = path.last, path.count > 1 {
         lines.append("    holds \(held.name): \(ResolutionError.sites(held.location, pathRegistrations.last ?? nil))")
       }
@@ -1021,8 +1029,8 @@ extension Container {
         kind: .captiveDependency, dependency: holder, registeredAt: registrationSite(of: holder), path: error.path,
         pathRegistrations: error.path.map { registrationSite(of: $0) },
         message:
-          "\(holder.name), shared by a parent container, depends on \(error.dependency.name), which only this child scope provides"
-      )
+          "\(holder.name), shared by a parent container, depends on \(error.dependency.name), which only this child scope provides",
+        pathArguments: error.pathArguments)
     }
     if kind == .requiredKeyNotProvided || kind == .notRegistered, error.path.count > 1 {
       // Nothing registers the dependency, so point at what asks for it.
@@ -1035,7 +1043,8 @@ extension Container {
     }
     return ValidationReport.Problem(
       kind: kind, dependency: error.dependency, registeredAt: error.registeredAt, path: error.path,
-      pathRegistrations: error.pathRegistrations, message: message, nearMatches: error.nearMatches)
+      pathRegistrations: error.pathRegistrations, message: message, nearMatches: error.nearMatches,
+      pathArguments: error.pathArguments)
   }
 
   /// The problem of a key path given at `place` that names no key: `including[2]`, or for the

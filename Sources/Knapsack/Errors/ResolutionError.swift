@@ -296,8 +296,15 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// Each step of ``path`` as messages show it: its name, then, for a step made for an argument,
   /// the argument's description, cut short: `\.node(3)`. The steps of a chain of one argument
   /// key differ only in their arguments.
-  var pathSteps: [String] {
-    guard let arguments = origin?.arguments, arguments.count == path.count else { return path.map(\.name) }
+  var pathSteps: [String] { Self.steps(path, pathArguments) }
+
+  /// The argument of each step of ``path``, as text, for an error the engine made where a step
+  /// took one.
+  var pathArguments: [String?]? { origin?.arguments }
+
+  /// Each step of `path` as messages show it, with its argument from `arguments` if it has one.
+  static func steps(_ path: [DependencyReference], _ arguments: [String?]?) -> [String] {
+    guard let arguments, arguments.count == path.count else { return path.map(\.name) }
     return zip(path, arguments).map { step, argument in argument.map { "\(step.name)(\($0))" } ?? step.name }
   }
 
