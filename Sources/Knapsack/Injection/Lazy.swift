@@ -51,16 +51,20 @@ extension MultibindingKey: ElementsKey {
 ///
 /// It resolves in the override scope it was made in (or in none, if it was made outside any),
 /// whatever scope is open where it is called. It holds its container, weakly if a factory made it
-/// for a singleton or cached instance of that container (which keeps the instance): used after
-/// the container is gone, it then throws ``ResolutionError/Kind/containerDisposed``.
+/// for a singleton or cached instance of that container (which keeps the instance), or for a
+/// dependency the container makes for one; and then the override scope weakly too, which keeps
+/// its copy of the container: used after the container (or the scope) is gone, it then throws
+/// ``ResolutionError/Kind/containerDisposed``.
 public struct Provider<Key: DependencyKeyType>: Sendable {
   let index: Int
   /// The container the handle resolves from, and the override scope it was made in, which it
-  /// resolves in; a validation run's are held weakly (see ``Held``), and so is a container whose
-  /// factory makes the handle for an instance the container keeps (see ``keptByItsContainer``).
+  /// resolves in; a validation run's are held weakly (see ``Held``), and so are a container whose
+  /// factory makes the handle for an instance the container keeps (see ``keptByItsContainer``),
+  /// and the scope then, which keeps its copy of the container.
   private let heldContainer: Held<Container>
   /// Whether the handle was made, in a factory of its container, for a singleton or cached
-  /// instance, which the container keeps: held strongly, the container and the instance would
+  /// instance, which the container keeps, or for a dependency the container makes for one (see
+  /// ``MakingStep/keepsWhatItMakes``): held strongly, the container and the instance would
   /// keep each other alive, and a child container simply dropped would never be released. What
   /// the error says once the container is gone.
   private let keptByItsContainer: Bool
@@ -87,7 +91,9 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
     keptByItsContainer =
       !container.isValidationCopy && making?.container === container && making?.keepsWhatItMakes == true
     heldContainer = Held(container, weakly: container.isValidationCopy || keptByItsContainer)
-    heldScope = Held(scope, weakly: scope?.recorder != nil)
+    // A shared instance made in an override scope lives in the scope's copy of the container,
+    // which the scope keeps: held strongly, the scope would keep the copy, and the two each other.
+    heldScope = Held(scope, weakly: scope?.recorder != nil || keptByItsContainer)
     // In a validation run, what the handle will resolve is checked too (for a `Lazy`'s argument,
     // unless the run was given a sample).
     scope?.noteDeferred(index, in: container, argument: argument)
@@ -104,7 +110,7 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
         underlying: keptByItsContainer
           ? "the handle was made for a singleton or cached instance of its container, which was released: the"
             + " handle holds that container weakly, so that the two do not keep each other alive; keep the"
-            + " container while the instance is used"
+            + " container while the instance is used (for one made in an override scope, use it inside the scope)"
           : "the handle was made by a validation run, which has ended")
     }
   }

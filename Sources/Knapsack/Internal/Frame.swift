@@ -705,11 +705,25 @@ extension Container {
 struct MakingStep {
   let container: Container
   let index: Int
+  /// The step that asked for this one, if any, in this resolution (valid while the step runs).
+  let parent: UnsafeMutablePointer<Frame>?
 
-  /// Whether the step keeps what its factory makes for as long as its container lives (a
-  /// singleton or cached scope), so that what that makes must not hold the container strongly:
-  /// the two would keep each other alive.
+  /// Whether the container may keep what the step's factory makes for as long as it lives, so
+  /// that what that makes must not hold the container strongly (the two would keep each other
+  /// alive): the step is a singleton or cached one, or runs for one of the same container
+  /// above it (a singleton's unique or graph dependency, which the singleton keeps).
   var keepsWhatItMakes: Bool {
+    if keeps(index) { return true }
+    var above = parent
+    while let frame = above {
+      if frame.pointee.container == ObjectIdentifier(container), keeps(frame.pointee.index) { return true }
+      above = frame.pointee.parent
+    }
+    return false
+  }
+
+  /// Whether `index`'s scope, as ``container`` sees it, is one the container keeps instances of.
+  private func keeps(_ index: Int) -> Bool {
     let registration =
       container.effectiveRegistration(index)?.0 ?? KeyTable.shared.descriptor(index).defaultRegistration
     guard let kind = registration?.scope.kind else { return false }
@@ -722,7 +736,7 @@ extension Frame {
   /// while the step does: its resolution holds the container meanwhile.
   var makingStep: MakingStep? {
     UnsafeRawPointer(bitPattern: UInt(bitPattern: container)).map {
-      MakingStep(container: Unmanaged<Container>.fromOpaque($0).takeUnretainedValue(), index: index)
+      MakingStep(container: Unmanaged<Container>.fromOpaque($0).takeUnretainedValue(), index: index, parent: parent)
     }
   }
 }

@@ -1,0 +1,537 @@
+import Foundation
+import Knapsack
+import Synchronization
+import Testing
+
+// Adversarial review of the weak hold of a handle (`Lazy`, `Provider`, `@LazyInjected`) that a
+// factory makes for a singleton or cached instance of its own container (`Provider.init`).
+
+/// Keeps a `Lazy` and a `Provider` of the label, made by the factory that makes it.
+final class R52Holder: Sendable {
+  let lazy: Lazy<Key<String>>
+  let provider: Provider<Key<String>>
+  init(_ r: Resolver) {
+    lazy = r.lazy(\.r52Label)
+    provider = r.provider(\.r52Label)
+  }
+  init(lazy: Lazy<Key<String>>, provider: Provider<Key<String>>) {
+    self.lazy = lazy
+    self.provider = provider
+  }
+}
+
+/// A singleton-kept model whose dependency (a unique service) keeps a handle.
+final class R52Model: Sendable {
+  let service: R52Holder
+  let kept: R52LazyInjectedHolder?
+  init(service: R52Holder, kept: R52LazyInjectedHolder? = nil) {
+    self.service = service
+    self.kept = kept
+  }
+  func keeping(_ holder: R52LazyInjectedHolder) -> R52Model { R52Model(service: service, kept: holder) }
+}
+
+/// Keeps a `@LazyInjected` label.
+struct R52LazyInjectedHolder: Sendable {
+  @LazyInjected(\.r52Label) var label: String
+}
+
+final class R52MainHolder: Sendable {
+  let lazy: Lazy<Key<String>>
+  init(_ r: Resolver) { lazy = r.lazy(\.r52Label) }
+}
+
+extension Dependencies {
+  var r52Label: Key<String> { Key { "default" } }
+  var r52Holder: Key<R52Holder> { .required() }
+  var r52OtherHolder: Key<R52Holder> { .required() }
+  var r52Model: Key<R52Model> { .required() }
+  var r52AsyncModel: AsyncKey<R52Model> { .required() }
+  var r52ArgHolder: ArgumentKey<Int, R52Holder> { .required() }
+  var r52AsyncHolder: AsyncKey<R52Holder> { .required() }
+  var r52MainHolder: MainActorKey<R52MainHolder> { .required() }
+  var r52Holders: Multibinding<R52Holder> { Multibinding() }
+  var r52LazyInjected: Key<R52LazyInjectedHolder> { .required() }
+}
+
+@Suite struct Review52WeakHoldTests {
+  // MARK: Parent and child
+
+  /// A parent's singleton made while a child resolves it: its handles resolve from the parent
+  /// (which makes it with its own registrations), and the child keeps the parent alive, so the
+  /// user holding only the child reads them.
+  @Test func aParentsSingletonMadeForAChildReadsWhileOnlyTheChildIsHeld() throws {
+    var parent: Container? = Container()
+    parent?.register(\.r52Label) { "parent" }
+    parent?.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+    let child = parent!.makeChild()
+    child.register(\.r52Label) { "child" }
+    weak let weakParent = parent
+    parent = nil
+    let holder = try child[\.r52Holder]
+    #expect(weakParent != nil, "the child keeps its parent")
+    #expect(try holder.lazy.value == "parent")
+    #expect(try holder.provider.get() == "parent")
+  }
+
+  /// Dropped together, the parent and child are released with the singleton.
+  @Test func aParentAndChildDroppedWithTheParentsSingletonAreReleased() throws {
+    weak var weakParent: Container?
+    weak var weakChild: Container?
+    weak var weakHolder: R52Holder?
+    do {
+      let parent = Container()
+      parent.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+      let child = parent.makeChild()
+      let holder = try child[\.r52Holder]
+      #expect(try holder.provider.get() == "default")
+      (weakParent, weakChild, weakHolder) = (parent, child, holder)
+    }
+    #expect(freedSoon { weakChild == nil }, "the child leaks")
+    #expect(freedSoon { weakParent == nil }, "the parent leaks")
+    #expect(freedSoon { weakHolder == nil }, "the singleton leaks")
+  }
+
+  /// A child that decorates its parent's singleton keeps an instance of its own: the decorator's
+  /// handle reads while the child is held, and the child is released when dropped.
+  @Test func aChildsDecoratedCopyOfAParentsSingletonReadsAndIsReleased() throws {
+    let parent = Container()
+    parent.register(\.r52Label) { "parent" }
+    parent.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+    weak var weakChild: Container?
+    weak var weakHolder: R52Holder?
+    do {
+      let child = parent.makeChild()
+      child.register(\.r52Label) { "child" }
+      child.decorate(\.r52Holder) { r, _ in R52Holder(r) }
+      let holder = try child[\.r52Holder]
+      let label = try holder.lazy.value
+      #expect(label == "child" || label == "parent")
+      #expect(try holder.provider.get() == label)
+      (weakChild, weakHolder) = (child, holder)
+    }
+    #expect(freedSoon { weakChild == nil }, "the child leaks")
+    #expect(freedSoon { weakHolder == nil }, "the child's decorated singleton leaks")
+    #expect(try parent[\.r52Holder].provider.get() == "parent")
+  }
+
+  // MARK: What a singleton keeps
+
+  /// A singleton's unique dependency that keeps a handle (a view model kept for the session, its
+  /// service holding a provider): the container keeps the singleton, which keeps the service,
+  /// which keeps the handle. Dropped, the container must be released with them
+  /// (ContainersAndChildScopes.md: "A child that is simply dropped is released with its
+  /// instances").
+  @Test func aContainerWhoseSingletonKeepsAUniqueServiceWithAHandleIsReleased() throws {
+    weak var weakContainer: Container?
+    weak var weakModel: R52Model?
+    do {
+      let session = Container()
+      session.register(\.r52Label) { "session" }
+      session.register(\.r52Holder) { r in R52Holder(r) }
+      session.register(\.r52Model, scope: .singleton) { r in R52Model(service: try r[\.r52Holder]) }
+      let model = try session[\.r52Model]
+      #expect(try model.service.provider.get() == "session")
+      (weakContainer, weakModel) = (session, model)
+    }
+    #expect(freedSoon { weakContainer == nil }, "the session container leaks")
+    #expect(freedSoon { weakModel == nil }, "the session's singleton leaks")
+  }
+
+  /// The same through a graph-scoped dependency.
+  @Test func aContainerWhoseSingletonKeepsAGraphDependencyWithAHandleIsReleased() throws {
+    weak var weakContainer: Container?
+    do {
+      let session = Container()
+      session.register(\.r52Holder, scope: .graph) { r in R52Holder(r) }
+      session.register(\.r52Model, scope: .singleton) { r in R52Model(service: try r[\.r52Holder]) }
+      #expect(try session[\.r52Model].service.lazy.value == "default")
+      weakContainer = session
+    }
+    #expect(freedSoon { weakContainer == nil }, "the session container leaks")
+  }
+
+  /// A unique instance with a handle, kept past the container's last variable, still reads (the
+  /// handle holds the container).
+  @Test func aUniqueInstanceKeptPastItsContainerStillReads() throws {
+    func make() throws -> R52Holder {
+      let container = Container()
+      container.register(\.r52Label) { "unique" }
+      container.register(\.r52Holder) { r in R52Holder(r) }
+      return try container[\.r52Holder]
+    }
+    let holder = try make()
+    #expect(try holder.lazy.value == "unique")
+    #expect(try holder.provider.get() == "unique")
+  }
+
+  /// A parent's singleton made for a child, whose unique dependency (made by the parent) keeps a
+  /// handle: it reads while the user holds only the child, and everything is released when
+  /// dropped.
+  @Test func aParentsSingletonsUniqueDependencyMadeForAChildReadsAndIsReleased() throws {
+    weak var weakParent: Container?
+    weak var weakChild: Container?
+    do {
+      var parent: Container? = Container()
+      parent?.register(\.r52Label) { "parent" }
+      parent?.register(\.r52Holder) { r in R52Holder(r) }
+      parent?.register(\.r52Model, scope: .singleton) { r in R52Model(service: try r[\.r52Holder]) }
+      let child = parent!.makeChild()
+      child.register(\.r52Label) { "child" }
+      weakParent = parent
+      parent = nil
+      let model = try child[\.r52Model]
+      #expect(try model.service.lazy.value == "parent")
+      #expect(try model.service.provider.get() == "parent")
+      weakChild = child
+    }
+    #expect(freedSoon { weakChild == nil }, "the child leaks")
+    #expect(freedSoon { weakParent == nil }, "the parent leaks")
+  }
+
+  /// A `@LazyInjected` property of a singleton's unique dependency: the container is released
+  /// when dropped, and the property reads while it lives.
+  @Test func aLazyInjectedPropertyOfASingletonsDependencyIsReleased() throws {
+    weak var weakContainer: Container?
+    do {
+      let container = Container()
+      container.register(\.r52Label) { "lazy injected" }
+      container.register(\.r52LazyInjected) { R52LazyInjectedHolder() }
+      container.register(\.r52Model, scope: .singleton) { r in
+        let holder = try r[\.r52LazyInjected]
+        return R52Model(service: R52Holder(lazy: r.lazy(\.r52Label), provider: r.provider(\.r52Label)))
+          .keeping(holder)
+      }
+      let model = try container[\.r52Model]
+      #expect(model.kept?.label == "lazy injected")
+      weakContainer = container
+    }
+    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+  }
+
+  /// An asynchronous singleton's unique asynchronous dependency with a handle.
+  @Test func anAsyncSingletonsAsyncDependencyWithAHandleIsReleased() async throws {
+    weak var weakContainer: Container?
+    do {
+      let container = Container()
+      container.register(\.r52AsyncHolder) { r in
+        await Task.yield()
+        return R52Holder(r)
+      }
+      container.register(\.r52AsyncModel, scope: .cached) { r in
+        R52Model(service: try await r.resolve(\.r52AsyncHolder))
+      }
+      let model = try await container.resolve(\.r52AsyncModel)
+      #expect(try model.service.provider.get() == "default")
+      weakContainer = container
+    }
+    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+  }
+
+  /// A parent's decorator and a child's, on the parent's singleton: the child's own instance is
+  /// released with the child, and the parent's decorator's handle reads.
+  @Test func decoratorsOfParentAndChildOnAParentsSingletonAreReleasedWithTheChild() throws {
+    let parent = Container()
+    parent.register(\.r52Label) { "parent" }
+    parent.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+    parent.decorate(\.r52Holder) { r, inner in R52Holder(lazy: r.lazy(\.r52Label), provider: inner.provider) }
+    weak var weakChild: Container?
+    do {
+      let child = parent.makeChild()
+      child.decorate(\.r52Holder) { r, inner in R52Holder(lazy: inner.lazy, provider: r.provider(\.r52Label)) }
+      let holder = try child[\.r52Holder]
+      #expect(try holder.lazy.value == "parent")
+      #expect(try holder.provider.get() == "parent")
+      weakChild = child
+    }
+    #expect(freedSoon { weakChild == nil }, "the child leaks")
+    #expect(try parent[\.r52Holder].lazy.value == "parent")
+  }
+
+  // MARK: Kinds of keys and scopes
+
+  /// A singleton per argument: each one's handles hold the container weakly; the container is
+  /// released when dropped, and reads while it lives.
+  @Test func argumentSingletonsAreReleasedWithTheirContainer() throws {
+    weak var weakContainer: Container?
+    weak var weakHolder: R52Holder?
+    do {
+      let container = Container()
+      container.register(\.r52ArgHolder, scope: .singleton) { r, _ in R52Holder(r) }
+      let one = try container.resolve(\.r52ArgHolder, argument: 1)
+      let two = try container.resolve(\.r52ArgHolder, argument: 2)
+      #expect(one !== two)
+      #expect(try one.lazy.value == "default")
+      #expect(try two.provider.get() == "default")
+      (weakContainer, weakHolder) = (container, one)
+    }
+    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+    #expect(freedSoon { weakHolder == nil }, "the argument's singleton leaks")
+  }
+
+  /// An asynchronous singleton making its handle after it first suspends.
+  @Test func anAsyncSingletonsHandleMadeAfterASuspensionIsWeakAndReads() async throws {
+    weak var weakContainer: Container?
+    weak var weakHolder: R52Holder?
+    do {
+      let container = Container()
+      container.register(\.r52Label) { "async" }
+      container.register(\.r52AsyncHolder, scope: .singleton) { r in
+        await Task.yield()
+        try await Task.sleep(for: .milliseconds(1))
+        return R52Holder(r)
+      }
+      let holder = try await container.resolve(\.r52AsyncHolder)
+      #expect(try holder.lazy.value == "async")
+      (weakContainer, weakHolder) = (container, holder)
+    }
+    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+    #expect(freedSoon { weakHolder == nil }, "the async singleton leaks")
+  }
+
+  /// A handle made in a structured child task of an asynchronous singleton's factory counts as
+  /// the factory's.
+  @Test func anAsyncSingletonsHandleMadeInAChildTaskIsWeak() async throws {
+    weak var weakContainer: Container?
+    do {
+      let container = Container()
+      container.register(\.r52AsyncHolder, scope: .singleton) { r in
+        async let made = R52Holder(r)
+        return await made
+      }
+      let holder = try await container.resolve(\.r52AsyncHolder)
+      #expect(try holder.provider.get() == "default")
+      weakContainer = container
+    }
+    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+  }
+
+  @MainActor @Test func aMainActorSingletonIsReleasedWithItsContainer() throws {
+    weak var weakContainer: Container?
+    do {
+      let container = Container()
+      container.register(\.r52MainHolder, scope: .singleton) { @MainActor r in R52MainHolder(r) }
+      #expect(try container[\.r52MainHolder].lazy.value == "default")
+      weakContainer = container
+    }
+    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+  }
+
+  /// A decorator that wraps a singleton and makes a handle.
+  @Test func aDecoratorsHandleOnASingletonIsWeak() throws {
+    weak var weakContainer: Container?
+    do {
+      let container = Container()
+      container.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+      container.decorate(\.r52Holder) { r, inner in R52Holder(lazy: r.lazy(\.r52Label), provider: inner.provider) }
+      #expect(try container[\.r52Holder].lazy.value == "default")
+      weakContainer = container
+    }
+    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+  }
+
+  /// A multibinding's singleton contribution.
+  @Test func aSingletonContributionsHandleIsWeak() throws {
+    weak var weakContainer: Container?
+    do {
+      let container = Container()
+      container.contribute(to: \.r52Holders, scope: .singleton) { r in R52Holder(r) }
+      container.contribute(to: \.r52Holders) { r in R52Holder(r) }
+      let holders = try container.resolve(\.r52Holders)
+      #expect(try holders.map { try $0.lazy.value } == ["default", "default"])
+      weakContainer = container
+    }
+    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+  }
+
+  /// A cached instance reads after `resetCached()` while its container lives.
+  @Test func aCachedInstanceReadsAfterReset() throws {
+    let container = Container()
+    container.register(\.r52Holder, scope: .cached) { r in R52Holder(r) }
+    let holder = try container[\.r52Holder]
+    container.resetCached()
+    #expect(try holder.lazy.value == "default")
+    #expect(try holder.provider.get() == "default")
+  }
+
+  /// A weak-scoped instance: its container does not keep it, and its handle holds the container.
+  @Test func aWeakScopedInstanceKeptPastItsContainerStillReads() throws {
+    func make() throws -> R52Holder {
+      let container = Container()
+      container.register(\.r52Holder, scope: .weak) { r in R52Holder(r) }
+      return try container[\.r52Holder]
+    }
+    let holder = try make()
+    #expect(try holder.provider.get() == "default")
+  }
+
+  // MARK: Disposal
+
+  /// A disposed container, dropped, is released with its singleton; the handle kept throws.
+  @Test func aDisposedContainerIsReleasedAndTheKeptHandleThrows() async throws {
+    weak var weakContainer: Container?
+    var kept: R52Holder?
+    do {
+      let container = Container()
+      container.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+      kept = try container[\.r52Holder]
+      try await container.dispose()
+      weakContainer = container
+    }
+    #expect(freedSoon { weakContainer == nil }, "the disposed container leaks")
+    let error = #expect(throws: ResolutionError.self) { try kept?.provider.get() }
+    #expect(error?.kind == .containerDisposed)
+  }
+
+  // MARK: Override scopes
+
+  /// A singleton an override scope registers, whose factory makes a handle: read inside the
+  /// scope; after the scope, the singleton dropped, nothing the scope made is kept.
+  @Test func anOverrideScopesSingletonWithAHandleIsReleasedAfterTheScope() async throws {
+    let container = Container()
+    weak var weakHolder: R52Holder?
+    try await withOverrides {
+      $0.register(\.r52Label) { "override" }
+      $0.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+    } operation: {
+      let holder = try container[\.r52Holder]
+      #expect(try holder.lazy.value == "override")
+      #expect(try holder.provider.get() == "override")
+      weakHolder = holder
+    }
+    #expect(freedSoon { weakHolder == nil }, "the scope's singleton leaks past the scope")
+  }
+
+  /// A scope's singleton kept past the scope: its handle, which holds the scope weakly, throws
+  /// `containerDisposed` (Testing.md), instead of keeping the scope and all it made alive.
+  @Test func anOverrideScopesSingletonsHandleUsedAfterTheScopeThrows() async throws {
+    let container = Container()
+    let holder = try await withOverrides {
+      $0.register(\.r52Label) { "override" }
+      $0.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+    } operation: {
+      try container[\.r52Holder]
+    }
+    // The scope's copy goes with the scope (once no resolution's read section still names it).
+    #expect(freedSoon { (try? holder.provider.get()) == nil })
+    let error = #expect(throws: ResolutionError.self) { try holder.provider.get() }
+    #expect(error?.kind == .containerDisposed)
+    #expect(error?.underlying?.contains("override scope") == true, "\(String(describing: error))")
+  }
+
+  /// The container's own singleton, made in a scope's copy.
+  @Test func aContainersSingletonMadeInAScopesCopyIsReleasedAfterTheScope() async throws {
+    let container = Container()
+    container.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+    weak var weakHolder: R52Holder?
+    try await withOverrides {
+      $0.register(\.r52Label) { "override" }
+    } operation: {
+      let holder = try container[\.r52Holder]
+      #expect(try holder.provider.get() == "override")
+      weakHolder = holder
+    }
+    #expect(freedSoon { weakHolder == nil }, "the copy's singleton leaks past the scope")
+    #expect(try container[\.r52Holder].provider.get() == "default")
+  }
+
+  /// An outer scope's singleton first made while an inner scope runs: it is the outer scope's,
+  /// and its handles read in the outer scope after the inner one ended.
+  @Test func anOuterScopesSingletonMadeInAnInnerScopeReadsAfterTheInnerScope() async throws {
+    let container = Container()
+    try await withOverrides {
+      $0.register(\.r52Label) { "outer" }
+      $0.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+    } operation: {
+      let holder = try await withOverrides {
+        $0.register(\.r52OtherHolder) { r in R52Holder(r) }
+      } operation: {
+        try container[\.r52Holder]
+      }
+      #expect(try holder.provider.get() == "outer")
+      #expect(try holder.lazy.value == "outer")
+      #expect(try container[\.r52Holder] === holder)
+    }
+  }
+
+  /// A synchronous scope's singleton.
+  @Test func aSynchronousScopesSingletonIsReleasedAfterTheScope() async throws {
+    let container = Container()
+    let outcome = await onThreadOutsideAnyTask { () -> String in
+      weak var weakHolder: R52Holder?
+      do {
+        let label = try withOverrides {
+          $0.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+        } operation: { () throws -> String in
+          let holder = try container[\.r52Holder]
+          weakHolder = holder
+          return try holder.provider.get()
+        }
+        guard label == "default" else { return "read \(label)" }
+      } catch {
+        return "threw \(error)"
+      }
+      return freedSoon { weakHolder == nil } ? "released" : "the scope's singleton leaks past the scope"
+    }
+    #expect(outcome == "released")
+  }
+
+  // MARK: Validation
+
+  /// A validation run makes the singleton (in its own copy) and its handles: the container
+  /// validated, then used, reads; dropped, it is released.
+  @Test func aValidatedContainerReadsItsSingletonsHandlesAndIsReleased() async throws {
+    weak var weakContainer: Container?
+    do {
+      let container = Container()
+      container.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+      let report = await container.validate()
+      #expect(report.isValid, "\(report.problems)")
+      #expect(try container[\.r52Holder].lazy.value == "default")
+      weakContainer = container
+    }
+    #expect(freedSoon { weakContainer == nil }, "the validated container leaks")
+  }
+
+  // MARK: Container.current
+
+  /// A container used only through `withContainer`, dropped after it while the singleton is
+  /// kept: the singleton's `@LazyInjected`-free handle throws `containerDisposed` (documented).
+  @Test func aSingletonOfAContainerDroppedAfterWithContainerThrows() async throws {
+    var container: Container? = Container()
+    container?.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+    let holder = try await withContainer(container!) { try Container.current[\.r52Holder] }
+    container = nil
+    let error = #expect(throws: ResolutionError.self) { try holder.provider.get() }
+    #expect(error?.kind == .containerDisposed)
+  }
+
+  /// A singleton of `Container.shared` reads for as long as the process runs.
+  @Test func aSharedSingletonReads() throws {
+    let holder = try Container.shared[\.r52LazyInjectedHolderShared]
+    #expect(try holder.lazy.value == "default")
+  }
+
+  // MARK: Tasks
+
+  /// A handle captured in a task that runs after the container's last variable ended: the
+  /// container is gone (in a debug build at the end of the function), and the task sees the
+  /// documented error.
+  @Test func aSingletonsHandleUsedInATaskAfterTheContainersScopeThrows() async throws {
+    func start() throws -> Task<Result<String, any Error>, Never> {
+      let container = Container()
+      container.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+      let holder = try container[\.r52Holder]
+      return Task {
+        try? await Task.sleep(for: .milliseconds(20))
+        return Result { try holder.provider.get() }
+      }
+    }
+    let result = await (try start()).value
+    #expect(throws: ResolutionError.self) { try result.get() }
+  }
+}
+
+extension Dependencies {
+  var r52LazyInjectedHolderShared: Key<R52Holder> { Key { r in R52Holder(r) }.scope(.singleton) }
+}
