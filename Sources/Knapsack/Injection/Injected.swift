@@ -214,8 +214,9 @@ public struct Injected<Value: Sendable>: Sendable {
 /// remembered with the override scope open then, for the first access. In a singleton or cached
 /// instance, which its container keeps (or in a dependency the container makes for one), it
 /// holds that container weakly, so that the two do not keep each other alive: read it while the
-/// container lives (a read after the container is gone stops the program, saying so). A main-actor key's property must be first read on the main
-/// actor (in a `@MainActor` type, it is).
+/// container lives (a read after the container is gone stops the program, saying so). A
+/// main-actor key's property must be first read on the main actor (in a `@MainActor` type, it
+/// is).
 @propertyWrapper
 public struct LazyInjected<Value: Sendable>: Sendable {
   /// The first access's read through the key's provider, then the value it kept: synchronously,
