@@ -153,7 +153,14 @@ final class Binding: Sendable {
   @usableFromInline let cell = SharedCell()
   /// An argument key's shared instances, one per `Hashable` argument value; nil for an argument
   /// whose instance an override scope that ended disposed (see ``endArguments(_:)``).
-  private let argumentCells = Locked<[ArgumentIdentity: SharedCell?]>([:])
+  private let argumentCells = Locked(ArgumentCells())
+
+  /// The cells of an argument key's arguments, and how many there may be before the cells that
+  /// keep nothing are dropped.
+  private struct ArgumentCells {
+    var cells: [ArgumentIdentity: SharedCell?] = [:]
+    var sweepAt = 64
+  }
   /// A number no other binding in the process has: what a graph-scope store finds this
   /// binding's instance by without holding the binding (an address could be reused by a later
   /// binding once this one is freed; a serial is never reused).
@@ -177,24 +184,49 @@ final class Binding: Sendable {
   /// binding's container copies for ended and disposed that instance.
   func cell(for argument: some Sendable) -> SharedCell? {
     guard let key = InstanceKey.hashable(argument) else { return cell }
-    return argumentCells.withLock { cells in
-      if let existing = cells[key] { return existing }
+    return argumentCells.withLock { table in
+      if let existing = table.cells[key] { return existing }
+      if table.cells.count >= table.sweepAt { Self.sweep(&table) }
       let fresh = SharedCell()
-      cells[key] = fresh
+      table.cells[key] = fresh
       return fresh
     }
+  }
+
+  /// Drops the cells that keep nothing (a weak instance released, a cached one reset, a factory
+  /// that threw) and that no resolution holds (none is making or waiting for their instance, which
+  /// would hold the cell): each argument would otherwise keep its cell for as long as the binding,
+  /// so a weak or cached key asked for ever new arguments would grow without end. A later
+  /// resolution of a dropped argument makes a new cell, as for a first one. Every so many new
+  /// arguments (twice as many as are kept after a sweep), so that it costs each one a constant.
+  private static func sweep(_ table: inout ArgumentCells) {
+    var unused: [ArgumentIdentity] = []
+    // An index, not `indices`, which would hold the storage and make the check below copy it.
+    var index = table.cells.startIndex
+    while index != table.cells.endIndex {
+      // Uniquely referenced: no resolution holds it, so none can claim it while it is checked.
+      if isKnownUniquelyReferenced(&table.cells.values[index]), table.cells.values[index]?.isOccupied == false {
+        unused.append(table.cells.keys[index])
+      }
+      table.cells.formIndex(after: &index)
+    }
+    for argument in unused { table.cells.removeValue(forKey: argument) }
+    table.sweepAt = max(64, table.cells.count * 2)
   }
 
   /// Refuses `arguments` from now on: an override scope's copy disposed their instances when the
   /// scope ended, and a handle made in the scope must get an error rather than those instances.
   func endArguments(_ arguments: Set<ArgumentIdentity>) {
-    argumentCells.withLock { cells in
-      for argument in arguments { cells[argument] = .some(nil) }
+    argumentCells.withLock { table in
+      for argument in arguments { table.cells[argument] = .some(nil) }
     }
   }
 
   /// Every cell, for clearing cached instances.
-  var allCells: [SharedCell] { [cell] + argumentCells.withLock { $0.values.compactMap { $0 } } }
+  var allCells: [SharedCell] { [cell] + argumentCells.withLock { $0.cells.values.compactMap { $0 } } }
+
+  /// How many arguments have a cell (or are refused), for tests of what a binding keeps.
+  var argumentCellCount: Int { argumentCells.withLock { $0.cells.count } }
 
   /// Drops the cached instances of every cell, and keeps a creation already running from storing
   /// what it makes from the state before the reset.

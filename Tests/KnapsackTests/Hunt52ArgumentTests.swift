@@ -1,0 +1,93 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Knapsack
+
+// Argument keys in the scopes that keep instances: what a binding keeps per argument. These
+// bounds are internal state, so this file reads it directly, as RetentionTests does.
+
+final class Hunt52Item: Sendable {
+  let id: Int
+  init(id: Int) { self.id = id }
+}
+
+extension Dependencies {
+  var hunt52Weak: ArgumentKey<Int, Hunt52Item> { ArgumentKey { _, id in Hunt52Item(id: id) }.scope(.weak) }
+  var hunt52Cached: ArgumentKey<Int, Hunt52Item> { ArgumentKey { _, id in Hunt52Item(id: id) }.scope(.cached) }
+  var hunt52Singleton: ArgumentKey<Int, Hunt52Item> {
+    ArgumentKey { _, id in Hunt52Item(id: id) }.scope(.singleton)
+  }
+}
+
+@Suite struct Hunt52ArgumentTests {
+  private func binding(
+    _ container: Container, _ key: KeyPath<Dependencies, ArgumentKey<Int, Hunt52Item>>
+  ) throws
+    -> Binding
+  {
+    try #require(container.slots.load(KeyTable.index(of: key))?.binding)
+  }
+
+  /// A weak-scoped argument key asked for ever new arguments, each instance released at once,
+  /// keeps a bounded number of cells, not one per argument it ever saw.
+  @Test func aWeakArgumentKeyDoesNotKeepACellPerReleasedArgument() throws {
+    let container = Container()
+    for id in 0..<10_000 { _ = try container.resolve(\.hunt52Weak, argument: id) }
+    #expect(try binding(container, \.hunt52Weak).argumentCellCount < 200)
+    // An instance still held is still shared, and a released one is made anew.
+    let held = try container.resolve(\.hunt52Weak, argument: 7)
+    for id in 10_000..<20_000 { _ = try container.resolve(\.hunt52Weak, argument: id) }
+    #expect(try container.resolve(\.hunt52Weak, argument: 7) === held)
+    #expect(try container.resolve(\.hunt52Weak, argument: 8).id == 8)
+  }
+
+  /// A cached argument key reset between arguments keeps a bounded number of cells.
+  @Test func aResetCachedArgumentKeyDoesNotKeepACellPerArgument() throws {
+    let container = Container()
+    var kept: [Hunt52Item] = []
+    for id in 0..<10_000 {
+      let item = try container.resolve(\.hunt52Cached, argument: id)
+      if id == 5 { kept.append(item) }
+      if id.isMultiple(of: 100) { container.resetCached() }
+    }
+    #expect(try binding(container, \.hunt52Cached).argumentCellCount < 400)
+    // What is cached is still shared.
+    let item = try container.resolve(\.hunt52Cached, argument: 3)
+    #expect(try container.resolve(\.hunt52Cached, argument: 3) === item)
+    #expect(kept.count == 1)
+  }
+
+  /// A singleton argument key keeps every instance it made, as its scope says.
+  @Test func aSingletonArgumentKeyKeepsEachArgumentsInstance() throws {
+    let container = Container()
+    let first = try container.resolve(\.hunt52Singleton, argument: 0)
+    for id in 1..<1_000 { _ = try container.resolve(\.hunt52Singleton, argument: id) }
+    #expect(try binding(container, \.hunt52Singleton).argumentCellCount == 1_000)
+    #expect(try container.resolve(\.hunt52Singleton, argument: 0) === first)
+  }
+
+  /// A weak instance being made when other arguments sweep the cells is still made once for
+  /// the resolutions that ask for it at the same time.
+  @Test func aWeakArgumentBeingMadeIsSharedWhileOthersAreSwept() async throws {
+    let container = Container()
+    let made = Atomic(0)
+    container.register(\.hunt52Weak) { _, id in
+      if id == -1 {
+        _ = made.add(1, ordering: .relaxed)
+        usleep(20_000)
+      }
+      return Hunt52Item(id: id)
+    }
+    let items = try await withThrowingTaskGroup(of: Hunt52Item?.self) { group in
+      for _ in 0..<4 { group.addTask { try container.resolve(\.hunt52Weak, argument: -1) } }
+      group.addTask {
+        for id in 0..<5_000 { _ = try container.resolve(\.hunt52Weak, argument: id) }
+        return nil
+      }
+      return try await group.reduce(into: [Hunt52Item]()) { if let item = $1 { $0.append(item) } }
+    }
+    #expect(made.load(ordering: .relaxed) == 1)
+    #expect(items.allSatisfy { $0 === items[0] })
+  }
+}
