@@ -15,6 +15,9 @@ final class Hunt52Item: Sendable {
 extension Dependencies {
   var hunt52Weak: ArgumentKey<Int, Hunt52Item> { ArgumentKey { _, id in Hunt52Item(id: id) }.scope(.weak) }
   var hunt52Cached: ArgumentKey<Int, Hunt52Item> { ArgumentKey { _, id in Hunt52Item(id: id) }.scope(.cached) }
+  var hunt52RequiredArgument: ArgumentKey<Int, Hunt52Item> { .required() }
+  var hunt52RequiredAsyncArgument: DependencyKey<AsyncKind, Int, Hunt52Item> { .required() }
+  var hunt52Required: Key<Hunt52Item> { .required() }
   var hunt52Singleton: ArgumentKey<Int, Hunt52Item> {
     ArgumentKey { _, id in Hunt52Item(id: id) }.scope(.singleton)
   }
@@ -89,5 +92,33 @@ extension Dependencies {
     }
     #expect(made.load(ordering: .relaxed) == 1)
     #expect(items.allSatisfy { $0 === items[0] })
+  }
+
+  /// The fix of a required argument key spells a factory that such a key takes: a registration
+  /// `{ ... }` would not compile, since an argument key's factory takes the resolver and the
+  /// argument. A decoded error says the same; a key without an argument keeps `{ ... }`.
+  @Test func aRequiredArgumentKeysFixSpellsAFactoryTakingTheArgument() async throws {
+    let container = Container()
+    let error = try #require(throws: ResolutionError.self) {
+      try container.resolve(\.hunt52RequiredArgument, argument: 1)
+    }
+    #expect(
+      error.description.hasSuffix(
+        "fix: register it at the composition root, `container.register(\\.hunt52RequiredArgument) { r, argument in ... }`,"
+          + " or in a test, `withOverrides { $0.register(\\.hunt52RequiredArgument) { r, argument in ... } }"
+          + " operation: { ... }`."), "\(error)")
+    let decoded = try JSONDecoder().decode(ResolutionError.self, from: JSONEncoder().encode(error))
+    #expect(decoded == error)
+    #expect(decoded.description == error.description)
+    let asynchronous = await #expect(throws: ResolutionError.self) {
+      try await container.resolve(\.hunt52RequiredAsyncArgument, argument: 1)
+    }
+    #expect(
+      asynchronous?.description.contains("register(\\.hunt52RequiredAsyncArgument) { r, argument in ... }") == true)
+    let plain = try #require(throws: ResolutionError.self) { try container[\.hunt52Required] }
+    #expect(plain.description.contains("`container.register(\\.hunt52Required) { ... }`"), "\(plain)")
+    // The factory it spells is one the key takes.
+    container.register(\.hunt52RequiredArgument) { r, argument in Hunt52Item(id: argument) }
+    #expect(try container.resolve(\.hunt52RequiredArgument, argument: 4).id == 4)
   }
 }

@@ -137,6 +137,10 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   var dependencyIndex: Int? { origin?.index }
   /// The container whose resolution failed, for an error the engine made.
   var failingContainer: Container? { origin?.container }
+  /// Whether ``dependency`` is a key that takes an argument, whose factory the fix of a required
+  /// key spells `{ r, argument in ... }`: `{ ... }` is no factory of such a key. Encoded, so that
+  /// a decoded error says the same; not compared (``dependency`` decides it).
+  private var takesArgument = false
   /// Thrown in a validation run by a step that reached a root known to fail (see
   /// `ValidationMemo`): the report of that root's failure covers it. Not compared, not encoded.
   var isCoveredByReport = false
@@ -178,7 +182,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   ) {
     let table = KeyTable.shared
     self.kind = kind
-    dependency = table.descriptor(index).reference
+    let descriptor = table.descriptor(index)
+    dependency = descriptor.reference
+    takesArgument = descriptor.kind == .argumentKey
     self.registeredAt = registeredAt
     path = indices.map { table.descriptor($0).reference }
     self.underlying = underlying
@@ -188,7 +194,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   }
 
   private enum CodingKeys: String, CodingKey {
-    case kind, dependency, registeredAt, requestedAt, path, pathRegistrations, underlying, nearMatches
+    case kind, dependency, registeredAt, requestedAt, path, pathRegistrations, underlying, nearMatches, takesArgument
   }
 
   /// Decodes an error encoded by ``encode(to:)``.
@@ -203,6 +209,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       underlying: try container.decodeIfPresent(String.self, forKey: .underlying),
       nearMatches: try container.decode([NearMatch].self, forKey: .nearMatches),
       requestedAt: try container.decodeIfPresent(CodeLocation.self, forKey: .requestedAt))
+    takesArgument = try container.decodeIfPresent(Bool.self, forKey: .takesArgument) ?? false
   }
 
   /// Encodes the error, its near matches included.
@@ -216,6 +223,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     try container.encode(pathRegistrations, forKey: .pathRegistrations)
     try container.encodeIfPresent(underlying, forKey: .underlying)
     try container.encode(nearMatches, forKey: .nearMatches)
+    if takesArgument { try container.encode(true, forKey: .takesArgument) }
   }
 
   /// Whether two errors say the same thing, near matches included.
@@ -285,6 +293,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     self.underlying = underlying
     givenNearMatches = error.givenNearMatches
     origin = error.origin
+    takesArgument = error.takesArgument
     isCoveredByReport = error.isCoveredByReport
   }
 
@@ -415,9 +424,10 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
         "  fix: register \(dependency.name) also where the shared dependency is registered, or register the shared"
           + " dependency also where \(dependency.name) is, so that an instance of its own is made there.")
     case .requiredKeyNotProvided:
+      let factory = takesArgument ? "{ r, argument in ... }" : "{ ... }"
       lines.append(
-        "  fix: register it at the composition root, `container.register(\(dependency.spelling)) { ... }`,"
-          + " or in a test, `withOverrides { $0.register(\(dependency.spelling)) { ... } } operation: { ... }`.")
+        "  fix: register it at the composition root, `container.register(\(dependency.spelling)) \(factory)`,"
+          + " or in a test, `withOverrides { $0.register(\(dependency.spelling)) \(factory) } operation: { ... }`.")
     case .notRegistered:
       let typeExpression = dependency.typeName.hasPrefix("any ") ? "(\(dependency.typeName))" : dependency.typeName
       let name = dependency.registrationName.map { ", name: \($0)" } ?? ""
