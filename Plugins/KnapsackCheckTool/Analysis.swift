@@ -142,7 +142,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         Finding(
           severity: .error, site: declaration.site,
           message:
-            "required key \(declaration.id.noted(declaration.typeText)) has no registration in the module graph of '\(app)'; register it (container.register(\(declaration.id.spelled)) { ... }), or mark a provider that exists only at run time with '// \(silencingMarker)'"
+            "required key \(declaration.id.noted(declaration.typeText)) has no registration in the module graph of '\(app)'; register it (container.register(\(declaration.id.spelled)) \(declaration.takesArgument ? "{ r, argument in ... }" : "{ ... }")), or mark a provider that exists only at run time with '// \(silencingMarker)'"
         ))
     }
   }

@@ -312,6 +312,12 @@ final class FactsCollector: SyntaxVisitor {
       ?? type.as(MemberTypeSyntax.self).map { ($0.name.text, $0.genericArgumentClause) }
     guard let (kind, arguments) = generic, keyKinds.contains(kind) else { return }
     let valueType = arguments?.arguments.last.map { normalizedType($0.argument.trimmedDescription) } ?? ""
+    // `ArgumentKey<A, V>`, or `DependencyKey<Kind, A, V>` with an argument other than `Void`.
+    let genericArguments = arguments.map { Array($0.arguments) } ?? []
+    let takesArgument =
+      kind == "ArgumentKey"
+      || (kind == "DependencyKey" && genericArguments.count == 3
+        && !["Void", "()", "Swift.Void"].contains(genericArguments[1].argument.trimmedDescription))
     // The key is the getter's expression: `.required()`, `Key { r in ... }`, under its modifiers.
     let (key, scope) = getterExpression(body).map(keyExpression) ?? (nil, nil)
     let required = !multibindingKinds.contains(kind) && key.map(isRequired) ?? false
@@ -326,7 +332,8 @@ final class FactsCollector: SyntaxVisitor {
     }
     facts.declarations.append(
       KeyDeclaration(
-        id: .key(plainName(name)), typeText: type.trimmedDescription, valueType: valueType, isRequired: required,
+        id: .key(plainName(name)), typeText: type.trimmedDescription, valueType: valueType,
+        takesArgument: takesArgument, isRequired: required,
         scope: scope ?? "unique", resolves: required ? [] : references(in: body, factory: factory),
         constructions: required ? [] : constructions(in: body),
         isAlias: !required && factory.map(isAlias) ?? false, site: site(binding.pattern),

@@ -143,6 +143,9 @@ struct KeyDeclaration: Codable, Hashable {
   var typeText: String
   /// The value type (the last generic argument).
   var valueType: String
+  /// The key takes an argument (`ArgumentKey`, or `DependencyKey` with one): a factory for it
+  /// takes the resolver and the argument.
+  var takesArgument: Bool
   var isRequired: Bool
   var scope: String
   var resolves: [Reference]
