@@ -3,7 +3,8 @@ import Testing
 @testable import Knapsack
 
 // What a container leaves behind once it is gone: these bounds are internal state, so these tests
-// read it directly (with NamingTests, the only tests in this target that import Knapsack as testable).
+// read it directly (as the few other files that import Knapsack as testable do, each for internal
+// state that no public API shows).
 
 extension Dependencies {
   var retentionNumbers: Multibinding<Int> { Multibinding() }
