@@ -87,6 +87,9 @@ public final class Container: Sendable {
   }
 
   let parent: Container?
+  /// How many ancestors this container has: kept, not counted, because an override scope sorts
+  /// its copies by it when it ends, which for a long line of children took quadratic time.
+  let depth: Int
   let overlay: Overlay?
   /// The identity of the override scope this container is the copy for, if any (see
   /// ``OverrideScope/identity``): read on every top-level
@@ -104,6 +107,7 @@ public final class Container: Sendable {
   /// factory.
   public init() {
     parent = nil
+    depth = 0
     overlay = nil
     overlayScope = nil
     isValidationCopy = false
@@ -129,6 +133,7 @@ public final class Container: Sendable {
 
   init(parent: Container) {
     self.parent = parent
+    depth = parent.depth + 1
     self.overlay = nil
     overlayScope = nil
     isValidationCopy = false
@@ -143,6 +148,7 @@ public final class Container: Sendable {
     enclosing: OverrideScope?, recorder: ValidationRecorder.Tap?
   ) {
     self.parent = parent
+    depth = parent.map { $0.depth + 1 } ?? 0
     overlay = Overlay(base: base, overrides: overrides, scope: scope, enclosing: enclosing, recorder: recorder)
     overlayScope = ObjectIdentifier(scope)
     isValidationCopy = recorder != nil
@@ -363,17 +369,6 @@ public final class Container: Sendable {
     }
     for descendant in lineage.reversed() { result += own(descendant) }
     return result
-  }
-
-  /// How many ancestors this container has.
-  var depth: Int {
-    var depth = 0
-    var container = self
-    while let parent = container.parent {
-      depth += 1
-      container = parent
-    }
-    return depth
   }
 
   var root: Container {

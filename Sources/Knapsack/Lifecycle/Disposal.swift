@@ -72,7 +72,10 @@ extension Container {
       state.disposal = task
       return (task, true)
     }
-    invalidatePlans()
+    // Below a container already disposed, nothing changes for a plan: that container's
+    // invalidation reached this one and those below it, and a plan made since sees it disposed.
+    // (Each child of a long line invalidating the line below it took quadratic time.)
+    if parent?.isDisposed != true { invalidatePlans() }
     return disposal
   }
 

@@ -1,0 +1,92 @@
+import Knapsack
+import Testing
+
+// A long line of child containers, as a test that models nested sessions may build, costs linear
+// time when an override scope over it ends and when its root is disposed: both took quadratic
+// time (an ended scope sorted its copies by a depth it counted up the line for each comparison,
+// and each child's disposal invalidated the plans of the whole line below it), minutes for ten
+// thousand children.
+
+extension Dependencies {
+  var hunt52Shared: Key<HuntBBox> { Key { HuntBBox("default") }.scope(.singleton) }
+  var hunt52Other: Key<HuntBBox> { Key { HuntBBox("other") } }
+}
+
+@Suite struct Hunt52ParallelTests {
+  /// A line of `count` children below a root that registers `\.hunt52Shared`.
+  static func line(_ count: Int) -> (root: Container, line: [Container]) {
+    let root = Container()
+    root.register(\.hunt52Shared, scope: .singleton) { HuntBBox("root") }
+    var line = [root]
+    for _ in 0..<count { line.append(line[line.count - 1].makeChild()) }
+    return (root, line)
+  }
+
+  @Test func aScopeOverALongLineOfChildrenEndsInLinearTime() async throws {
+    let (root, line) = Self.line(6_000)
+    let last = line[line.count - 1]
+    let clock = ContinuousClock()
+    let ended = try await withOverrides {
+      $0.register(\.hunt52Other) { HuntBBox("fake") }
+    } operation: { () async throws -> ContinuousClock.Instant in
+      // Every container of the line gets its copy in the scope.
+      #expect(try last[\.hunt52Shared].tag == "root")
+      #expect(try last[\.hunt52Other].tag == "fake")
+      return clock.now
+    }
+    // Quadratic, this took some 40 seconds in a debug build; linear, a few milliseconds.
+    #expect(clock.now - ended < .seconds(15))
+    #expect(try last[\.hunt52Other].tag == "other")
+    _ = root
+  }
+
+  // Not under the thread sanitizer: the disposal of each child is a task of its own, awaited in
+  // turn, and twelve thousand of them take long there.
+  @Test(.enabled(if: !isThreadSanitized, "twelve thousand disposal tasks take long under the sanitizer"))
+  func disposingTheRootOfALongLineThatPlannedTakesLinearTime() async throws {
+    // Two lines of the same length, disposed at the same time: one planned all the way down, so
+    // that each invalidation visits it; the other planned nothing, which no invalidation visits.
+    // Each child's disposal is a task, so their time depends on the other tests running; what the
+    // planned line adds to it must not.
+    let (planned, line) = Self.line(6_000)
+    let (unplanned, _) = Self.line(6_000)
+    let last = line[line.count - 1]
+    let middle = line[3_000]
+    #expect(try last[\.hunt52Shared].tag == "root")
+    #expect(try middle[\.hunt52Other].tag == "other")
+    let clock = ContinuousClock()
+    async let plannedTime = clock.measure { try await planned.dispose() }
+    async let unplannedTime = clock.measure { try await unplanned.dispose() }
+    let (withPlans, withoutPlans) = try await (plannedTime, unplannedTime)
+    // Quadratic, the planned line took some 50 seconds more in a debug build.
+    #expect(withPlans < withoutPlans * 2 + .seconds(5), "\(withPlans) against \(withoutPlans)")
+    // Every container of the line is disposed, and its plans made before say so.
+    let allDisposed = line.allSatisfy { $0.isDisposed }
+    #expect(allDisposed)
+    for container in [last, middle, line[1]] {
+      #expect(throws: ResolutionError.self) { try container[\.hunt52Shared] }
+      do {
+        _ = try container[\.hunt52Other]
+        Issue.record("a container of a disposed line resolved")
+      } catch let error as ResolutionError {
+        #expect(error.kind == .containerDisposed, "\(error)")
+      }
+    }
+  }
+
+  @Test func aChildDisposedAfterItsParentStillRefusesItsCachedPlans() async throws {
+    let parent = Container()
+    let child = parent.makeChild()
+    let grandchild = child.makeChild()
+    child.register(\.hunt52Other) { HuntBBox("child") }
+    #expect(try grandchild[\.hunt52Other].tag == "child")
+    try await parent.dispose()
+    try await child.dispose()
+    do {
+      _ = try grandchild[\.hunt52Other]
+      Issue.record("a container below a disposed one resolved")
+    } catch let error as ResolutionError {
+      #expect(error.kind == .containerDisposed, "\(error)")
+    }
+  }
+}
