@@ -303,13 +303,37 @@ final class WaitGraph: Sendable {
     let step: UnsafeMutablePointer<Frame>?
     let thread: UInt?
     let calls: (call: FactoryCall, address: UInt)?
+    /// The addresses of the steps this waiter runs under: its own and those above it, and those
+    /// of the factory calls that await it and above them. Gathered once, as the wait begins,
+    /// since they stay put while it waits (each call awaits the waiter): a walk of the graph asks
+    /// every listed waiter whether it is under a holder, and walking their frames for each
+    /// question took time that grew with the fourth power of the depth of a graph whose levels
+    /// each wait for a shared instance a sibling task makes.
+    let steps: Set<UInt>
+
+    init(
+      target: any WaitTarget, index: Int, step: UnsafeMutablePointer<Frame>?, thread: UInt?,
+      calls: (call: FactoryCall, address: UInt)?
+    ) {
+      self.target = target
+      self.index = index
+      self.step = step
+      self.thread = thread
+      self.calls = calls
+      var steps: Set<UInt> = []
+      // Each walk up stops at a step a walk before it passed: the steps above that one are in.
+      func walk(from frame: UnsafeMutablePointer<Frame>?) {
+        var frame = frame
+        while let current = frame, steps.insert(UInt(bitPattern: current)).inserted { frame = current.pointee.parent }
+      }
+      walk(from: step)
+      if let (call, address) = calls { call.forEachAwaitingStep(seenAt: address) { walk(from: $0) } }
+      self.steps = steps
+    }
 
     /// Whether this waiter runs under `holder`, so that `holder` is stuck while it waits.
     func isUnder(_ holder: Holder) -> Bool {
-      if holder.frame != 0 {
-        if let step, step.isAt(orBelow: holder.frame) { return true }
-        if let (call, address) = calls, call.awaits(holder.frame, seenAt: address) { return true }
-      }
+      if holder.frame != 0, steps.contains(holder.frame) { return true }
       // A synchronous maker holds its thread until it is done: what blocks that thread is under it.
       if let thread, thread == holder.thread { return true }
       if let target = holder.call, let (call, address) = calls, call.awaits(target, seenAt: address) { return true }

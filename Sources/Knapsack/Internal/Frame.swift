@@ -421,6 +421,15 @@ final class FactoryCall: Sendable {
     awaited(seenAt: address) { $0.frame?.pointer.isAt(orBelow: step) == true } != nil
   }
 
+  /// Calls `body` with the step of each factory call that awaits code that found this call bound
+  /// at `address` (see ``awaits(_:seenAt:)``), innermost first.
+  func forEachAwaitingStep(seenAt address: UInt, _ body: (UnsafeMutablePointer<Frame>) -> Void) {
+    _ = awaited(seenAt: address) { call in
+      if let pointer = call.frame?.pointer { body(pointer) }
+      return false
+    }
+  }
+
   /// Whether code that found this call bound at `address` runs in a task that `call` awaits.
   func awaits(_ call: FactoryCall, seenAt address: UInt) -> Bool {
     awaited(seenAt: address) { $0 === call } != nil
@@ -451,10 +460,28 @@ final class FactoryCall: Sendable {
   ) -> [(root: UnsafeMutablePointer<Frame>, path: [Int])]? {
     guard let (call, address) = seen else { return nil }
     var parts: [(root: UnsafeMutablePointer<Frame>, path: [Int])] = []
+    // The root of each step passed: the calls of one resolution are steps of one line, and
+    // walking up to the root from each took time that grew with the square of its depth.
+    var roots: [UInt: UnsafeMutablePointer<Frame>] = [:]
+    func root(of pointer: UnsafeMutablePointer<Frame>) -> UnsafeMutablePointer<Frame> {
+      var walked: [UInt] = []
+      var frame = pointer
+      var root: UnsafeMutablePointer<Frame>?
+      while root == nil {
+        if let known = roots[UInt(bitPattern: frame)] {
+          root = known
+        } else {
+          walked.append(UInt(bitPattern: frame))
+          if let parent = frame.pointee.parent { frame = parent } else { root = frame }
+        }
+      }
+      for step in walked { roots[step] = root }
+      return root ?? pointer
+    }
     let found = call.awaited(seenAt: address) { call in
       // A `Lazy`'s read is no step: it adds nothing to the path.
       guard let pointer = call.frame?.pointer else { return false }
-      let root = pointer.root
+      let root = root(of: pointer)
       if parts.last?.root != root { parts.append((root, pointer.path)) }
       return matches(pointer)
     }
@@ -466,7 +493,17 @@ final class FactoryCall: Sendable {
   /// factory call where it runs, which `frame`'s path continues (see ``awaitedPaths(until:)``).
   /// Nil if `step` does not await this code.
   static func pathAwaiting(_ step: UInt, from frame: UnsafeMutablePointer<Frame>) -> [Int]? {
-    guard var parts = awaitedPaths(until: { $0.isAt(orBelow: step) }) else { return nil }
+    // A walk up stops at a step an earlier one passed: the steps above it were passed too.
+    var passed: Set<UInt> = []
+    let isAtOrBelowStep = { (pointer: UnsafeMutablePointer<Frame>) -> Bool in
+      var frame: UnsafeMutablePointer<Frame>? = pointer
+      while let current = frame, passed.insert(UInt(bitPattern: current)).inserted {
+        if UInt(bitPattern: current) == step { return true }
+        frame = current.pointee.parent
+      }
+      return false
+    }
+    guard var parts = awaitedPaths(until: isAtOrBelowStep) else { return nil }
     // `frame`'s path already has its own resolution's part.
     if parts.last?.root == frame.root { parts.removeLast() }
     return parts.flatMap(\.path)
