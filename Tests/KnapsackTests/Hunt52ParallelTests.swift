@@ -5,7 +5,8 @@ import Testing
 // time when an override scope over it ends and when its root is disposed: both took quadratic
 // time (an ended scope sorted its copies by a depth it counted up the line for each comparison,
 // and each child's disposal invalidated the plans of the whole line below it), minutes for ten
-// thousand children.
+// thousand children. These tests check what the long line does, not how long it takes (speed is
+// the benchmarks' to measure): a return of the quadratic cost shows as a run minutes longer.
 
 extension Dependencies {
   /// Level `n` of a deep diamond: its factory resolves level `n - 1` twice at once, in two child
@@ -33,44 +34,34 @@ extension Dependencies {
     return (root, line)
   }
 
-  @Test func aScopeOverALongLineOfChildrenEndsInLinearTime() async throws {
+  @Test func aScopeOverALongLineOfChildrenGivesEachItsCopyAndEnds() async throws {
     let (root, line) = Self.line(6_000)
     let last = line[line.count - 1]
-    let clock = ContinuousClock()
-    let ended = try await withOverrides {
+    try await withOverrides {
       $0.register(\.hunt52Other) { HuntBBox("fake") }
-    } operation: { () async throws -> ContinuousClock.Instant in
-      // Every container of the line gets its copy in the scope.
+    } operation: { () async throws in
+      // Every container of the line gets its copy in the scope (quadratic, ending the scope took
+      // some 40 seconds in a debug build; linear, a few milliseconds).
       #expect(try last[\.hunt52Shared].tag == "root")
       #expect(try last[\.hunt52Other].tag == "fake")
-      return clock.now
     }
-    // Quadratic, this took some 40 seconds in a debug build; linear, a few milliseconds.
-    #expect(clock.now - ended < .seconds(15))
     #expect(try last[\.hunt52Other].tag == "other")
     _ = root
   }
 
   // Not under the thread sanitizer: the disposal of each child is a task of its own, awaited in
-  // turn, and twelve thousand of them take long there.
-  @Test(.enabled(if: !isThreadSanitized, "eight thousand disposal tasks take long under the sanitizer"))
-  func disposingTheRootOfALongLineThatPlannedTakesLinearTime() async throws {
-    // Two lines of the same length, disposed at the same time: one planned all the way down, so
-    // that each invalidation visits it; the other planned nothing, which no invalidation visits.
-    // Each child's disposal is a task, so their time depends on the other tests running; what the
-    // planned line adds to it must not.
+  // turn, and four thousand of them take long there.
+  @Test(.enabled(if: !isThreadSanitized, "four thousand disposal tasks take long under the sanitizer"))
+  func disposingTheRootOfALongLineThatPlannedDisposesEveryChild() async throws {
+    // A line planned all the way down, so that each invalidation would visit it (quadratic, its
+    // disposal took some 20 seconds more in a debug build than that of a line that planned
+    // nothing).
     let (planned, line) = Self.line(4_000)
-    let (unplanned, _) = Self.line(4_000)
     let last = line[line.count - 1]
     let middle = line[2_000]
     #expect(try last[\.hunt52Shared].tag == "root")
     #expect(try middle[\.hunt52Other].tag == "other")
-    let clock = ContinuousClock()
-    async let plannedTime = clock.measure { try await planned.dispose() }
-    async let unplannedTime = clock.measure { try await unplanned.dispose() }
-    let (withPlans, withoutPlans) = try await (plannedTime, unplannedTime)
-    // Quadratic, the planned line took some 20 seconds more in a debug build.
-    #expect(withPlans < withoutPlans * 4 + .seconds(10), "\(withPlans) against \(withoutPlans)")
+    try await planned.dispose()
     // Every container of the line is disposed, and its plans made before say so.
     let allDisposed = line.allSatisfy { $0.isDisposed }
     #expect(allDisposed)
@@ -106,17 +97,14 @@ extension Dependencies {
   /// walked every awaiting factory's steps up to the root for the path: in a graph whose every
   /// level waits so, the time grew with the fourth power of the depth (eight hundred levels took
   /// about a minute in a debug build; two thousand, half an hour).
-  @Test func aDeepGraphWhoseEveryLevelWaitsForASiblingResolvesInTime() async throws {
+  @Test func aDeepGraphWhoseEveryLevelWaitsForASiblingSharesEachLevel() async throws {
     // On a thread of its own (the tasks of the graph prefer it): on the shared pool, each of the
-    // graph's thousands of task hops waits behind the other tests' jobs, and that would be timed.
+    // graph's thousands of task hops waits behind the other tests' jobs.
     let container = Container()
-    let outcome = await HuntBSmallStackExecutor.run { () -> (Int?, Duration) in
-      let clock = ContinuousClock()
-      let start = clock.now
-      let value = try? await container.resolve(\.hunt52Diamond, argument: 800)
-      return (value, clock.now - start)
+    let outcome = await HuntBSmallStackExecutor.run { () -> Int? in
+      try? await container.resolve(\.hunt52Diamond, argument: 800)
     }
-    #expect(outcome?.0 == 800)
-    #expect(outcome.map { $0.1 < .seconds(20) } == true, "\(String(describing: outcome))")
+    // Each level's two child tasks got one instance of the level below.
+    #expect(outcome == 800)
   }
 }
