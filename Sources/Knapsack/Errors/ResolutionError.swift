@@ -138,9 +138,14 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// The container whose resolution failed, for an error the engine made.
   var failingContainer: Container? { origin?.container }
   /// Whether ``dependency`` is a key that takes an argument, whose factory the fix of a required
-  /// key spells `{ r, argument in ... }`: `{ ... }` is no factory of such a key. Encoded, so that
-  /// a decoded error says the same; not compared (``dependency`` decides it).
-  private var takesArgument = false
+  /// key spells `{ r, argument in ... }`: `{ ... }` is no factory of such a key. Looked up when
+  /// read for an error the engine made (throwing costs nothing for it); encoded, so that a
+  /// decoded error says the same; not compared (``dependency`` decides it).
+  private var takesArgument: Bool {
+    origin.map { KeyTable.shared.descriptor($0.index).kind == .argumentKey } ?? decodedTakesArgument
+  }
+  /// ``takesArgument`` as decoded, for an error that was encoded.
+  private var decodedTakesArgument = false
   /// Thrown in a validation run by a step that reached a root known to fail (see
   /// `ValidationMemo`): the report of that root's failure covers it. Not compared, not encoded.
   var isCoveredByReport = false
@@ -182,9 +187,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   ) {
     let table = KeyTable.shared
     self.kind = kind
-    let descriptor = table.descriptor(index)
-    dependency = descriptor.reference
-    takesArgument = descriptor.kind == .argumentKey
+    dependency = table.descriptor(index).reference
     self.registeredAt = registeredAt
     path = indices.map { table.descriptor($0).reference }
     self.underlying = underlying
@@ -209,7 +212,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       underlying: try container.decodeIfPresent(String.self, forKey: .underlying),
       nearMatches: try container.decode([NearMatch].self, forKey: .nearMatches),
       requestedAt: try container.decodeIfPresent(CodeLocation.self, forKey: .requestedAt))
-    takesArgument = try container.decodeIfPresent(Bool.self, forKey: .takesArgument) ?? false
+    decodedTakesArgument = try container.decodeIfPresent(Bool.self, forKey: .takesArgument) ?? false
   }
 
   /// Encodes the error, its near matches included.
@@ -293,7 +296,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     self.underlying = underlying
     givenNearMatches = error.givenNearMatches
     origin = error.origin
-    takesArgument = error.takesArgument
+    decodedTakesArgument = error.decodedTakesArgument
     isCoveredByReport = error.isCoveredByReport
   }
 
