@@ -12,7 +12,13 @@ final class Hunt52Item: Sendable {
   init(id: Int) { self.id = id }
 }
 
+/// An argument that is a class, not `Hashable`.
+final class Hunt52Query: Sendable {}
+
 extension Dependencies {
+  var hunt52ByQuery: ArgumentKey<Hunt52Query, Hunt52Item> {
+    ArgumentKey { _, _ in Hunt52Item(id: 0) }.scope(.singleton)
+  }
   var hunt52Weak: ArgumentKey<Int, Hunt52Item> { ArgumentKey { _, id in Hunt52Item(id: id) }.scope(.weak) }
   var hunt52Cached: ArgumentKey<Int, Hunt52Item> { ArgumentKey { _, id in Hunt52Item(id: id) }.scope(.cached) }
   var hunt52RequiredArgument: ArgumentKey<Int, Hunt52Item> { .required() }
@@ -120,5 +126,18 @@ extension Dependencies {
     // The factory it spells is one the key takes.
     container.register(\.hunt52RequiredArgument) { r, argument in Hunt52Item(id: argument) }
     #expect(try container.resolve(\.hunt52RequiredArgument, argument: 4).id == 4)
+  }
+
+  /// A shared scope's error for an argument it cannot tell apart says to make the type
+  /// `Hashable`, and mentions tuples only for a tuple.
+  @Test func anUnhashableClassArgumentIsNotCalledATuple() {
+    let error = #expect(throws: ResolutionError.self) {
+      try Container().resolve(\.hunt52ByQuery, argument: Hunt52Query())
+    }
+    #expect(error?.kind == .factoryMismatch)
+    #expect(
+      error?.underlying
+        == "its singleton scope keeps one instance per argument, but Hunt52Query is not Hashable, so arguments"
+        + " cannot be told apart; make the argument type Hashable or register the key with scope: .unique")
   }
 }

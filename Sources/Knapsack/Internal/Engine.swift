@@ -631,12 +631,14 @@ extension Container {
   func unhashableArgument(
     _ index: Int, _ frame: UnsafeMutablePointer<Frame>?, argument: Any.Type, scope: Scope
   ) -> ResolutionError {
-    failure(
+    let typeName = KeyTable.typeName(argument)
+    // A tuple (or a function) cannot conform to a protocol: a struct can.
+    let hint = typeName.hasPrefix("(") ? " (a struct, not a tuple)" : ""
+    return failure(
       .factoryMismatch, index, frame,
       underlying: MismatchDescription(
-        text: "its \(scope) scope keeps one instance per argument, but \(KeyTable.typeName(argument)) is not "
-          + "Hashable, so arguments cannot be told apart; make the argument type Hashable (a struct, not a tuple) "
-          + "or register the key with scope: .unique"))
+        text: "its \(scope) scope keeps one instance per argument, but \(typeName) is not Hashable, so arguments"
+          + " cannot be told apart; make the argument type Hashable\(hint) or register the key with scope: .unique"))
   }
 
   /// The error of a binding whose factory does not make `value` from `argument`. Out of line,
