@@ -54,6 +54,29 @@ extension Dependencies {
   var r52LazyInjected: Key<R52LazyInjectedHolder> { .required() }
 }
 
+/// Whether a new container, which `body` registers into and resolves from, is freed soon after
+/// `body` returns and nothing else holds it.
+func isReleasedWhenDropped(_ body: (Container) throws -> Void) rethrows -> Bool {
+  weak var weakContainer: Container?
+  do {
+    let container = Container()
+    try body(container)
+    weakContainer = container
+  }
+  return freedSoon { weakContainer == nil }
+}
+
+/// ``isReleasedWhenDropped(_:)`` for a `body` that awaits.
+func isReleasedWhenDropped(_ body: (Container) async throws -> Void) async rethrows -> Bool {
+  weak var weakContainer: Container?
+  do {
+    let container = Container()
+    try await body(container)
+    weakContainer = container
+  }
+  return freedSoon { weakContainer == nil }
+}
+
 @Suite struct Review52WeakHoldTests {
   // MARK: Parent and child
 
@@ -140,15 +163,12 @@ extension Dependencies {
 
   /// The same through a graph-scoped dependency.
   @Test func aContainerWhoseSingletonKeepsAGraphDependencyWithAHandleIsReleased() throws {
-    weak var weakContainer: Container?
-    do {
-      let session = Container()
+    let released = try isReleasedWhenDropped { (session) throws in
       session.register(\.r52Holder, scope: .graph) { r in R52Holder(r) }
       session.register(\.r52Model, scope: .singleton) { r in R52Model(service: try r[\.r52Holder]) }
       #expect(try session[\.r52Model].service.lazy.value == "default")
-      weakContainer = session
     }
-    #expect(freedSoon { weakContainer == nil }, "the session container leaks")
+    #expect(released, "the container leaks")
   }
 
   /// A unique instance with a handle, kept past the container's last variable, still reads (the
@@ -192,9 +212,7 @@ extension Dependencies {
   /// A `@LazyInjected` property of a singleton's unique dependency: the container is released
   /// when dropped, and the property reads while it lives.
   @Test func aLazyInjectedPropertyOfASingletonsDependencyIsReleased() throws {
-    weak var weakContainer: Container?
-    do {
-      let container = Container()
+    let released = try isReleasedWhenDropped { (container) throws in
       container.register(\.r52Label) { "lazy injected" }
       container.register(\.r52LazyInjected) { R52LazyInjectedHolder() }
       container.register(\.r52Model, scope: .singleton) { r in
@@ -204,16 +222,13 @@ extension Dependencies {
       }
       let model = try container[\.r52Model]
       #expect(model.kept?.label == "lazy injected")
-      weakContainer = container
     }
-    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+    #expect(released, "the container leaks")
   }
 
   /// An asynchronous singleton's unique asynchronous dependency with a handle.
   @Test func anAsyncSingletonsAsyncDependencyWithAHandleIsReleased() async throws {
-    weak var weakContainer: Container?
-    do {
-      let container = Container()
+    let released = try await isReleasedWhenDropped { (container) async throws in
       container.register(\.r52AsyncHolder) { r in
         await Task.yield()
         return R52Holder(r)
@@ -223,9 +238,8 @@ extension Dependencies {
       }
       let model = try await container.resolve(\.r52AsyncModel)
       #expect(try model.service.provider.get() == "default")
-      weakContainer = container
     }
-    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+    #expect(released, "the container leaks")
   }
 
   /// A parent's decorator and a child's, on the parent's singleton: the child's own instance is
@@ -292,56 +306,44 @@ extension Dependencies {
   /// A handle made in a structured child task of an asynchronous singleton's factory counts as
   /// the factory's.
   @Test func anAsyncSingletonsHandleMadeInAChildTaskIsWeak() async throws {
-    weak var weakContainer: Container?
-    do {
-      let container = Container()
+    let released = try await isReleasedWhenDropped { (container) async throws in
       container.register(\.r52AsyncHolder, scope: .singleton) { r in
         async let made = R52Holder(r)
         return await made
       }
       let holder = try await container.resolve(\.r52AsyncHolder)
       #expect(try holder.provider.get() == "default")
-      weakContainer = container
     }
-    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+    #expect(released, "the container leaks")
   }
 
   @MainActor @Test func aMainActorSingletonIsReleasedWithItsContainer() throws {
-    weak var weakContainer: Container?
-    do {
-      let container = Container()
+    let released = try isReleasedWhenDropped { (container) throws in
       container.register(\.r52MainHolder, scope: .singleton) { @MainActor r in R52MainHolder(r) }
       #expect(try container[\.r52MainHolder].lazy.value == "default")
-      weakContainer = container
     }
-    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+    #expect(released, "the container leaks")
   }
 
   /// A decorator that wraps a singleton and makes a handle.
   @Test func aDecoratorsHandleOnASingletonIsWeak() throws {
-    weak var weakContainer: Container?
-    do {
-      let container = Container()
+    let released = try isReleasedWhenDropped { (container) throws in
       container.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
       container.decorate(\.r52Holder) { r, inner in R52Holder(lazy: r.lazy(\.r52Label), provider: inner.provider) }
       #expect(try container[\.r52Holder].lazy.value == "default")
-      weakContainer = container
     }
-    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+    #expect(released, "the container leaks")
   }
 
   /// A multibinding's singleton contribution.
   @Test func aSingletonContributionsHandleIsWeak() throws {
-    weak var weakContainer: Container?
-    do {
-      let container = Container()
+    let released = try isReleasedWhenDropped { (container) throws in
       container.contribute(to: \.r52Holders, scope: .singleton) { r in R52Holder(r) }
       container.contribute(to: \.r52Holders) { r in R52Holder(r) }
       let holders = try container.resolve(\.r52Holders)
       #expect(try holders.map { try $0.lazy.value } == ["default", "default"])
-      weakContainer = container
     }
-    #expect(freedSoon { weakContainer == nil }, "the container leaks")
+    #expect(released, "the container leaks")
   }
 
   /// A cached instance reads after `resetCached()` while its container lives.
