@@ -67,7 +67,7 @@ func isReleasedWhenDropped(_ body: (Container) throws -> Void) rethrows -> Bool 
 }
 
 /// ``isReleasedWhenDropped(_:)`` for a `body` that awaits.
-func isReleasedWhenDropped(_ body: (Container) async throws -> Void) async rethrows -> Bool {
+func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async rethrows -> Bool {
   weak var weakContainer: Container?
   do {
     let container = Container()
@@ -228,7 +228,7 @@ func isReleasedWhenDropped(_ body: (Container) async throws -> Void) async rethr
 
   /// An asynchronous singleton's unique asynchronous dependency with a handle.
   @Test func anAsyncSingletonsAsyncDependencyWithAHandleIsReleased() async throws {
-    let released = try await isReleasedWhenDropped { (container) async throws in
+    let released = try await isReleasedWhenDroppedAsync { (container) async throws in
       container.register(\.r52AsyncHolder) { r in
         await Task.yield()
         return R52Holder(r)
@@ -306,7 +306,7 @@ func isReleasedWhenDropped(_ body: (Container) async throws -> Void) async rethr
   /// A handle made in a structured child task of an asynchronous singleton's factory counts as
   /// the factory's.
   @Test func anAsyncSingletonsHandleMadeInAChildTaskIsWeak() async throws {
-    let released = try await isReleasedWhenDropped { (container) async throws in
+    let released = try await isReleasedWhenDroppedAsync { (container) async throws in
       container.register(\.r52AsyncHolder, scope: .singleton) { r in
         async let made = R52Holder(r)
         return await made
