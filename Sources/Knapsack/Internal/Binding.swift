@@ -321,13 +321,8 @@ final class WaitGraph: Sendable {
       self.thread = thread
       self.calls = calls
       var steps: Set<UInt> = []
-      // Each walk up stops at a step a walk before it passed: the steps above that one are in.
-      func walk(from frame: UnsafeMutablePointer<Frame>?) {
-        var frame = frame
-        while let current = frame, steps.insert(UInt(bitPattern: current)).inserted { frame = current.pointee.parent }
-      }
-      walk(from: step)
-      if let (call, address) = calls { call.forEachAwaitingStep(seenAt: address) { walk(from: $0) } }
+      step?.insertSteps(into: &steps)
+      if let (call, address) = calls { call.forEachAwaitingStep(seenAt: address) { $0.insertSteps(into: &steps) } }
       self.steps = steps
     }
 

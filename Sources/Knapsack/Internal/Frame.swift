@@ -124,6 +124,20 @@ extension UnsafeMutablePointer where Pointee == Frame {
     return frame
   }
 
+  /// Inserts into `passed` the address of this frame and of each above it, up to the first one
+  /// already there (the walk that inserted it inserted those above it too), and returns whether
+  /// one of them is `step` (stopping there). Walks from the steps of one line cost their length
+  /// in all, not its square.
+  @discardableResult
+  func insertSteps(into passed: inout Set<UInt>, finding step: UInt = 0) -> Bool {
+    var frame: UnsafeMutablePointer<Frame>? = self
+    while let current = frame, passed.insert(UInt(bitPattern: current)).inserted {
+      if UInt(bitPattern: current) == step { return true }
+      frame = current.pointee.parent
+    }
+    return false
+  }
+
   /// Whether this frame, or one above it, is the frame at `address`.
   func isAt(orBelow address: UInt) -> Bool {
     var frame: UnsafeMutablePointer<Frame>? = self
@@ -415,14 +429,8 @@ final class FactoryCall: Sendable {
     return withExtendedLifetime(frame) { body(frame.pointer) }
   }
 
-  /// Whether code that found this call bound at `address` runs in a task that awaits the step
-  /// at `step`: a call that awaits the task runs that step, or one below it.
-  func awaits(_ step: UInt, seenAt address: UInt) -> Bool {
-    awaited(seenAt: address) { $0.frame?.pointer.isAt(orBelow: step) == true } != nil
-  }
-
   /// Calls `body` with the step of each factory call that awaits code that found this call bound
-  /// at `address` (see ``awaits(_:seenAt:)``), innermost first.
+  /// at `address` (see ``awaited(seenAt:_:)``), innermost first.
   func forEachAwaitingStep(seenAt address: UInt, _ body: (UnsafeMutablePointer<Frame>) -> Void) {
     _ = awaited(seenAt: address) { call in
       if let pointer = call.frame?.pointer { body(pointer) }
@@ -493,17 +501,8 @@ final class FactoryCall: Sendable {
   /// factory call where it runs, which `frame`'s path continues (see ``awaitedPaths(until:)``).
   /// Nil if `step` does not await this code.
   static func pathAwaiting(_ step: UInt, from frame: UnsafeMutablePointer<Frame>) -> [Int]? {
-    // A walk up stops at a step an earlier one passed: the steps above it were passed too.
     var passed: Set<UInt> = []
-    let isAtOrBelowStep = { (pointer: UnsafeMutablePointer<Frame>) -> Bool in
-      var frame: UnsafeMutablePointer<Frame>? = pointer
-      while let current = frame, passed.insert(UInt(bitPattern: current)).inserted {
-        if UInt(bitPattern: current) == step { return true }
-        frame = current.pointee.parent
-      }
-      return false
-    }
-    guard var parts = awaitedPaths(until: isAtOrBelowStep) else { return nil }
+    guard var parts = awaitedPaths(until: { $0.insertSteps(into: &passed, finding: step) }) else { return nil }
     // `frame`'s path already has its own resolution's part.
     if parts.last?.root == frame.root { parts.removeLast() }
     return parts.flatMap(\.path)
