@@ -43,4 +43,29 @@ struct OpenAPITests {
       #expect(try await client.titles() == ["kept"])
     }
   }
+
+  /// JSON Schema's `maxLength` counts code points; a title's rule counts characters (at most 200)
+  /// and code points (at most 800). A stored title of 200 accented characters has 400 code points:
+  /// the item schema must allow what the server returns.
+  @Test("The item schema's title length allows every title the server accepts")
+  func itemTitleLengthMatchesTheRules() async throws {
+    try await withApp { client in
+      let reply = try await client.send(.get, "/openapi.json")
+      let document = try #require(reply.json as? [String: Any])
+      let components = try #require(document["components"] as? [String: Any])
+      let schemas = try #require(components["schemas"] as? [String: [String: Any]])
+      func titleMaximum(_ schema: String) -> Int? {
+        ((schemas[schema]?["properties"] as? [String: Any])?["title"] as? [String: Any])?["maxLength"] as? Int
+      }
+      let accented = String(repeating: "e\u{301}", count: 200)
+      let id = try await client.addItem(accented)
+      let stored = try #require(try await client.titles().first)
+      #expect(!id.isEmpty)
+      #expect(stored.count == 200)
+      #expect(stored.unicodeScalars.count == 400)
+      #expect(try #require(titleMaximum("TodoItem")) >= stored.unicodeScalars.count)
+      #expect(titleMaximum("TodoItem") == 800)
+      #expect(titleMaximum("NewItem") == 200)
+    }
+  }
 }

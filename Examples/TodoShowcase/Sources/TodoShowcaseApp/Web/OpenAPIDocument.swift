@@ -114,7 +114,7 @@ enum OpenAPIDocument {
             "required": ["id", "title", "done", "created"],
             "properties": {
               "id": {"type": "string", "format": "uuid"},
-              "title": {"type": "string", "minLength": 1, "maxLength": 200},
+              "title": {"type": "string", "minLength": 1, "maxLength": 800, "description": "At most 200 characters (grapheme clusters) and 800 Unicode code points; JSON Schema counts code points, so a title of accented or emoji characters may have more than 200 of them."},
               "done": {"type": "boolean"},
               "created": {"type": "string", "format": "date-time"}
             }
@@ -122,7 +122,7 @@ enum OpenAPIDocument {
           "NewItem": {
             "type": "object",
             "required": ["title"],
-            "properties": {"title": {"type": "string", "minLength": 1, "maxLength": 200}}
+            "properties": {"title": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Up to 200 code points always fits the length rules; the server also takes up to 200 characters of up to 800 code points in all."}}
           },
           "Change": {
             "type": "object",
