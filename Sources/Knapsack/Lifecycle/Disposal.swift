@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A value that holds a resource and must be closed when its container goes away: a database
 /// connection, a file handle, a server.
 ///
@@ -31,7 +33,7 @@ extension Container {
   /// the container that made it, or its parent's), it returns at once: waiting would wait for the
   /// disposal that is waiting for it. That disposal goes on when it returns.
   public func dispose() async throws {
-    if Self.disposalsRunning.contains(where: { $0 === self }) { return }
+    if Self.disposalsRunning?.contains(self) == true { return }
     let copies = copiesInScope()
     let disposal = beginDisposal(DisposedInstances(), copies: copies)
     var failures = await disposal.task.value
@@ -65,7 +67,7 @@ extension Container {
       if let running = state.disposal { return (running, false) }
       state.disposed = true
       let task = Task {
-        await Self.$disposalsRunning.withValue(Self.disposalsRunning + [self]) {
+        await Self.$disposalsRunning.withValue(DisposalChain(self, outer: Self.disposalsRunning)) {
           await self.disposeEverything(disposed, copies: copies)
         }
       }
@@ -79,10 +81,10 @@ extension Container {
     return disposal
   }
 
-  /// The containers whose disposal the current task runs, outermost first: bound in each
+  /// The containers whose disposal the current task runs, innermost first: bound in each
   /// disposal's task, and so inherited by the tasks it starts (a child's disposal, a task a
   /// `dispose()` starts). A ``dispose()`` of one of them from there returns at once.
-  @TaskLocal static var disposalsRunning: [Container] = []
+  @TaskLocal static var disposalsRunning: DisposalChain?
 
   /// Whether instances to dispose of were created since the last disposal.
   var hasUndisposedInstances: Bool { state.withLock { !$0.created.isEmpty } }
@@ -201,6 +203,42 @@ final class DisposedInstances: Sendable {
       guard objects[object] == nil else { return false }
       objects[object] = instance
       return true
+    }
+  }
+}
+
+/// The containers whose disposal a task runs (``Container/disposalsRunning``), innermost first: a
+/// list that each nested disposal extends by one link, so that a line of nested children is
+/// disposed in linear time (an array copied at each level took quadratic time).
+final class DisposalChain: Sendable {
+  let container: Container
+  /// The chain this one extends. Mutable only so that ``deinit`` can unlink it.
+  private let outer: Mutex<DisposalChain?>
+
+  init(_ container: Container, outer: DisposalChain?) {
+    self.container = container
+    self.outer = Mutex(outer)
+  }
+
+  /// Whether `container` is in the chain.
+  func contains(_ container: Container) -> Bool {
+    var link: DisposalChain? = self
+    while let current = link {
+      if current.container === container { return true }
+      link = current.outer.withLock { $0 }
+    }
+    return false
+  }
+
+  /// Frees the links that only this one held one by one: freed recursively, a chain as long as
+  /// a line of ten thousand nested children (kept past its disposals by a task one of them
+  /// started) would take a stack frame per link.
+  deinit {
+    var next = outer.withLock { $0.take() }
+    while var link = next {
+      next = nil
+      guard isKnownUniquelyReferenced(&link) else { return }
+      next = link.outer.withLock { $0.take() }
     }
   }
 }
