@@ -76,6 +76,29 @@ extension Dependencies {
     }
   }
 
+  /// `dispose()` inside a scope disposes what the scope's copies of the container and of those
+  /// below it made, deeper copies first. Finding those copies walked up from every copy to the
+  /// container's: the square of a long line's length.
+  @Test func disposingTheRootOfALongLineInsideAScopeDisposesWhatEachCopyMadeDeepestFirst() async throws {
+    let (root, line) = Self.line(3_000)
+    let disposed = Collected<String>()
+    let made = [line[1], line[1_500], line[3_000]]
+    for (position, container) in zip(["top", "middle", "bottom"], made) {
+      container.register(\.hunt52Other, scope: .singleton, dispose: { disposed.append($0.tag) }) { HuntBBox(position) }
+    }
+    try await withOverrides {
+      $0.register(\.hunt52Shared, scope: .singleton) { HuntBBox("fake") }
+    } operation: { () async throws in
+      for container in made { #expect(try container[\.hunt52Other].tag != "") }
+      #expect(try line[3_000][\.hunt52Shared].tag == "fake")
+      try await root.dispose()
+      // What the copies made is disposed by now, the deepest copy's first.
+      #expect(disposed.all == ["bottom", "middle", "top"])
+    }
+    #expect(disposed.all == ["bottom", "middle", "top"])
+    #expect(line.allSatisfy { $0.isDisposed })
+  }
+
   @Test func aChildDisposedAfterItsParentStillRefusesItsCachedPlans() async throws {
     let parent = Container()
     let child = parent.makeChild()

@@ -298,9 +298,26 @@ final class OverrideScope: Sendable {
   /// makes none.
   func existingOverlays(from base: Container) -> [Container] {
     guard let top = existingOverlay(for: base) else { return [] }
-    return overlays.withLock { $0.values.map(\.overlay) }
-      .filter { copy in sequence(first: copy, next: \.parent).contains { $0 === top } }
-      .sorted { $0.depth > $1.depth }
+    // Whether a container is `top` or below it, found once for each: walking up to the top from
+    // every copy took the square of a long line's length.
+    var isBelowTop: [ObjectIdentifier: Bool] = [ObjectIdentifier(top): true]
+    var found: [Container] = []
+    for copy in overlays.withLock({ $0.values.map(\.overlay) }) {
+      var walked: [ObjectIdentifier] = []
+      var container: Container? = copy
+      var isBelow = false
+      while let current = container {
+        if let known = isBelowTop[ObjectIdentifier(current)] {
+          isBelow = known
+          break
+        }
+        walked.append(ObjectIdentifier(current))
+        container = current.parent
+      }
+      for id in walked { isBelowTop[id] = isBelow }
+      if isBelow { found.append(copy) }
+    }
+    return found.sorted { $0.depth > $1.depth }
   }
 
   /// The copy of `base` this scope made, if it made one; never makes it.
