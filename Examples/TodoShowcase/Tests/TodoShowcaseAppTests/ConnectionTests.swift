@@ -21,8 +21,9 @@ private final class RawConnection {
     let step: String
   }
 
-  /// Connects to `localhost:port`, trying each address the name resolves to.
-  init(port: Int) throws {
+  /// Connects to `localhost:port`, trying each address the name resolves to; `receiveBuffer`
+  /// sets a small receive buffer (so a response the test does not read soon fills it).
+  init(port: Int, receiveBuffer: Int32? = nil) throws {
     var hints = addrinfo()
     hints.ai_family = AF_UNSPEC
     #if canImport(Glibc)
@@ -36,6 +37,9 @@ private final class RawConnection {
     var entry = list
     while let info = entry?.pointee {
       let candidate = socket(info.ai_family, info.ai_socktype, info.ai_protocol)
+      if candidate >= 0, var size = receiveBuffer {
+        _ = setsockopt(candidate, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+      }
       if candidate >= 0, connect(candidate, info.ai_addr, info.ai_addrlen) == 0 {
         descriptor = candidate
         return
@@ -54,6 +58,18 @@ private final class RawConnection {
     let bytes = Array(text.utf8)
     let sent = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     guard sent == bytes.count else { throw Failure(step: "send") }
+  }
+
+  /// Whether the server has closed the connection: reading without blocking finds its end (or a
+  /// reset) rather than nothing yet. Discards what it reads.
+  func isClosed() -> Bool {
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+      if count == 0 { return true }
+      if count > 0 { continue }
+      return !(errno == EAGAIN || errno == EWOULDBLOCK)
+    }
   }
 
   /// Reads without blocking until the server closes the connection (`true`) or `limit` passes
@@ -101,6 +117,54 @@ struct ConnectionTests {
       var reply = ""
       #expect(try await answered.waitForClose(within: .seconds(10), received: &reply))
       #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
+    }
+  }
+
+  @Test("A request body sent a byte at a time, each within the idle timeout, is cut off")
+  func tricklingBodyIsClosed() async throws {
+    let server = ShowcaseServer(storage: InMemoryStorage(), storageLabel: "test")
+    let app = server.makeApplication(host: "127.0.0.1", port: 0, idleTimeout: .milliseconds(500))
+    try await app.test(.live) { client in
+      let connection = try RawConnection(port: try #require(client.port))
+      try connection.send(
+        "POST /api/todos HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+          + "Content-Length: 1000\r\n\r\n")
+      // One byte every 100 ms never lets the idle timeout pass; the whole body would take 100 s.
+      var closed = false
+      for _ in 0..<200 where !closed {
+        try await Task.sleep(for: .milliseconds(100))
+        closed = connection.isClosed()
+        if !closed { _ = try? connection.send(" ") }
+      }
+      #expect(closed)
+    }
+  }
+
+  @Test("A client that stops reading its responses does not hold the connection and the responses")
+  func unreadResponseIsClosed() async throws {
+    let storage = InMemoryStorage()
+    let start = Date(timeIntervalSince1970: 1_700_000_000)
+    let items = (0..<2000).map { number in
+      TodoItem(
+        id: UUID(), title: String(repeating: "x", count: 190) + " \(number)",
+        created: start.addingTimeInterval(Double(number)))
+    }
+    try storage.save(items, forKey: LiveTodoListViewModel.storageKey)
+    let server = ShowcaseServer(storage: storage, storageLabel: "test")
+    let app = server.makeApplication(host: "127.0.0.1", port: 0, idleTimeout: .milliseconds(200))
+    let requests = 20
+    try await app.test(.live) { client in
+      let connection = try RawConnection(port: try #require(client.port), receiveBuffer: 4096)
+      // Twenty whole lists of about 0.5 MB each: far more than the sockets can buffer.
+      try connection.send(
+        String(repeating: "GET /api/todos HTTP/1.1\r\nHost: localhost\r\n\r\n", count: requests))
+      // The client reads nothing for many times the timeout, then everything it can.
+      try await Task.sleep(for: .seconds(5))
+      var received = ""
+      #expect(try await connection.waitForClose(within: .seconds(60), received: &received))
+      // The server gave up on it: the connection ended before all the responses were sent.
+      let answered = received.components(separatedBy: "HTTP/1.1 200 OK").count - 1
+      #expect(answered < requests)
     }
   }
 

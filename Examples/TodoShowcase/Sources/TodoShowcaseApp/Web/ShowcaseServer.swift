@@ -76,8 +76,10 @@ public struct ShowcaseServer: Sendable {
     "Listening on http://\(HostNames.urlHost(host)):\(port)"
   }
 
-  /// The HTTP/1 application on `host`:`port`, closing connections idle for `idleTimeout` and
-  /// answering `Host` as ``HostPolicy`` says; `onRunning` gets the bound port.
+  /// The HTTP/1 application on `host`:`port`, closing connections idle for `idleTimeout`, whose
+  /// request takes longer than that to arrive, or that leave a response unread that long (see
+  /// ``SlowClientHandler``), and answering `Host` as ``HostPolicy`` says; `onRunning` gets the
+  /// bound port.
   public func makeApplication(
     host: String,
     port: Int,
@@ -87,7 +89,12 @@ public struct ShowcaseServer: Sendable {
   ) -> some ApplicationProtocol {
     Application(
       router: makeRouter(listenHost: host, allowedHosts: allowedHosts),
-      server: .http1(configuration: .init(idleTimeout: .nanoseconds(Self.nanoseconds(idleTimeout)))),
+      server: .http1(
+        configuration: .init(
+          additionalChannelHandlers: [SlowClientHandler(timeout: .nanoseconds(Self.nanoseconds(idleTimeout)))],
+          idleTimeout: .nanoseconds(Self.nanoseconds(idleTimeout))
+        )
+      ),
       configuration: .init(address: .hostname(host, port: port), serverName: "todo-showcase"),
       onServerRunning: { channel in
         onRunning(channel.localAddress?.port ?? port)
