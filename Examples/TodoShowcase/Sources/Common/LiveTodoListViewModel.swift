@@ -59,11 +59,15 @@ public final class LiveTodoListViewModel: TodoListViewModel {
   public func add(title: String) throws -> TodoItem {
     let title = try TodoTitle.validate(title)
     let item = TodoItem(id: makeID(), title: title, created: now())
+    let maximum = TodoList.maximumItems
     if let records = storage as? any TodoItemStorage {
-      try records.insertTodo(item)
+      try records.insertTodo(item, maximum: maximum)
       state.withLock { $0.append(item) }
     } else {
-      try change { $0.append(item) }
+      try change { items in
+        guard items.count < maximum else { throw TodoError.listFull(maximum: maximum) }
+        items.append(item)
+      }
     }
     return item
   }

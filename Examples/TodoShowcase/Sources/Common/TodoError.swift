@@ -17,6 +17,9 @@ public enum TodoError: Error, Equatable, Sendable, CustomStringConvertible {
   case invisibleCharacter(UInt32)
   /// No item has this id.
   case notFound(UUID)
+  /// The list already has ``TodoList/maximumItems`` items (or the store's own limit), so a new
+  /// one would let a client fill the disk and make every whole-list read larger without bound.
+  case listFull(maximum: Int)
 
   public var description: String {
     switch self {
@@ -35,8 +38,17 @@ public enum TodoError: Error, Equatable, Sendable, CustomStringConvertible {
         + "(found U+\(TodoTitle.hex(value))), which change how the title looks."
     case .notFound(let id):
       "No to-do item has the id \(id.uuidString)."
+    case .listFull(let maximum):
+      "The list already has \(maximum) items, the most it may have; delete some to add more."
     }
   }
+}
+
+/// The limits of the whole list.
+public enum TodoList {
+  /// The most items the list may have: a client on the network cannot grow the store (and every
+  /// whole-list read) without bound.
+  public static let maximumItems = 10_000
 }
 
 /// The rules for a to-do title.

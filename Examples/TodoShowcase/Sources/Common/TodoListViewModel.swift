@@ -14,7 +14,8 @@ public protocol TodoListViewModel: Sendable {
 
   /// Adds an item; throws ``TodoError/emptyTitle``, ``TodoError/titleTooLong(length:)``,
   /// ``TodoError/titleTooComplex(scalars:)``, ``TodoError/controlCharacter(_:)`` or
-  /// ``TodoError/invisibleCharacter(_:)``.
+  /// ``TodoError/invisibleCharacter(_:)``, or ``TodoError/listFull(maximum:)`` when the list
+  /// already has ``TodoList/maximumItems`` items.
   @discardableResult
   func add(title: String) throws -> TodoItem
 

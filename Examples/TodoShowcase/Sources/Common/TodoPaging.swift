@@ -120,8 +120,9 @@ public protocol TodoItemStorage: LocalStorage {
   /// The page of at most `limit` items after `cursor`, in list order.
   func todoPage(after cursor: TodoCursor?, limit: Int) throws -> TodoPage
 
-  /// Stores a new item.
-  func insertTodo(_ item: TodoItem) throws
+  /// Stores a new item unless the list already has `maximum` items (then throws
+  /// ``TodoError/listFull(maximum:)``), counting and inserting as one step.
+  func insertTodo(_ item: TodoItem, maximum: Int) throws
 
   /// Lets `body` change the item with this id and stores the result, as one step; throws
   /// ``TodoError/notFound(_:)`` for an unknown id. Nothing is saved when `body` throws.

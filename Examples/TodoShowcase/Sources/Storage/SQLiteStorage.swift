@@ -127,8 +127,13 @@ public final class SQLiteStorage: TodoItemStorage {
     }
   }
 
-  public func insertTodo(_ item: TodoItem) throws {
-    try write { db in try Self.insert(item, into: db) }
+  public func insertTodo(_ item: TodoItem, maximum: Int) throws {
+    try write { db in
+      // In the write transaction, so writers racing at the limit cannot pass it together.
+      let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM todos") ?? 0
+      guard count < maximum else { throw TodoError.listFull(maximum: maximum) }
+      try Self.insert(item, into: db)
+    }
   }
 
   public func updateTodo(id: UUID, _ body: (inout TodoItem) throws -> Void) throws -> TodoItem {

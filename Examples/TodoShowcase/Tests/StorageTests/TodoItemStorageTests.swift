@@ -19,7 +19,7 @@ struct TodoItemStorageTests {
     let directory = try TemporaryDirectory()
     let storage = try SQLiteStorage(url: directory.file("todos.sqlite"))
     let items = (1...7).map { Self.item($0) }
-    for item in items.reversed() { try storage.insertTodo(item) }
+    for item in items.reversed() { try storage.insertTodo(item, maximum: TodoList.maximumItems) }
 
     #expect(try storage.allTodos() == items)
     let first = try storage.todoPage(after: nil, limit: 3)
@@ -56,7 +56,7 @@ struct TodoItemStorageTests {
     let url = directory.file("todos.sqlite")
     let storage = try SQLiteStorage(url: url)
     let items = (1...3).map { Self.item($0) }
-    for item in items { try storage.insertTodo(item) }
+    for item in items { try storage.insertTodo(item, maximum: TodoList.maximumItems) }
     // Triggers record every row the store's statements write.
     let database = try DatabaseQueue(path: url.path)
     try database.write { db in
@@ -70,7 +70,7 @@ struct TodoItemStorageTests {
       )
     }
     let added = Self.item(4)
-    try storage.insertTodo(added)
+    try storage.insertTodo(added, maximum: TodoList.maximumItems)
     _ = try storage.updateTodo(id: items[1].id) { $0.title = "Renamed" }
     try storage.deleteTodo(id: items[0].id)
 
@@ -84,6 +84,16 @@ struct TodoItemStorageTests {
         "insert \(added.id.uuidString)", "update \(items[1].id.uuidString)", "delete \(items[0].id.uuidString)",
       ])
     #expect(try storage.allTodos().map(\.title) == ["Renamed", "Item 3", "Item 4"])
+  }
+
+  @Test("SQLite refuses a new item once the list has the maximum, and stores nothing")
+  func sqliteRefusesBeyondTheMaximum() throws {
+    let directory = try TemporaryDirectory()
+    let storage = try SQLiteStorage(url: directory.file("todos.sqlite"))
+    let items = (1...3).map { Self.item($0) }
+    for item in items { try storage.insertTodo(item, maximum: 3) }
+    #expect(throws: TodoError.listFull(maximum: 3)) { try storage.insertTodo(Self.item(4), maximum: 3) }
+    #expect(try storage.allTodos() == items)
   }
 
   @Test("A list an earlier version kept as one JSON entry moves into rows when the database opens")

@@ -12,7 +12,8 @@ import Hummingbird
 /// - `DELETE /api/todos/UUID`: 204.
 ///
 /// Bad input gets a 4xx with `{"error": "…"}` and changes nothing: 400 for a body that is not
-/// the JSON expected, 422 for a title that breaks the rules, 404 for an unknown id.
+/// the JSON expected, 422 for a title that breaks the rules, 404 for an unknown id, 409 for a new
+/// item when the list already has ``TodoList/maximumItems``.
 struct APIRoutes {
   let server: ShowcaseServer
 
@@ -139,6 +140,7 @@ struct APIRoutes {
     } catch let error as TodoError {
       switch error {
       case .notFound: return try errorResponse(.notFound, error.description)
+      case .listFull: return try errorResponse(.conflict, error.description)
       case .emptyTitle, .titleTooLong, .titleTooComplex, .controlCharacter, .invisibleCharacter:
         return try errorResponse(.unprocessableContent, error.description)
       }

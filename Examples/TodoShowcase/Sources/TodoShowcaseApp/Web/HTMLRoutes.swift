@@ -179,7 +179,11 @@ struct HTMLRoutes {
       )
     } catch let error as TodoError {
       let status: HTTPResponse.Status =
-        if case .notFound = error { .notFound } else { .unprocessableContent }
+        switch error {
+        case .notFound: .notFound
+        case .listFull: .conflict
+        default: .unprocessableContent
+        }
       return try page(
         styleID: styleID,
         onTabsPage: returnTo.hasPrefix("/?"),

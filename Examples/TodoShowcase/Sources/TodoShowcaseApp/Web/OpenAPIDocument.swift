@@ -57,6 +57,7 @@ enum OpenAPIDocument {
               "400": {"$ref": "#/components/responses/BadRequest"},
               "403": {"$ref": "#/components/responses/Forbidden"},
               "413": {"$ref": "#/components/responses/TooLarge"},
+              "409": {"$ref": "#/components/responses/ListFull"},
               "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
               "422": {"$ref": "#/components/responses/Unprocessable"}
             }
@@ -139,6 +140,7 @@ enum OpenAPIDocument {
           "BadRequest": {"description": "The body is not the JSON expected, or a query parameter is malformed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "Forbidden": {"description": "A cross-site request from a browser, or a Host that is not a loopback name while the server listens on loopback.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "NotFound": {"description": "No item has this id.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "ListFull": {"description": "The list already has 10000 items, the most it may have.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "TooLarge": {"description": "The body is larger than 64 KiB.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "UnsupportedMediaType": {"description": "The body is not application/json.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "Unprocessable": {"description": "The title breaks the rules: empty, longer than 200 characters or 800 code points, or containing a control character or an invisible formatting character (such as U+202E).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
