@@ -38,7 +38,8 @@ enum OpenAPIDocument {
                 "headers": {"Link": {"description": "The next page, while more items follow.", "schema": {"type": "string"}}},
                 "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/TodoItem"}}}}
               },
-              "400": {"$ref": "#/components/responses/BadRequest"}
+              "400": {"$ref": "#/components/responses/BadRequest"},
+              "403": {"$ref": "#/components/responses/Forbidden"}
             }
           },
           "post": {
@@ -75,6 +76,7 @@ enum OpenAPIDocument {
                 "description": "The item.",
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TodoItem"}}}
               },
+              "403": {"$ref": "#/components/responses/Forbidden"},
               "404": {"$ref": "#/components/responses/NotFound"}
             }
           },
@@ -103,7 +105,8 @@ enum OpenAPIDocument {
             "responses": {
               "204": {"description": "Removed."},
               "403": {"$ref": "#/components/responses/Forbidden"},
-              "404": {"$ref": "#/components/responses/NotFound"}
+              "404": {"$ref": "#/components/responses/NotFound"},
+              "413": {"$ref": "#/components/responses/TooLarge"}
             }
           }
         }
@@ -138,7 +141,7 @@ enum OpenAPIDocument {
         },
         "responses": {
           "BadRequest": {"description": "The body is not the JSON expected, or a query parameter is malformed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-          "Forbidden": {"description": "A cross-site request from a browser, or a Host that is not a loopback name while the server listens on loopback.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "Forbidden": {"description": "A state-changing request from a browser on another site, or (for any request) a Host the server does not answer for: only loopback names while it listens on loopback, else also IP addresses and names given with --allowed-host.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "NotFound": {"description": "No item has this id.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "ListFull": {"description": "The list already has 10000 items, the most it may have.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "TooLarge": {"description": "The body is larger than 64 KiB.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
