@@ -5,7 +5,7 @@ import Hummingbird
 
 /// The JSON API on the shared storage.
 ///
-/// - `GET /api/todos`: every item; with `?limit=N` (1 to 1000) a page of them, oldest first, and a
+/// - `GET /api/todos`: every item (sent a page at a time as the client reads it); with `?limit=N` (1 to 1000) a page of them, oldest first, and a
 ///   `Link: <…&after=CURSOR>; rel="next"` header while more follow.
 /// - `POST /api/todos` `{"title": "…"}`: 201 with the new item.
 /// - `PATCH /api/todos/UUID` `{"done": true}`: the changed item.
@@ -32,8 +32,7 @@ struct APIRoutes {
         let query = request.uri.queryParameters
         let viewModel = try makeViewModel()
         guard query.get("limit") != nil || query.get("after") != nil else {
-          try viewModel.load()
-          return try jsonResponse(viewModel.items)
+          return try Self.wholeList(viewModel)
         }
         let limit: Int
         let cursor: TodoCursor?
@@ -84,6 +83,39 @@ struct APIRoutes {
         return Response(status: .noContent)
       }
     }
+  }
+
+  /// How many items the whole list is read and sent in at a time.
+  static let streamedPageSize = 200
+
+  /// The whole list as one JSON array, read and sent a page at a time as the client takes it:
+  /// a client that asks for a long list and reads it slowly (or never) holds one page of it in
+  /// the server's memory, not the whole list encoded. The first page is read before answering,
+  /// so a storage failure is still a 500 with a JSON error.
+  private static func wholeList(_ viewModel: any TodoListViewModel) throws -> Response {
+    let first = try viewModel.loadPage(after: nil, limit: streamedPageSize)
+    return Response(
+      status: .ok,
+      headers: [.contentType: "application/json; charset=utf-8"],
+      body: ResponseBody { writer in
+        let encoder = apiJSONEncoder()
+        var page = first
+        var separator = "["
+        while true {
+          var chunk = ByteBuffer()
+          for item in page.items {
+            chunk.writeString(separator)
+            chunk.writeBytes(try encoder.encode(item))
+            separator = ","
+          }
+          try await writer.write(chunk)
+          guard let next = page.next else { break }
+          page = try await BlockingWork.run { try viewModel.loadPage(after: next, limit: streamedPageSize) }
+        }
+        try await writer.write(ByteBuffer(string: separator == "[" ? "[]" : "]"))
+        try await writer.finish(nil)
+      }
+    )
   }
 
   private func makeViewModel() throws -> any TodoListViewModel {
@@ -156,10 +188,16 @@ struct APIRoutes {
   }
 }
 
-func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+/// The API's JSON encoder: ISO 8601 dates, sorted keys, slashes as they are.
+func apiJSONEncoder() -> JSONEncoder {
   let encoder = JSONEncoder()
   encoder.dateEncodingStrategy = .iso8601
   encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+  return encoder
+}
+
+func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+  let encoder = apiJSONEncoder()
   return Response(
     status: status,
     headers: [.contentType: "application/json; charset=utf-8"],
