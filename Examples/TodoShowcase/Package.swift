@@ -13,7 +13,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
-    .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
+    .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
