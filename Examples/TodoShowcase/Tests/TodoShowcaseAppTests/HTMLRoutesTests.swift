@@ -135,6 +135,24 @@ struct HTMLRoutesTests {
     }
   }
 
+  @Test(
+    "A form whose text is not valid URL-encoded UTF-8 is refused as such and changes nothing",
+    arguments: ["title=%FF", "title=caf%C3", "title=ok&%E2%82=x", "title=100%"])
+  func malformedForm(form: String) async throws {
+    try await withApp { client in
+      let reply = try await client.send(.post, "/styles/manual/todos", form: form + "&return=%2Fstyles%2Fmanual")
+      #expect(reply.status == .badRequest)
+      #expect(reply.text.contains("not valid URL-encoded UTF-8"))
+      #expect(!reply.text.contains("must not be empty"))
+      #expect(try await client.titles() == [])
+      let id = try await client.addItem("Stays")
+      let toggle = try await client.send(.post, "/styles/knapsack/todos/\(id)/toggle", form: "return=%ZZ")
+      #expect(toggle.status == .badRequest)
+      let items = try await client.send(.get, "/api/todos").json as? [[String: Any]]
+      #expect(items?.compactMap { $0["done"] as? Bool } == [false])
+    }
+  }
+
   @Test("Toggling or deleting an unknown item is a 404 page", arguments: ["toggle", "delete"])
   func unknownItem(action: String) async throws {
     try await withApp { client in

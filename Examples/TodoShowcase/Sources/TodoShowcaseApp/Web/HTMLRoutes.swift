@@ -166,6 +166,15 @@ struct HTMLRoutes {
     }
     let returnTo = Self.safeReturnPath(form["return"], styleID: styleID)
     let after = Self.cursorText(of: returnTo)
+    guard !form.isMalformed else {
+      return try page(
+        styleID: styleID,
+        onTabsPage: returnTo.hasPrefix("/?"),
+        after: after,
+        status: .badRequest,
+        error: Self.malformedFormMessage
+      )
+    }
     do {
       try body(screen)
     } catch let error as UnknownItem {
@@ -196,6 +205,9 @@ struct HTMLRoutes {
     return .redirect(to: returnTo, type: .normal)
   }
 
+  /// What a form whose text is not valid percent-encoded UTF-8 is told; it changes nothing.
+  static let malformedFormMessage = "The form's text is not valid URL-encoded UTF-8; nothing was changed."
+
   /// The form's `return` path if it is one of this app's list pages (optionally after a valid
   /// cursor), else the style's own page.
   static func safeReturnPath(_ path: String?, styleID: String) -> String {
@@ -222,16 +234,32 @@ struct HTMLRoutes {
 /// The fields of a URL-encoded form body.
 struct FormFields {
   private let fields: [String: String]
+  /// Whether a field's name or value is not valid percent-encoded UTF-8 (`title=%FF`): the form
+  /// is refused as such, not read as an empty title.
+  let isMalformed: Bool
 
   init(request: Request) async throws {
     let body = try await request.body.collect(upTo: 64 * 1024)
     var fields: [String: String] = [:]
+    var isMalformed = false
     for pair in String(buffer: body).split(separator: "&") {
       let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-      guard let name = Self.decode(parts[0]) else { continue }
-      fields[name] = parts.count > 1 ? Self.decode(parts[1]) ?? "" : ""
+      guard let name = Self.decode(parts[0]) else {
+        isMalformed = true
+        continue
+      }
+      guard parts.count > 1 else {
+        fields[name] = ""
+        continue
+      }
+      guard let value = Self.decode(parts[1]) else {
+        isMalformed = true
+        continue
+      }
+      fields[name] = value
     }
     self.fields = fields
+    self.isMalformed = isMalformed
   }
 
   subscript(name: String) -> String? {
