@@ -146,6 +146,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   }
   /// ``takesArgument`` as decoded, for an error that was encoded.
   private var decodedTakesArgument = false
+  /// ``pathArguments`` as decoded, for an error that was encoded: a decoded error's path shows
+  /// the arguments its steps were made for, as the error did (`\.node(3) → \.node(2)`).
+  private var decodedPathArguments: [String?]?
   /// Thrown in a validation run by a step that reached a root known to fail (see
   /// `ValidationMemo`): the report of that root's failure covers it. Not compared, not encoded.
   var isCoveredByReport = false
@@ -197,7 +200,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   }
 
   private enum CodingKeys: String, CodingKey {
-    case kind, dependency, registeredAt, requestedAt, path, pathRegistrations, underlying, nearMatches, takesArgument
+    case kind, dependency, registeredAt, requestedAt, path, pathRegistrations, underlying, nearMatches, takesArgument,
+      pathArguments
   }
 
   /// Decodes an error encoded by ``encode(to:)``.
@@ -213,6 +217,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       nearMatches: try container.decode([NearMatch].self, forKey: .nearMatches),
       requestedAt: try container.decodeIfPresent(CodeLocation.self, forKey: .requestedAt))
     decodedTakesArgument = try container.decodeIfPresent(Bool.self, forKey: .takesArgument) ?? false
+    decodedPathArguments = try container.decodeIfPresent([String?].self, forKey: .pathArguments)
   }
 
   /// Encodes the error, its near matches included.
@@ -227,6 +232,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     try container.encodeIfPresent(underlying, forKey: .underlying)
     try container.encode(nearMatches, forKey: .nearMatches)
     if takesArgument { try container.encode(true, forKey: .takesArgument) }
+    try container.encodeIfPresent(pathArguments, forKey: .pathArguments)
   }
 
   /// Whether two errors say the same thing, near matches included.
@@ -297,6 +303,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     givenNearMatches = error.givenNearMatches
     origin = error.origin
     decodedTakesArgument = error.decodedTakesArgument
+    decodedPathArguments = error.decodedPathArguments
     isCoveredByReport = error.isCoveredByReport
   }
 
@@ -311,8 +318,8 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   var pathSteps: [String] { Self.steps(path, pathArguments) }
 
   /// The argument of each step of ``path``, as text, for an error the engine made where a step
-  /// took one.
-  var pathArguments: [String?]? { origin?.arguments }
+  /// took one (or one decoded from such an error).
+  var pathArguments: [String?]? { origin?.arguments ?? decodedPathArguments }
 
   /// Each step of `path` as messages show it, with its argument from `arguments` if it has one.
   static func steps(_ path: [DependencyReference], _ arguments: [String?]?) -> [String] {
