@@ -9,7 +9,15 @@ final class H1Node: Sendable {
   init(child: H1Node?) { self.child = child }
 }
 
+struct H1Sink: Sendable { let name: String }
+@MainActor final class H1Panel: Sendable {}
+
 extension Dependencies {
+  var h1Sinks: Multibinding<H1Sink> { Multibinding() }
+  var h1AsyncSinks: AsyncMultibinding<H1Sink> { AsyncMultibinding() }
+  var h1Panels: MainActorMultibinding<H1Panel> { MainActorMultibinding() }
+  var h1NoSinks: Multibinding<H1Sink> { Multibinding() }
+  var h1SinkName: Key<String> { Key { "console" } }
   /// Walks down from its argument, then asks for 1 again: a cycle that starts mid-path.
   var h1Countdown: ArgumentKey<Int, H1Node> {
     ArgumentKey { r, n in H1Node(child: try r.resolve(\.h1Countdown, argument: n > 1 ? n - 1 : 1)) }
@@ -36,5 +44,34 @@ extension Dependencies {
       let again = try JSONDecoder().decode(ResolutionError.self, from: JSONEncoder().encode(decoded))
       #expect(again.description == error.description)
     }
+  }
+
+  /// A multibinding named in `graph(including:)` is drawn as what it is, the array of its
+  /// contributions, with an edge to each: it was drawn as "not provided" (dashed, red, the
+  /// `missing` class) with no edge, in a graph whose report found no problem.
+  @Test func aMultibindingNamedInTheGraphIsProvidedAndLeadsToItsContributions() async throws {
+    let container = Container()
+    container.contribute(to: \.h1Sinks) { r in H1Sink(name: try r[\.h1SinkName]) }
+    container.contribute(to: \.h1Sinks, scope: .singleton) { H1Sink(name: "file") }
+    container.contribute(to: \.h1AsyncSinks) { () async throws in H1Sink(name: "server") }
+    container.contribute(to: \.h1Panels) { H1Panel() }
+    let graph = await container.graph(including: [\.h1Sinks, \.h1AsyncSinks, \.h1Panels, \.h1NoSinks])
+    #expect(graph.report.isValid, "\(graph.report)")
+    for name in ["\\.h1Sinks", "\\.h1AsyncSinks", "\\.h1Panels", "\\.h1NoSinks"] {
+      let node = try #require(graph.nodes.first { $0.dependency.name == name }, "\(graph.nodes)")
+      #expect(node.scope == .unique, "\(name)")
+      #expect(node.registeredAt == nil)
+    }
+    let contributionsOf = { (name: String) in graph.edges.filter { $0.from == name }.map(\.to) }
+    #expect(contributionsOf("\\.h1Sinks").count == 2, "\(graph.edges)")
+    #expect(contributionsOf("\\.h1Sinks").allSatisfy { $0.hasPrefix("\\.h1Sinks contribution (") })
+    #expect(contributionsOf("\\.h1AsyncSinks").count == 1)
+    #expect(contributionsOf("\\.h1Panels").count == 1)
+    #expect(contributionsOf("\\.h1NoSinks").isEmpty)
+    #expect(!graph.mermaid.contains("missing"), "\(graph.mermaid)")
+    #expect(!graph.dot.contains("not provided"), "\(graph.dot)")
+    // What the multibinding's resolution records agrees: drawn the same when a key resolves it.
+    let resolved = try container[\.h1Sinks]
+    #expect(resolved.map(\.name) == ["console", "file"])
   }
 }

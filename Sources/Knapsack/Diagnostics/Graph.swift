@@ -55,19 +55,19 @@ public struct DependencyGraph: Sendable, Hashable, Codable {
     self.report = report
   }
 
-  /// The graph of a dry run: its `roots`, what its resolutions resolved (`events`), the paths of
-  /// the report's problems, and the `Lazy` and `Provider` handles factories made (`handles`:
-  /// who made a handle to what).
+  /// The graph of a dry run: its `roots` (each with the scope and site of what serves it, nil
+  /// scope if nothing does), what its resolutions resolved (`events`), the paths of the report's
+  /// problems, and the edges no resolution recorded (`handles`: who made a `Lazy` or `Provider`
+  /// to what, and a multibinding's contributions).
   init(
-    events: [ResolutionEvent], report: ValidationReport, roots: [(DependencyReference, Registration?)],
+    events: [ResolutionEvent], report: ValidationReport,
+    roots: [(DependencyReference, scope: Scope?, registeredAt: CodeLocation?)],
     handles: [(from: DependencyReference, to: DependencyReference)] = []
   ) {
     let problems = report.problems
     var nodes: [String: Node] = [:]
-    for (reference, registration) in roots {
-      nodes[reference.name] = Node(
-        dependency: reference, scope: registration?.scope,
-        registeredAt: registration.flatMap { $0.isDefault ? nil : $0.location })
+    for (reference, scope, registeredAt) in roots {
+      nodes[reference.name] = Node(dependency: reference, scope: scope, registeredAt: registeredAt)
     }
     var edges: [Edge] = []
     for event in events {

@@ -613,6 +613,9 @@ extension Container {
     var needsSample: [DependencyReference]
     var roots: Set<Int>
     var handleEdges: [(from: Int, to: Int)]
+    /// From each multibinding among the roots to its contributions: the run resolves those as
+    /// roots of their own, not through the multibinding, so no resolution records these edges.
+    var elementEdges: [(from: Int, to: Int)]
     /// What its resolutions resolved (see ``ValidationRecorder/recorded``).
     var events: [ResolutionEvent]
     /// The index each dependency the run resolved or reported is, and the registration that
@@ -649,9 +652,19 @@ extension Container {
       needsSampleArgument: Array(Set(run.needsSample)).sorted { $0.name < $1.name })
     let pathIndices = Set(unique.flatMap(\.path).compactMap { run.indices[$0] })
     let nodes = run.roots.union(pathIndices).map { index in
-      (table.descriptor(index).reference, run.registrations[index])
+      let descriptor = table.descriptor(index)
+      guard let registration = run.registrations[index] else {
+        // A multibinding has no registration, and is never missing: it is the array of its
+        // contributions (none, an empty one), made anew each time, as its resolution reports it.
+        let scope: Scope? = descriptor.kind == .multibinding ? .unique : nil
+        return (descriptor.reference, scope: scope, registeredAt: CodeLocation?.none)
+      }
+      return (
+        descriptor.reference, scope: registration.scope,
+        registeredAt: registration.isDefault ? nil : registration.location
+      )
     }
-    let handles = run.handleEdges.map {
+    let handles = (run.handleEdges + run.elementEdges).map {
       (from: table.descriptor($0.from).reference, to: table.descriptor($0.to).reference)
     }
     return (report, DependencyGraph(events: events, report: report, roots: nodes, handles: handles))
@@ -766,9 +779,13 @@ extension Container {
     for index in roots.union(indices.values) {
       registrations[index] = copy.effectiveRegistration(index)?.0 ?? table.descriptor(index).defaultRegistration
     }
+    var elementEdges: [(from: Int, to: Int)] = []
+    for index in roots where registrations[index] == nil && table.descriptor(index).kind == .multibinding {
+      elementEdges += copy.contributions(to: index).map { (from: index, to: $0) }
+    }
     return DryRun(
       problems: problems, skipped: skipped, needsSample: Array(needsSample.values), roots: roots,
-      handleEdges: handleEdges,
+      handleEdges: handleEdges, elementEdges: elementEdges,
       events: events, indices: indices, registrations: registrations)
   }
 
