@@ -1,6 +1,7 @@
 // The control: correct uses of the same keys type-check with no diagnostic, so a failing
 // snippet fails because of its mistake, not because the set-up is broken.
 import Knapsack
+import Observation
 
 func correctUses(_ container: Container) async throws {
   let _: Store = try container[\.store]
@@ -90,4 +91,12 @@ extension Dependencies {
   @LazyInjected(\.screenModel) var laterScreenModel: ScreenModel
   @Injected(\.profileScreen, argument: 8) var profileScreen: ScreenModel
   @LazyInjected(\.profileScreen, argument: 9) var laterProfileScreen: ScreenModel
+}
+
+/// An `@Observable` model marks its wrapped properties `@ObservationIgnored` (see
+/// InjectedInObservableClass.swift).
+@MainActor @Observable final class ObservableHolder {
+  @ObservationIgnored @Injected(\.store) var store: Store
+  @ObservationIgnored @LazyInjected(\.screenModel) var laterScreenModel: ScreenModel
+  var count = 0
 }

@@ -4,12 +4,12 @@
 // (scripts/check-doc-samples.sh checks it), so a change to the API that breaks a sample breaks
 // the build or a test here. Keep the two in step: change the sample here first, then copy it.
 //
-// The names below (todoStore, dateSource, TodoItem, ...) are the documentation's example app.
-// They live in the KnapsackTests module, so other test files must not reuse them.
+// Its names (todoStore, dateSource, TodoItem, ...) are the docs' example app: other tests must not reuse them.
 
 public import Foundation
 public import Knapsack
 import KnapsackTesting
+import Observation
 import Synchronization
 import Testing
 
@@ -1061,5 +1061,29 @@ struct TodoRepositoryTests {
     let file = try container[\.exportLog]
     try await container.dispose()
     #expect(file.isClosed)
+  }
+}
+
+// MARK: - InjectionAndCycles.md: an @Observable view model (at the end: the message catalog
+// quotes lines of this file above)
+
+@MainActor @Observable final class TodoListViewModel {
+  @ObservationIgnored @Injected(\.todoStore) var store: any TodoStore
+  @ObservationIgnored @LazyInjected(\.todoRepository) var repository: TodoRepository
+  var titles: [String] = []
+}
+
+@Suite struct ObservableInjectionSamples {
+  /// InjectionAndCycles.md: an `@Observable` view model marks its wrapped properties
+  /// `@ObservationIgnored` (the macro would make them computed, which a wrapper cannot wrap).
+  @MainActor @Test func observableViewModel() async {
+    await withOverrides {
+      $0.register(\.dateSource) { FixedDateSource(now: .distantPast) }
+    } operation: {
+      let model = TodoListViewModel()
+      model.repository.add("Read the docs")
+      model.titles = model.store.all().map(\.title)
+      #expect(model.titles == ["Read the docs"])
+    }
   }
 }
