@@ -18,6 +18,8 @@ extension Dependencies {
   var h1Panels: MainActorMultibinding<H1Panel> { MainActorMultibinding() }
   var h1NoSinks: Multibinding<H1Sink> { Multibinding() }
   var h1SinkName: Key<String> { Key { "console" } }
+  subscript(h1Plugin id: Int) -> Key<H1Sink> { .required() }
+  subscript(h1Plugin id: Int, _ group: String) -> Key<H1Sink> { .required() }
   /// Walks down from its argument, then asks for 1 again: a cycle that starts mid-path.
   var h1Countdown: ArgumentKey<Int, H1Node> {
     ArgumentKey { r, n in H1Node(child: try r.resolve(\.h1Countdown, argument: n > 1 ? n - 1 : 1)) }
@@ -73,5 +75,26 @@ extension Dependencies {
     // What the multibinding's resolution records agrees: drawn the same when a key resolves it.
     let resolved = try container[\.h1Sinks]
     #expect(resolved.map(\.name) == ["console", "file"])
+  }
+
+  /// The fix of a required key declared as a subscript spells it as code does, `\.[label: ...]`:
+  /// it read `container.register(\.subscript(h1Plugin:)) { ... }`, which does not compile.
+  @Test func aRequiredSubscriptKeysFixSpellsTheSubscript() async throws {
+    let container = Container()
+    let one = try #require(throws: ResolutionError.self) { try container[\.[h1Plugin: 3]] }
+    #expect(one.dependency.name.hasPrefix("\\.subscript(h1Plugin:)"), "\(one)")
+    #expect(
+      one.description.contains(
+        "fix: register it at the composition root, `container.register(\\.[h1Plugin: ...]) { ... }`, or in a test,"
+          + " `withOverrides { $0.register(\\.[h1Plugin: ...]) { ... } } operation: { ... }`."), "\(one)")
+    let two = try #require(throws: ResolutionError.self) { try container[\.[h1Plugin: 4, "main"]] }
+    #expect(two.dependency.name.hasPrefix("\\.subscript(h1Plugin:_:)"), "\(two)")
+    #expect(two.description.contains("`container.register(\\.[h1Plugin: ..., ...]) { ... }`"), "\(two)")
+    // A decoded error says the same.
+    let decoded = try JSONDecoder().decode(ResolutionError.self, from: JSONEncoder().encode(two))
+    #expect(decoded.description == two.description)
+    // What it suggests compiles, with the argument in place of `...`.
+    container.register(\.[h1Plugin: 3]) { H1Sink(name: "three") }
+    #expect(try container[\.[h1Plugin: 3]].name == "three")
   }
 }

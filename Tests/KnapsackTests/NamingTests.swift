@@ -110,7 +110,9 @@ private struct ClashKeyPaths {
     #expect(error.description.contains(#"`withOverrides { $0.register(\.config) { ... } } operation: { ... }`"#))
     for (name, spelling) in [
       (#"\.config (Billing) #2"#, #"\.config"#), (#"\.config #3"#, #"\.config"#),
-      (#"\.subscript(step:)"#, #"\.subscript(step:)"#), ("Store (name: \"archive\")", "Store (name: \"archive\")"),
+      // A subscript key as code subscripts it (its parentheses are not a module's).
+      (#"\.subscript(step:)"#, #"\.[step: ...]"#), (#"\.subscript(step:) (Billing) #2"#, #"\.[step: ...]"#),
+      ("Store (name: \"archive\")", "Store (name: \"archive\")"),
     ] {
       #expect(DependencyReference(name: name, typeName: "T", location: nil).spelling == spelling)
     }

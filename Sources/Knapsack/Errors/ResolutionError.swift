@@ -486,8 +486,22 @@ extension DependencyReference {
   var subject: String { name.hasPrefix("\\.") ? name.noted(typeName) : name }
 
   /// A key as code spells it, `\.storage`: its name without what tells it apart from a key of
-  /// the same name seen before it (` (Common)`, its module; ` #2`, a number).
+  /// the same name seen before it (` (Common)`, its module; ` #2`, a number). A key declared as a
+  /// subscript, named `\.subscript(plugin:)`, is spelt as code subscripts it, `\.[plugin: ...]`:
+  /// its argument's value is not known, and `\.subscript(plugin:)` does not compile.
   var spelling: String {
+    let spelling = unnumberedSpelling
+    guard spelling.hasPrefix("\\.subscript("), spelling.hasSuffix(":)") else { return spelling }
+    let labels = spelling.dropFirst("\\.subscript(".count).dropLast().split(
+      separator: ":", omittingEmptySubsequences: false
+    )
+    .dropLast()
+    guard !labels.isEmpty, labels.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else { return spelling }
+    return "\\.[" + labels.map { $0 == "_" ? "..." : "\($0): ..." }.joined(separator: ", ") + "]"
+  }
+
+  /// ``spelling`` before a subscript's is made: the name without its module or number.
+  private var unnumberedSpelling: String {
     guard name.hasPrefix("\\.") else { return name }
     var spelling = Substring(name)
     // ` #2`: a space, a mark and a number.
