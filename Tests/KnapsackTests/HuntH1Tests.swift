@@ -12,12 +12,19 @@ final class H1Node: Sendable {
 struct H1Sink: Sendable { let name: String }
 @MainActor final class H1Panel: Sendable {}
 
+struct H1DiskFull: Error, CustomStringConvertible { var description: String { "disk full" } }
+final class H1Closing: Disposable {
+  func dispose() async throws { throw H1DiskFull() }
+}
+
 extension Dependencies {
   var h1Sinks: Multibinding<H1Sink> { Multibinding() }
   var h1AsyncSinks: AsyncMultibinding<H1Sink> { AsyncMultibinding() }
   var h1Panels: MainActorMultibinding<H1Panel> { MainActorMultibinding() }
   var h1NoSinks: Multibinding<H1Sink> { Multibinding() }
   var h1SinkName: Key<String> { Key { "console" } }
+  var h1ClosingPerUser: ArgumentKey<Int, H1Closing> { ArgumentKey { _, _ in H1Closing() }.scope(.singleton) }
+  var h1Closing: Key<H1Closing> { Key { H1Closing() }.scope(.singleton) }
   subscript(h1Plugin id: Int) -> Key<H1Sink> { .required() }
   subscript(h1Plugin id: Int, _ group: String) -> Key<H1Sink> { .required() }
   /// Walks down from its argument, then asks for 1 again: a cycle that starts mid-path.
@@ -96,5 +103,21 @@ extension Dependencies {
     // What it suggests compiles, with the argument in place of `...`.
     container.register(\.[h1Plugin: 3]) { H1Sink(name: "three") }
     #expect(try container[\.[h1Plugin: 3]].name == "three")
+  }
+
+  /// A disposal failure of an argument key's instance names its argument, as a path does: one
+  /// key keeps an instance per argument, and two failures read `\.h1ClosingPerUser: disk full`
+  /// twice, which could not be told apart.
+  @Test func aDisposalFailureNamesTheArgumentOfItsInstance() async throws {
+    let container = Container()
+    _ = try container.resolve(\.h1ClosingPerUser, argument: 7)
+    _ = try container.resolve(\.h1ClosingPerUser, argument: 8)
+    _ = try container[\.h1Closing]
+    let error = try await #require(throws: DisposalError.self) { try await container.dispose() }
+    #expect(
+      error.failures.map(\.description) == [
+        "\\.h1Closing: disk full", "\\.h1ClosingPerUser(8): disk full", "\\.h1ClosingPerUser(7): disk full",
+      ], "\(error)")
+    #expect(error.failures.allSatisfy { $0.dependency.name.hasPrefix("\\.h1Closing") })
   }
 }

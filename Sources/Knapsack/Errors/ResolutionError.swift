@@ -539,8 +539,19 @@ public struct DisposalError: Error, Sendable, CustomStringConvertible {
     public let dependency: DependencyReference
     /// What the instance's `dispose()` threw.
     public let error: String
-    /// `\.database: connection reset`.
-    public var description: String { "\(dependency.name): \(error)" }
+    /// For an argument key's instance, the argument it was made for, as a path shows it: one key
+    /// keeps an instance per argument, and each is named apart.
+    let argument: String?
+
+    init(dependency: DependencyReference, error: String, argument: String? = nil) {
+      self.dependency = dependency
+      self.error = error
+      self.argument = argument
+    }
+
+    /// `\.database: connection reset`; for an argument key's instance, with its argument,
+    /// `\.profile(7): connection reset`.
+    public var description: String { "\(dependency.name)\(argument.map { "(\($0))" } ?? ""): \(error)" }
   }
 
   /// Every failure, in the order the instances were disposed.

@@ -168,7 +168,9 @@ extension Container {
         try await entry.disposeInstance()
       } catch {
         failures.append(
-          DisposalError.Failure(dependency: KeyTable.shared.descriptor(entry.dependency).reference, error: "\(error)"))
+          DisposalError.Failure(
+            dependency: KeyTable.shared.descriptor(entry.dependency).reference, error: "\(error)",
+            argument: entry.argument.map { String(describing: $0).shortened(to: 24) }))
       }
     }
     // What cache resets dropped, made before what was kept, is closed last: what the background
