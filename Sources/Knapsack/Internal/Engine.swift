@@ -1118,6 +1118,12 @@ struct RepeatedArgument: Error, CustomStringConvertible {
 
 /// How messages show an argument a step was made for.
 enum ArgumentText {
+  /// How many characters of an argument a path or a disposal failure shows.
+  static let stepLimit = 24
+
+  /// An argument as a step shows it: `\.profile(7)`.
+  static func of(_ argument: any Sendable) -> String { String(describing: argument).shortened(to: stepLimit) }
+
   /// The `description` of the `type` value at `address`, cut to `limit` characters.
   static func of(_ type: Any.Type, at address: UnsafeRawPointer, limit: Int) -> String {
     func shown<T>(_: T.Type) -> String { String(describing: address.load(as: T.self)) }
@@ -1132,7 +1138,7 @@ enum ArgumentText {
     let table = KeyTable.shared
     return steps.map { step in
       guard let address = step.argument, let type = table.descriptor(step.index).argumentType else { return nil }
-      return of(type, at: address, limit: 24)
+      return of(type, at: address, limit: stepLimit)
     }
   }
 }

@@ -170,7 +170,7 @@ extension Container {
         failures.append(
           DisposalError.Failure(
             dependency: KeyTable.shared.descriptor(entry.dependency).reference, error: "\(error)",
-            argument: entry.argument.map { String(describing: $0).shortened(to: 24) }))
+            argument: entry.argument.map(ArgumentText.of)))
       }
     }
     // What cache resets dropped, made before what was kept, is closed last: what the background
