@@ -22,6 +22,10 @@ public struct Scope: Sendable, Hashable, Codable, CustomStringConvertible {
 
   @usableFromInline let kind: Kind
 
+  init(kind: Kind) {
+    self.kind = kind
+  }
+
   /// A new instance on every resolution.
   public static let unique = Scope(kind: .unique)
   /// One instance shared by everything resolved during a single top-level resolution.
@@ -47,6 +51,36 @@ public struct Scope: Sendable, Hashable, Codable, CustomStringConvertible {
     case .singleton: "singleton"
     }
   }
+
+  /// Decodes a scope encoded by ``encode(to:)``, by its name (`"singleton"`); also the
+  /// `{"kind": 4}` form that earlier versions wrote.
+  public init(from decoder: any Decoder) throws {
+    if let single = try? decoder.singleValueContainer(), let name = try? single.decode(String.self) {
+      guard let scope = Self.named[name] else {
+        throw DecodingError.dataCorruptedError(
+          in: single,
+          debugDescription:
+            "\"\(name)\" is not a scope; expected one of \(Self.all.map { "\"\($0)\"" }.joined(separator: ", "))")
+      }
+      self = scope
+      return
+    }
+    let legacy = try decoder.container(keyedBy: LegacyKeys.self)
+    kind = try legacy.decode(Kind.self, forKey: .kind)
+  }
+
+  /// Encodes the scope as its name, such as `"singleton"`.
+  public func encode(to encoder: any Encoder) throws {
+    var single = encoder.singleValueContainer()
+    try single.encode(description)
+  }
+
+  private enum LegacyKeys: String, CodingKey { case kind }
+
+  /// Every scope, shortest-lived first.
+  private static let all: [Scope] = [.unique, .graph, .weak, .cached, .singleton]
+  /// Each scope by its name.
+  private static let named = Dictionary(uniqueKeysWithValues: all.map { ($0.description, $0) })
 
   /// Whether the container keeps the instance beyond one resolution.
   var isContainerOwned: Bool { kind == .singleton || kind == .cached || kind == .weak }
