@@ -128,6 +128,14 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   }
 
   // Missing providers.
+  let overrides = Dictionary(grouping: files.flatMap(\.overrideRegistrations), by: \.target)
+  /// For a dependency that only overrides register: where, and that they do not provide it.
+  func onlyOverridden(_ id: DependencyID) -> String {
+    guard let sites = overrides[id]?.map(\.site).sorted(), let first = sites.first else { return "" }
+    let more = sites.count > 1 ? " and \(sites.count - 1) more" : ""
+    return
+      "; it is registered only in the override scope of withOverrides (\(first.short)\(more)), which provides it inside that scope alone"
+  }
   for declaration in declarationsOfKey.values.joined()
   where declaration.isRequired && registrations[declaration.id] == nil {
     if declaration.isSilenced {
@@ -142,7 +150,7 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         Finding(
           severity: .error, site: declaration.site,
           message:
-            "required key \(declaration.id.noted(declaration.typeText)) has no registration in the module graph of '\(app)'; register it (container.register(\(declaration.id.spelled)) \(declaration.takesArgument ? "{ r, argument in ... }" : "{ ... }")), or mark a provider that exists only at run time with '// \(silencingMarker)'"
+            "required key \(declaration.id.noted(declaration.typeText)) has no registration in the module graph of '\(app)'\(onlyOverridden(declaration.id)); register it (container.register(\(declaration.id.spelled)) \(declaration.takesArgument ? "{ r, argument in ... }" : "{ ... }")), or mark a provider that exists only at run time with '// \(silencingMarker)'"
         ))
     }
   }
@@ -156,7 +164,8 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         Finding(
           severity: .error, site: first.site,
           message: explained(
-            "\(id) is resolved here but registered nowhere in the module graph of '\(app)'", first)))
+            "\(id) is resolved here but registered nowhere in the module graph of '\(app)'\(onlyOverridden(id))", first)
+        ))
     }
   }
 
@@ -384,6 +393,7 @@ func keysToldApart(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts] 
           return counted
         }
       }
+      file.overrideRegistrations = told(file.overrideRegistrations)
       // What a type's `@Injected` properties name, as the file that declares them spells it.
       for index in file.injectingTypes.indices {
         file.injectingTypes[index].injections = told(file.injectingTypes[index].injections)
@@ -530,6 +540,7 @@ func typesQualified(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts]
       for index in file.contributions.indices {
         file.contributions[index].resolves = qualified(file.contributions[index].resolves)
       }
+      file.overrideRegistrations = qualified(file.overrideRegistrations)
       for index in file.injectingTypes.indices {
         file.injectingTypes[index].injections = qualified(file.injectingTypes[index].injections)
         file.injectingTypes[index].lazyInjections = qualified(file.injectingTypes[index].lazyInjections)

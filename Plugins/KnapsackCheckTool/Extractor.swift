@@ -378,6 +378,12 @@ final class FactsCollector: SyntaxVisitor {
       id = nil
       if label == "type" { why = "the type is computed at run time" }
     }
+    // An override provides its key only inside its scope: not a provider of the graph (its
+    // factory is not followed either), but noted for the message of a key it alone registers.
+    if isInOverrideScope(call) {
+      if let id { facts.overrideRegistrations.append(Reference(target: id, site: site(call))) }
+      return
+    }
     guard let id else {
       facts.unfollowedRegistrations.append(Reference(target: nil, site: site(call), unfollowable: why))
       return
@@ -455,10 +461,33 @@ final class FactsCollector: SyntaxVisitor {
     return found.count == 1 && found[0].target != nil
   }
 
+  /// Whether `call` is in the configuration closure of `withOverrides` (its first argument or its
+  /// first trailing closure, not `operation:`), whose registrations are overrides of one scope.
+  func isInOverrideScope(_ call: FunctionCallExprSyntax) -> Bool {
+    var current = call.parent
+    while let parent = current {
+      if let closure = parent.as(ClosureExprSyntax.self) {
+        let outer =
+          closure.parent?.as(FunctionCallExprSyntax.self)
+          ?? closure.parent?.parent?.parent?.as(FunctionCallExprSyntax.self)
+        if let outer, calleeName(outer) == "withOverrides" {
+          // `withOverrides({ ... }) { operation }` passes it as the first argument, else it is
+          // the first trailing closure.
+          let first = outer.arguments.first.flatMap { $0.label == nil ? $0.expression : nil }
+          let configuration = first ?? outer.trailingClosure.map(ExprSyntax.init)
+          if configuration?.id == closure.id { return true }
+        }
+      }
+      current = parent.parent
+    }
+    return false
+  }
+
   /// `container.contribute(to: \.key, scope:) { r in ... }`: one contribution to a multibinding,
   /// with its own scope and what its factory resolves.
   func contribution(_ call: FunctionCallExprSyntax) {
     guard let first = call.arguments.first, first.label?.text == "to" else { return }
+    guard !isInOverrideScope(call) else { return }
     guard let keyPath = first.expression.as(KeyPathExprSyntax.self), let name = keyName(keyPath) else {
       facts.unfollowedRegistrations.append(
         Reference(target: nil, site: site(call), unfollowable: "the key path is computed at run time"))

@@ -188,6 +188,9 @@ struct FileFacts: Codable, Hashable {
   var contributions: [Registration] = []
   /// Registrations the check cannot follow (a computed key path, a non-literal name).
   var unfollowedRegistrations: [Reference] = []
+  /// Registrations in the configuration closure of `withOverrides { $0.register(...) }`: they
+  /// provide their key only inside that override scope, so they are not providers of the graph.
+  var overrideRegistrations: [Reference] = []
   /// Structs and enums declared in the file, by qualified name (`API.Session` for one nested in
   /// `API`): a singleton may keep one of these.
   var valueTypes: [String] = []
