@@ -90,6 +90,10 @@ for case in "$fixtures"/ToolCases/*/; do
   status=$?
   set -e
   diff -u "$case/expected.txt" "$work/tool-$name.txt" || fail "the report of the tool-only case $name differs"
+  # Every line is one diagnostic, as SwiftPM and Xcode read them (source text quoted on one line).
+  if grep -vqE '^[^:]+:[0-9]+:[0-9]+: (error|warning|remark|note): ' "$work/tool-$name.txt"; then
+    fail "the report of the tool-only case $name has a line that is not a diagnostic"
+  fi
   expected_status=0
   if grep -q ': error: ' "$case/expected.txt"; then expected_status=1; fi
   ((status == expected_status)) || fail "the tool-only case $name exited $status, not $expected_status"

@@ -13,7 +13,33 @@ struct Finding: Hashable, Comparable {
 
   static func < (lhs: Finding, rhs: Finding) -> Bool { (lhs.site, lhs.message) < (rhs.site, rhs.message) }
 
-  var line: String { "\(site.prefix): \(severity.rawValue): \(message)" }
+  /// One line, as SwiftPM, Xcode and editors read a diagnostic: source text that a message
+  /// quotes (a key's type, a factory, a callee written over several lines) joined onto it.
+  var line: String { "\(site.prefix): \(severity.rawValue): \(oneLine(message))" }
+}
+
+/// `text` on one line: each run of white space that holds a line break becomes one space, or
+/// nothing after an opening bracket and before a closing one, a dot or a comma
+/// (`Key<\n  [String: Int]\n>` is `Key<[String: Int]>`, `Factory\n  .make` is `Factory.make`).
+func oneLine(_ text: String) -> String {
+  guard text.contains(where: \.isNewline) else { return text }
+  var result = ""
+  var pending = ""
+  for character in text {
+    if character.isWhitespace {
+      pending.append(character)
+      continue
+    }
+    if pending.contains(where: \.isNewline) {
+      let joined = result.last.map { "<([".contains($0) } ?? true || ">)].,".contains(character)
+      if !joined { result.append(" ") }
+    } else {
+      result += pending
+    }
+    pending = ""
+    result.append(character)
+  }
+  return result + (pending.contains(where: \.isNewline) ? "" : pending)
 }
 
 /// Value types of the standard library and Foundation that a key commonly provides: a holder
