@@ -301,9 +301,11 @@ final class FactsCollector: SyntaxVisitor {
     }
   }
 
-  /// A computed property of a key type in `extension Dependencies`.
+  /// A computed property of a key type in `extension Dependencies`. A `static` one is not a key:
+  /// no key path of `Dependencies` names it, so nothing can register it.
   func declaration(_ variable: VariableDeclSyntax) {
-    guard let binding = variable.bindings.first,
+    guard !variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }),
+      let binding = variable.bindings.first,
       let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier,
       let type = binding.typeAnnotation?.type, let body = binding.accessorBlock
     else { return }
