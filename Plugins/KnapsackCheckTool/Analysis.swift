@@ -401,11 +401,13 @@ func keysToldApart(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts] 
         var declaration = declaration
         if shared[declaration.id.text] != nil { declaration.id = declaration.id.declared(in: module.name) }
         declaration.resolves = told(declaration.resolves)
+        declaration.deferred = told(declaration.deferred)
         return declaration
       }
       file.registrations = file.registrations.flatMap { registration -> [Registration] in
         var registration = registration
         registration.resolves = told(registration.resolves)
+        registration.deferred = told(registration.deferred)
         let (id, candidates) = told(registration.id)
         if let id {
           registration.id = id
@@ -431,6 +433,7 @@ func keysToldApart(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts] 
       file.contributions = file.contributions.compactMap { contribution in
         var contribution = contribution
         contribution.resolves = told(contribution.resolves)
+        contribution.deferred = told(contribution.deferred)
         guard let id = told(contribution.id).id else { return nil }
         contribution.id = id
         return contribution
@@ -558,13 +561,16 @@ func typesQualified(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts]
       var file = file
       for index in file.declarations.indices {
         file.declarations[index].resolves = qualified(file.declarations[index].resolves)
+        file.declarations[index].deferred = qualified(file.declarations[index].deferred)
       }
       for index in file.registrations.indices {
         file.registrations[index].id = qualified(file.registrations[index].id)
         file.registrations[index].resolves = qualified(file.registrations[index].resolves)
+        file.registrations[index].deferred = qualified(file.registrations[index].deferred)
       }
       for index in file.contributions.indices {
         file.contributions[index].resolves = qualified(file.contributions[index].resolves)
+        file.contributions[index].deferred = qualified(file.contributions[index].deferred)
       }
       file.overrideRegistrations = qualified(file.overrideRegistrations)
       for index in file.injectingTypes.indices {

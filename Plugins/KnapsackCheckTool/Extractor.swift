@@ -338,6 +338,7 @@ final class FactsCollector: SyntaxVisitor {
         takesArgument: takesArgument, isRequired: required,
         scope: scope ?? "unique", resolves: required ? [] : references(in: body, factory: factory),
         constructions: required ? [] : constructions(in: body),
+        deferred: required ? [] : handles(in: body, factory: factory),
         isAlias: !required && factory.map(isAlias) ?? false, site: site(binding.pattern),
         isSilenced: comments.contains { $0.contains(silencingMarker) }))
   }
@@ -393,6 +394,7 @@ final class FactsCollector: SyntaxVisitor {
     facts.registrations.append(
       Registration(
         id: id, scope: scope, resolves: resolutions(of: factory), constructions: factoryConstructions(factory),
+        deferred: factory.as(ClosureExprSyntax.self).map { handles(in: $0, factory: $0) } ?? [],
         isAlias: factory.as(ClosureExprSyntax.self).map(isAlias) ?? false,
         site: site(call),
         caveat: isInLoop(call) ? "this registration is in a loop" : nil))
@@ -501,7 +503,8 @@ final class FactsCollector: SyntaxVisitor {
     facts.contributions.append(
       Registration(
         id: .key(name), scope: scope ?? "unique", resolves: resolutions(of: factory),
-        constructions: factoryConstructions(factory), site: site(call)))
+        constructions: factoryConstructions(factory),
+        deferred: factory.as(ClosureExprSyntax.self).map { handles(in: $0, factory: $0) } ?? [], site: site(call)))
   }
 
   /// Every resolution inside a factory: `r[\.x]`, `r.resolve(\.x)`, `r.resolve(T.self, name:)`, and
@@ -510,6 +513,14 @@ final class FactsCollector: SyntaxVisitor {
     let finder = ReferenceFinder(collector: self, factory: factory)
     finder.walk(node)
     return finder.found
+  }
+
+  /// The `Lazy` and `Provider` handles a factory makes, `r.lazy(\.x)`, `r.provider(type: T.self,
+  /// name:)`: what they resolve later, after the factory returned (see ``ReferenceFinder/handles``).
+  func handles(in node: some SyntaxProtocol, factory: ClosureExprSyntax?) -> [Reference] {
+    let finder = ReferenceFinder(collector: self, factory: factory)
+    finder.walk(node)
+    return finder.handles
   }
 
   func isInLoop(_ node: some SyntaxProtocol) -> Bool {
@@ -537,6 +548,10 @@ final class ReferenceFinder: SyntaxVisitor {
   let factory: ClosureExprSyntax?
   let resolver: String?
   var found: [Reference] = []
+  /// What the `Lazy` and `Provider` handles the factory makes resolve on first use (`r.lazy(\.x)`,
+  /// `r.provider(type: T.self, name: "n")`): each needs a provider, but is no edge of a cycle or a
+  /// captive dependency, as `validate()` checks what a handle resolves as a root of its own.
+  var handles: [Reference] = []
   /// The calls that may make an instance of a type: `TodoScreen(...)`, `TodoScreen.init(...)`,
   /// `Feature.TodoScreen(...)`, `Box<Int>(...)` (see ``constructedType(_:)``).
   var constructions: [Construction] = []
@@ -590,6 +605,10 @@ final class ReferenceFinder: SyntaxVisitor {
             "it passes the resolver to \(node.calledExpression.trimmedDescription)(\(labels)): what it resolves is not followed"
         ))
     }
+    if callee == "lazy" || callee == "provider" {
+      handle(node)
+      return .visitChildren
+    }
     guard callee == "resolve" else { return .visitChildren }
     // A type's own `resolve` (`Locator.resolve(...)`) is not a container's or a resolver's.
     if let member = node.calledExpression.as(MemberAccessExprSyntax.self), let base = member.base,
@@ -629,6 +648,33 @@ final class ReferenceFinder: SyntaxVisitor {
       found.append(Reference(target: nil, site: site, unfollowable: "a key path computed at run time"))
     }
     return .visitChildren
+  }
+}
+
+extension ReferenceFinder {
+  /// `lazy(\.key)`, `lazy(\.key, argument:)`, `provider(\.key)`, `lazy(type: T.self, name:)` or
+  /// `provider(type: T.self, name:)` on a value (the resolver, a container): one of ``handles``.
+  func handle(_ node: FunctionCallExprSyntax) {
+    if let member = node.calledExpression.as(MemberAccessExprSyntax.self), let base = member.base, !namesAValue(base) {
+      return
+    }
+    guard let first = node.arguments.first else { return }
+    let site = collector.site(node)
+    if first.label == nil, let keyPath = first.expression.as(KeyPathExprSyntax.self), let name = keyName(keyPath) {
+      handles.append(Reference(target: .key(name), site: site))
+    } else if first.label?.text == "type", isTypeExpression(first.expression),
+      let base = first.expression.as(MemberAccessExprSyntax.self)?.base
+    {
+      let nameArgument = node.arguments.first {
+        $0.label?.text == "name" && !$0.expression.is(NilLiteralExprSyntax.self)
+      }
+      if let nameArgument, stringLiteral(nameArgument.expression) == nil {
+        handles.append(Reference(target: nil, site: site, unfollowable: "a name computed at run time"))
+      } else {
+        let name = nameArgument.flatMap { stringLiteral($0.expression) }
+        handles.append(Reference(target: .type(typeText(base), name: name), site: site))
+      }
+    }
   }
 }
 

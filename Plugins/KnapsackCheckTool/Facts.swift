@@ -151,7 +151,8 @@ struct KeyDeclaration: Codable, Hashable {
   var resolves: [Reference]
   /// The calls in the default factory that may make a type with `@Injected` properties.
   var constructions: [Construction] = []
-  /// What `@LazyInjected` properties of the instances it makes resolve later: set by the analysis.
+  /// What it resolves later, after it returned: the `Lazy` and `Provider` handles it makes, and
+  /// (added by the analysis) the `@LazyInjected` properties of the instances it makes.
   var deferred: [Reference] = []
   /// The default factory only hands out another key's instance (`Key { r in try r[\.other] }`).
   var isAlias = false
@@ -168,7 +169,8 @@ struct Registration: Codable, Hashable {
   var resolves: [Reference]
   /// The calls in the factory that may make a type with `@Injected` properties.
   var constructions: [Construction] = []
-  /// What `@LazyInjected` properties of the instances it makes resolve later: set by the analysis.
+  /// What it resolves later, after it returned: the `Lazy` and `Provider` handles it makes, and
+  /// (added by the analysis) the `@LazyInjected` properties of the instances it makes.
   var deferred: [Reference] = []
   /// The factory only hands out another key's instance (`{ r in try r[\.other] }`): an alias,
   /// whose instance lives as long as that key's.
