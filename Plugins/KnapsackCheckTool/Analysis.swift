@@ -183,6 +183,33 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   let unregistered = allResolutions.filter {
     $0.target.map { $0.isType && factories[$0] == nil } ?? false
   }
+  /// `Session` for `Session`, `Billing.Session`, `Session?` or `Box<Session>`'s `Box`: what a
+  /// near match shares with the type nobody registers.
+  func baseName(_ type: Substring) -> Substring {
+    let bare = type.prefix { $0 != "<" && $0 != "?" }
+    return bare.split(separator: ".").last ?? bare
+  }
+  /// The registrations closest to a type nobody registers, as `validate()` lists them: the same
+  /// type under another name (or without one), a key of that type, then a type of the same base
+  /// name (an optional, or one qualified by another module); each with its site.
+  func nearby(_ id: DependencyID) -> String {
+    let (type, _) = id.typeAndName
+    let base = baseName(type)
+    guard !base.isEmpty else { return "" }
+    var matches: [(rank: Int, text: String)] = []
+    for (candidate, list) in registrations where candidate != id {
+      guard let site = list.map(\.site).min() else { continue }
+      if candidate.isType {
+        let (candidateType, _) = candidate.typeAndName
+        guard baseName(candidateType) == base else { continue }
+        matches.append((candidateType == type ? 0 : 2, "\(candidate) at \(site.short)"))
+      } else if let declaration = declarations[candidate], baseName(declaration.valueType[...]) == base {
+        matches.append((1, "\(candidate.spelled) (\(declaration.typeText)) at \(site.short)"))
+      }
+    }
+    let nearest = matches.sorted { ($0.rank, $0.text) < ($1.rank, $1.text) }.prefix(3).map(\.text)
+    return nearest.isEmpty ? "" : "; registered nearby: \(nearest.joined(separator: ", "))"
+  }
   for references in Dictionary(grouping: unregistered, by: \.target).values {
     // The first resolution of the type, with the type as it spells it.
     if let first = references.min(by: { $0.site < $1.site }), let id = first.target {
@@ -190,7 +217,8 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         Finding(
           severity: .error, site: first.site,
           message: explained(
-            "\(id) is resolved here but registered nowhere in the module graph of '\(app)'\(onlyOverridden(id))", first)
+            "\(id) is resolved here but registered nowhere in the module graph of '\(app)'\(onlyOverridden(id))\(nearby(id))",
+            first)
         ))
     }
   }
