@@ -56,6 +56,7 @@ let scopeOrder = ["unique": 0, "graph": 1, "weak": 2, "cached": 3, "singleton": 
 
 /// Checks the graph of `app`: the facts of its module and of every module it depends on.
 func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
+  let modules = helpersFollowed(modules)
   // Every file of the modules given takes part (the plugins give those that depend on Knapsack):
   // a file that imports only a module of the app can still call a container's methods, which
   // Swift makes visible through any module the build loads.
@@ -327,6 +328,48 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
     }
   }
   return Array(Set(findings)).sorted()
+}
+
+/// The modules' facts with each call of a registration helper (see ``RegisteringFunction``) that
+/// passes a key path, `singleton(\.clock) { SystemClock() }`, counted as a registration of that
+/// key at the call, with the scope the helper names (or the call passes it) and what the closure
+/// the call passes resolves. A call matches a helper by its name, and the position and label of
+/// the key path. A helper no such call reaches stays a registration the check cannot follow.
+func helpersFollowed(_ modules: [ModuleFacts]) -> [ModuleFacts] {
+  let helpers = modules.flatMap(\.files).flatMap(\.registeringFunctions)
+  guard !helpers.isEmpty else { return modules }
+  let byName = Dictionary(grouping: helpers, by: \.name)
+  var used: Set<RegisteringFunction> = []
+  var result = modules.map { module in
+    var module = module
+    module.files = module.files.map { file in
+      var file = file
+      for call in file.keyPathCalls {
+        guard
+          let helper = byName[call.callee]?.first(where: { $0.parameter == call.argument && $0.label == call.label })
+        else { continue }
+        used.insert(helper)
+        file.registrations.append(
+          Registration(
+            id: .key(call.key), scope: helper.scope ?? helper.scopeLabel.flatMap { call.scopes[$0] },
+            resolves: call.resolves, constructions: call.constructions, deferred: call.deferred, site: call.site,
+            caveat: call.isInLoop ? "this registration is in a loop" : nil))
+      }
+      return file
+    }
+    return module
+  }
+  for index in result.indices {
+    for fileIndex in result[index].files.indices {
+      for helper in result[index].files[fileIndex].registeringFunctions where !used.contains(helper) {
+        result[index].files[fileIndex].unfollowedRegistrations.append(
+          Reference(
+            target: nil, site: helper.site,
+            unfollowable: "the key path is a parameter of \(helper.name), and no call passes it a key path"))
+      }
+    }
+  }
+  return result
 }
 
 /// `message`, followed by what led to `reference` when it is an `@Injected` property's: `(@Injected

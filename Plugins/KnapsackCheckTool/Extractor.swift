@@ -263,9 +263,69 @@ final class FactsCollector: SyntaxVisitor {
     switch calleeName(node) {
     case "register": registration(node)
     case "contribute": contribution(node)
-    default: break
+    default: keyPathCall(node)
     }
     return .visitChildren
+  }
+
+  /// A call that passes a key path of `Dependencies`, `singleton(\.clock) { ... }`: a
+  /// registration if the function it calls is a registration helper (see ``RegisteringFunction``).
+  func keyPathCall(_ call: FunctionCallExprSyntax) {
+    guard let callee = calleeName(call), !["resolve", "lazy", "provider", "withOverrides"].contains(callee) else {
+      return
+    }
+    for (index, argument) in call.arguments.enumerated() {
+      guard let keyPath = argument.expression.as(KeyPathExprSyntax.self), let key = keyName(keyPath) else { continue }
+      var scopes: [String: String] = [:]
+      for other in call.arguments {
+        if let label = other.label?.text, let member = other.expression.as(MemberAccessExprSyntax.self),
+          member.base == nil
+        {
+          scopes[label] = member.declName.baseName.text
+        }
+      }
+      let closure =
+        call.trailingClosure
+        ?? call.arguments.reversed().lazy.compactMap { $0.expression.as(ClosureExprSyntax.self) }
+        .first
+      facts.keyPathCalls.append(
+        KeyPathCall(
+          callee: callee, argument: index, label: argument.label?.text, key: key, scopes: scopes,
+          resolves: closure.map { references(in: $0, factory: $0) } ?? [],
+          constructions: closure.map { constructions(in: $0) } ?? [],
+          deferred: closure.map { handles(in: $0, factory: $0) } ?? [], site: site(call), isInLoop: isInLoop(call)))
+      return
+    }
+  }
+
+  /// A `register` call whose key path is a parameter of the function it is in: that function is
+  /// a registration helper, recorded as such (see ``RegisteringFunction``).
+  func registeringFunction(_ call: FunctionCallExprSyntax, key: String) -> Bool {
+    var current = call.parent
+    while let parent = current, !parent.is(FunctionDeclSyntax.self) { current = parent.parent }
+    guard let function = current?.as(FunctionDeclSyntax.self) else { return false }
+    let parameters = Array(function.signature.parameterClause.parameters)
+    func name(_ parameter: FunctionParameterSyntax) -> String { (parameter.secondName ?? parameter.firstName).text }
+    guard let position = parameters.firstIndex(where: { name($0) == key }) else { return false }
+    func label(_ parameter: FunctionParameterSyntax) -> String? {
+      parameter.firstName.text == "_" ? nil : parameter.firstName.text
+    }
+    var scope: String?
+    var scopeLabel: String?
+    if let argument = call.arguments.first(where: { $0.label?.text == "scope" }) {
+      if let member = argument.expression.as(MemberAccessExprSyntax.self) {
+        scope = member.declName.baseName.text
+      } else if let reference = argument.expression.as(DeclReferenceExprSyntax.self),
+        let parameter = parameters.first(where: { name($0) == reference.baseName.text })
+      {
+        scopeLabel = label(parameter)
+      }
+    }
+    facts.registeringFunctions.append(
+      RegisteringFunction(
+        name: function.name.text, parameter: position, label: label(parameters[position]), scope: scope,
+        scopeLabel: scopeLabel, site: site(call)))
+    return true
   }
 
   /// `Outer.Name` for a type declared in `Outer` or in an extension of it; nil for a local type.
@@ -385,6 +445,12 @@ final class FactsCollector: SyntaxVisitor {
     // factory is not followed either), but noted for the message of a key it alone registers.
     if isInOverrideScope(call) {
       if let id { facts.overrideRegistrations.append(Reference(target: id, site: site(call))) }
+      return
+    }
+    // `register(key, ...)` with the key a parameter: the calls of the function register.
+    if id == nil, label == nil, let reference = first.expression.as(DeclReferenceExprSyntax.self),
+      registeringFunction(call, key: reference.baseName.text)
+    {
       return
     }
     guard let id else {

@@ -180,6 +180,39 @@ struct Registration: Codable, Hashable {
   var caveat: String?
 }
 
+/// A function that registers the key its caller passes, a registration helper:
+/// `func singleton<V>(_ key: KeyPath<Dependencies, Key<V>>, _ make: ...) { register(key, scope:
+/// .singleton, make) }`. Each call that passes it a key path registers that key.
+struct RegisteringFunction: Codable, Hashable {
+  var name: String
+  /// The position of the key path among the function's parameters, and its argument label.
+  var parameter: Int
+  var label: String?
+  /// The scope its `register` call names, or the label of the parameter it passes as the scope.
+  var scope: String?
+  var scopeLabel: String?
+  /// Its `register` call.
+  var site: Site
+}
+
+/// A call that passes a key path to a function other than Knapsack's `register` and
+/// `contribute`: a registration when the function is a ``RegisteringFunction``.
+struct KeyPathCall: Codable, Hashable {
+  var callee: String
+  /// The key path's position among the arguments, its label and the key it names.
+  var argument: Int
+  var label: String?
+  var key: String
+  /// The scopes the call passes, by label: `scope: .singleton`.
+  var scopes: [String: String] = [:]
+  /// What the closure it passes (its trailing closure, else its last closure argument) resolves.
+  var resolves: [Reference] = []
+  var constructions: [Construction] = []
+  var deferred: [Reference] = []
+  var site: Site
+  var isInLoop = false
+}
+
 /// What one source file contributes to the graph. Cached per file.
 struct FileFacts: Codable, Hashable {
   var imports: [String] = []
@@ -193,6 +226,9 @@ struct FileFacts: Codable, Hashable {
   /// Registrations in the configuration closure of `withOverrides { $0.register(...) }`: they
   /// provide their key only inside that override scope, so they are not providers of the graph.
   var overrideRegistrations: [Reference] = []
+  /// Registration helpers declared in the file, and the calls that may be calls of one.
+  var registeringFunctions: [RegisteringFunction] = []
+  var keyPathCalls: [KeyPathCall] = []
   /// Structs and enums declared in the file, by qualified name (`API.Session` for one nested in
   /// `API`): a singleton may keep one of these.
   var valueTypes: [String] = []
