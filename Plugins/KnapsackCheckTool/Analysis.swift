@@ -90,6 +90,12 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         message: "knapsack-check did not cover this registration: \(reference.unfollowable ?? "it cannot be followed")")
     )
   }
+  for reference in files.flatMap(\.uncheckedKeys) {
+    findings.append(
+      Finding(
+        severity: .remark, site: reference.site,
+        message: "knapsack-check did not cover this key: \(reference.unfollowable ?? "it cannot be followed")"))
+  }
   for registration in files.flatMap(\.registrations) {
     if let caveat = registration.caveat {
       findings.append(

@@ -353,6 +353,8 @@ final class FactsCollector: SyntaxVisitor {
     for member in members {
       if let variable = member.decl.as(VariableDeclSyntax.self) {
         declaration(variable)
+      } else if let subscriptKey = member.decl.as(SubscriptDeclSyntax.self) {
+        subscriptDeclaration(subscriptKey)
       } else if let conditional = member.decl.as(IfConfigDeclSyntax.self) {
         for clause in conditional.clauses {
           if case .decls(let nested) = clause.elements { declarations(in: nested) }
@@ -403,6 +405,23 @@ final class FactsCollector: SyntaxVisitor {
         isSilenced: comments.contains { $0.contains(silencingMarker) }))
   }
 
+  /// A subscript of a key type in `extension Dependencies`, `subscript(store name: String) ->
+  /// Key<any Store>`: a key per argument, which ones are registered is known only at run time. A
+  /// required one is a remark: nothing checks that each argument the app uses has a registration.
+  func subscriptDeclaration(_ node: SubscriptDeclSyntax) {
+    let type = node.returnClause.type
+    let kind = type.as(IdentifierTypeSyntax.self)?.name.text ?? type.as(MemberTypeSyntax.self)?.name.text
+    guard let kind, keyKinds.contains(kind), !multibindingKinds.contains(kind), let body = node.accessorBlock,
+      let expression = getterExpression(body), isRequired(keyExpression(expression).key)
+    else { return }
+    facts.uncheckedKeys.append(
+      Reference(
+        target: nil, site: site(node.subscriptKeyword),
+        unfollowable:
+          "a required subscript key, one key per argument: which arguments are registered is known only at run time (validate(including:) checks those it is given)"
+      ))
+  }
+
   /// `container.register(\.key, scope:) { ... }` or `register(type: T.self, name:, scope:) { ... }`;
   /// the factory may also be a function (`SystemClock.init`), whose resolutions cannot be read.
   func registration(_ call: FunctionCallExprSyntax) {
@@ -432,6 +451,7 @@ final class FactsCollector: SyntaxVisitor {
     var why = "the key path is computed at run time"
     if label == nil, let keyPath = first.expression.as(KeyPathExprSyntax.self) {
       id = keyName(keyPath).map(DependencyID.key)
+      if id == nil { why = unfollowedKeyPath(keyPath) }
     } else if let member = first.expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "self",
       let base = member.base
     {
@@ -644,10 +664,15 @@ final class ReferenceFinder: SyntaxVisitor {
   }
 
   override func visit(_ node: SubscriptCallExprSyntax) -> SyntaxVisitorContinueKind {
-    if node.arguments.count == 1, namesAValue(node.calledExpression),
-      let keyPath = node.arguments.first?.expression.as(KeyPathExprSyntax.self), let name = keyName(keyPath)
+    // `value[keyPath: \.name]` is a key path subscript of any value, not a resolution.
+    if node.arguments.count == 1, node.arguments.first?.label == nil, namesAValue(node.calledExpression),
+      let keyPath = node.arguments.first?.expression.as(KeyPathExprSyntax.self)
     {
-      found.append(Reference(target: .key(name), site: collector.site(node)))
+      if let name = keyName(keyPath) {
+        found.append(Reference(target: .key(name), site: collector.site(node)))
+      } else if keyPath.root == nil {
+        found.append(Reference(target: nil, site: collector.site(node), unfollowable: unfollowedKeyPath(keyPath)))
+      }
     }
     return .visitChildren
   }
@@ -695,7 +720,7 @@ final class ReferenceFinder: SyntaxVisitor {
       if let name = keyName(keyPath) {
         found.append(Reference(target: .key(name), site: site))
       } else {
-        found.append(Reference(target: nil, site: site, unfollowable: "a key path with several components"))
+        found.append(Reference(target: nil, site: site, unfollowable: unfollowedKeyPath(keyPath)))
       }
     } else if let member = first.expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "self",
       let base = member.base
@@ -787,6 +812,15 @@ func calleeName(_ call: FunctionCallExprSyntax) -> String? {
   if let member = call.calledExpression.as(MemberAccessExprSyntax.self) { return member.declName.baseName.text }
   if let reference = call.calledExpression.as(DeclReferenceExprSyntax.self) { return reference.baseName.text }
   return nil
+}
+
+/// Why the check does not follow a key path that ``keyName(_:)`` gives no key for.
+func unfollowedKeyPath(_ keyPath: KeyPathExprSyntax) -> String {
+  if keyPath.components.contains(where: { $0.component.is(KeyPathSubscriptComponentSyntax.self) }) {
+    return
+      "the key path \(keyPath.trimmedDescription) names a subscript key, one key per argument, which the check does not follow"
+  }
+  return "a key path with several components"
 }
 
 /// `x` for `\.x`, `\Dependencies.x` or `\Knapsack.Dependencies.x`; nil for longer paths.

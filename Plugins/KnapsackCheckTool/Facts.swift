@@ -226,6 +226,8 @@ struct FileFacts: Codable, Hashable {
   /// Registrations in the configuration closure of `withOverrides { $0.register(...) }`: they
   /// provide their key only inside that override scope, so they are not providers of the graph.
   var overrideRegistrations: [Reference] = []
+  /// Key declarations the check does not check, with why: a required subscript key.
+  var uncheckedKeys: [Reference] = []
   /// Registration helpers declared in the file, and the calls that may be calls of one.
   var registeringFunctions: [RegisteringFunction] = []
   var keyPathCalls: [KeyPathCall] = []
