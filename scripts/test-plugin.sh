@@ -94,6 +94,11 @@ for case in "$fixtures"/ToolCases/*/; do
   if grep -vqE '^[^:]+:[0-9]+:[0-9]+: (error|warning|remark|note): ' "$work/tool-$name.txt"; then
     fail "the report of the tool-only case $name has a line that is not a diagnostic"
   fi
+  # A note belongs to the diagnostic printed right before it: a cycle's notes follow its error.
+  if awk '/: note: / && !(previous ~ /: (error: dependency cycle|note): /) { bad = 1 } { previous = $0 } END { exit !bad }' \
+    "$work/tool-$name.txt"; then
+    fail "the report of the tool-only case $name has a note that does not follow its error"
+  fi
   expected_status=0
   if grep -q ': error: ' "$case/expected.txt"; then expected_status=1; fi
   ((status == expected_status)) || fail "the tool-only case $name exited $status, not $expected_status"

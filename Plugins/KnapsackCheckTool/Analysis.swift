@@ -10,8 +10,23 @@ struct Finding: Hashable, Comparable {
   var severity: Severity
   var site: Site
   var message: String
+  /// For a note, the site and message of the finding it belongs to: SwiftPM, Xcode and editors
+  /// attach a note to the diagnostic printed right before it, so it sorts right after that one.
+  var anchor: Site?
+  var anchorMessage: String?
 
-  static func < (lhs: Finding, rhs: Finding) -> Bool { (lhs.site, lhs.message) < (rhs.site, rhs.message) }
+  init(severity: Severity, site: Site, message: String, anchor: Finding? = nil) {
+    self.severity = severity
+    self.site = site
+    self.message = message
+    self.anchor = anchor?.site
+    self.anchorMessage = anchor?.message
+  }
+
+  static func < (lhs: Finding, rhs: Finding) -> Bool {
+    (lhs.anchor ?? lhs.site, lhs.anchorMessage ?? lhs.message, lhs.anchor == nil ? 0 : 1, lhs.site, lhs.message)
+      < (rhs.anchor ?? rhs.site, rhs.anchorMessage ?? rhs.message, rhs.anchor == nil ? 0 : 1, rhs.site, rhs.message)
+  }
 
   /// One line, as SwiftPM, Xcode and editors read a diagnostic: source text that a message
   /// quotes (a key's type, a factory, a callee written over several lines) joined onto it.
@@ -262,14 +277,14 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
           (ordered.map { $0.id.isContribution ? "\($0.id)" : $0.id.noted(siteOf($0.id)?.short ?? "?") }
           + ["\(ids[rotation])"])
           .joined(separator: " -> ")
-        if let first = siteOf(ids[rotation]) {
-          findings.append(Finding(severity: .error, site: first, message: "dependency cycle: \(text)"))
-        }
+        guard let first = siteOf(ids[rotation]) else { continue }
+        let cycle = Finding(severity: .error, site: first, message: "dependency cycle: \(text)")
+        findings.append(cycle)
         for (member, edge) in ordered {
           findings.append(
             Finding(
               severity: .note, site: edge.site,
-              message: explained("\(member) resolves the next key of the cycle here", edge)))
+              message: explained("\(member) resolves the next key of the cycle here", edge), anchor: cycle))
         }
       } else if !explored.contains(next) {
         position[next] = stack.count
