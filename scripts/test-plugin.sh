@@ -12,7 +12,8 @@
 #   4. runs `validate()` on every agreement case (agreement-runtime) and checks that the runtime and
 #      the static check report the same problems,
 #   5. deletes the storage registration in the copy: `swift build` must fail with an error at the
-#      storage key's declaration that names the app target, and so must `swift package knapsack-check`.
+#      storage key's declaration that names the app target, and so must `swift package knapsack-check`
+#      (which must also fail, not check nothing, when given a name that is no target).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -206,6 +207,13 @@ fi
 ((status != 0)) || fail "swift package knapsack-check passed without the storage registration"
 expect_line "$work/command.log" "$package/Sources/KnapsackToDoList/Dependencies+TodoList.swift:6:14: error: required key \\.todoStorage"
 expect_line "$work/command.log" "knapsack-check found errors in: ShowcaseApp"
+
+# A misspelled target name checks nothing: it must fail and say so, not pass.
+if swift package --disable-experimental-prebuilts --package-path "$package" --scratch-path "$work/scratch" \
+  knapsack-check --target ShowcaseAp >"$work/command-unknown.log" 2>&1; then
+  fail "swift package knapsack-check passed with a name that is no target"
+fi
+expect_line "$work/command-unknown.log" "knapsack-check: no Swift target named 'ShowcaseAp' in package 'PluginFixtures'"
 
 if ((failures > 0)); then
   echo "test-plugin: $failures failure(s)" >&2

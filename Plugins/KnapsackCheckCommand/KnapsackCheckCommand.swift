@@ -14,6 +14,21 @@ struct KnapsackCheckCommand: CommandPlugin {
       named.isEmpty
       ? candidates.filter { $0.kind == .executable }
       : candidates.filter { named.contains($0.name) }
+    // A misspelled name, or a package whose app is a library (an iOS app's package), would
+    // otherwise check nothing and pass.
+    let unknown = named.filter { name in !candidates.contains { $0.name == name } }
+    guard unknown.isEmpty else {
+      throw KnapsackCheckUsage(
+        message:
+          "no Swift target named \(unknown.map { "'\($0)'" }.joined(separator: ", ")) in package '\(context.package.displayName)'; its Swift targets: \(candidates.map(\.name).sorted().joined(separator: ", "))"
+      )
+    }
+    guard !targets.isEmpty else {
+      throw KnapsackCheckUsage(
+        message:
+          "package '\(context.package.displayName)' has no executable target to check; name the target whose module graph holds the registrations: swift package knapsack-check --target NAME"
+      )
+    }
     var failed: [String] = []
     for target in targets {
       var arguments = [
@@ -44,4 +59,11 @@ struct KnapsackCheckFailure: Error, CustomStringConvertible {
   let targets: [String]
 
   var description: String { "knapsack-check found errors in: \(targets.joined(separator: ", "))" }
+}
+
+/// The command was given nothing it can check.
+struct KnapsackCheckUsage: Error, CustomStringConvertible {
+  let message: String
+
+  var description: String { "knapsack-check: \(message)" }
 }
