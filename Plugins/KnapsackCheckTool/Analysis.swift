@@ -406,8 +406,9 @@ func explained(_ message: String, _ reference: Reference) -> String {
 /// directly or through other modules (Swift makes an extension's members visible through every
 /// import of the module, transitively). As in Swift, a module's key shadows that of a module it
 /// imports. When the module sees several, the file's own imports decide, if they can. Otherwise
-/// Swift chooses by the value's type, which the check does not know: a registration is counted as
-/// a provider of each (with a remark), and a resolution is not followed (with a remark).
+/// Swift chooses by the value's type: a registration whose factory makes a named type registers
+/// the one key of that value type; any other is counted as a provider of each (with a remark), and
+/// a resolution is not followed (with a remark).
 func keysToldApart(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts] {
   var declaring: [String: Set<String>] = [:]
   for module in modules {
@@ -500,7 +501,17 @@ func keysToldApart(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts] 
         var registration = registration
         registration.resolves = told(registration.resolves)
         registration.deferred = told(registration.deferred)
-        let (id, candidates) = told(registration.id)
+        var (id, candidates) = told(registration.id)
+        // Swift picks the key by the value's type: a factory that makes one named type registers
+        // the one key whose value is that type, if one is.
+        if id == nil, let made = registration.madeType {
+          let type = names.qualified(made, in: module.name, imports: file.imports)
+          let matching = candidates.filter { declarer in
+            guard type.isCertain, case let keyType?? = keyTypes[registration.id.text]?[declarer] else { return false }
+            return keyType.hasSuffix("<\(type.text)>") || keyType.hasSuffix(",\(type.text)>")
+          }
+          if matching.count == 1, let declarer = matching.first { id = registration.id.declared(in: declarer) }
+        }
         if let id {
           registration.id = id
           return [registration]

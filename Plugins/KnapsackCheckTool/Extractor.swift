@@ -483,7 +483,7 @@ final class FactsCollector: SyntaxVisitor {
         deferred: factory.as(ClosureExprSyntax.self).map { handles(in: $0, factory: $0) } ?? [],
         isAlias: factory.as(ClosureExprSyntax.self).map(isAlias) ?? false,
         site: site(call),
-        caveat: isInLoop(call) ? "this registration is in a loop" : nil))
+        caveat: isInLoop(call) ? "this registration is in a loop" : nil, madeType: madeType(factory)))
   }
 
   /// The factory a `register` or `contribute` call passes: its trailing closure, or its last
@@ -491,6 +491,27 @@ final class FactsCollector: SyntaxVisitor {
   func factoryArgument(of call: FunctionCallExprSyntax) -> ExprSyntax? {
     let last = call.arguments.count > 1 ? call.arguments.last.flatMap { $0.label == nil ? $0.expression : nil } : nil
     return call.trailingClosure.map(ExprSyntax.init) ?? last
+  }
+
+  /// The type a factory makes when its body is one expression (or `return`) that calls a type by
+  /// name, `{ BillingConfig() }`, `{ r in try Billing.Config(r[\.x]) }`, or the factory is
+  /// `BillingConfig.init`: nil for anything else.
+  func madeType(_ factory: ExprSyntax) -> String? {
+    guard let closure = factory.as(ClosureExprSyntax.self) else {
+      return factory.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "init" ? constructedType(factory) : nil
+    }
+    guard closure.statements.count == 1, let item = closure.statements.first?.item else { return nil }
+    var expression = item.as(ExprSyntax.self) ?? item.as(ReturnStmtSyntax.self)?.expression
+    while let current = expression {
+      if let tried = current.as(TryExprSyntax.self) {
+        expression = tried.expression
+      } else if let awaited = current.as(AwaitExprSyntax.self) {
+        expression = awaited.expression
+      } else {
+        break
+      }
+    }
+    return expression?.as(FunctionCallExprSyntax.self).flatMap { constructedType($0.calledExpression) }
   }
 
   /// What a factory resolves; for one that is not a closure (a function), a resolution the check

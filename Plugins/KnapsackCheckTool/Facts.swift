@@ -178,6 +178,9 @@ struct Registration: Codable, Hashable {
   var site: Site
   /// Why the count of this registration is uncertain (for example, it sits in a loop).
   var caveat: String?
+  /// The type the factory makes when its body is one call that names it (`{ BillingConfig() }`):
+  /// what tells keys of one name in several modules apart, as Swift does by the value's type.
+  var madeType: String?
 }
 
 /// A function that registers the key its caller passes, a registration helper:
