@@ -374,7 +374,20 @@ final class FactsCollector: SyntaxVisitor {
     let generic =
       type.as(IdentifierTypeSyntax.self).map { ($0.name.text, $0.genericArgumentClause) }
       ?? type.as(MemberTypeSyntax.self).map { ($0.name.text, $0.genericArgumentClause) }
-    guard let (kind, arguments) = generic, keyKinds.contains(kind) else { return }
+    guard var (kind, arguments) = generic else { return }
+    // A type alias of the app's own, `typealias ClockKey = Key<any AppClock>`: a key if its getter
+    // makes one, `.required()` or `Key { ... }` (its value type is not known).
+    if !keyKinds.contains(kind) {
+      guard let expression = getterExpression(body).map({ keyExpression($0).key }) else { return }
+      let isImplicitRequired =
+        isRequired(expression)
+        && (expression.as(FunctionCallExprSyntax.self)?.calledExpression ?? expression).as(MemberAccessExprSyntax.self)?
+          .base == nil
+      let madeKind = expression.as(FunctionCallExprSyntax.self).flatMap { constructedKind($0.calledExpression) }
+      guard isImplicitRequired || madeKind != nil else { return }
+      kind = madeKind ?? "Key"
+      arguments = nil
+    }
     let valueType = arguments?.arguments.last.map { normalizedType($0.argument.trimmedDescription) } ?? ""
     // `ArgumentKey<A, V>`, or `DependencyKey<Kind, A, V>` with an argument other than `Void`.
     let genericArguments = arguments.map { Array($0.arguments) } ?? []
@@ -992,6 +1005,22 @@ func keyExpression(_ expression: ExprSyntax) -> (key: ExprSyntax, scope: String?
     key = base
   }
   return (key, scope)
+}
+
+/// The key kind a call makes, `Key` for `Key { ... }`, `Knapsack.Key { ... }` or
+/// `Key<Int>.required()`; nil for anything else.
+func constructedKind(_ callee: ExprSyntax) -> String? {
+  var expression = callee
+  if let member = expression.as(MemberAccessExprSyntax.self), let base = member.base,
+    ["required", "init"].contains(member.declName.baseName.text)
+  {
+    expression = base
+  }
+  if let generic = expression.as(GenericSpecializationExprSyntax.self) { expression = generic.expression }
+  let name =
+    expression.as(DeclReferenceExprSyntax.self)?.baseName.text
+    ?? expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text
+  return name.flatMap { keyKinds.contains($0) ? $0 : nil }
 }
 
 /// `.required()`, `.required`, `Key.required(...)`, `DependencyKey<K, A, V>.required(...)`.
