@@ -7,37 +7,48 @@ extension Container {
   /// dependencies whose type has the same base name, and keeps those visible from here (a key's
   /// default is not a registration: which keys a process has seen depends on what it ran).
   /// The dependencies on the way to it (`path`) are not suggested: one of them is what asked.
+  ///
+  /// Nor does it grow with how many dependencies share the type: they are kept in name order
+  /// (see ``NearMatchGroup``), and it reads each list only until it has `limit` registrations. A
+  /// validation that finds a missing `Key<Bool>` asked for by each of thousands of `Key<Bool>`
+  /// registrations used to read them all for each one: time quadratic in their number.
   func nearMatches(to index: Int, excluding path: [Int] = [], limit: Int = 5) -> [ResolutionError.NearMatch] {
     let table = KeyTable.shared
     // The snapshot is taken inside the lock: descriptors only grow, so it covers every index the
     // grouping already holds, even when another error extended it a moment ago.
-    let (descriptors, candidates) = table.byBaseName.withLock { grouping in
+    let (descriptors, group) = table.byBaseName.withLock { grouping in
       let descriptors = table.descriptors
-      for descriptor in descriptors[grouping.indexed...] {
-        grouping.groups[Self.baseName(descriptor.typeName), default: []].append(descriptor.index)
+      if grouping.indexed < descriptors.count {
+        NearMatchGroup.add(descriptors[grouping.indexed...], to: &grouping.groups, in: descriptors)
+        grouping.indexed = descriptors.count
       }
-      grouping.indexed = descriptors.count
-      return (descriptors, grouping.groups[Self.baseName(descriptors[index].typeName)] ?? [])
+      return (descriptors, grouping.groups[Self.baseName(descriptors[index].typeName)] ?? [:])
     }
     let wantedType = descriptors[index].typeName
-    // The nearest `limit` so far, in order. A candidate is looked up (a lock per container level)
-    // only if it would rank among them: one pass, no sort, however many share the base name.
-    var nearest: [(rank: Int, name: String, match: ResolutionError.NearMatch)] = []
-    for candidate in candidates where candidate != index && !path.contains(candidate) {
-      let descriptor = descriptors[candidate]
-      guard descriptor.kind != .multibinding, descriptor.kind != .contribution else { continue }
-      let rank = descriptor.typeName != wantedType ? 2 : descriptor.kind == .type ? 0 : 1
-      let position = nearest.firstIndex { (rank, descriptor.displayName) < ($0.rank, $0.name) } ?? nearest.endIndex
-      guard position < limit, let registration = effectiveRegistration(candidate)?.0 else { continue }
-      nearest.insert(
-        (
-          rank, descriptor.displayName,
-          ResolutionError.NearMatch(dependency: descriptor.reference, site: registration.location)
-        ),
-        at: position)
-      if nearest.count > limit { nearest.removeLast() }
+    let excluded = Set(path).union([index])
+    /// The first `count` of `list` (in name order) that are registered here and not excluded.
+    func registered(_ list: [Int], _ count: Int) -> [(index: Int, site: CodeLocation)] {
+      var found: [(index: Int, site: CodeLocation)] = []
+      for candidate in list where !excluded.contains(candidate) {
+        guard found.count < count else { break }
+        if let registration = effectiveRegistration(candidate)?.0 { found.append((candidate, registration.location)) }
+      }
+      return found
     }
-    return nearest.map(\.match)
+    // The same type, registered by type, then by a key; then the other types of the base name,
+    // together in name order.
+    let same = group[wantedType] ?? NearMatchGroup()
+    var nearest = registered(same.types, limit)
+    nearest += registered(same.keys, limit - nearest.count)
+    if nearest.count < limit {
+      let remaining = limit - nearest.count
+      var others: [(index: Int, site: CodeLocation)] = []
+      for (typeName, lists) in group where typeName != wantedType {
+        others += registered(lists.types, remaining) + registered(lists.keys, remaining)
+      }
+      nearest += others.sorted { NearMatchGroup.precedes($0.index, $1.index, in: descriptors) }.prefix(remaining)
+    }
+    return nearest.map { ResolutionError.NearMatch(dependency: descriptors[$0.index].reference, site: $0.site) }
   }
 
   /// `Store` for `Store`, `Store?`, `Optional<Store>`, `any Store`, `App.Store`, compared
@@ -74,5 +85,62 @@ extension Container {
       }
     }
     return name[start...].lowercased()
+  }
+}
+
+/// The dependencies of one type name that near matches may name, registered by type and by a key,
+/// each list in name order (then index order, the order the process first saw them).
+/// Multibindings and contributions are never near matches: they are left out.
+struct NearMatchGroup {
+  var types: [Int] = []
+  var keys: [Int] = []
+
+  /// Whether `left` comes before `right` in a list.
+  static func precedes(_ left: Int, _ right: Int, in descriptors: [Descriptor]) -> Bool {
+    (descriptors[left].displayName, left) < (descriptors[right].displayName, right)
+  }
+
+  /// Adds `added`, new descriptors, to `groups` (by base name, then type name), each list kept in
+  /// order: the new ones of a list are sorted, then merged in, in time linear in the list.
+  static func add(
+    _ added: ArraySlice<Descriptor>, to groups: inout [String: [String: NearMatchGroup]], in descriptors: [Descriptor]
+  ) {
+    var batches: [String: [String: NearMatchGroup]] = [:]
+    for descriptor in added where descriptor.kind != .multibinding && descriptor.kind != .contribution {
+      let base = Container.baseName(descriptor.typeName)
+      if descriptor.kind == .type {
+        batches[base, default: [:]][descriptor.typeName, default: NearMatchGroup()].types.append(descriptor.index)
+      } else {
+        batches[base, default: [:]][descriptor.typeName, default: NearMatchGroup()].keys.append(descriptor.index)
+      }
+    }
+    for (base, byType) in batches {
+      for (typeName, batch) in byType {
+        var group = groups[base]?[typeName] ?? NearMatchGroup()
+        group.types = merged(group.types, batch.types, in: descriptors)
+        group.keys = merged(group.keys, batch.keys, in: descriptors)
+        groups[base, default: [:]][typeName] = group
+      }
+    }
+  }
+
+  /// `list`, in order, with `added` merged in.
+  private static func merged(_ list: [Int], _ added: [Int], in descriptors: [Descriptor]) -> [Int] {
+    guard !added.isEmpty else { return list }
+    let sorted = added.sorted { precedes($0, $1, in: descriptors) }
+    guard !list.isEmpty else { return sorted }
+    var result: [Int] = []
+    result.reserveCapacity(list.count + sorted.count)
+    var (i, j) = (0, 0)
+    while i < list.count, j < sorted.count {
+      if precedes(sorted[j], list[i], in: descriptors) {
+        result.append(sorted[j])
+        j += 1
+      } else {
+        result.append(list[i])
+        i += 1
+      }
+    }
+    return result + list[i...] + sorted[j...]
   }
 }

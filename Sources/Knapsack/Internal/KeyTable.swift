@@ -83,9 +83,10 @@ final class KeyTable: Sendable {
 
   private let state = Locked(State())
 
-  /// Indices grouped by the base name of their type, for the near matches an error lists (see
-  /// `Container.nearMatches(to:)`): built on the first error, extended on later ones.
-  let byBaseName = Locked<(indexed: Int, groups: [String: [Int]])>((0, [:]))
+  /// Indices grouped by the base name of their type, then by their type's name, in name order,
+  /// for the near matches an error lists (see `Container.nearMatches(to:)`): built on the first
+  /// error, extended on later ones.
+  let byBaseName = Locked<(indexed: Int, groups: [String: [String: NearMatchGroup]])>((0, [:]))
 
   /// Every descriptor so far.
   var descriptors: [Descriptor] { state.withLock { $0.descriptors } }
