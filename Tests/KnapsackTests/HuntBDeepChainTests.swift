@@ -72,9 +72,10 @@ final class HuntBSmallStackExecutor: TaskExecutor, @unchecked Sendable {
   private var jobs: [UnownedJob] = []
   private var stopped = false
 
-  init() {
+  /// A thread with `stackSize` bytes of stack runs the jobs.
+  init(stackSize: Int = huntBSmallStack) {
     let thread = Thread { [self] in run() }
-    thread.stackSize = huntBSmallStack
+    thread.stackSize = stackSize
     thread.start()
   }
 
@@ -110,8 +111,10 @@ final class HuntBSmallStackExecutor: TaskExecutor, @unchecked Sendable {
 
   /// Runs `operation` in a task that prefers this executor and returns what it returned; nil if
   /// it did not end within the bound.
-  static func run<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T? {
-    let executor = HuntBSmallStackExecutor()
+  static func run<T: Sendable>(
+    stackSize: Int = huntBSmallStack, _ operation: @escaping @Sendable () async -> T
+  ) async -> T? {
+    let executor = HuntBSmallStackExecutor(stackSize: stackSize)
     defer { executor.stop() }
     let result = Locked<T?>(nil)
     Task(executorPreference: executor) {

@@ -57,3 +57,33 @@ extension Dependencies {
     #expect(names.dropFirst(2).first?.contains("\"a\"") == true, "\(names)")
   }
 }
+
+// On a thread of its own, as the deep chains of `HuntBDeepChainTests` (and not under the thread
+// sanitizer, for their reason).
+@Suite(.enabled(if: !isThreadSanitized, "the chains hold the shared pool for minutes under the sanitizer"))
+struct HuntH5DeepCycleTests {
+  @Test func validatingACycleLongerThanTheStackRunsEachFactoryAFewTimes() async {
+    // A loop of 2,000 keys, each resolving the next, validated on a thread with an 8 MiB stack (a
+    // main thread's): about 1,400 levels fit in a debug build, so the loop is too deep for the
+    // stack before it closes. Each root after the first used to walk its whole way round to the
+    // first root found too deep: about 200,000 factory calls and 10 s in a debug build (60 s for
+    // 4,000 keys), time quadratic in the loop's length. Now each root stops at the one below it,
+    // about 4,000 calls. (A build whose frames are small enough to close the loop finds a cycle.)
+    let count = 2000
+    let calls = Locked(0)
+    let container = Container()
+    for index in 0..<count {
+      container.register(\.[h5Ring: index]) { r in
+        calls.withLock { $0 += 1 }
+        return try r[\.[h5Ring: (index + 1) % count]]
+      }
+    }
+    let report = await HuntBSmallStackExecutor.run(stackSize: 8 << 20) { await container.validate() }
+    #expect(report != nil, "validate() did not end")
+    let problems = report?.problems ?? []
+    #expect(!problems.isEmpty)
+    #expect(problems.allSatisfy { $0.kind == .resolutionTooDeep || $0.kind == .cycle }, "\(problems.prefix(3))")
+    #expect(report?.checkedCount ?? 0 >= count)
+    #expect(calls.withLock { $0 } < 4 * count, "\(calls.withLock { $0 }) factory calls")
+  }
+}

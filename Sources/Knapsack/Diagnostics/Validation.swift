@@ -935,12 +935,16 @@ extension Container {
           if error.isCoveredByReport || (error.path.count >= 2 && error.pathIndices?.first == index) {
             memo.noteFailed(index, in: tap.copy, with: error)
           }
-          if error.isCoveredByReport { continue }
+          // The members of its path run next, deepest first, each reaching the one below it: also
+          // when its failure was covered by an earlier report. Else, in a cycle longer than the
+          // stack allows, each root after the first would walk its whole way to the root that
+          // failed first (time quadratic in the cycle's length).
           if error.kind == .resolutionTooDeep {
             for member in (error.pathIndices ?? []).dropFirst() where roots.contains(member) && !ran.contains(member) {
               deepestFirst.append(member)
             }
           }
+          if error.isCoveredByReport { continue }
         }
         if error.kind == .resolutionTooDeep, !deepChains.isNew(error) { continue }
         // A root whose path ends the way an earlier root's did fails down a dependency that root
