@@ -432,12 +432,29 @@ final class ValidationRecorder: Sendable {
   /// same path, and the root's problem reports it. A step whose failure a factory caught, off
   /// that path, did not: its problem is not reported yet. Nor did a chain stopped by the stack's
   /// depth: from a shallower start, it may fit.
+  ///
+  /// Those between the root and the dependency that failed are remembered as failed, as the root
+  /// is (see ``ValidationMemo/noteFailed(_:in:with:)``): a step of a later root that reaches one
+  /// fails at once, covered by this root's report, instead of running the factories down the same
+  /// path again (in a graph of diamonds over a missing key, each level ran the whole way down:
+  /// time quadratic in its depth).
   func endRoot(failedWith error: ResolutionError?) {
-    steps.withLock { steps in
+    let settledOnPath = steps.withLock { steps -> [(copy: ObjectIdentifier, indices: Set<Int>)] in
       defer { steps.failing = [:] }
-      guard let error, error.kind != .resolutionTooDeep else { return }
+      guard let error, error.kind != .resolutionTooDeep else { return [] }
       let path = Set(error.pathIndices ?? [])
-      for (copy, failed) in steps.failing { steps.settled[copy, default: []].formUnion(failed.intersection(path)) }
+      var settled: [(copy: ObjectIdentifier, indices: Set<Int>)] = []
+      for (copy, failed) in steps.failing {
+        let onPath = failed.intersection(path)
+        steps.settled[copy, default: []].formUnion(onPath)
+        settled.append((copy, onPath))
+      }
+      return settled
+    }
+    guard let error, let path = error.pathIndices, path.count >= 3 else { return }
+    let between = Set(path.dropFirst().dropLast())
+    for (copy, indices) in settledOnPath {
+      for index in indices.intersection(between) { memo.noteFailed(index, in: copy, with: error) }
     }
   }
 
@@ -865,8 +882,9 @@ extension Container {
     var problems: [ValidationReport.Problem] = []
     var skipped: [DependencyReference] = []
     var needsSample: [(index: Int, reference: DependencyReference)] = []
-    // The paths of the failures reported so far, by how they ended.
-    var reported: [FailureEnd: [[String]]] = [:]
+    // How the failures reported so far ended, with the dependency that asked for the one that
+    // failed (see `FailureEnd`).
+    var reported: Set<FailureEnd> = []
     // Name order, but the members of a chain found too deep for the stack run right after it,
     // deepest first (see ``ValidationMemo``): each then takes the exemplar of the one below.
     var inNameOrder = roots.sorted { table.descriptor($0).displayName < table.descriptor($1).displayName }
@@ -948,13 +966,15 @@ extension Container {
         }
         if error.kind == .resolutionTooDeep, !deepChains.isNew(error) { continue }
         // A root whose path ends the way an earlier root's did fails down a dependency that root
-        // reported already: reported once, whichever end of a chain comes first in name order.
-        let path = error.path.map(\.name)
-        let isRepeat = reported[FailureEnd(error), default: []].contains(where: {
-          $0.count >= 2 && path.count > $0.count && path.hasSuffix($0)
-        })
-        if isRepeat { continue }
-        reported[FailureEnd(error), default: []].append(path)
+        // reported already: reported once, whichever end of a chain comes first in name order. So
+        // does a root whose path ends the way any step of a reported path went on (the same
+        // requester asking for the same failing dependency): the step below the root would fail
+        // the same way, down the same path, which the report shows. (Only a whole reported path
+        // used to count: in a graph of diamonds over a missing key, 1,000 levels deep, each level
+        // reported the whole way down again, a report of 1,000 problems and 500,000 steps.)
+        let end = FailureEnd(error)
+        if error.path.count >= 3, reported.contains(end) { continue }
+        if error.path.count >= 2 { reported.insert(end) }
         problems.append(problem(from: headed(error, by: Self.holderChain(of: index, in: holders))))
       } catch let skip as ValidationSkipped {
         skipped.append(table.descriptor(skip.index).reference)
@@ -971,18 +991,21 @@ extension Container {
     return (problems, skipped, needsSample)
   }
 
-  /// How a failure ended: its kind, the dependency it names and what it says went wrong. A
-  /// path of one dependency (a root that failed by itself, such as one given a wrong sample)
-  /// never stands for longer ones: a caller may fail on it differently.
+  /// How a failure ended: its kind, the dependency it names and what it says went wrong, and
+  /// the dependency that asked for it (the step before the last of its path). A path of one
+  /// dependency (a root that failed by itself, such as one given a wrong sample) never stands for
+  /// longer ones: a caller may fail on it differently.
   private struct FailureEnd: Hashable {
     let kind: ResolutionError.Kind
     let dependency: String
     let underlying: String?
+    let requester: String?
 
     init(_ error: ResolutionError) {
       kind = error.kind
       dependency = error.dependency.name
       underlying = error.underlying
+      requester = error.path.count >= 2 ? error.path[error.path.count - 2].name : nil
     }
   }
 
@@ -1185,12 +1208,5 @@ extension KeyTable {
   func index(ofDeclared keyPath: PartialKeyPath<Dependencies>) -> Int? {
     guard let declared = Dependencies()[keyPath: keyPath] as? any DeclaredKey else { return nil }
     return index(of: keyPath as AnyKeyPath) { declared.descriptor(index: $0, keyPath: keyPath) }
-  }
-}
-
-extension Array where Element: Equatable {
-  /// Whether the array ends with `suffix`.
-  fileprivate func hasSuffix(_ suffix: [Element]) -> Bool {
-    count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
   }
 }
