@@ -1142,12 +1142,21 @@ extension Container {
     // key may have another scope in another container (a child that registers it again), and
     // the holder holds what its own container made.
     var children: [String: [(dependency: DependencyReference, scope: Scope)]] = [:]
+    // What `children` lists, looked up in a set: a factory that asks for thousands of
+    // dependencies (an aggregate of every feature) was compared with each one it had listed, in
+    // time quadratic in their number.
+    struct ListedChild: Hashable {
+      let requester: String
+      let dependency: DependencyReference
+      let scope: Scope
+    }
+    var listed: Set<ListedChild> = []
     for event in events {
       if seen[event.dependency.name] == nil {
         seen[event.dependency.name] = (event.scope, event.registeredAt, event.dependency)
       }
       if let requester = event.requestedBy,
-        !(children[requester.name] ?? []).contains(where: { $0 == (event.dependency, event.scope) })
+        listed.insert(ListedChild(requester: requester.name, dependency: event.dependency, scope: event.scope)).inserted
       {
         children[requester.name, default: []].append((event.dependency, event.scope))
       }
