@@ -351,6 +351,12 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   return Array(Set(findings)).sorted()
 }
 
+/// The scope `call` registers with through the scope parameter labelled `label` of `helper`:
+/// the one it passes (nil if not a literal scope), or the parameter's default if it passes none.
+func scopeOf(_ call: KeyPathCall, passedTo label: String, _ helper: RegisteringFunction) -> String? {
+  call.labels.contains(label) ? call.scopes[label] : helper.scopeDefault
+}
+
 /// The modules' facts with each call of a registration helper (see ``RegisteringFunction``) that
 /// passes a key path, `singleton(\.clock) { SystemClock() }`, counted as a registration of that
 /// key at the call, with the scope the helper names (or the call passes it) and what the closure
@@ -372,7 +378,8 @@ func helpersFollowed(_ modules: [ModuleFacts]) -> [ModuleFacts] {
         used.insert(helper)
         file.registrations.append(
           Registration(
-            id: .key(call.key), scope: helper.scope ?? helper.scopeLabel.flatMap { call.scopes[$0] },
+            id: .key(call.key),
+            scope: helper.scope ?? helper.scopeLabel.flatMap { scopeOf(call, passedTo: $0, helper) },
             resolves: call.resolves, constructions: call.constructions, deferred: call.deferred, site: call.site,
             caveat: call.isInLoop ? "this registration is in a loop" : nil))
       }

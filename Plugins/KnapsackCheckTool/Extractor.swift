@@ -291,6 +291,7 @@ final class FactsCollector: SyntaxVisitor {
       facts.keyPathCalls.append(
         KeyPathCall(
           callee: callee, argument: index, label: argument.label?.text, key: key, scopes: scopes,
+          labels: call.arguments.compactMap { $0.label?.text },
           resolves: closure.map { references(in: $0, factory: $0) } ?? [],
           constructions: closure.map { constructions(in: $0) } ?? [],
           deferred: closure.map { handles(in: $0, factory: $0) } ?? [], site: site(call), isInLoop: isInLoop(call)))
@@ -312,6 +313,7 @@ final class FactsCollector: SyntaxVisitor {
     }
     var scope: String?
     var scopeLabel: String?
+    var scopeDefault: String?
     if let argument = call.arguments.first(where: { $0.label?.text == "scope" }) {
       if let member = argument.expression.as(MemberAccessExprSyntax.self) {
         scope = member.declName.baseName.text
@@ -319,12 +321,14 @@ final class FactsCollector: SyntaxVisitor {
         let parameter = parameters.first(where: { name($0) == reference.baseName.text })
       {
         scopeLabel = label(parameter)
+        // `scope: Scope = .singleton`: what a call that passes no scope registers with.
+        scopeDefault = parameter.defaultValue?.value.as(MemberAccessExprSyntax.self)?.declName.baseName.text
       }
     }
     facts.registeringFunctions.append(
       RegisteringFunction(
         name: function.name.text, parameter: position, label: label(parameters[position]), scope: scope,
-        scopeLabel: scopeLabel, site: site(call)))
+        scopeLabel: scopeLabel, scopeDefault: scopeDefault, site: site(call)))
     return true
   }
 

@@ -191,9 +191,12 @@ struct RegisteringFunction: Codable, Hashable {
   /// The position of the key path among the function's parameters, and its argument label.
   var parameter: Int
   var label: String?
-  /// The scope its `register` call names, or the label of the parameter it passes as the scope.
+  /// The scope its `register` call names, or the label of the parameter it passes as the scope
+  /// and that parameter's default (`scope: Scope = .singleton`), the scope of a call that passes
+  /// none.
   var scope: String?
   var scopeLabel: String?
+  var scopeDefault: String?
   /// Its `register` call.
   var site: Site
 }
@@ -208,6 +211,9 @@ struct KeyPathCall: Codable, Hashable {
   var key: String
   /// The scopes the call passes, by label: `scope: .singleton`.
   var scopes: [String: String] = [:]
+  /// The labels of the arguments it passes: a helper's scope parameter it leaves out has its
+  /// default.
+  var labels: [String] = []
   /// What the closure it passes (its trailing closure, else its last closure argument) resolves.
   var resolves: [Reference] = []
   var constructions: [Construction] = []
