@@ -46,6 +46,27 @@ import Testing
     #expect(session.closed.load(ordering: .relaxed) == 1)
   }
 
+  /// The session alone is disposed (a sign-out), and its instance closes the app's container:
+  /// the app's disposal waits for the session's, which waited for the app's. The call returns at
+  /// once, and the app's disposal goes on when the session's ends.
+  @Test(arguments: [1, 3])
+  func aDescendantsInstanceThatDisposesItsAncestorDoesNotHangTheDescendantsDisposal(depth: Int) async throws {
+    let app = Container()
+    var session = app.makeChild()
+    for _ in 1..<depth { session = session.makeChild() }
+    let closedInApp = Atomic<Int>(0)
+    app.register(type: Int.self, scope: .singleton, dispose: { _ in closedInApp.add(1, ordering: .relaxed) }) { 7 }
+    _ = try app.resolve(type: Int.self)
+    session.register(type: ClosesItsContainer.self, scope: .singleton) { ClosesItsContainer(app) }
+    let closing = try session.resolve(type: ClosesItsContainer.self)
+    #expect(await disposes(session), "the session's dispose() waited for the app's, which waited for the session's")
+    #expect(closing.closed.load(ordering: .relaxed) == 1)
+    #expect(app.isDisposed)
+    // The app's disposal, begun from the session's, ends: a later call waits for it.
+    #expect(await disposes(app))
+    #expect(closedInApp.load(ordering: .relaxed) == 1)
+  }
+
   @Test func anInstanceThatDisposesAnotherContainerWaitsForThatDisposal() async throws {
     // Not reentrant: the other container's disposal is not the one running, so it is awaited and
     // its instances are closed by the time the first disposal ends.

@@ -31,9 +31,21 @@ extension Container {
   ///
   /// Called from within this container's own disposal (a ``Disposable`` whose `dispose()` closes
   /// the container that made it, or its parent's), it returns at once: waiting would wait for the
-  /// disposal that is waiting for it. That disposal goes on when it returns.
+  /// disposal that is waiting for it. That disposal goes on when it returns. Called from within
+  /// the disposal of a container below this one (a child disposed on its own, whose instance
+  /// closes its parent), it begins this container's disposal and returns at once: that disposal
+  /// waits for the child's, and goes on when the child's ends.
   public func dispose() async throws {
-    if Self.disposalsRunning?.contains(self) == true { return }
+    if let running = Self.disposalsRunning {
+      if running.contains(self) { return }
+      // Called from within the disposal of a container below this one (a session's instance that
+      // closes the app's container when the session alone is disposed): this disposal would
+      // wait for that one, which waits for this call. It is begun, and goes on when that one ends.
+      if running.containsDescendant(of: self) {
+        _ = beginDisposal(DisposedInstances(), copies: copiesInScope())
+        return
+      }
+    }
     let copies = copiesInScope()
     let disposal = beginDisposal(DisposedInstances(), copies: copies)
     var failures = await disposal.task.value
@@ -227,6 +239,22 @@ final class DisposalChain: Sendable {
     var link: DisposalChain? = self
     while let current = link {
       if current.container === container { return true }
+      link = current.outer.withLock { $0 }
+    }
+    return false
+  }
+
+  /// Whether a container in the chain descends from `ancestor` (each container above the chain's
+  /// is looked at once).
+  func containsDescendant(of ancestor: Container) -> Bool {
+    var seen: Set<ObjectIdentifier> = []
+    var link: DisposalChain? = self
+    while let current = link {
+      var above = current.container.parent
+      while let container = above, seen.insert(ObjectIdentifier(container)).inserted {
+        if container === ancestor { return true }
+        above = container.parent
+      }
       link = current.outer.withLock { $0 }
     }
     return false
