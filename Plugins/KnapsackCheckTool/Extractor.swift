@@ -444,6 +444,12 @@ final class FactsCollector: SyntaxVisitor {
   func registration(_ call: FunctionCallExprSyntax) {
     guard let factory = factoryArgument(of: call), let first = call.arguments.first else { return }
     let label = first.label?.text
+    // `register(singleton: \.clock) { ... }`: a key path under a label Knapsack's `register` does
+    // not have is passed to a function of the app's, a registration helper if one is declared so.
+    if label != nil, label != "type", first.expression.is(KeyPathExprSyntax.self) {
+      keyPathCall(call)
+      return
+    }
     guard label == nil || label == "type" else { return }
     var scope: String?
     var name: String?
