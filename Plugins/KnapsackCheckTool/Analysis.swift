@@ -376,6 +376,11 @@ func helpersFollowed(_ modules: [ModuleFacts]) -> [ModuleFacts] {
           let helper = byName[call.callee]?.first(where: { $0.parameter == call.argument && $0.label == call.label })
         else { continue }
         used.insert(helper)
+        // In an override scope's configuration, as a `register` written there: no provider.
+        if call.isOverride {
+          file.overrideRegistrations.append(Reference(target: .key(call.key), site: call.site))
+          continue
+        }
         file.registrations.append(
           Registration(
             id: .key(call.key),

@@ -294,7 +294,8 @@ final class FactsCollector: SyntaxVisitor {
           labels: call.arguments.compactMap { $0.label?.text },
           resolves: closure.map { references(in: $0, factory: $0) } ?? [],
           constructions: closure.map { constructions(in: $0) } ?? [],
-          deferred: closure.map { handles(in: $0, factory: $0) } ?? [], site: site(call), isInLoop: isInLoop(call)))
+          deferred: closure.map { handles(in: $0, factory: $0) } ?? [], site: site(call), isInLoop: isInLoop(call),
+          isOverride: isInOverrideScope(call)))
       return
     }
   }

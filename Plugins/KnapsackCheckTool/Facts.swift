@@ -220,6 +220,9 @@ struct KeyPathCall: Codable, Hashable {
   var deferred: [Reference] = []
   var site: Site
   var isInLoop = false
+  /// Whether the call is in the configuration closure of `withOverrides`: a helper's
+  /// registration there is an override, no provider of the graph.
+  var isOverride = false
 }
 
 /// What one source file contributes to the graph. Cached per file.
