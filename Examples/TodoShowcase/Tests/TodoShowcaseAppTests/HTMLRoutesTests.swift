@@ -1,5 +1,6 @@
 import DIShowcase
 import Foundation
+import Hummingbird
 import HummingbirdTesting
 import Testing
 
@@ -150,6 +151,24 @@ struct HTMLRoutesTests {
       #expect(toggle.status == .badRequest)
       let items = try await client.send(.get, "/api/todos").json as? [[String: Any]]
       #expect(items?.compactMap { $0["done"] as? Bool } == [false])
+    }
+  }
+
+  /// A byte that is not UTF-8 sent as it is, not percent-encoded: the form is as malformed as
+  /// `title=%FF`, and no item titled "caf\u{FFFD}" is added.
+  @Test("A form body that is not UTF-8 is refused as such and changes nothing")
+  func formBodyThatIsNotUTF8() async throws {
+    try await withApp { client in
+      var body = ByteBuffer(string: "title=caf")
+      body.writeBytes([0xC3])
+      body.writeString("&return=%2Fstyles%2Fmanual")
+      let reply = try await client.execute(
+        uri: "/styles/manual/todos", method: .post,
+        headers: [.contentType: "application/x-www-form-urlencoded"], body: body
+      ) { response in Reply(status: response.status, headers: response.headers, text: String(buffer: response.body)) }
+      #expect(reply.status == .badRequest)
+      #expect(reply.text.contains("not valid URL-encoded UTF-8"))
+      #expect(try await client.titles() == [])
     }
   }
 

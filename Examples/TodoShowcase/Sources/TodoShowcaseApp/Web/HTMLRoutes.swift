@@ -234,15 +234,19 @@ struct HTMLRoutes {
 /// The fields of a URL-encoded form body.
 struct FormFields {
   private let fields: [String: String]
-  /// Whether a field's name or value is not valid percent-encoded UTF-8 (`title=%FF`): the form
-  /// is refused as such, not read as an empty title.
+  /// Whether the body is not UTF-8 (a raw `\xFF`) or a field's name or value is not valid
+  /// percent-encoded UTF-8 (`title=%FF`): the form is refused as such, not read as an empty title
+  /// or one with U+FFFD in it.
   let isMalformed: Bool
 
   init(request: Request) async throws {
     let body = try await request.body.collect(upTo: 64 * 1024)
     var fields: [String: String] = [:]
-    var isMalformed = false
-    for pair in String(buffer: body).split(separator: "&") {
+    // A byte that is not UTF-8 (`title=\xFF`, sent raw rather than as `%FF`) would be read as
+    // U+FFFD: the form is malformed as a whole.
+    let text = String(validating: body.readableBytesView, as: UTF8.self)
+    var isMalformed = text == nil
+    for pair in (text ?? "").split(separator: "&") {
       let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       guard let name = Self.decode(parts[0]) else {
         isMalformed = true
