@@ -770,16 +770,7 @@ final class ReferenceFinder: SyntaxVisitor {
     } else if let member = first.expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "self",
       let base = member.base
     {
-      // `name: nil` is no name.
-      let nameArgument = node.arguments.first {
-        $0.label?.text == "name" && !$0.expression.is(NilLiteralExprSyntax.self)
-      }
-      if let nameArgument, stringLiteral(nameArgument.expression) == nil {
-        found.append(Reference(target: nil, site: site, unfollowable: "a name computed at run time"))
-      } else {
-        let name = nameArgument.flatMap { stringLiteral($0.expression) }
-        found.append(Reference(target: .type(typeText(base), name: name), site: site))
-      }
+      found.append(typeReference(base, node, site))
     } else {
       found.append(Reference(target: nil, site: site, unfollowable: "a key path computed at run time"))
     }
@@ -801,16 +792,21 @@ extension ReferenceFinder {
     } else if first.label?.text == "type", isTypeExpression(first.expression),
       let base = first.expression.as(MemberAccessExprSyntax.self)?.base
     {
-      let nameArgument = node.arguments.first {
-        $0.label?.text == "name" && !$0.expression.is(NilLiteralExprSyntax.self)
-      }
-      if let nameArgument, stringLiteral(nameArgument.expression) == nil {
-        handles.append(Reference(target: nil, site: site, unfollowable: "a name computed at run time"))
-      } else {
-        let name = nameArgument.flatMap { stringLiteral($0.expression) }
-        handles.append(Reference(target: .type(typeText(base), name: name), site: site))
-      }
+      handles.append(typeReference(base, node, site))
     }
+  }
+
+  /// A reference to the type `base` names (`T` of `T.self`), with the call's `name:` if it
+  /// passes one (`name: nil` is no name); unfollowable if the name is computed at run time.
+  func typeReference(_ base: ExprSyntax, _ node: FunctionCallExprSyntax, _ site: Site) -> Reference {
+    let nameArgument = node.arguments.first {
+      $0.label?.text == "name" && !$0.expression.is(NilLiteralExprSyntax.self)
+    }
+    if let nameArgument, stringLiteral(nameArgument.expression) == nil {
+      return Reference(target: nil, site: site, unfollowable: "a name computed at run time")
+    }
+    let name = nameArgument.flatMap { stringLiteral($0.expression) }
+    return Reference(target: .type(typeText(base), name: name), site: site)
   }
 }
 
