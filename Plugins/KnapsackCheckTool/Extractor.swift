@@ -525,7 +525,13 @@ final class FactsCollector: SyntaxVisitor {
       return factory.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "init" ? constructedType(factory) : nil
     }
     guard closure.statements.count == 1, let item = closure.statements.first?.item else { return nil }
-    var expression = item.as(ExprSyntax.self) ?? item.as(ReturnStmtSyntax.self)?.expression
+    let expression = withoutTryAndAwait(item.as(ExprSyntax.self) ?? item.as(ReturnStmtSyntax.self)?.expression)
+    return expression?.as(FunctionCallExprSyntax.self).flatMap { constructedType($0.calledExpression) }
+  }
+
+  /// `expression` without the `try` and `await` in front of it: `r[\.x]` for `try await r[\.x]`.
+  func withoutTryAndAwait(_ expression: ExprSyntax?) -> ExprSyntax? {
+    var expression = expression
     while let current = expression {
       if let tried = current.as(TryExprSyntax.self) {
         expression = tried.expression
@@ -535,7 +541,7 @@ final class FactsCollector: SyntaxVisitor {
         break
       }
     }
-    return expression?.as(FunctionCallExprSyntax.self).flatMap { constructedType($0.calledExpression) }
+    return expression
   }
 
   /// What a factory resolves; for one that is not a closure (a function), a resolution the check
@@ -565,18 +571,9 @@ final class FactsCollector: SyntaxVisitor {
   /// `try await r.resolve(\.x)` or `try r.resolve(type: T.self)`.
   func isAlias(_ factory: ClosureExprSyntax) -> Bool {
     guard factory.statements.count == 1, let item = factory.statements.first?.item else { return false }
-    var expression =
+    let expression = withoutTryAndAwait(
       item.as(ExprSyntax.self) ?? item.as(ReturnStmtSyntax.self)?.expression
-      ?? item.as(ExpressionStmtSyntax.self)?.expression
-    while let current = expression {
-      if let tried = current.as(TryExprSyntax.self) {
-        expression = tried.expression
-      } else if let awaited = current.as(AwaitExprSyntax.self) {
-        expression = awaited.expression
-      } else {
-        break
-      }
-    }
+        ?? item.as(ExpressionStmtSyntax.self)?.expression)
     guard let expression else { return false }
     let finder = ReferenceFinder(collector: self, factory: factory)
     let calledOnResolver: Bool
