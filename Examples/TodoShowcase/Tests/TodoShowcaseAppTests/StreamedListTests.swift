@@ -108,7 +108,11 @@ struct StreamedListTests {
       try #require(connected == 0)
       let request = Array("GET /api/todos HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
       _ = request.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-      // The client reads nothing: the server goes as far as the sockets let it, then waits.
+      // The client reads nothing: the server goes as far as the sockets let it, then waits. It
+      // first has to begin (on a busy machine, half a second may pass before it reads a page;
+      // the bound only stops a hung test).
+      let deadline = ContinuousClock.now + .seconds(60)
+      while storage.served == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
       var previous = -1
       while storage.served != previous {
         previous = storage.served
