@@ -3,9 +3,10 @@ import Synchronization
 
 /// The view model every DI style uses: the to-do list kept in a ``LocalStorage``.
 ///
-/// On a ``TodoItemStorage`` (SQLite) each change writes that one item; on any other storage it is
-/// one ``LocalStorage/modify(_:forKey:default:_:)`` call on the whole list. Either way screens of
-/// different styles that share one storage never lose each other's changes.
+/// On a ``TodoItemStorage`` (SQLite) each change writes that one item and reading one item reads
+/// that one row; on any other storage a change is one ``LocalStorage/modify(_:forKey:default:_:)``
+/// call on the whole list. Either way screens of different styles that share one storage never
+/// lose each other's changes.
 public final class LiveTodoListViewModel: TodoListViewModel {
   /// The storage key under which the list is kept.
   public static let storageKey = "todos"
@@ -53,6 +54,19 @@ public final class LiveTodoListViewModel: TodoListViewModel {
       }
     state.withLock { $0 = page.items }
     return page
+  }
+
+  /// On a ``TodoItemStorage`` one item is read (SQLite: one lookup by primary key); any other
+  /// storage keeps the list as one value, which is read whole to find it.
+  public func item(id: UUID) throws -> TodoItem {
+    let item =
+      if let records = storage as? any TodoItemStorage {
+        try records.todo(id: id)
+      } else {
+        try storage.load([TodoItem].self, forKey: Self.storageKey)?.first { $0.id == id }
+      }
+    guard let item else { throw TodoError.notFound(id) }
+    return item
   }
 
   @discardableResult

@@ -12,6 +12,10 @@ public protocol TodoListViewModel: Sendable {
   /// `cursor` (from the start when `nil`), with the counts of the whole list.
   func loadPage(after cursor: TodoCursor?, limit: Int) throws -> TodoPage
 
+  /// Reads the item with this id from storage; throws ``TodoError/notFound(_:)`` for an unknown
+  /// id. Leaves ``items`` as they were.
+  func item(id: UUID) throws -> TodoItem
+
   /// Adds an item; throws ``TodoError/emptyTitle``, ``TodoError/titleTooLong(length:)``,
   /// ``TodoError/titleTooComplex(scalars:)``, ``TodoError/controlCharacter(_:)`` or
   /// ``TodoError/invisibleCharacter(_:)``, or ``TodoError/listFull(maximum:)`` when the list

@@ -120,6 +120,9 @@ public protocol TodoItemStorage: LocalStorage {
   /// The page of at most `limit` items after `cursor`, in list order.
   func todoPage(after cursor: TodoCursor?, limit: Int) throws -> TodoPage
 
+  /// The item with this id, or `nil` if there is none: one item read, not the list.
+  func todo(id: UUID) throws -> TodoItem?
+
   /// Stores a new item unless the list already has `maximum` items (then throws
   /// ``TodoError/listFull(maximum:)``), counting and inserting as one step.
   func insertTodo(_ item: TodoItem, maximum: Int) throws

@@ -7,7 +7,8 @@ import GRDB
 ///
 /// Writes are transactions, so the server and the command line can share one database file.
 /// The to-do list is kept row by row (``TodoItemStorage``): adding, changing or deleting an item
-/// is one single-row statement, and a page is one indexed query in the list order. A list that an
+/// is one single-row statement, reading one item is one lookup by its primary key, and a page is
+/// one indexed query in the list order. A list that an
 /// earlier version kept as one JSON entry is moved into the rows when the database is opened.
 /// A file that is not an SQLite database, or a database that belongs to another application,
 /// gives a ``StorageError`` naming it, and is not changed.
@@ -127,6 +128,15 @@ public final class SQLiteStorage: TodoItemStorage {
     }
   }
 
+  /// The query for one item by id: a lookup in the primary key's index, one row read.
+  static let itemByIDQuery = "SELECT \(itemColumns) FROM todos WHERE id = ?"
+
+  public func todo(id: UUID) throws -> TodoItem? {
+    try read { db in
+      try Row.fetchOne(db, sql: Self.itemByIDQuery, arguments: [id.uuidString]).map(Self.item)
+    }
+  }
+
   public func insertTodo(_ item: TodoItem, maximum: Int) throws {
     try write { db in
       // In the write transaction, so writers racing at the limit cannot pass it together.
@@ -139,9 +149,7 @@ public final class SQLiteStorage: TodoItemStorage {
   public func updateTodo(id: UUID, _ body: (inout TodoItem) throws -> Void) throws -> TodoItem {
     try write { db in
       guard
-        var item = try Row.fetchOne(
-          db, sql: "SELECT \(Self.itemColumns) FROM todos WHERE id = ?", arguments: [id.uuidString]
-        ).map(Self.item)
+        var item = try Row.fetchOne(db, sql: Self.itemByIDQuery, arguments: [id.uuidString]).map(Self.item)
       else { throw TodoError.notFound(id) }
       try body(&item)
       try db.execute(

@@ -86,6 +86,30 @@ struct TodoItemStorageTests {
     #expect(try storage.allTodos().map(\.title) == ["Renamed", "Item 3", "Item 4"])
   }
 
+  @Test("SQLite reads one item by its id with one lookup in the primary key's index, not a scan")
+  func sqliteReadsOneItem() throws {
+    let directory = try TemporaryDirectory()
+    let url = directory.file("todos.sqlite")
+    let storage = try SQLiteStorage(url: url)
+    let items = (1...300).map { Self.item($0, done: $0 == 150) }
+    for item in items { try storage.insertTodo(item, maximum: TodoList.maximumItems) }
+
+    #expect(try storage.todo(id: items[149].id) == items[149])
+    #expect(try storage.todo(id: items[0].id) == items[0])
+    #expect(try storage.todo(id: UUID()) == nil)
+
+    // The store's query, as SQLite plans it: a search of the primary key's index for `id = ?`.
+    let database = try DatabaseQueue(path: url.path)
+    let plan = try database.read { db in
+      try Row.fetchAll(
+        db, sql: "EXPLAIN QUERY PLAN \(SQLiteStorage.itemByIDQuery)", arguments: [items[0].id.uuidString]
+      )
+      .map { $0["detail"] as String }
+    }
+    #expect(plan.count == 1, "\(plan)")
+    #expect(plan.allSatisfy { $0.hasPrefix("SEARCH todos USING INDEX") && $0.hasSuffix("(id=?)") }, "\(plan)")
+  }
+
   @Test("SQLite refuses a new item once the list has the maximum, and stores nothing")
   func sqliteRefusesBeyondTheMaximum() throws {
     let directory = try TemporaryDirectory()

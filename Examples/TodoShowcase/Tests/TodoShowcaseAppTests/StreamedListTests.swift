@@ -2,7 +2,7 @@ import DIShowcase
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Synchronization
+import ShowcaseTestSupport
 import Testing
 
 @testable import TodoShowcaseApp
@@ -12,65 +12,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// A row-by-row store in memory that counts the items it has handed out.
-private final class CountingItemStorage: TodoItemStorage {
-  private let state: Mutex<(items: [TodoItem], served: Int)>
-
-  init(items: [TodoItem]) {
-    state = Mutex((items, 0))
-  }
-
-  /// How many items reads have returned so far.
-  var served: Int { state.withLock { $0.served } }
-
-  func allTodos() throws -> [TodoItem] {
-    state.withLock { state in
-      state.served += state.items.count
-      return state.items
-    }
-  }
-
-  func todoPage(after cursor: TodoCursor?, limit: Int) throws -> TodoPage {
-    state.withLock { state in
-      let page = state.items.page(after: cursor, limit: limit)
-      state.served += page.items.count
-      return page
-    }
-  }
-
-  func insertTodo(_ item: TodoItem, maximum: Int) throws {
-    try state.withLock { state in
-      guard state.items.count < maximum else { throw TodoError.listFull(maximum: maximum) }
-      state.items.append(item)
-    }
-  }
-
-  func updateTodo(id: UUID, _ body: (inout TodoItem) throws -> Void) throws -> TodoItem {
-    try state.withLock { state in
-      guard let index = state.items.firstIndex(where: { $0.id == id }) else { throw TodoError.notFound(id) }
-      try body(&state.items[index])
-      return state.items[index]
-    }
-  }
-
-  func deleteTodo(id: UUID) throws {
-    try state.withLock { state in
-      guard let index = state.items.firstIndex(where: { $0.id == id }) else { throw TodoError.notFound(id) }
-      state.items.remove(at: index)
-    }
-  }
-
-  func save<T: Encodable>(_ value: T, forKey key: String) throws {}
-  func load<T: Decodable>(_ type: T.Type, forKey key: String) throws -> T? { nil }
-  func remove(forKey key: String) throws {}
-  func modify<T: Codable, Result>(
-    _ type: T.Type, forKey key: String, default defaultValue: T, _ body: (inout T) throws -> Result
-  ) throws -> Result {
-    var value = defaultValue
-    return try body(&value)
-  }
-}
 
 @Suite("The whole list, streamed")
 struct StreamedListTests {

@@ -7,6 +7,7 @@ import Hummingbird
 ///
 /// - `GET /api/todos`: every item (sent a page at a time as the client reads it); with `?limit=N` (1 to 1000) a page of them, oldest first, and a
 ///   `Link: <…&after=CURSOR>; rel="next"` header while more follow.
+/// - `GET /api/todos/UUID`: that item, read alone (one row on SQLite).
 /// - `POST /api/todos` `{"title": "…"}`: 201 with the new item.
 /// - `PATCH /api/todos/UUID` `{"done": true}`: the changed item.
 /// - `DELETE /api/todos/UUID`: 204.
@@ -52,11 +53,8 @@ struct APIRoutes {
     }
     api.get(":id") { _, context in
       try await respond(context) {
-        let id = try itemID(context)
-        let viewModel = try makeViewModel()
-        try viewModel.load()
-        guard let item = viewModel.items.first(where: { $0.id == id }) else { throw TodoError.notFound(id) }
-        return try jsonResponse(item)
+        // One item read (on SQLite, one row by its primary key), not the whole list.
+        try jsonResponse(try makeViewModel().item(id: try itemID(context)))
       }
     }
     api.post { request, context in
