@@ -14,7 +14,7 @@ import Darwin
 
 /// A plain TCP connection to `localhost`, for what an HTTP client library would hide: a client
 /// that sends nothing, or only part of a request.
-private final class RawConnection {
+final class RawConnection {
   private let descriptor: Int32
 
   struct Failure: Error {

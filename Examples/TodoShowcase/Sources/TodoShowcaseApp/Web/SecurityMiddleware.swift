@@ -3,7 +3,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Safe defaults for every route: cross-site request checks, a JSON content type for the API,
-/// a request body limit, 405 with `Allow` for a wrong method, and security headers on every response.
+/// a request body limit, 405 with `Allow` for a wrong method, and the ``SecurityHeaders`` on every
+/// routed response (``SecurityHeadersHandler`` puts them on the server's own refusals too).
 ///
 /// A state-changing request (`POST`, `PUT`, `PATCH`, `DELETE`) from a browser must be
 /// same-origin: a `Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` whose
@@ -23,12 +24,6 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
   /// The largest request body accepted; a larger one gets 413.
   static var bodyLimit: Int { 64 * 1024 }
 
-  /// The Content-Security-Policy: no inline script or style, no framing.
-  static var contentSecurityPolicy: String {
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-      + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-  }
-
   func handle(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
   ) async throws
@@ -40,7 +35,7 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     } catch let error as any HTTPResponseError {
       response = try error.response(from: request, context: context)
     }
-    Self.addSecurityHeaders(to: &response.headers)
+    SecurityHeaders.add(to: &response.headers)
     return response
   }
 
@@ -160,14 +155,6 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
       headers: [.contentType: "text/plain; charset=utf-8"],
       body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n"))
     )
-  }
-
-  static func addSecurityHeaders(to headers: inout HTTPFields) {
-    headers[.contentSecurityPolicy] = contentSecurityPolicy
-    headers[.xContentTypeOptions] = "nosniff"
-    // Both names are valid header tokens, so the optional initializer always succeeds.
-    if let frameOptions = HTTPField.Name("X-Frame-Options") { headers[frameOptions] = "DENY" }
-    if let referrerPolicy = HTTPField.Name("Referrer-Policy") { headers[referrerPolicy] = "same-origin" }
   }
 }
 

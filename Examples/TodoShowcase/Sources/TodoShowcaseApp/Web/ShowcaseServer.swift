@@ -78,8 +78,9 @@ public struct ShowcaseServer: Sendable {
 
   /// The HTTP/1 application on `host`:`port`, closing connections idle for `idleTimeout`, whose
   /// request takes longer than that to arrive, or that leave a response unread that long (see
-  /// ``SlowClientHandler``), and answering `Host` as ``HostPolicy`` says; `onRunning` gets the
-  /// bound port.
+  /// ``SlowClientHandler``), answering `Host` as ``HostPolicy`` says, and with the security headers
+  /// on every response, the HTTP parser's refusals included (see ``SecurityHeadersHandler``);
+  /// `onRunning` gets the bound port.
   public func makeApplication(
     host: String,
     port: Int,
@@ -91,7 +92,9 @@ public struct ShowcaseServer: Sendable {
       router: makeRouter(listenHost: host, allowedHosts: allowedHosts),
       server: .http1(
         configuration: .init(
-          additionalChannelHandlers: [SlowClientHandler(timeout: .nanoseconds(Self.nanoseconds(idleTimeout)))],
+          additionalChannelHandlers: [
+            SlowClientHandler(timeout: .nanoseconds(Self.nanoseconds(idleTimeout))), SecurityHeadersHandler(),
+          ],
           idleTimeout: .nanoseconds(Self.nanoseconds(idleTimeout))
         )
       ),

@@ -1,0 +1,93 @@
+import DIShowcase
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import TodoShowcaseApp
+
+/// Requests the server refuses before any route sees them (Hummingbird's HTTP parser answers 400
+/// and closes), or refuses for their body, over a plain socket: each answer carries the same
+/// security headers as a routed one.
+@Suite("Early refusals")
+struct EarlyRefusalTests {
+  /// The response to `request` (sent whole over a new connection) up to the server closing it.
+  private static func response(to request: String) async throws -> String {
+    let server = ShowcaseServer(storage: InMemoryStorage(), storageLabel: "test")
+    let app = server.makeApplication(host: "127.0.0.1", port: 0, idleTimeout: .seconds(5))
+    return try await app.test(.live) { client in
+      let connection = try RawConnection(port: try #require(client.port))
+      try connection.send(request)
+      var received = ""
+      #expect(try await connection.waitForClose(within: .seconds(60), received: &received))
+      return received
+    }
+  }
+
+  /// The status line and the header fields (names lowercased) of a raw response.
+  private static func head(of response: String) -> (status: String, fields: [String: String]) {
+    let lines = response.components(separatedBy: "\r\n\r\n").first?.components(separatedBy: "\r\n") ?? []
+    var fields: [String: String] = [:]
+    for line in lines.dropFirst() {
+      guard let colon = line.firstIndex(of: ":") else { continue }
+      fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    return (lines.first ?? "", fields)
+  }
+
+  private static let headerLimit = 80 * 1024  // Hummingbird's default maxHeaderListSize
+  private static let oversizedBody = String(
+    repeating: "x", count: SecurityMiddleware<BasicRequestContext>.bodyLimit + 1)
+
+  static let cases: [(name: String, request: String, status: String)] = [
+    ("a malformed request line", "GET /\u{0}nope HTTP/1.1\r\nHost: localhost\r\n\r\n", "400"),
+    ("a request line that is not HTTP", "HELLO\r\n\r\n", "400"),
+    // The decoder lets only printable ASCII into a URL, so no control character reaches a route or the log.
+    ("a URL with an escape character", "GET /\u{1B}[2J HTTP/1.1\r\nHost: localhost\r\n\r\n", "400"),
+    ("a URL with a C1 control character", "GET /\u{9B}2J HTTP/1.1\r\nHost: localhost\r\n\r\n", "400"),
+    (
+      "a header section over the decoder's limit",
+      "GET / HTTP/1.1\r\nHost: localhost\r\nX-Padding: \(String(repeating: "a", count: headerLimit))\r\n\r\n", "400"
+    ),
+    (
+      "a URL over the decoder's limit",
+      "GET /?q=\(String(repeating: "a", count: headerLimit)) HTTP/1.1\r\nHost: localhost\r\n\r\n", "400"
+    ),
+    (
+      "a body over the limit, by its Content-Length",
+      "POST /api/todos HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        + "Content-Length: \(oversizedBody.utf8.count)\r\n\r\n\(oversizedBody)",
+      "413"
+    ),
+    (
+      "a body over the limit, chunked",
+      "POST /styles/manual/todos HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+        + "Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + "\(String(oversizedBody.utf8.count, radix: 16))\r\n\(oversizedBody)\r\n0\r\n\r\n",
+      "413"
+    ),
+  ]
+
+  @Test("A refused request gets the security headers", arguments: cases.indices)
+  func refusalCarriesSecurityHeaders(index: Int) async throws {
+    let (name, request, status) = Self.cases[index]
+    let response = try await Self.response(to: request)
+    let (statusLine, fields) = Self.head(of: response)
+    #expect(statusLine.hasPrefix("HTTP/1.1 \(status) "), "\(name): \(statusLine)")
+    #expect(fields["content-security-policy"] == SecurityHeaders.contentSecurityPolicy, "\(name)")
+    #expect(fields["x-content-type-options"] == "nosniff", "\(name)")
+    #expect(fields["x-frame-options"] == "DENY", "\(name)")
+    #expect(fields["referrer-policy"] == "same-origin", "\(name)")
+  }
+
+  @Test("An answered request over a socket has each security header once")
+  func routedResponseHasEachHeaderOnce() async throws {
+    let response = try await Self.response(to: "GET /nope HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+    let head = response.components(separatedBy: "\r\n\r\n").first ?? ""
+    #expect(head.hasPrefix("HTTP/1.1 404 "))
+    for name in ["content-security-policy", "x-content-type-options", "x-frame-options", "referrer-policy"] {
+      let count = head.components(separatedBy: "\r\n").filter { $0.lowercased().hasPrefix(name + ":") }.count
+      #expect(count == 1, "\(name)")
+    }
+  }
+}
