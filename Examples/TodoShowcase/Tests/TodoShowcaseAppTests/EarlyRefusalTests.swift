@@ -68,6 +68,15 @@ struct EarlyRefusalTests {
     ),
   ]
 
+  @Test("A body that is not valid HTTP (a chunk size that is not hex) gets 400, not 413")
+  func malformedChunkIsBadRequest() async throws {
+    let response = try await Self.response(
+      to: "POST /api/todos HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+        + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n")
+    #expect(Self.head(of: response).status.hasPrefix("HTTP/1.1 400 "), "\(response)")
+    #expect(response.contains(#"{"error":"The body could not be read: it is not valid HTTP/1.1."}"#), "\(response)")
+  }
+
   @Test("A refused request gets the security headers", arguments: cases.indices)
   func refusalCarriesSecurityHeaders(index: Int) async throws {
     let (name, request, status) = Self.cases[index]

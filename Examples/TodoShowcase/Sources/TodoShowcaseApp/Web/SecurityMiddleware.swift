@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// Safe defaults for every route: cross-site request checks, a JSON content type for the API,
 /// a request body limit, 405 with `Allow` for a wrong method, and the ``SecurityHeaders`` on every
@@ -84,12 +85,16 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     }
     do {
       _ = try await request.collectBody(upTo: Self.bodyLimit)
-    } catch {
+    } catch is NIOTooManyBytesError {
       return Self.refusal(
         .contentTooLarge,
         "The body is larger than \(Self.bodyLimit / 1024) KiB.",
         request: request
       )
+    } catch {
+      // The HTTP decoder refused the body (a chunk size that is not hex, say): it is not "too
+      // large", it is malformed. Hummingbird closes the connection after this answer.
+      return Self.refusal(.badRequest, "The body could not be read: it is not valid HTTP/1.1.", request: request)
     }
     return try await next(request, context)
   }
