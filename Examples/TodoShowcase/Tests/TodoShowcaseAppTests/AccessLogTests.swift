@@ -61,4 +61,24 @@ struct AccessLogTests {
     #expect(line.metadata["http.status"] == "200")
     #expect(line.metadata["duration_ms"] != nil)
   }
+
+  @Test("A path's control and invisible characters are logged escaped, and a long path is cut")
+  func pathLoggedSafely() async throws {
+    let sink = LogLines()
+    let logger = Logger(label: "test") { _ in sink.handler }
+    let server = ShowcaseServer(storage: InMemoryStorage(), storageLabel: "test")
+    // Over HTTP/1 the decoder refuses such a URL (see EarlyRefusalTests); the router alone takes it.
+    let tricky = "/styles/\u{9B}31m\u{202E}gnp.exe\u{2028}\tx"
+    let long = "/styles/" + String(repeating: "a", count: 70_000)
+    try await Application(router: server.makeRouter(), logger: logger).test(.router) { client in
+      for path in [tricky, long] {
+        try await client.execute(uri: path, method: .get) { response in #expect(response.status == .notFound) }
+      }
+    }
+    let paths = sink.lines.withLock { $0 }.filter { $0.message == "request" }.compactMap { $0.metadata["http.path"] }
+    #expect(paths.count == 2)
+    #expect(paths.first == #"/styles/\u{9B}31m\u{202E}gnp.exe\u{2028}\u{9}x"#)
+    let cut = try #require(paths.last)
+    #expect(cut == "/styles/" + String(repeating: "a", count: 248) + "…(70008 bytes)")
+  }
 }

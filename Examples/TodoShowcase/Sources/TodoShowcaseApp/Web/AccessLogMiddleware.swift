@@ -6,7 +6,37 @@ import Logging
 /// One structured access-log line per request (method, path, status, duration) and an error line
 /// for a failure, both carrying the request id Hummingbird puts in the context's logger
 /// (`hb.request.id`); the id is also sent back as `X-Request-Id`.
+///
+/// The path is the client's text: it is logged through ``loggable(_:)``, so it cannot fill the log
+/// with 80 KiB a request, nor (should a front end other than the HTTP/1 decoder, which lets only
+/// printable ASCII into a URL, pass one) drive the terminal that shows the log.
 struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
+  /// The most Unicode scalars of a client's text (the path) a log line keeps. The HTTP decoder
+  /// lets a URL be up to 80 KiB, which every request would otherwise copy into the log.
+  static var maximumLoggedLength: Int { 256 }
+
+  /// `text` as a log line may show it: each control character (category Cc: ESC, DEL, the C1
+  /// CSI U+009B, a tab), invisible format character (Cf: U+202E, which reverses the rest of the
+  /// line) or line or paragraph separator (Zl, Zp) written as `\u{1B}`, and cut after
+  /// ``maximumLoggedLength`` scalars with the full length in bytes after an ellipsis.
+  static func loggable(_ text: String) -> String {
+    var result = ""
+    var characters = 0
+    for scalar in text.unicodeScalars {
+      if characters >= maximumLoggedLength {
+        return result + "…(\(text.utf8.count) bytes)"
+      }
+      switch scalar.properties.generalCategory {
+      case .control, .format, .lineSeparator, .paragraphSeparator:
+        result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+      default:
+        result.unicodeScalars.append(scalar)
+      }
+      characters += 1
+    }
+    return result
+  }
+
   func handle(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
   ) async throws
@@ -15,7 +45,7 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
     let start = ContinuousClock.now
     var metadata: Logger.Metadata = [
       "http.method": "\(request.method.rawValue)",
-      "http.path": "\(request.uri.path)",
+      "http.path": "\(Self.loggable(request.uri.path))",
     ]
     func elapsed() -> Logger.MetadataValue {
       let duration = start.duration(to: .now)
