@@ -68,13 +68,21 @@ struct EarlyRefusalTests {
     ),
   ]
 
-  @Test("A body that is not valid HTTP (a chunk size that is not hex) gets 400, not 413")
-  func malformedChunkIsBadRequest() async throws {
+  @Test(
+    "A body that is not valid HTTP (a chunk size that is not hex) gets 400, not 413, as the API documents",
+    arguments: ["POST /api/todos", "PATCH /api/todos/{id}", "DELETE /api/todos/{id}"])
+  func malformedChunkIsBadRequest(operation: String) async throws {
+    let parts = operation.split(separator: " ").map(String.init)
+    let path = parts[1].replacingOccurrences(of: "{id}", with: UUID().uuidString)
     let response = try await Self.response(
-      to: "POST /api/todos HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+      to: "\(parts[0]) \(path) HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
         + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n")
     #expect(Self.head(of: response).status.hasPrefix("HTTP/1.1 400 "), "\(response)")
     #expect(response.contains(#"{"error":"The body could not be read: it is not valid HTTP/1.1."}"#), "\(response)")
+    let document = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.text.utf8)) as? [String: Any]
+    let paths = try #require(document?["paths"] as? [String: [String: Any]])
+    let entry = try #require(paths[parts[1]]?[parts[0].lowercased()] as? [String: Any])
+    #expect((entry["responses"] as? [String: Any])?["400"] != nil)
   }
 
   @Test("A refused request gets the security headers", arguments: cases.indices)

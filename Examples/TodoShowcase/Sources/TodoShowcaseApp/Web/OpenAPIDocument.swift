@@ -104,6 +104,7 @@ enum OpenAPIDocument {
             "summary": "Remove an item.",
             "responses": {
               "204": {"description": "Removed."},
+              "400": {"$ref": "#/components/responses/BadRequest"},
               "403": {"$ref": "#/components/responses/Forbidden"},
               "404": {"$ref": "#/components/responses/NotFound"},
               "413": {"$ref": "#/components/responses/TooLarge"}
@@ -140,7 +141,7 @@ enum OpenAPIDocument {
           }
         },
         "responses": {
-          "BadRequest": {"description": "The body is not the JSON expected, or a query parameter is malformed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "BadRequest": {"description": "The body is not the JSON expected, a query parameter is malformed, or the body is not valid HTTP/1.1 (such as a chunk size that is not hex).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "Forbidden": {"description": "A state-changing request from a browser on another site, or (for any request) a Host the server does not answer for: only loopback names while it listens on loopback, else also IP addresses and names given with --allowed-host.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "NotFound": {"description": "No item has this id.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "ListFull": {"description": "The list already has 10000 items, the most it may have.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
