@@ -108,14 +108,85 @@ func holdUntil(_ arrivals: Counter, reaches count: Int = 2, timeout: Duration = 
   usleep(5_000)
 }
 
-/// Polls `condition` until it holds or `timeout` passed; returns whether it held.
+/// Polls `condition` every 2 ms until it holds, for at most as many polls as fit in `timeout`;
+/// returns whether it held.
+///
+/// The bound counts polls, not time on the clock: each poll is a job of the cooperative pool (two
+/// threads here), shared by every test of the run. When the pool is busy (the whole suite on a
+/// loaded machine), a poll waits its turn behind the jobs queued before it, so the work the test
+/// waits for, which runs on the same pool, goes on between two polls; a deadline on the clock ran
+/// out while that work was still queued, and failed tests that did not hang. On an idle pool the
+/// bound is about `timeout`.
 func waitUntil(timeout: Duration, _ condition: @Sendable () -> Bool) async -> Bool {
-  let deadline = ContinuousClock.now + timeout
+  let interval = Duration.milliseconds(2)
+  var polls = Int(timeout / interval)
   while !condition() {
-    if ContinuousClock.now > deadline { return false }
-    try? await Task.sleep(for: .milliseconds(2))
+    if polls <= 0 { return false }
+    polls -= 1
+    try? await Task.sleep(for: interval)
   }
   return true
+}
+
+/// The time limit of a suite whose tests wait for work they start in tasks of their own
+/// (``ended(_:)``): only a hang reaches it, and Swift Testing then cancels the test, which ends
+/// the wait. Long, because its clock runs while the test waits its turn on the cooperative pool
+/// that the whole run shares; a passing test ends as soon as its work does.
+extension Trait where Self == TimeLimitTrait {
+  static var hangGuard: Self { .timeLimit(.minutes(5)) }
+}
+
+/// The end of work a test runs in a task of its own: its result, or nil if the waiting test was
+/// cancelled first (its ``Trait/hangGuard`` time limit ran out). Set once; a wait for it is woken
+/// by that event, with no clock of its own.
+final class Ending<Value: Sendable>: Sendable {
+  private enum State {
+    case pending(CheckedContinuation<Value?, Never>?)
+    case ended(Value?)
+  }
+  private let state = Locked(State.pending(nil))
+
+  /// Ends with `value`, nil for a cancelled wait; a later call changes nothing.
+  func end(_ value: Value?) {
+    let waiter = state.withLock { state -> CheckedContinuation<Value?, Never>? in
+      guard case .pending(let waiter) = state else { return nil }
+      state = .ended(value)
+      return waiter
+    }
+    waiter?.resume(returning: value)
+  }
+
+  /// Suspends until the work ended, or the waiting task is cancelled (then nil).
+  func value() async -> Value? {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (waiter: CheckedContinuation<Value?, Never>) in
+        let ended = state.withLock { state -> Value?? in
+          switch state {
+          case .ended(let value): return .some(value)
+          case .pending:
+            state = .pending(waiter)
+            return .none
+          }
+        }
+        if let ended { waiter.resume(returning: ended) }
+      }
+    } onCancel: {
+      end(nil)
+    }
+  }
+}
+
+/// Runs `body` in a detached task and waits for it to end: its result, or nil if the test was
+/// cancelled first (a hang, stopped by the ``Trait/hangGuard`` time limit), after which the task
+/// is cancelled and left behind. The wait ends as soon as `body` does, however long it waited for
+/// a thread: unlike a deadline polled on the clock, it cannot run out while `body` is still
+/// queued behind the rest of the run.
+func ended<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T? {
+  let ending = Ending<T>()
+  let task = Task.detached { ending.end(await body()) }
+  let value = await ending.value()
+  if value == nil { task.cancel() }
+  return value
 }
 
 /// A meeting point for a fixed number of parties, used to force a particular interleaving.
