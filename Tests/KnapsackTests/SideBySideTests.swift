@@ -70,7 +70,7 @@ extension Dependencies {
 
 /// Child tasks of one resolution that need the same shared instance at the same time: the steps
 /// run side by side, so one waits for the other's creation. Neither is the other's cycle.
-@Suite struct SideBySideTests {
+@Suite(.hangGuard) struct SideBySideTests {
   @Test(arguments: [Scope.singleton, .cached, .weak])
   func childTasksOfOneFactoryShareASynchronousInstanceMadeOnce(scope: Scope) async throws {
     let container = Container()
@@ -196,40 +196,25 @@ extension Dependencies {
       try await Task.sleep(for: .milliseconds(30))
       return Token("right needs " + (try await r.resolve(\.sideLeft)).label)
     }
-    // A minute, for a loaded machine (see `outcome(_:)`).
-    let outcome = Collected<String>()
-    Task.detached {
-      do {
-        _ = try await container.resolve(\.sideBoth)
-        outcome.append("made")
-      } catch let error as ResolutionError {
-        outcome.append(error.kind.rawValue)
-      } catch {
-        outcome.append("\(error)")
-      }
-    }
-    #expect(await waitUntil(timeout: hangBound) { !outcome.all.isEmpty }, "the resolution hung")
-    #expect(outcome.all == ["cycle"])
+    #expect(await outcome { try await container.resolve(\.sideBoth).first } == ["cycle"])
   }
 
   /// Runs `resolve` in a detached task and reports how it ended: "made", an error kind, or
-  /// nothing if it did not finish within a minute. The minute is for a loaded machine: with
-  /// the whole suite running on two cores, a detached task may wait seconds for a thread. A
-  /// resolution that ends ends as soon as it runs; only one that hangs takes the minute.
+  /// nothing if it hung (the suite's time limit stopped the wait). No clock of its own: with the
+  /// whole suite on two cores, a detached task may wait long for a thread, and a deadline on the
+  /// clock ran out while it was still queued; the wait ends as soon as the resolution does.
   private func outcome(_ resolve: @escaping @Sendable () async throws -> Token) async -> [String] {
-    let outcome = Collected<String>()
-    Task.detached {
+    let outcome = await ended { () async -> String in
       do {
         _ = try await resolve()
-        outcome.append("made")
+        return "made"
       } catch let error as ResolutionError {
-        outcome.append(error.kind.rawValue)
+        return error.kind.rawValue
       } catch {
-        outcome.append("\(error)")
+        return "\(error)"
       }
     }
-    _ = await waitUntil(timeout: hangBound) { !outcome.all.isEmpty }
-    return outcome.all
+    return outcome.map { [$0] } ?? []
   }
 
   /// An asynchronous singleton whose factory resolves it again through the container it
@@ -321,12 +306,9 @@ extension Dependencies {
       async let again = container.resolve(\.sideSelf)
       return Token("self " + (try await again).label)
     }
-    let kinds = Collected<[ValidationReport.Problem.Kind]>()
-    Task.detached {
-      kinds.append(await withDiscardingTaskGroup { _ in await container.validate().problems.map(\.kind) })
-    }
-    #expect(await waitUntil(timeout: hangBound) { !kinds.all.isEmpty }, "validate() hung")
-    #expect(kinds.all == [[.cycle]])
+    let kinds = await ended { await withDiscardingTaskGroup { _ in await container.validate().problems.map(\.kind) } }
+    #expect(kinds != nil, "validate() hung")
+    #expect(kinds == [.cycle])
   }
 
   /// A factory that starts an unstructured task, which resolves an instance still being made
@@ -350,7 +332,9 @@ extension Dependencies {
       return Token("right")
     }
     let left = try await container.resolve(\.sideLeft)
-    let seen = try await #require(background.all.first).value
+    let task = try #require(background.all.first)
+    // Bounded by the suite's time limit: a background resolution that hangs fails the test.
+    let seen = await ended { try? await task.value } ?? nil
     #expect(seen === left)
   }
 
