@@ -41,6 +41,31 @@ public struct Scope: Sendable, Hashable, Codable, CustomStringConvertible {
   /// One instance per container, created on first use, exactly once even under concurrent first use.
   public static let singleton = Scope(kind: .singleton)
 
+  // Other libraries' names for these scopes, unavailable so that the compiler says which one
+  // to write instead of only that `Scope` has no such member (see the article "Coming from
+  // Swinject, Factory or swift-dependencies").
+
+  /// Not available: Swinject's `.transient` is ``unique``.
+  @available(
+    *, unavailable, renamed: "unique", message: "Knapsack calls this scope .unique: a new instance on every resolution"
+  )
+  public static var transient: Scope { .unique }
+
+  /// Not available: Swinject's `.container` is ``singleton``.
+  @available(
+    *, unavailable, renamed: "singleton",
+    message:
+      "Knapsack calls this scope .singleton: one instance per container (and its children), made once; .cached is one that resetCached() clears"
+  )
+  public static var container: Scope { .singleton }
+
+  /// Not available: Factory's `.shared` is ``weak``.
+  @available(
+    *, unavailable, renamed: "weak",
+    message: "Knapsack calls this scope .weak: one instance shared while something else holds it, then released"
+  )
+  public static var shared: Scope { .weak }
+
   /// The scope's name, such as `singleton`.
   public var description: String {
     switch kind {
