@@ -1087,3 +1087,60 @@ struct TodoRepositoryTests {
     }
   }
 }
+
+// MARK: - Migrating.md (at the end: the message catalog quotes lines of this file above)
+
+struct TodoStorageAssembly: Assembly {
+  func assemble(into container: Container) {
+    container.register(type: (any TodoStore).self, name: "main", scope: .singleton) {
+      FileTodoStore(path: "todos.json")
+    }
+    container.register(type: (any DateSource).self) { SystemDateSource() }
+    container.register(type: TodoRepository.self) { r in
+      TodoRepository(store: try r.resolve(type: (any TodoStore).self, name: "main"), dates: try r.resolve())
+    }
+  }
+}
+
+enum TodoTestDefaults {
+  @Sendable static func register(_ container: Container) {
+    container.register(\.dateSource) { FixedDateSource(now: .distantPast) }
+    container.register(\.todoStore) { InMemoryTodoStore() }
+  }
+}
+
+@Suite struct MigratingSamples {
+  @Test func fromSwinject() async throws {
+    let container = Container(assemblies: [TodoStorageAssembly()])
+    let repository = try container.resolve(type: TodoRepository.self)
+    #expect((repository.store as? FileTodoStore)?.path == "todos.json")
+    #expect(try container.resolve(type: TodoRepository.self).store as AnyObject === repository.store as AnyObject)
+    #expect(await container.validate().isValid)
+  }
+
+  @Test func typesAndKeysSideBySide() async throws {
+    let container = Container(assemblies: [TodoStorageAssembly()])
+    container.register(\.todoStore) { r in try r.resolve(type: (any TodoStore).self, name: "main") }
+    container.register(type: (any DateSource).self) { r in try r[\.dateSource] }
+    container.register(\.dateSource) { FixedDateSource(now: .distantPast) }
+
+    let byType = try container.resolve(type: (any TodoStore).self, name: "main")
+    #expect(try container[\.todoStore] as AnyObject === byType as AnyObject)
+    #expect(try container.resolve(type: TodoRepository.self).dates.now == .distantPast)
+    #expect(await container.validate(including: [\.todoRepository]).isValid)
+  }
+
+  @Test(.container { $0.register(\.todoStore) { PrefilledTodoStore() } })
+  func screenReadsTheTestsStore() throws {
+    #expect(try Container.current[\.todoStore].all().map(\.title) == ["Water the plants"])
+    #expect(TodoScreen().store.all().map(\.title) == ["Water the plants"])
+  }
+}
+
+@Suite(.overrides(TodoTestDefaults.register))
+struct TodoFeatureTests {
+  @Test func stampsTodosWithTheFixedDate() async throws {
+    let item = try Container()[\.todoRepository].add("Buy milk")
+    #expect(item.created == .distantPast)
+  }
+}
