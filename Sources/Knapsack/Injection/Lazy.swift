@@ -270,9 +270,10 @@ extension Provider where Key.Kind == MainActorKind {
 /// Get one from a container or a resolver, `r.lazy(\.cache)`, to defer an expensive dependency
 /// or to break a cycle: the value is resolved from the same container (and override scope) when
 /// first read, not while the factory that asked for it runs. Concurrent first reads resolve
-/// once. `value` throws for a key, is `async` for an ``AsyncKey`` and needs the main actor for a
-/// ``MainActorKey``. A key that takes an argument gets it when the handle is made,
-/// `r.lazy(\.profile, argument: userID)`.
+/// once (an asynchronous reader whose task is cancelled while another task's first read is under
+/// way throws `CancellationError` instead of waiting for it). `value` throws for a key, is
+/// `async` for an ``AsyncKey`` and needs the main actor for a ``MainActorKey``. A key that takes
+/// an argument gets it when the handle is made, `r.lazy(\.profile, argument: userID)`.
 public struct Lazy<Key: DependencyKeyType>: Sendable {
   let provider: Provider<Key>
   let storage: LazyStorage<Key.Value>
@@ -336,7 +337,7 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
     case empty
     /// Being made by `maker` (a thread for a synchronous read, a task for an asynchronous one),
     /// which the wait graph knows as `holder`, with the asynchronous readers waiting for it.
-    case making(maker: UInt, holder: WaitGraph.Holder, waiters: [CheckedContinuation<Void, Never>])
+    case making(maker: UInt, holder: WaitGraph.Holder, waiters: AsyncWaiters)
     case made(Value)
   }
 
@@ -372,7 +373,7 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
       switch state {
       case .made(let value): return .read(value)
       case .empty:
-        if let holder { state = .making(maker: reader, holder: holder, waiters: []) }
+        if let holder { state = .making(maker: reader, holder: holder, waiters: AsyncWaiters()) }
         if holder?.thread != nil { creation.lock() }
         return .make
       case .making(let maker, _, _): return maker == reader ? .reenter : .wait
@@ -383,9 +384,9 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
   /// Ends a making: keeps `value` (or nothing, after a failure) and wakes the waiting readers.
   private func finish(with value: Value?) {
     let waiters = state.withLock { state in
-      guard case .making(_, _, let waiters) = state else { return [CheckedContinuation<Void, Never>]() }
+      guard case .making(_, _, var waiters) = state else { return [CheckedContinuation<Void, Never>]() }
       state = value.map { .made($0) } ?? .empty
-      return waiters
+      return waiters.takeAll()
     }
     for waiter in waiters { waiter.resume() }
   }
@@ -460,19 +461,24 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
           throw error
         }
       case .wait:
+        // A cancelled reader does not wait for another task's first read (see the engine's wait
+        // for a shared instance).
+        try Task.checkCancellation()
         let (waiter, loop) = WaitGraph.shared.beginWait(for: self, index: index, step: nil, thread: nil)
         if let loop {
           // The path starts at the step of the factory call this code runs in, if any.
           throw FactoryCall.withInnermostStep { cycle(loop, $0) }
         }
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-          let isWaiting = state.withLock { state in
-            guard case .making(let maker, let holder, var waiters) = state else { return false }
-            waiters.append(waiter)
-            state = .making(maker: maker, holder: holder, waiters: waiters)
-            return true
-          }
-          if !isWaiting { waiter.resume() }
+        await AsyncWaiters.suspend(in: state) { state, waiter in
+          guard case .making(let maker, let holder, var waiters) = state else { return nil }
+          let number = waiters.add(waiter)
+          state = .making(maker: maker, holder: holder, waiters: waiters)
+          return number
+        } delist: { state, number in
+          guard case .making(let maker, let holder, var waiters) = state else { return nil }
+          let waiter = waiters.remove(number)
+          state = .making(maker: maker, holder: holder, waiters: waiters)
+          return waiter
         }
         WaitGraph.shared.endWait(reader: waiter)
       }

@@ -80,7 +80,7 @@ final class SharedCell: Sendable {
 
   struct State {
     var creator: Creator?
-    var asyncWaiters: [CheckedContinuation<Void, Never>] = []
+    var asyncWaiters = AsyncWaiters()
     var cached: (any Sendable)?
     weak var weakInstance: AnyObject?
     /// How many times `Container.resetCached()` cleared this cell.

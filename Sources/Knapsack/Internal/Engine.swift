@@ -516,16 +516,17 @@ extension Container {
       case .disposed:
         throw failure(.containerDisposed, binding.index, frame.pointer)
       case .wait:
+        // A cancelled task does not wait for another task's factory, which may take long: it
+        // throws, and the creation goes on for the others (it checks again each time it would
+        // wait, so that a cancellation that woke it ends it).
+        try Task.checkCancellation()
         if let loop = WaitGraph.shared.beginWait(frame.pointer, for: cell, index: binding.index, thread: nil) {
           throw crossResolutionCycle(loop, binding.index, parent?.pointer)
         }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-          let resumeNow = cell.state.withLock { state in
-            if state.creator == nil { return true }
-            state.asyncWaiters.append(continuation)
-            return false
-          }
-          if resumeNow { continuation.resume() }
+        await AsyncWaiters.suspend(in: cell.state) { state, waiter in
+          state.creator == nil ? nil : state.asyncWaiters.add(waiter)
+        } delist: { state, number in
+          state.asyncWaiters.remove(number)
         }
         WaitGraph.shared.endWait(frame.pointer)
       case .create:
@@ -729,8 +730,7 @@ extension Container {
   private func letGo(_ cell: SharedCell, synchronous: Bool) {
     let waiters = cell.state.withLock { state in
       state.creator = nil
-      defer { state.asyncWaiters = [] }
-      return state.asyncWaiters
+      return state.asyncWaiters.takeAll()
     }
     if synchronous { cell.creationLock.unlock() }
     for waiter in waiters { waiter.resume() }

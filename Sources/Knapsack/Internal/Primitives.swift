@@ -62,6 +62,63 @@ final class BlockingLock: @unchecked Sendable {
   func unlock() { pthread_mutex_unlock(mutex) }
 }
 
+/// The tasks suspended until a making that another resolution runs ends (a shared instance's, or a
+/// `Lazy`'s first read), each under a number of its own, so that one that is cancelled can leave
+/// the list and resume at once (see ``suspend(in:enlist:delist:)``).
+struct AsyncWaiters {
+  private var waiting: [UInt: CheckedContinuation<Void, Never>] = [:]
+  private var next: UInt = 0
+
+  /// Adds `waiter`; returns its number.
+  mutating func add(_ waiter: CheckedContinuation<Void, Never>) -> UInt {
+    next &+= 1
+    waiting[next] = waiter
+    return next
+  }
+
+  /// Takes the waiter numbered `number` out of the list, if it is still in it.
+  mutating func remove(_ number: UInt) -> CheckedContinuation<Void, Never>? {
+    waiting.removeValue(forKey: number)
+  }
+
+  /// Takes every waiter out of the list, to resume them.
+  mutating func takeAll() -> [CheckedContinuation<Void, Never>] {
+    defer { waiting = [:] }
+    return Array(waiting.values)
+  }
+
+  /// Suspends the current task until the making it waits for ends (whoever ends it resumes the
+  /// waiters `enlist` listed), or until the task is cancelled, which resumes it at once: a
+  /// cancelled task does not wait for a factory that another task runs, which may take long.
+  /// `enlist` lists the waiter in `state` and returns its number, or returns nil if the making is
+  /// over (then this returns at once); `delist` takes a numbered waiter out of the list, if it is
+  /// still in it. The caller looks again either way, and a cancelled caller that would wait again
+  /// throws `CancellationError` instead.
+  static func suspend<State>(
+    in state: Locked<State>,
+    enlist: @Sendable (inout State, CheckedContinuation<Void, Never>) -> UInt?,
+    delist: @Sendable (inout State, UInt) -> CheckedContinuation<Void, Never>?
+  ) async {
+    // Set and read while `state`'s lock is held.
+    let number = Locked<UInt?>(nil)
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+        let listed = state.withLock { state in
+          // Checked under the lock that the handler takes: a cancellation either came first, and
+          // the task does not wait, or its handler finds the waiter listed.
+          guard !Task.isCancelled, let listed = enlist(&state, waiter) else { return false }
+          number.withLock { $0 = listed }
+          return true
+        }
+        if !listed { waiter.resume() }
+      }
+    } onCancel: {
+      let waiter = state.withLock { state in number.withLock { $0 }.flatMap { delist(&state, $0) } }
+      waiter?.resume()
+    }
+  }
+}
+
 /// A table of object references indexed by a dense integer, readable without a lock.
 ///
 /// Indices below 65,536 live in two levels of atomic words (a directory of 256 leaves of 256
