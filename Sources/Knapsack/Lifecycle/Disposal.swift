@@ -113,10 +113,17 @@ extension Container {
 
   /// ``disposeCreatedInstances()`` of each of `copies` in turn (an override scope's, deeper ones
   /// first).
+  ///
+  /// In a task of its own, as a container's disposal is: the caller's task may be cancelled (a
+  /// test cut short by its time limit, whose `.overrides` scope then ends), and a `dispose()` that
+  /// awaits something cancellable would fail at once in it, leaving its resource open.
   static func disposeCreatedInstances(of copies: [Container]) async -> [DisposalError.Failure] {
-    var failures: [DisposalError.Failure] = []
-    for copy in copies { failures += await copy.disposeCreatedInstances() }
-    return failures
+    guard !copies.isEmpty else { return [] }
+    return await Task {
+      var failures: [DisposalError.Failure] = []
+      for copy in copies { failures += await copy.disposeCreatedInstances() }
+      return failures
+    }.value
   }
 
   private func disposeEverything(_ disposed: DisposedInstances, copies: [Container]) async -> [DisposalError.Failure] {
