@@ -39,6 +39,20 @@ extension Dependencies {
     #expect(closed.count == 1)
   }
 
+  @Test(.timeLimit(.minutes(1))) func aCancelledCallerOfDisposeStillDisposesEverything() async throws {
+    let container = Container()
+    let closed = Counter()
+    container.register(\.scopedConnection, scope: .singleton, dispose: Self.closing(closed)) { Token("real") }
+    _ = try container[\.scopedConnection]
+    let shutdown = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      try await container.dispose()
+    }
+    try await shutdown.value
+    #expect(closed.count == 1)
+    #expect(container.isDisposed)
+  }
+
   @Test(.timeLimit(.minutes(1))) func disposingAContainerInACancelledScopeDisposesItsCopy() async throws {
     let container = Container()
     let closed = Counter()
