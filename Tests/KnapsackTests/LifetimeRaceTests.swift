@@ -17,7 +17,7 @@ extension Dependencies {
 
 /// Lifetimes and task-locals under concurrency: what held (regression guards).
 @Suite struct LifetimeRaceTests {
-  @Test(.timeLimit(.minutes(1))) func syncScopeOnAThreadReachesATaskItStarts() async throws {
+  @Test(.hangGuard) func syncScopeOnAThreadReachesATaskItStarts() async throws {
     let container = Container()
     let seen = Collected<String>()
     let thread = Thread {
@@ -36,7 +36,7 @@ extension Dependencies {
     #expect(Set(seen.all) == ["overridden", "current"])
   }
 
-  @Test(.timeLimit(.minutes(1))) func aChildAndItsProviderRefuseOnceTheParentIsDisposed() async throws {
+  @Test(.hangGuard) func aChildAndItsProviderRefuseOnceTheParentIsDisposed() async throws {
     let parent = Container()
     let child = parent.makeChild()
     child.register(\.raceShared, scope: .singleton) { Token("child") }
@@ -52,7 +52,7 @@ extension Dependencies {
     #expect(throws: ResolutionError.self) { try provider.get() }
   }
 
-  @Test(.timeLimit(.minutes(1))) func everyCachedInstanceMadeWhileResolveRacesDisposeAndResetIsDisposed() async throws {
+  @Test(.hangGuard) func everyCachedInstanceMadeWhileResolveRacesDisposeAndResetIsDisposed() async throws {
     for _ in 0..<20 {
       let container = Container()
       let closed = Counter()
@@ -75,7 +75,7 @@ extension Dependencies {
     }
   }
 
-  @Test(.timeLimit(.minutes(1))) func mainActorFactoryWaitsForASyncSingletonAnotherThreadMakes() async throws {
+  @Test(.hangGuard) func mainActorFactoryWaitsForASyncSingletonAnotherThreadMakes() async throws {
     let container = Container()
     let arrivals = Counter()
     container.register(\.raceShared, scope: .singleton) { () -> Token in
@@ -91,7 +91,7 @@ extension Dependencies {
     #expect(arrivals.count == 1)
   }
 
-  @Test(.timeLimit(.minutes(1))) func throwFirstThenSucceedWithCancelledAndLiveWaiters() async throws {
+  @Test(.hangGuard) func throwFirstThenSucceedWithCancelledAndLiveWaiters() async throws {
     let container = Container()
     let attempts = Counter()
     container.register(\.raceAsync, scope: .cached) { _, n async throws in
@@ -119,7 +119,7 @@ extension Dependencies {
     #expect(attempts.count >= 2)
   }
 
-  @Test(.timeLimit(.minutes(1))) func aWeakInstanceIsSharedWhileHeldUnderConcurrentResolutions() async throws {
+  @Test(.hangGuard) func aWeakInstanceIsSharedWhileHeldUnderConcurrentResolutions() async throws {
     let container = Container()
     await withTaskGroup(of: Void.self) { group in
       for _ in 0..<200 {
@@ -133,7 +133,7 @@ extension Dependencies {
     }
   }
 
-  @Test(.timeLimit(.minutes(1))) func asyncCrossTaskCycleIsAnError() async throws {
+  @Test(.hangGuard) func asyncCrossTaskCycleIsAnError() async throws {
     let container = Container()
     let arrivals = Counter()
     container.register(\.raceA, scope: .singleton) { r async throws in
@@ -159,7 +159,7 @@ extension Dependencies {
     #expect(kinds.contains { $0 != "ok" }, "\(kinds)")
   }
 
-  @Test(.timeLimit(.minutes(1))) func asyncDiamondAcrossTasksIsNoCycle() async throws {
+  @Test(.hangGuard) func asyncDiamondAcrossTasksIsNoCycle() async throws {
     let container = Container()
     let arrivals = Counter()
     container.register(\.raceB, scope: .singleton) { _ async throws in

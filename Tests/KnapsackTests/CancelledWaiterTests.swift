@@ -49,7 +49,7 @@ extension Dependencies {
   /// only keeps a waiter that hangs from hanging the test past its time limit.
   let waiterBound: Duration = .seconds(50)
 
-  @Test(.timeLimit(.minutes(1)), arguments: [Scope.singleton, .cached, .weak])
+  @Test(.hangGuard, arguments: [Scope.singleton, .cached, .weak])
   func aCancelledWaiterStopsWaitingForAnotherTasksCreation(scope: Scope) async throws {
     let container = Container()
     let gate = FactoryGate()
@@ -79,7 +79,7 @@ extension Dependencies {
     #expect(made.count == 1)
   }
 
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.hangGuard)
   func aCancelledWaiterForOneArgumentLeavesTheOthersAlone() async throws {
     let container = Container()
     let gate = FactoryGate()
@@ -104,7 +104,7 @@ extension Dependencies {
     #expect(try await container.resolve(\.slowProfile, argument: 1) === profile)
   }
 
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.hangGuard)
   func aFactoryWhoseTaskIsCancelledWhileItWaitsFailsAndIsTriedAgainLater() async throws {
     let container = Container()
     let gate = FactoryGate()
@@ -129,7 +129,7 @@ extension Dependencies {
     #expect(try await container.resolve(\.sessionUser).label == "user of session")
   }
 
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.hangGuard)
   func aCancelledReaderOfALazyStopsWaitingForItsFirstRead() async throws {
     let container = Container()
     let gate = FactoryGate()
@@ -157,7 +157,7 @@ extension Dependencies {
     #expect(made.count == 1)
   }
 
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.hangGuard)
   func aCancelledTaskStillGetsAnInstanceThatExists() async throws {
     let container = Container()
     let session = try await container.resolve(\.slowSession)

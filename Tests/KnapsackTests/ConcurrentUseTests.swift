@@ -16,7 +16,7 @@ extension Dependencies {
 
 /// What held when many tasks use one container at once (regression guards).
 @Suite struct ConcurrentUseTests {
-  @Test(.timeLimit(.minutes(1))) func asyncSingletonsAndArgumentsAreMadeOncePerInstance() async throws {
+  @Test(.hangGuard) func asyncSingletonsAndArgumentsAreMadeOncePerInstance() async throws {
     let container = Container()
     let made = Counter()
     container.register(\.sharedA, scope: .singleton) { _ async throws in
@@ -42,7 +42,7 @@ extension Dependencies {
     #expect(made.count == 4)
   }
 
-  @Test(.timeLimit(.minutes(1))) func aMainActorSingletonIsMadeOnceFromTasksAndTheMainActor() async throws {
+  @Test(.hangGuard) func aMainActorSingletonIsMadeOnceFromTasksAndTheMainActor() async throws {
     let container = Container()
     let made = Counter()
     container.register(\.mainModel, scope: .singleton) { @MainActor _ in
@@ -61,7 +61,7 @@ extension Dependencies {
   }
 
   /// A needs B, then C; another thread, making C, needs B at the same time: no cycle.
-  @Test(.timeLimit(.minutes(1))) func twoCreationsSharingADependencyAreNotACycle() async throws {
+  @Test(.hangGuard) func twoCreationsSharingADependencyAreNotACycle() async throws {
     let container = Container()
     let arrivals = Counter()
     container.register(\.sharedB, scope: .singleton) { () -> Token in
