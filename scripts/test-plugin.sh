@@ -215,6 +215,13 @@ if swift package --disable-experimental-prebuilts --package-path "$package" --sc
 fi
 expect_line "$work/command-unknown.log" "knapsack-check: no Swift target named 'ShowcaseAp' in package 'PluginFixtures'"
 
+# A misspelled option would be dropped and every executable target checked instead: it must fail.
+if swift package --disable-experimental-prebuilts --package-path "$package" --scratch-path "$work/scratch" \
+  knapsack-check --targte ShowcaseApp >"$work/command-option.log" 2>&1; then
+  fail "swift package knapsack-check passed with an unknown option"
+fi
+expect_line "$work/command-option.log" "knapsack-check: unknown arguments '--targte', 'ShowcaseApp'; usage: swift package knapsack-check [--target NAME ...]"
+
 if ((failures > 0)); then
   echo "test-plugin: $failures failure(s)" >&2
   exit 1

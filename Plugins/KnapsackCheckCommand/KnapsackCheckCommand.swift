@@ -8,8 +8,17 @@ struct KnapsackCheckCommand: CommandPlugin {
   func performCommand(context: PluginContext, arguments: [String]) async throws {
     var extractor = ArgumentExtractor(arguments)
     let named = extractor.extractOption(named: "target")
+    // Anything else (a misspelled `--targte App`) would be dropped, and every executable target
+    // checked instead of the one meant: refuse it.
+    guard extractor.remainingArguments.isEmpty else {
+      throw KnapsackCheckUsage(
+        message:
+          "unknown argument\(extractor.remainingArguments.count == 1 ? "" : "s") \(extractor.remainingArguments.map { "'\($0)'" }.joined(separator: ", ")); usage: swift package knapsack-check [--target NAME ...]"
+      )
+    }
     let tool = try context.tool(named: "knapsack-check")
-    let candidates = context.package.targets.compactMap { $0 as? SourceModuleTarget }
+    // Only Swift targets can declare, register or resolve a key (a C target has no Swift source).
+    let candidates = context.package.targets.compactMap { $0 as? SwiftSourceModuleTarget }
     let targets =
       named.isEmpty
       ? candidates.filter { $0.kind == .executable }
@@ -37,7 +46,8 @@ struct KnapsackCheckCommand: CommandPlugin {
       ]
       // Only modules that can see Knapsack can declare, register or resolve a key: skip the
       // rest (third-party packages such as SwiftNIO).
-      let modules = [target] + target.recursiveTargetDependencies.compactMap { $0 as? SourceModuleTarget }
+      let modules: [any SourceModuleTarget] =
+        [target] + target.recursiveTargetDependencies.compactMap { $0 as? SourceModuleTarget }
       for module in modules where module.recursiveTargetDependencies.contains(where: { $0.name == "Knapsack" }) {
         let files = module.sourceFiles(withSuffix: "swift").map { $0.url.path(percentEncoded: false) }
         guard !files.isEmpty else { continue }
