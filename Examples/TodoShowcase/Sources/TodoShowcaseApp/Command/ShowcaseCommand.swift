@@ -250,15 +250,7 @@ enum CommandLineFormat {
   /// were checked (or written to the file by hand) cannot move the cursor, retitle the window or
   /// fake other lines.
   static func printable(_ text: String) -> String {
-    var result = ""
-    for scalar in text.unicodeScalars {
-      if scalar.properties.generalCategory == .control {
-        result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-      } else {
-        result.unicodeScalars.append(scalar)
-      }
-    }
-    return result
+    EscapedText.escaping(text) { $0.properties.generalCategory == .control }
   }
 
   /// The id of the one item whose id starts with `text` (case-insensitive).

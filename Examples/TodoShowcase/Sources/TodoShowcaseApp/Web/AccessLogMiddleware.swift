@@ -20,21 +20,12 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
   /// line) or line or paragraph separator (Zl, Zp) written as `\u{1B}`, and cut after
   /// ``maximumLoggedLength`` scalars with the full length in bytes after an ellipsis.
   static func loggable(_ text: String) -> String {
-    var result = ""
-    var characters = 0
-    for scalar in text.unicodeScalars {
-      if characters >= maximumLoggedLength {
-        return result + "…(\(text.utf8.count) bytes)"
-      }
+    EscapedText.escaping(text, maximumScalars: maximumLoggedLength) { scalar in
       switch scalar.properties.generalCategory {
-      case .control, .format, .lineSeparator, .paragraphSeparator:
-        result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-      default:
-        result.unicodeScalars.append(scalar)
+      case .control, .format, .lineSeparator, .paragraphSeparator: true
+      default: false
       }
-      characters += 1
     }
-    return result
   }
 
   func handle(
