@@ -158,6 +158,10 @@ import Testing
   }
 }
 
+extension Dependencies {
+  fileprivate var nearDiskStore: Key<NearMatchTests.DiskStore> { .required() }
+}
+
 @Suite struct NearMatchTests {
   final class NearThing: Sendable {}
 
@@ -210,6 +214,68 @@ import Testing
       fewError.nearMatches.map(\.dependency.name) == [
         "RankedThing (name: \"a\")", "RankedThing (name: \"b\")", "Optional<RankedThing>",
       ])
+  }
+
+  protocol Storing: Sendable {}
+  protocol Named: Sendable {}
+  final class DiskStore: Storing, Named {}
+  struct MemoryStore: Storing {}
+  struct Unrelated: Sendable {}
+
+  /// A Swinject habit: the concrete type is registered, the protocol is asked for. Knapsack
+  /// resolves exactly the type registered, so the error names what conforms.
+  @Test func typesAndKeysThatConformAreNearMatchesOfTheExistential() throws {
+    let container = Container()
+    container.register(type: MemoryStore.self) { MemoryStore() }
+    container.register(type: DiskStore.self, name: "disk") { DiskStore() }
+    container.register(\.nearDiskStore) { DiskStore() }
+    container.register(type: Unrelated.self) { Unrelated() }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: (any Storing).self) }
+    #expect(
+      error.nearMatches.map(\.dependency.name) == ["DiskStore (name: \"disk\")", "MemoryStore", "\\.nearDiskStore"],
+      "\(error)")
+    #expect(error.description.contains("registered nearby: DiskStore (name: \"disk\") at KnapsackTests/"), "\(error)")
+
+    // A composition: only what conforms to each of its protocols.
+    let both = try #require(throws: ResolutionError.self) { try container.resolve(type: (any Storing & Named).self) }
+    #expect(both.nearMatches.map(\.dependency.name) == ["DiskStore (name: \"disk\")", "\\.nearDiskStore"], "\(both)")
+  }
+
+  @Test func aConformingTypeIsANearMatchInTheValidationReportToo() async throws {
+    let container = Container()
+    container.register(type: MemoryStore.self) { MemoryStore() }
+    container.register(type: Unrelated.self) { r in
+      _ = try r.resolve(type: (any Storing).self)
+      return Unrelated()
+    }
+    let report = await container.validate()
+    let problem = try #require(report.problems(.notRegistered).first, "\(report)")
+    #expect(problem.nearMatches.map(\.dependency.name) == ["MemoryStore"], "\(report)")
+  }
+
+  @Test func conformingTypesFollowTheContainerAndWhatWasRegisteredSince() throws {
+    // Registered only in another container: not visible here.
+    let elsewhere = Container()
+    elsewhere.register(type: DiskStore.self) { DiskStore() }
+    let container = Container()
+    let first = try #require(throws: ResolutionError.self) { try container.resolve(type: (any Storing).self) }
+    #expect(first.nearMatches.isEmpty, "\(first)")
+    // Registered after the first error: the second one names it.
+    container.register(type: MemoryStore.self) { MemoryStore() }
+    let second = try #require(throws: ResolutionError.self) { try container.resolve(type: (any Storing).self) }
+    #expect(second.nearMatches.map(\.dependency.name) == ["MemoryStore"], "\(second)")
+  }
+
+  @Test func anExistentialThatAnyTypeMatchesHasNoConformingNearMatches() throws {
+    let container = Container()
+    container.register(type: Unrelated.self) { Unrelated() }
+    container.register(type: DiskStore.self) { DiskStore() }
+    let any = try #require(throws: ResolutionError.self) { try container.resolve(type: (any Sendable).self) }
+    #expect(any.nearMatches.isEmpty, "\(any)")
+    let object = try #require(throws: ResolutionError.self) {
+      try container.resolve(type: (any AnyObject & Sendable).self)
+    }
+    #expect(object.nearMatches.isEmpty, "\(object)")
   }
 
   @Test func unrelatedTypesAreNotNearMatches() throws {

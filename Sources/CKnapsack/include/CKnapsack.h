@@ -246,6 +246,13 @@ extern __thread uintptr_t knapsack_thread_override_scope;
 /// Swift calling convention it is defined with passes them as the C one does.
 extern void *swift_task_getCurrent(void);
 
+/// The runtime's conformance look-up, its exported, ABI-stable entry point (also declared by the
+/// standard library's own shims): the witness table of `type`'s conformance to the protocol
+/// `protocol_descriptor`, or null if it does not conform. Both are metadata addresses; the Swift
+/// calling convention it is defined with passes two pointers and returns one as the C one does.
+/// Only errors call it (near matches), never a resolution.
+extern const void *swift_conformsToProtocol(const void *type, const void *protocol_descriptor);
+
 static inline uintptr_t knapsack_thread_override_scope_load(void) { return knapsack_thread_override_scope; }
 static inline void knapsack_thread_override_scope_store(uintptr_t scope) { knapsack_thread_override_scope = scope; }
 

@@ -1,11 +1,16 @@
+import CKnapsack
+
 extension Container {
   /// The registrations closest to a dependency nobody provides, nearest first: the same type
   /// under another name (or without one), a key of that type, then a type with the same base
-  /// name (an optional or existential variant, or a type of that name from another module).
+  /// name (an optional or existential variant, or a type of that name from another module), then,
+  /// for an existential (`any Store`), the types and keys whose value conforms to it (a
+  /// `SQLiteStore` registered by its own type, which Knapsack does not resolve as `any Store`).
   ///
   /// Only errors call this. Its cost does not grow with the container: it looks only at the
-  /// dependencies whose type has the same base name, and keeps those visible from here (a key's
-  /// default is not a registration: which keys a process has seen depends on what it ran).
+  /// dependencies whose type has the same base name, or conforms, and keeps those visible from
+  /// here (a key's default is not a registration: which keys a process has seen depends on what
+  /// it ran). Conformance is asked of the runtime once for each dependency and existential.
   /// The dependencies on the way to it (`path`) are not suggested: one of them is what asked.
   ///
   /// Nor does it grow with how many dependencies share the type: they are kept in name order
@@ -25,7 +30,7 @@ extension Container {
       return (descriptors, grouping.groups[Self.baseName(descriptors[index].typeName)] ?? [:])
     }
     let wantedType = descriptors[index].typeName
-    let excluded = Set(path).union([index])
+    var excluded = Set(path).union([index])
     /// The first `count` of `list` (in name order) that are registered here and not excluded.
     func registered(_ list: [Int], _ count: Int) -> [(index: Int, site: CodeLocation)] {
       var found: [(index: Int, site: CodeLocation)] = []
@@ -47,6 +52,15 @@ extension Container {
         others += registered(lists.types, remaining) + registered(lists.keys, remaining)
       }
       nearest += others.sorted { NearMatchGroup.precedes($0.index, $1.index, in: descriptors) }.prefix(remaining)
+    }
+    if nearest.count < limit, let wanted = descriptors[index].valueType,
+      let protocols = Conformance.protocols(of: wanted)
+    {
+      let conformers = table.conformers(to: wanted, protocols, in: descriptors)
+      excluded.formUnion(nearest.map(\.index))
+      let remaining = limit - nearest.count
+      let found = registered(conformers.types, remaining) + registered(conformers.keys, remaining)
+      nearest += found.sorted { NearMatchGroup.precedes($0.index, $1.index, in: descriptors) }.prefix(remaining)
     }
     return nearest.map { ResolutionError.NearMatch(dependency: descriptors[$0.index].reference, site: $0.site) }
   }
@@ -125,7 +139,7 @@ struct NearMatchGroup {
   }
 
   /// `list`, in order, with `added` merged in.
-  private static func merged(_ list: [Int], _ added: [Int], in descriptors: [Descriptor]) -> [Int] {
+  static func merged(_ list: [Int], _ added: [Int], in descriptors: [Descriptor]) -> [Int] {
     guard !added.isEmpty else { return list }
     let sorted = added.sorted { precedes($0, $1, in: descriptors) }
     guard !list.isEmpty else { return sorted }
@@ -142,5 +156,69 @@ struct NearMatchGroup {
       }
     }
     return result + list[i...] + sorted[j...]
+  }
+}
+
+extension KeyTable {
+  /// The keys and types whose value conforms to every one of `protocols`, those of the
+  /// existential `wanted`, each list in name order (see ``byConformance``). `descriptors` is a
+  /// snapshot of every descriptor so far.
+  func conformers(
+    to wanted: Any.Type, _ protocols: [UnsafeRawPointer], in descriptors: [Descriptor]
+  ) -> NearMatchGroup {
+    byConformance.withLock { cache in
+      var (indexed, conformers) = cache[ObjectIdentifier(wanted)] ?? (0, NearMatchGroup())
+      guard indexed < descriptors.count else { return conformers }
+      var added = NearMatchGroup()
+      for descriptor in descriptors[indexed...] {
+        // A multibinding or a contribution has no value type: never a near match.
+        guard let type = descriptor.valueType, Conformance.type(type, conformsTo: protocols) else { continue }
+        if descriptor.kind == .type {
+          added.types.append(descriptor.index)
+        } else {
+          added.keys.append(descriptor.index)
+        }
+      }
+      conformers.types = NearMatchGroup.merged(conformers.types, added.types, in: descriptors)
+      conformers.keys = NearMatchGroup.merged(conformers.keys, added.keys, in: descriptors)
+      indexed = descriptors.count
+      cache[ObjectIdentifier(wanted)] = (indexed, conformers)
+      return conformers
+    }
+  }
+}
+
+/// What the runtime knows of protocol conformances, for the near matches of an existential that
+/// nobody registered. Only errors use it.
+enum Conformance {
+  /// The protocols that the existential `type` (`any Store`, `any Store & Named`) is made of, as
+  /// the runtime's protocol descriptors; nil for any other type, and for an existential with no
+  /// protocol that the runtime records (`Any`, `AnyObject`, `any Sendable`: a marker protocol
+  /// leaves no trace at run time), which any type would match.
+  static func protocols(of type: Any.Type) -> [UnsafeRawPointer]? {
+    // The metadata of an existential (the ABI's `ExistentialTypeMetadata`): a word for its kind,
+    // 0x303; 32 bits of flags; the number of protocols, 32 bits; a word for the superclass
+    // constraint, if the flags say there is one (0x4000_0000); then a word for each protocol.
+    let word = MemoryLayout<UInt>.size
+    let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+    guard metadata.load(as: UInt.self) == 0x303 else { return nil }
+    let flags = metadata.load(fromByteOffset: word, as: UInt32.self)
+    let count = Int(metadata.load(fromByteOffset: word + 4, as: UInt32.self))
+    let first = word + 8 + (flags & 0x4000_0000 != 0 ? word : 0)
+    var protocols: [UnsafeRawPointer] = []
+    for offset in 0..<count {
+      let reference = metadata.load(fromByteOffset: first + offset * word, as: UInt.self)
+      // An Objective-C protocol (its low bit set, on platforms with Objective-C interop) is no
+      // Swift protocol descriptor: no near match is looked for then.
+      guard reference & 1 == 0, let descriptor = UnsafeRawPointer(bitPattern: reference) else { return nil }
+      protocols.append(descriptor)
+    }
+    return protocols.isEmpty ? nil : protocols
+  }
+
+  /// Whether `type` conforms to each of `protocols` (see ``protocols(of:)``).
+  static func type(_ type: Any.Type, conformsTo protocols: [UnsafeRawPointer]) -> Bool {
+    let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+    return protocols.allSatisfy { swift_conformsToProtocol(metadata, $0) != nil }
   }
 }

@@ -21,6 +21,10 @@ struct Descriptor: Sendable {
   /// The type of the key's argument, for a key that takes one: what an error's path shows each
   /// step's argument as (see ``ArgumentText``).
   var argumentType: (any Sendable.Type)? = nil
+  /// The type of the value it makes, for a key or a type (nil for a multibinding and a
+  /// contribution): what tells whether a registered type conforms to a protocol an error asks
+  /// for (see ``Container/nearMatches(to:excluding:limit:)``).
+  var valueType: Any.Type? = nil
 
   var reference: DependencyReference {
     DependencyReference(name: displayName, typeName: typeName, location: declaration)
@@ -42,7 +46,8 @@ struct Descriptor: Sendable {
   func renamed(_ name: String) -> Descriptor {
     Descriptor(
       index: index, kind: kind, displayName: name, typeName: typeName, declaration: declaration,
-      defaultRegistration: defaultRegistration, declaredScope: declaredScope, argumentType: argumentType)
+      defaultRegistration: defaultRegistration, declaredScope: declaredScope, argumentType: argumentType,
+      valueType: valueType)
   }
 }
 
@@ -50,12 +55,13 @@ extension Descriptor {
   /// A key's descriptor: its name and declaration, and its default factory if it has one.
   init(
     _ kind: Kind, index: Int, keyPath: AnyKeyPath, declaration: Declaration, typeName: String,
-    defaultRegistration: Registration?, declaredScope: Scope = .unique, argumentType: (any Sendable.Type)? = nil
+    defaultRegistration: Registration?, declaredScope: Scope = .unique, argumentType: (any Sendable.Type)? = nil,
+    valueType: Any.Type? = nil
   ) {
     self.init(
       index: index, kind: kind, displayName: KeyTable.name(keyPath, declaration), typeName: typeName,
       declaration: declaration.location, defaultRegistration: defaultRegistration, declaredScope: declaredScope,
-      argumentType: argumentType)
+      argumentType: argumentType, valueType: valueType)
   }
 }
 
@@ -81,7 +87,8 @@ extension DependencyKey: DeclaredKey {
       defaultRegistration: factory.map {
         TypedRegistration(
           index: index, scope: defaultScope, factory: $0, location: declaration.location, isDefault: true)
-      }, declaredScope: defaultScope, argumentType: Argument.self == Void.self ? nil : Argument.self)
+      }, declaredScope: defaultScope, argumentType: Argument.self == Void.self ? nil : Argument.self,
+      valueType: Value.self)
   }
 }
 

@@ -88,6 +88,11 @@ final class KeyTable: Sendable {
   /// error, extended on later ones.
   let byBaseName = Locked<(indexed: Int, groups: [String: [String: NearMatchGroup]])>((0, [:]))
 
+  /// For each existential an error asked for (`any Store`), the indices of the keys and types
+  /// whose value conforms to it, in name order, for the near matches an error lists: built on
+  /// the first such error, extended on later ones by the dependencies seen since.
+  let byConformance = Locked<[ObjectIdentifier: (indexed: Int, conformers: NearMatchGroup)]>([:])
+
   /// Every descriptor so far.
   var descriptors: [Descriptor] { state.withLock { $0.descriptors } }
 
@@ -190,7 +195,7 @@ final class KeyTable: Sendable {
       state.append(
         Descriptor(
           index: index, kind: .type, displayName: display, typeName: typeName, declaration: nil,
-          defaultRegistration: nil))
+          defaultRegistration: nil, valueType: type))
       state.byType[key] = index
       return index
     }
