@@ -969,7 +969,7 @@ final class AuditSharedHolder {
 }
 
 @Suite struct AcceptanceAuditStateTests {
-  @Test func aReplacedRegistrationIsFreed() throws {
+  @Test func aReplacedRegistrationIsFreed() async throws {
     let container = Container()
     weak var captured: AuditBox?
     weak var made: AuditBox?
@@ -983,8 +983,8 @@ final class AuditSharedHolder {
     container.register(\.auditSync, scope: .singleton) { AuditBox("new") }
     #expect(try container[\.auditSync].tag == "new")
     _ = try container[\.auditSync]
-    #expect(freedSoon { captured == nil }, "what the replaced factory captured is freed")
-    #expect(freedSoon { made == nil }, "the replaced registration's singleton is freed")
+    #expect(await freedSoon { captured == nil }, "what the replaced factory captured is freed")
+    #expect(await freedSoon { made == nil }, "the replaced registration's singleton is freed")
   }
 
   @Test func replacedRegistrationsOfEveryKindAreFreed() async throws {
@@ -1012,9 +1012,9 @@ final class AuditSharedHolder {
     _ = try await container.resolve(\.auditAsync)
     _ = try container.resolve(\.auditArg, argument: 1)
     _ = try await container.resolve(\.auditMain)
-    #expect(freedSoon { asyncCapture == nil })
-    #expect(freedSoon { argCapture == nil })
-    #expect(freedSoon { mainCapture == nil })
+    #expect(await freedSoon { asyncCapture == nil })
+    #expect(await freedSoon { argCapture == nil })
+    #expect(await freedSoon { mainCapture == nil })
   }
 
   /// Runs `read` in two override scopes open at once, tagged "left" and "right", each of which

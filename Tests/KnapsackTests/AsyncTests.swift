@@ -262,7 +262,7 @@ extension Dependencies {
       probe = pair[0]
       #expect(probe != nil)
     }
-    #expect(freedSoon { probe == nil }, "the asynchronous resolution's graph store kept its instance alive")
+    #expect(await freedSoon { probe == nil }, "the asynchronous resolution's graph store kept its instance alive")
   }
 
   @Test func asyncSingletonIsCreatedOnceWithinAnOverrideScope() async throws {

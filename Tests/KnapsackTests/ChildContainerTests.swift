@@ -151,6 +151,8 @@ extension Dependencies {
     let arrivals = Counter()
     parent.register(\.childShared, scope: .singleton) { () -> Token in
       counter.increment()
+      // Blocks its thread of the pool, bounded (see `holdUntil`): the creation stays under way
+      // while the other tasks arrive, which a synchronous factory cannot do by suspending.
       holdUntil(arrivals)
       return Token("parent singleton")
     }
@@ -220,7 +222,7 @@ extension Dependencies {
       #expect(try session[\.childSession] === token)
       probe = token
     }
-    #expect(freedSoon { probe == nil }, "dropping a session container must release its singletons")
+    #expect(await freedSoon { probe == nil }, "dropping a session container must release its singletons")
     #expect(throws: ResolutionError.self) { try parent[\.childSession] }
   }
 

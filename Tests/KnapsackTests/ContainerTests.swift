@@ -72,7 +72,7 @@ final class RecordingObserver: ResolutionObserver {
       probe = try container[\.containerToken]
       #expect(probe != nil)
     }
-    #expect(freedSoon { probe == nil }, "a container's singleton outlived the container")
+    #expect(await freedSoon { probe == nil }, "a container's singleton outlived the container")
   }
 
   @Test func reRegisteringASingletonReplacesItsInstance() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Knapsack
 import KnapsackTesting
+import Synchronization
 import Testing
 
 extension Dependencies {
@@ -404,7 +405,7 @@ let isThreadSanitized: Bool = {
     return probe
   }
 
-  @Test func aReplacedRegistrationIsFreedWithWhatItCapturedAndItsSingleton() throws {
+  @Test func aReplacedRegistrationIsFreedWithWhatItCapturedAndItsSingleton() async throws {
     let container = Container()
     let probe = try registerAndResolveSingleton(container, name: "replaced")
     // A replaced plan is released once no thread can be reading it. Other tests' threads may
@@ -413,11 +414,11 @@ let isThreadSanitized: Bool = {
       container.register(type: Token.self, name: "replaced", scope: .singleton) { Token("new \(attempt)") }
       #expect(try container.resolve(type: Token.self, name: "replaced").label == "new \(attempt)")
     }
-    #expect(freedSoon { probe.captured == nil }, "the replaced factory and what it captured are freed")
-    #expect(freedSoon { probe.singleton == nil }, "the replaced registration's singleton is freed")
+    #expect(await freedSoon { probe.captured == nil }, "the replaced factory and what it captured are freed")
+    #expect(await freedSoon { probe.singleton == nil }, "the replaced registration's singleton is freed")
   }
 
-  @Test func droppingAContainerFreesEveryRegistrationAndWhatItCaptured() throws {
+  @Test func droppingAContainerFreesEveryRegistrationAndWhatItCaptured() async throws {
     // Registrations live in pages of 256 indices, and each new name takes the next index: the
     // 600 fillers put the last key at least two pages after the first. The first key is
     // registered twice.
@@ -440,17 +441,17 @@ let isThreadSanitized: Bool = {
       #expect(first != nil, "the container holds its registrations")
       // Never resolved, so never planned: nothing but the map held the replaced registration.
       container.register(type: Token.self, name: "dropped page 0") { replacementToken }
-      #expect(freedSoon { first == nil }, "a replaced registration is freed")
+      #expect(await freedSoon { first == nil }, "a replaced registration is freed")
       container.register(type: Token.self, name: "dropped last page") { lastToken }
       #expect(try container.resolve(type: Token.self, name: "dropped page 0") === replacementToken)
       #expect(try container.resolve(type: Int.self, name: "dropped filler 300") == 300)
       #expect(container.isRegistered(type: Token.self, name: "dropped last page"))
     }
-    #expect(freedSoon { replacement == nil }, "a dropped container frees its registrations")
-    #expect(freedSoon { last == nil }, "a dropped container frees the registrations of every page")
+    #expect(await freedSoon { replacement == nil }, "a dropped container frees its registrations")
+    #expect(await freedSoon { last == nil }, "a dropped container frees the registrations of every page")
   }
 
-  @Test func aReplacedRegistrationIsFreedEvenIfItsKeyIsNeverResolvedAgain() throws {
+  @Test func aReplacedRegistrationIsFreedEvenIfItsKeyIsNeverResolvedAgain() async throws {
     let container = Container()
     let probe = try registerAndResolveSingleton(container, name: "dropped")
     container.register(type: Token.self, name: "dropped") { Token("new") }
@@ -460,42 +461,67 @@ let isThreadSanitized: Bool = {
       container.register(type: Token.self, name: "other") { Token("other \(attempt)") }
       #expect(try container.resolve(type: Token.self, name: "other").label == "other \(attempt)")
     }
-    #expect(freedSoon { probe.captured == nil }, "the replaced factory and what it captured are freed")
-    #expect(freedSoon { probe.singleton == nil }, "the replaced registration's singleton is freed")
+    #expect(await freedSoon { probe.captured == nil }, "the replaced factory and what it captured are freed")
+    #expect(await freedSoon { probe.singleton == nil }, "the replaced registration's singleton is freed")
     #expect(try container.resolve(type: Token.self, name: "dropped").label == "new")
   }
 
-  /// Starts, on a thread of its own, a resolution from `container` whose factory runs `first`,
-  /// then waits: returns once it waits, with a function that lets it finish and waits for the
-  /// thread.
-  private func startBlockedResolution(
-    _ container: Container, name: String, first: @escaping @Sendable (Resolver) throws -> Void = { _ in }
-  ) -> () -> Void {
-    let entered = DispatchSemaphore(value: 0)
-    let proceed = DispatchSemaphore(value: 0)
-    let finished = DispatchSemaphore(value: 0)
-    container.register(type: Token.self, name: name) { r in
-      try first(r)
-      entered.signal()
-      proceed.wait()
-      return Token(name)
+  /// A resolution from a container, run on a thread of its own, whose factory runs `first`, then
+  /// waits until the test lets it finish. Only that thread blocks: the test's waits for it
+  /// suspend, so that they hold no thread of the shared pool.
+  private final class BlockedResolution: Sendable {
+    private let proceed = DispatchSemaphore(value: 0)
+    private let entered = Atomic<Bool>(false)
+    private let ended = Atomic<Bool>(false)
+
+    init(_ container: Container, name: String, first: @escaping @Sendable (Resolver) throws -> Void) {
+      container.register(type: Token.self, name: name) { [self] r in
+        try first(r)
+        entered.store(true, ordering: .releasing)
+        proceed.wait()
+        return Token(name)
+      }
+      Thread { [self] in
+        _ = try? container.resolve(type: Token.self, name: name)
+        ended.store(true, ordering: .releasing)
+      }.start()
     }
-    Thread {
-      _ = try? container.resolve(type: Token.self, name: name)
-      finished.signal()
-    }.start()
-    entered.wait()
-    return {
-      proceed.signal()
-      finished.wait()
+
+    /// Waits until the factory waits; false if the resolution ended first (`first` threw) or
+    /// only a hang kept it from getting there.
+    func started() async -> Bool {
+      _ = await waitUntil(timeout: hangBound) {
+        entered.load(ordering: .acquiring) || ended.load(ordering: .acquiring)
+      }
+      return entered.load(ordering: .acquiring)
+    }
+
+    /// Lets the factory finish, without waiting for the resolution to end.
+    func release() { proceed.signal() }
+
+    /// Lets the factory finish and waits until the resolution ended; returns whether it did.
+    func finish() async -> Bool {
+      release()
+      return await waitUntil(timeout: hangBound) { ended.load(ordering: .acquiring) }
     }
   }
 
-  @Test func aFactoryStillRunningInOneContainerHoldsBackNoFreeingInAnother() throws {
+  /// Starts, on a thread of its own, a resolution from `container` whose factory runs `first`,
+  /// then waits: returns once it waits.
+  private func startBlockedResolution(
+    _ container: Container, name: String, first: @escaping @Sendable (Resolver) throws -> Void = { _ in },
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async -> BlockedResolution {
+    let resolution = BlockedResolution(container, name: name, first: first)
+    #expect(await resolution.started(), "the blocked resolution did not start", sourceLocation: sourceLocation)
+    return resolution
+  }
+
+  @Test func aFactoryStillRunningInOneContainerHoldsBackNoFreeingInAnother() async throws {
     // A resolution reads its whole path in one read section; the section names the containers
     // it reads, so that only those wait for it.
-    let finishSlow = startBlockedResolution(Container(), name: "slow elsewhere")
-    defer { finishSlow() }
+    let slow = await startBlockedResolution(Container(), name: "slow elsewhere")
+    defer { slow.release() }
     let container = Container()
     let probe = try registerAndResolveSingleton(container, name: "replaced beside a slow one")
     container.register(type: Token.self, name: "replaced beside a slow one", scope: .singleton) { Token("new") }
@@ -504,7 +530,7 @@ let isThreadSanitized: Bool = {
     // container tries again meanwhile. This test's own blocked resolution runs until the test
     // ends: were it what holds the release back, the wait would run out.
     var attempt = 0
-    _ = waitUntilSync(timeout: hangBound) {
+    _ = await waitUntil(timeout: hangBound) {
       attempt += 1
       let label = "other \(attempt)"
       container.register(type: Token.self, name: "other") { Token(label) }
@@ -514,20 +540,20 @@ let isThreadSanitized: Bool = {
     #expect(probe.singleton == nil, "the replaced singleton is freed while the other container's factory runs")
   }
 
-  @Test func aReplacedRegistrationHeldBackByARunningResolutionIsFreedWhenItEnds() throws {
+  @Test func aReplacedRegistrationHeldBackByARunningResolutionIsFreedWhenItEnds() async throws {
     let container = Container()
     let probe = try registerAndResolveSingleton(container, name: "replaced mid-resolution")
-    let finish = startBlockedResolution(container, name: "running")
+    let running = await startBlockedResolution(container, name: "running")
     // The running resolution may still read the replaced plan: it is released when that
     // resolution ends, with no later store into the container.
     container.register(type: Token.self, name: "replaced mid-resolution", scope: .singleton) { Token("new") }
-    finish()
-    #expect(freedSoon { probe.captured == nil }, "the replaced factory is freed once the resolution ends")
-    #expect(freedSoon { probe.singleton == nil }, "the replaced singleton is freed once the resolution ends")
+    #expect(await running.finish())
+    #expect(await freedSoon { probe.captured == nil }, "the replaced factory is freed once the resolution ends")
+    #expect(await freedSoon { probe.singleton == nil }, "the replaced singleton is freed once the resolution ends")
     #expect(try container.resolve(type: Token.self, name: "replaced mid-resolution").label == "new")
   }
 
-  @Test func aChildsRunningResolutionHoldsBackOnlyWhatItsParentReplacedBeforeItReadTheParent() throws {
+  @Test func aChildsRunningResolutionHoldsBackOnlyWhatItsParentReplacedBeforeItReadTheParent() async throws {
     // A child's resolution reads its parent in a nested section, which lists the parent with
     // the parent's epoch at that moment. What the parent replaced before then, that section
     // cannot have read: the parent's next store frees it while the section still runs.
@@ -541,24 +567,24 @@ let isThreadSanitized: Bool = {
     }
     // A first resolution reads the parent's plan, then waits while the plan is replaced: it may
     // still use it, so the plan is kept.
-    let finishFirst = startBlockedResolution(child, name: "first reader", first: readParent)
+    let firstReader = await startBlockedResolution(child, name: "first reader", first: readParent)
     parent.register(type: Token.self, name: key, scope: .singleton) { Token("new singleton") }
     #expect(probe.isAnyAlive, "a plan a running resolution read is kept")
-    finishFirst()
+    #expect(await firstReader.finish())
     // A second one reads the parent only after the replacement, and waits.
-    let finishSecond = startBlockedResolution(child, name: "second reader", first: readParent)
-    defer { finishSecond() }
+    let secondReader = await startBlockedResolution(child, name: "second reader", first: readParent)
+    defer { secondReader.release() }
     // Another test's resolution of more containers than a section can name may hold the plan
     // back for a moment; a later store into the parent tries again.
     for attempt in 0..<1_000 where probe.isAnyAlive {
       parent.register(type: Token.self, name: "other") { Token("other \(attempt)") }
       #expect(try parent.resolve(type: Token.self, name: "other").label == "other \(attempt)")
     }
-    #expect(freedSoon { probe.captured == nil }, "the replaced factory is freed while the later reader runs")
-    #expect(freedSoon { probe.singleton == nil }, "the replaced singleton is freed while the later reader runs")
+    #expect(await freedSoon { probe.captured == nil }, "the replaced factory is freed while the later reader runs")
+    #expect(await freedSoon { probe.singleton == nil }, "the replaced singleton is freed while the later reader runs")
   }
 
-  @Test func aParentsPlanHeldBackByAChildsResolutionIsFreedWhenItEndsWithNoLaterStore() throws {
+  @Test func aParentsPlanHeldBackByAChildsResolutionIsFreedWhenItEndsWithNoLaterStore() async throws {
     // The child's section reads the parent in a nested domain: when it ends, the parent's
     // retired plan is released, though the parent is never written to again (an app whose
     // plans have settled) and the section's first domain is the child's.
@@ -566,21 +592,20 @@ let isThreadSanitized: Bool = {
     let key = "parent's, held back by a child"
     let probe = try registerAndResolveSingleton(parent, name: key)
     let child = parent.makeChild()
-    let finish = startBlockedResolution(child, name: "reader") { r in
+    let reader = await startBlockedResolution(child, name: "reader") { r in
       _ = try r.resolve(type: Token.self, name: key)
     }
     parent.register(type: Token.self, name: key, scope: .singleton) { Token("new singleton") }
     #expect(probe.isAnyAlive, "a plan a running resolution read is kept")
-    finish()
+    #expect(await reader.finish())
     // Another test's section may hold it back too (one that reads more containers than it can
     // name): its end tries again. Nothing here stores into the parent meanwhile.
-    let deadline = ContinuousClock.now + .seconds(10)
-    while probe.isAnyAlive, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
-    #expect(freedSoon { probe.captured == nil }, "the replaced factory is freed once the child's resolution ends")
-    #expect(freedSoon { probe.singleton == nil }, "the replaced singleton is freed once the child's resolution ends")
+    #expect(await freedSoon { probe.captured == nil }, "the replaced factory is freed once the child's resolution ends")
+    #expect(
+      await freedSoon { probe.singleton == nil }, "the replaced singleton is freed once the child's resolution ends")
   }
 
-  @Test func aPlanHeldBackBySectionsReadingManyContainersIsFreedWhenTheyEnd() throws {
+  @Test func aPlanHeldBackBySectionsReadingManyContainersIsFreedWhenTheyEnd() async throws {
     // A section that reads more containers than its record can name holds back every
     // container's releases until it ends.
     let chain = (0..<12).reduce(into: [Container()]) { chain, _ in chain.append(chain.last!.makeChild()) }
@@ -594,16 +619,14 @@ let isThreadSanitized: Bool = {
     let elsewhere = Container()
     let probe = try registerAndResolveSingleton(elsewhere, name: "unrelated")
     let deepest = chain.last!
-    let finish = startBlockedResolution(deepest, name: "deep reader") { r in
+    let deepReader = await startBlockedResolution(deepest, name: "deep reader") { r in
       let top = try r.resolve(type: Int.self, name: "level 12")
       #expect(top == 12)
     }
     elsewhere.register(type: Token.self, name: "unrelated", scope: .singleton) { Token("new") }
-    finish()
-    let deadline = ContinuousClock.now + .seconds(10)
-    while probe.isAnyAlive, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
-    #expect(freedSoon { probe.captured == nil }, "freed once the deep section ended, with no later store")
-    #expect(freedSoon { probe.singleton == nil }, "freed once the deep section ended, with no later store")
+    #expect(await deepReader.finish())
+    #expect(await freedSoon { probe.captured == nil }, "freed once the deep section ended, with no later store")
+    #expect(await freedSoon { probe.singleton == nil }, "freed once the deep section ended, with no later store")
   }
 
   /// Registers under `name` in `container` a unique factory that captures a token, and returns
@@ -634,7 +657,7 @@ let isThreadSanitized: Bool = {
     }
   }
 
-  @Test func aReplacedRegistrationIsFreedFromTheChildrenThatMadeItsValues() throws {
+  @Test func aReplacedRegistrationIsFreedFromTheChildrenThatMadeItsValues() async throws {
     let parent = Container()
     let child = parent.makeChild()
     let grandchild = child.makeChild()
@@ -644,33 +667,35 @@ let isThreadSanitized: Bool = {
     #expect(try child.resolve(type: Token.self, name: "inherited").label == "captured made")
     #expect(try grandchild.resolve(type: Token.self, name: "inherited").label == "captured made")
     try replaceUntilFreed(probe, name: "inherited", in: parent, readers: [child, grandchild])
-    #expect(freedSoon { probe.captured == nil }, "the children let go of the replaced factory and what it captured")
+    #expect(
+      await freedSoon { probe.captured == nil }, "the children let go of the replaced factory and what it captured")
     #expect(try child.resolve(type: Token.self, name: "inherited").label.hasPrefix("new "))
     #expect(try grandchild.resolve(type: Token.self, name: "inherited").label.hasPrefix("new "))
   }
 
-  @Test func aReplacedRegistrationIsFreedFromAnOverrideScopesCopy() throws {
+  @Test func aReplacedRegistrationIsFreedFromAnOverrideScopesCopy() async throws {
     let container = Container()
     let probe = registerCapturing(container, name: "scoped")
-    try withOverrides { _ in
-    } operation: {
+    try await withOverrides { _ in
+    } operation: { () async throws in
       // The scope's copy of the container binds the registration it resolves; resolving from
       // `container` in the scope resolves from that copy.
       #expect(try container.resolve(type: Token.self, name: "scoped").label == "captured made")
       try replaceUntilFreed(probe, name: "scoped", in: container, readers: [container])
       #expect(
-        freedSoon { probe.captured == nil }, "the scope's copy lets go of the replaced factory and what it captured")
+        await freedSoon { probe.captured == nil },
+        "the scope's copy lets go of the replaced factory and what it captured")
       #expect(try container.resolve(type: Token.self, name: "scoped").label.hasPrefix("new "))
     }
   }
 
-  @Test func aReplacedOverrideIsFreedFromTheScopesCopy() throws {
+  @Test func aReplacedOverrideIsFreedFromTheScopesCopy() async throws {
     let container = Container()
     container.register(type: Token.self, name: "overridden") { Token("live") }
     var scopeOwn: Container?
-    try withOverrides { overrides in
+    try await withOverrides { overrides in
       scopeOwn = overrides
-    } operation: {
+    } operation: { () async throws in
       let overrides = try #require(scopeOwn)
       let probe = registerCapturing(overrides, name: "overridden")
       // The scope's copy of `container` binds the override it resolves; the override is then
@@ -678,7 +703,8 @@ let isThreadSanitized: Bool = {
       #expect(try container.resolve(type: Token.self, name: "overridden").label == "captured made")
       try replaceUntilFreed(probe, name: "overridden", in: overrides, readers: [container])
       #expect(
-        freedSoon { probe.captured == nil }, "the scope's copy lets go of the replaced override and what it captured")
+        await freedSoon { probe.captured == nil },
+        "the scope's copy lets go of the replaced override and what it captured")
       #expect(try container.resolve(type: Token.self, name: "overridden").label.hasPrefix("new "))
     }
   }

@@ -40,7 +40,7 @@ import Testing
     #expect(try last[\.huntBPlugins].map(\.tag) == ["plugin"])
   }
 
-  @Test func aReplacedRegistrationIsFreedFromTheEndOfALine() throws {
+  @Test func aReplacedRegistrationIsFreedFromTheEndOfALine() async throws {
     let root = Container()
     var line = [root]
     for _ in 0..<500 { line.append(line[line.count - 1].makeChild()) }
@@ -52,7 +52,7 @@ import Testing
     }
     root.register(\.huntBUnique) { HuntBBox("new") }
     #expect(try line[line.count - 1][\.huntBUnique].tag == "new")
-    #expect(freedSoon { watch.alive == [] })
+    #expect(await freedSoon { watch.alive == [] })
   }
 
   @Test func aRegistrationReachesAScopesCopyOfAGrandchild() async throws {

@@ -144,7 +144,7 @@ final class HuntBWatch: Sendable {
     let container = Container()
     let watch = try await registerEveryKind(into: container, scope: scope)
     try await replaceEveryKind(in: container)
-    #expect(freedSoon { watch.alive == [] }, "still alive after the registrations were replaced")
+    #expect(await freedSoon { watch.alive == [] }, "still alive after the registrations were replaced")
   }
 
   @MainActor @Test(arguments: [Scope.unique, .singleton])
@@ -171,10 +171,10 @@ final class HuntBWatch: Sendable {
     #expect(try child[\.huntBUnique].tag == "new")
     #expect(try child[\.huntBMain].tag == "new")
     #expect(try child.resolve(type: HuntBBox.self, name: "huntB child replaced").tag == "new")
-    #expect(freedSoon { watch.alive == [] })
+    #expect(await freedSoon { watch.alive == [] })
   }
 
-  @Test func aReplacedDecoratedRegistrationIsFreedWithItsDecoratorsCaptures() throws {
+  @Test func aReplacedDecoratedRegistrationIsFreedWithItsDecoratorsCaptures() async throws {
     // Replacing a decorated key's registration keeps its decorators: they still apply to the new
     // factory. What the replaced factory captured is freed.
     let container = Container()
@@ -187,10 +187,10 @@ final class HuntBWatch: Sendable {
     }
     container.register(\.huntBShared) { HuntBBox("new") }
     #expect(try container[\.huntBShared].tag == "decorated new")
-    #expect(freedSoon { watch.alive == [] })
+    #expect(await freedSoon { watch.alive == [] })
   }
 
-  @Test func aReplacedRegistrationIsFreedWhileAProviderOfItIsKept() throws {
+  @Test func aReplacedRegistrationIsFreedWhileAProviderOfItIsKept() async throws {
     let container = Container()
     let watch = HuntBWatch()
     let provider = container.provider(\.huntBShared)
@@ -207,13 +207,13 @@ final class HuntBWatch: Sendable {
     #expect(try provider.get().tag == "new", "a provider resolves again on every get()")
     #expect(try lazy.value.tag == "new", "a lazy never read resolves what is registered when it is read")
     _ = try container[\.huntBUnique]
-    #expect(freedSoon { watch.alive == [] })
+    #expect(await freedSoon { watch.alive == [] })
   }
 
-  @Test func replacedOverridesInsideAScopeAreFreedWhenTheScopeEnds() throws {
+  @Test func replacedOverridesInsideAScopeAreFreedWhenTheScopeEnds() async throws {
     let container = Container()
     let watch = HuntBWatch()
-    try withOverrides { overrides in
+    try await withOverrides { overrides in
       let captured = watch.watch("override", HuntBBox("captured"))
       overrides.register(\.huntBShared, scope: .singleton) { HuntBBox("override", captured: captured) }
     } operation: {
@@ -221,10 +221,10 @@ final class HuntBWatch: Sendable {
       #expect(try container[\.huntBShared].tag == "override")
     }
     #expect(try container[\.huntBShared].tag == "default")
-    #expect(freedSoon { watch.alive == [] }, "nothing persists after the scope ends")
+    #expect(await freedSoon { watch.alive == [] }, "nothing persists after the scope ends")
   }
 
-  @Test func aReplacedRegistrationIsFreedFromAChildThatDecoratesItsSingleton() throws {
+  @Test func aReplacedRegistrationIsFreedFromAChildThatDecoratesItsSingleton() async throws {
     // The child keeps an instance of its own, made by the parent's registration and wrapped by
     // the child's decorator: replacing the parent's registration frees that one too.
     let parent = Container()
@@ -242,7 +242,7 @@ final class HuntBWatch: Sendable {
     parent.register(\.huntBShared, scope: .singleton) { HuntBBox("new") }
     #expect(try child[\.huntBShared].tag == "decorated new")
     #expect(try parent[\.huntBShared].tag == "new")
-    #expect(freedSoon { watch.alive == [] })
+    #expect(await freedSoon { watch.alive == [] })
   }
 
   @Test func decoratorsAndContributionsOfAScopeAreFreedWhenItEnds() async throws {
@@ -264,7 +264,7 @@ final class HuntBWatch: Sendable {
     }
     #expect(try container[\.huntBShared].tag == "default")
     #expect(try container[\.huntBPlugins].map(\.tag) == ["app plugin"])
-    #expect(freedSoon { watch.alive == [] })
+    #expect(await freedSoon { watch.alive == [] })
   }
 
   // MARK: No limit on the number of keys
@@ -300,7 +300,7 @@ final class HuntBWatch: Sendable {
   }
 
   @Test(.enabled(if: !isThreadSanitized, "70,000 registrations under the sanitizer hold the shared pool for minutes"))
-  func aReplacedRegistrationAboveTheDirectRangeIsFreed() throws {
+  func aReplacedRegistrationAboveTheDirectRangeIsFreed() async throws {
     let names = Self.manyNames("huntB many replaced")
     let container = Container()
     for name in names { container.register(type: HuntBBox.self, name: name) { HuntBBox(name) } }
@@ -314,7 +314,7 @@ final class HuntBWatch: Sendable {
     container.register(type: HuntBBox.self, name: last, scope: .singleton) { HuntBBox("new") }
     #expect(try container.resolve(type: HuntBBox.self, name: last).tag == "new")
     #expect(try container.resolve(type: HuntBBox.self, name: last).tag == "new")
-    #expect(freedSoon { watch.alive == [] })
+    #expect(await freedSoon { watch.alive == [] })
   }
 
   @Test(.enabled(if: !isThreadSanitized, "70,000 registrations under the sanitizer hold the shared pool for minutes"))

@@ -42,7 +42,7 @@ extension Dependencies {
     container.register(\.lhGraph, scope: .singleton) { Token("new") }
     _ = try container[\.lhGraph]
     _ = try container[\.lhGraph]
-    #expect(freedSoon { old == nil })
+    #expect(await freedSoon { old == nil })
   }
 
   @Test func handlesResolvingAfterDisposalThrowContainerDisposed() async throws {
@@ -265,8 +265,8 @@ extension Dependencies {
     parent.register(\.lhCachedToken, scope: .singleton) { Token("new") }
     #expect(try child[\.lhCachedToken].label == "new")
     #expect(try parent[\.lhCachedToken].label == "new")
-    #expect(freedSoon { old == nil })
-    #expect(freedSoon { parentOld == nil })
+    #expect(await freedSoon { old == nil })
+    #expect(await freedSoon { parentOld == nil })
   }
 
   @Test func aReplacedCachedDisposableIsDisposedOnceAtDisposalNotByAReset() async throws {

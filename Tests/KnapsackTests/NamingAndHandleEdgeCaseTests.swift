@@ -117,26 +117,22 @@ extension Dependencies {
 
   /// Readers racing for a Lazy's first read all get the one value, made once. Two threads
   /// are released at once, many times, so that both find it unmade before either claims it.
-  @Test func concurrentFirstReadsOfALazyMakeItOnce() throws {
+  @Test func concurrentFirstReadsOfALazyMakeItOnce() async throws {
     let container = Container()
     container.register(\.valShort, scope: .unique) { ValThing("short") }
     for _ in 0..<500 {
       let lazy = container.lazy(\.valShort)
       let ready = Counter()
       let seen = Collected<ObjectIdentifier>()
-      let done = DispatchSemaphore(value: 0)
       // Two threads of their own (a work queue may run both reads on one thread, which would
-      // then wait for itself), released together.
-      for _ in 0..<2 {
-        Thread {
-          ready.increment()
-          while ready.count < 2 {}
-          if let value = try? lazy.value { seen.append(ObjectIdentifier(value)) }
-          done.signal()
-        }.start()
+      // then wait for itself), released together: each spins until the other is there too. The
+      // test waits for them without holding a thread of the pool.
+      let threads = ThreadGroup(count: 2) { _ in
+        ready.increment()
+        while ready.count < 2 {}
+        if let value = try? lazy.value { seen.append(ObjectIdentifier(value)) }
       }
-      done.wait()
-      done.wait()
+      try #require(await threads.join(), "the two first reads of a Lazy did not end")
       let count = Set(seen.all).count
       try #require(count == 1, "one Lazy handed out \(count) instances")
     }

@@ -415,7 +415,7 @@ struct OverrideInUseTraitTests {
       weakToken = token
       #expect(HoInjectedUser().store === token)
     }
-    #expect(freedSoon { weakToken == nil })
+    #expect(await freedSoon { weakToken == nil })
   }
 }
 

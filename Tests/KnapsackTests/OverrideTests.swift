@@ -287,7 +287,7 @@ final class OvHolder: Sendable {
     }
     scoped.start()
     other.start()
-    while seen.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(await waitUntil(timeout: hangBound) { seen.withLock { $0.count } == 2 }, "a thread did not finish")
     #expect(seen.withLock { $0 } == ["other: default", "scoped: thread scope"])
   }
 
@@ -678,7 +678,7 @@ final class OvHolder: Sendable {
       probe = inside
       #expect(probe != nil)
     }
-    #expect(freedSoon { probe == nil }, "an instance made in an override scope outlived the scope")
+    #expect(await freedSoon { probe == nil }, "an instance made in an override scope outlived the scope")
   }
 
   @Test func eachScopeGetsItsOwnSingletons() async throws {

@@ -80,7 +80,7 @@ extension Dependencies {
     #expect(calledBack.isSet)
   }
 
-  @Test func aParentRegistrationAChildBoundIsFreedWhenTheParentReplacesIt() throws {
+  @Test func aParentRegistrationAChildBoundIsFreedWhenTheParentReplacesIt() async throws {
     let parent = Container()
     let child = parent.makeChild()
     weak var captured: RhCaptured?
@@ -95,7 +95,7 @@ extension Dependencies {
     #expect(try child[\.rhSync].label == "old")
     parent.register(\.rhSync) { RhValue("new") }
     #expect(
-      freedSoon { captured == nil },
+      await freedSoon { captured == nil },
       "the child's binding of the replaced registration let it go without a new resolution")
     #expect(try child[\.rhSync].label == "new")
   }

@@ -56,25 +56,29 @@ extension Dependencies {
 
 /// Whether a new container, which `body` registers into and resolves from, is freed soon after
 /// `body` returns and nothing else holds it.
-func isReleasedWhenDropped(_ body: (Container) throws -> Void) rethrows -> Bool {
+func isReleasedWhenDropped(
+  isolation: isolated (any Actor)? = #isolation, _ body: (Container) throws -> Void
+) async rethrows -> Bool {
   weak var weakContainer: Container?
   do {
     let container = Container()
     try body(container)
     weakContainer = container
   }
-  return freedSoon { weakContainer == nil }
+  return await freedSoon { weakContainer == nil }
 }
 
 /// ``isReleasedWhenDropped(_:)`` for a `body` that awaits.
-func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async rethrows -> Bool {
+func isReleasedWhenDroppedAsync(
+  isolation: isolated (any Actor)? = #isolation, _ body: (Container) async throws -> Void
+) async rethrows -> Bool {
   weak var weakContainer: Container?
   do {
     let container = Container()
     try await body(container)
     weakContainer = container
   }
-  return freedSoon { weakContainer == nil }
+  return await freedSoon { weakContainer == nil }
 }
 
 @Suite struct Review52WeakHoldTests {
@@ -98,7 +102,7 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
   }
 
   /// Dropped together, the parent and child are released with the singleton.
-  @Test func aParentAndChildDroppedWithTheParentsSingletonAreReleased() throws {
+  @Test func aParentAndChildDroppedWithTheParentsSingletonAreReleased() async throws {
     weak var weakParent: Container?
     weak var weakChild: Container?
     weak var weakHolder: R52Holder?
@@ -110,14 +114,14 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
       #expect(try holder.provider.get() == "default")
       (weakParent, weakChild, weakHolder) = (parent, child, holder)
     }
-    #expect(freedSoon { weakChild == nil }, "the child leaks")
-    #expect(freedSoon { weakParent == nil }, "the parent leaks")
-    #expect(freedSoon { weakHolder == nil }, "the singleton leaks")
+    #expect(await freedSoon { weakChild == nil }, "the child leaks")
+    #expect(await freedSoon { weakParent == nil }, "the parent leaks")
+    #expect(await freedSoon { weakHolder == nil }, "the singleton leaks")
   }
 
   /// A child that decorates its parent's singleton keeps an instance of its own: the decorator's
   /// handle reads while the child is held, and the child is released when dropped.
-  @Test func aChildsDecoratedCopyOfAParentsSingletonReadsAndIsReleased() throws {
+  @Test func aChildsDecoratedCopyOfAParentsSingletonReadsAndIsReleased() async throws {
     let parent = Container()
     parent.register(\.r52Label) { "parent" }
     parent.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
@@ -133,8 +137,8 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
       #expect(try holder.provider.get() == label)
       (weakChild, weakHolder) = (child, holder)
     }
-    #expect(freedSoon { weakChild == nil }, "the child leaks")
-    #expect(freedSoon { weakHolder == nil }, "the child's decorated singleton leaks")
+    #expect(await freedSoon { weakChild == nil }, "the child leaks")
+    #expect(await freedSoon { weakHolder == nil }, "the child's decorated singleton leaks")
     #expect(try parent[\.r52Holder].provider.get() == "parent")
   }
 
@@ -145,7 +149,7 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
   /// which keeps the handle. Dropped, the container must be released with them
   /// (ContainersAndChildScopes.md: "A child that is simply dropped is released with its
   /// instances").
-  @Test func aContainerWhoseSingletonKeepsAUniqueServiceWithAHandleIsReleased() throws {
+  @Test func aContainerWhoseSingletonKeepsAUniqueServiceWithAHandleIsReleased() async throws {
     weak var weakContainer: Container?
     weak var weakModel: R52Model?
     do {
@@ -157,13 +161,13 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
       #expect(try model.service.provider.get() == "session")
       (weakContainer, weakModel) = (session, model)
     }
-    #expect(freedSoon { weakContainer == nil }, "the session container leaks")
-    #expect(freedSoon { weakModel == nil }, "the session's singleton leaks")
+    #expect(await freedSoon { weakContainer == nil }, "the session container leaks")
+    #expect(await freedSoon { weakModel == nil }, "the session's singleton leaks")
   }
 
   /// The same through a graph-scoped dependency.
-  @Test func aContainerWhoseSingletonKeepsAGraphDependencyWithAHandleIsReleased() throws {
-    let released = try isReleasedWhenDropped { (session) throws in
+  @Test func aContainerWhoseSingletonKeepsAGraphDependencyWithAHandleIsReleased() async throws {
+    let released = try await isReleasedWhenDropped { (session) throws in
       session.register(\.r52Holder, scope: .graph) { r in R52Holder(r) }
       session.register(\.r52Model, scope: .singleton) { r in R52Model(service: try r[\.r52Holder]) }
       #expect(try session[\.r52Model].service.lazy.value == "default")
@@ -188,7 +192,7 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
   /// A parent's singleton made for a child, whose unique dependency (made by the parent) keeps a
   /// handle: it reads while the user holds only the child, and everything is released when
   /// dropped.
-  @Test func aParentsSingletonsUniqueDependencyMadeForAChildReadsAndIsReleased() throws {
+  @Test func aParentsSingletonsUniqueDependencyMadeForAChildReadsAndIsReleased() async throws {
     weak var weakParent: Container?
     weak var weakChild: Container?
     do {
@@ -205,14 +209,14 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
       #expect(try model.service.provider.get() == "parent")
       weakChild = child
     }
-    #expect(freedSoon { weakChild == nil }, "the child leaks")
-    #expect(freedSoon { weakParent == nil }, "the parent leaks")
+    #expect(await freedSoon { weakChild == nil }, "the child leaks")
+    #expect(await freedSoon { weakParent == nil }, "the parent leaks")
   }
 
   /// A `@LazyInjected` property of a singleton's unique dependency: the container is released
   /// when dropped, and the property reads while it lives.
-  @Test func aLazyInjectedPropertyOfASingletonsDependencyIsReleased() throws {
-    let released = try isReleasedWhenDropped { (container) throws in
+  @Test func aLazyInjectedPropertyOfASingletonsDependencyIsReleased() async throws {
+    let released = try await isReleasedWhenDropped { (container) throws in
       container.register(\.r52Label) { "lazy injected" }
       container.register(\.r52LazyInjected) { R52LazyInjectedHolder() }
       container.register(\.r52Model, scope: .singleton) { r in
@@ -244,7 +248,7 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
 
   /// A parent's decorator and a child's, on the parent's singleton: the child's own instance is
   /// released with the child, and the parent's decorator's handle reads.
-  @Test func decoratorsOfParentAndChildOnAParentsSingletonAreReleasedWithTheChild() throws {
+  @Test func decoratorsOfParentAndChildOnAParentsSingletonAreReleasedWithTheChild() async throws {
     let parent = Container()
     parent.register(\.r52Label) { "parent" }
     parent.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
@@ -258,7 +262,7 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
       #expect(try holder.provider.get() == "parent")
       weakChild = child
     }
-    #expect(freedSoon { weakChild == nil }, "the child leaks")
+    #expect(await freedSoon { weakChild == nil }, "the child leaks")
     #expect(try parent[\.r52Holder].lazy.value == "parent")
   }
 
@@ -266,7 +270,7 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
 
   /// A singleton per argument: each one's handles hold the container weakly; the container is
   /// released when dropped, and reads while it lives.
-  @Test func argumentSingletonsAreReleasedWithTheirContainer() throws {
+  @Test func argumentSingletonsAreReleasedWithTheirContainer() async throws {
     weak var weakContainer: Container?
     weak var weakHolder: R52Holder?
     do {
@@ -279,8 +283,8 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
       #expect(try two.provider.get() == "default")
       (weakContainer, weakHolder) = (container, one)
     }
-    #expect(freedSoon { weakContainer == nil }, "the container leaks")
-    #expect(freedSoon { weakHolder == nil }, "the argument's singleton leaks")
+    #expect(await freedSoon { weakContainer == nil }, "the container leaks")
+    #expect(await freedSoon { weakHolder == nil }, "the argument's singleton leaks")
   }
 
   /// An asynchronous singleton making its handle after it first suspends.
@@ -299,8 +303,8 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
       #expect(try holder.lazy.value == "async")
       (weakContainer, weakHolder) = (container, holder)
     }
-    #expect(freedSoon { weakContainer == nil }, "the container leaks")
-    #expect(freedSoon { weakHolder == nil }, "the async singleton leaks")
+    #expect(await freedSoon { weakContainer == nil }, "the container leaks")
+    #expect(await freedSoon { weakHolder == nil }, "the async singleton leaks")
   }
 
   /// A handle made in a structured child task of an asynchronous singleton's factory counts as
@@ -317,8 +321,8 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
     #expect(released, "the container leaks")
   }
 
-  @MainActor @Test func aMainActorSingletonIsReleasedWithItsContainer() throws {
-    let released = try isReleasedWhenDropped { (container) throws in
+  @MainActor @Test func aMainActorSingletonIsReleasedWithItsContainer() async throws {
+    let released = try await isReleasedWhenDropped { (container) throws in
       container.register(\.r52MainHolder, scope: .singleton) { @MainActor r in R52MainHolder(r) }
       #expect(try container[\.r52MainHolder].lazy.value == "default")
     }
@@ -326,8 +330,8 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
   }
 
   /// A decorator that wraps a singleton and makes a handle.
-  @Test func aDecoratorsHandleOnASingletonIsWeak() throws {
-    let released = try isReleasedWhenDropped { (container) throws in
+  @Test func aDecoratorsHandleOnASingletonIsWeak() async throws {
+    let released = try await isReleasedWhenDropped { (container) throws in
       container.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
       container.decorate(\.r52Holder) { r, inner in R52Holder(lazy: r.lazy(\.r52Label), provider: inner.provider) }
       #expect(try container[\.r52Holder].lazy.value == "default")
@@ -336,8 +340,8 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
   }
 
   /// A multibinding's singleton contribution.
-  @Test func aSingletonContributionsHandleIsWeak() throws {
-    let released = try isReleasedWhenDropped { (container) throws in
+  @Test func aSingletonContributionsHandleIsWeak() async throws {
+    let released = try await isReleasedWhenDropped { (container) throws in
       container.contribute(to: \.r52Holders, scope: .singleton) { r in R52Holder(r) }
       container.contribute(to: \.r52Holders) { r in R52Holder(r) }
       let holders = try container.resolve(\.r52Holders)
@@ -380,7 +384,7 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
       try await container.dispose()
       weakContainer = container
     }
-    #expect(freedSoon { weakContainer == nil }, "the disposed container leaks")
+    #expect(await freedSoon { weakContainer == nil }, "the disposed container leaks")
     let error = #expect(throws: ResolutionError.self) { try kept?.provider.get() }
     #expect(error?.kind == .containerDisposed)
   }
@@ -401,7 +405,7 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
       #expect(try holder.provider.get() == "override")
       weakHolder = holder
     }
-    #expect(freedSoon { weakHolder == nil }, "the scope's singleton leaks past the scope")
+    #expect(await freedSoon { weakHolder == nil }, "the scope's singleton leaks past the scope")
   }
 
   /// A scope's singleton kept past the scope: its handle, which holds the scope weakly, throws
@@ -415,7 +419,7 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
       try container[\.r52Holder]
     }
     // The scope's copy goes with the scope (once no resolution's read section still names it).
-    #expect(freedSoon { (try? holder.provider.get()) == nil })
+    #expect(await freedSoon { (try? holder.provider.get()) == nil })
     let error = #expect(throws: ResolutionError.self) { try holder.provider.get() }
     #expect(error?.kind == .containerDisposed)
     #expect(error?.underlying?.contains("override scope") == true, "\(String(describing: error))")
@@ -433,7 +437,7 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
       #expect(try holder.provider.get() == "override")
       weakHolder = holder
     }
-    #expect(freedSoon { weakHolder == nil }, "the copy's singleton leaks past the scope")
+    #expect(await freedSoon { weakHolder == nil }, "the copy's singleton leaks past the scope")
     #expect(try container[\.r52Holder].provider.get() == "default")
   }
 
@@ -473,7 +477,8 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
       } catch {
         return "threw \(error)"
       }
-      return freedSoon { weakHolder == nil } ? "released" : "the scope's singleton leaks past the scope"
+      return waitUntilSync(timeout: hangBound) { weakHolder == nil }
+        ? "released" : "the scope's singleton leaks past the scope"
     }
     #expect(outcome == "released")
   }
@@ -492,7 +497,7 @@ func isReleasedWhenDroppedAsync(_ body: (Container) async throws -> Void) async 
       #expect(try container[\.r52Holder].lazy.value == "default")
       weakContainer = container
     }
-    #expect(freedSoon { weakContainer == nil }, "the validated container leaks")
+    #expect(await freedSoon { weakContainer == nil }, "the validated container leaks")
   }
 
   // MARK: Container.current

@@ -171,7 +171,7 @@ extension Dependencies {
   /// A child container that is simply dropped is released with its instances
   /// (ContainersAndChildScopes.md, "End a session"), also when one of its singletons has a
   /// `@LazyInjected` property, which holds the container weakly.
-  @Test func aDroppedSessionWithALazyPropertyIsReleased() throws {
+  @Test func aDroppedSessionWithALazyPropertyIsReleased() async throws {
     let app = container("app")
     weak var released: Container?
     weak var model: ReviewSessionModel?
@@ -183,8 +183,8 @@ extension Dependencies {
       released = session
       model = made
     }
-    #expect(freedSoon { released == nil }, "the session container leaks")
-    #expect(freedSoon { model == nil }, "the session's singleton leaks")
+    #expect(await freedSoon { released == nil }, "the session container leaks")
+    #expect(await freedSoon { model == nil }, "the session's singleton leaks")
   }
 
   /// A singleton kept past its container cannot read its `@LazyInjected` property: the stop says
@@ -441,7 +441,7 @@ extension Dependencies {
   /// weakly, as `@LazyInjected` does: a container simply dropped is released with its singleton
   /// (ContainersAndChildScopes.md, "End a session"); before, the two kept each other alive, even
   /// once disposed.
-  @Test func aDroppedContainerWithASingletonsHandlesIsReleased() throws {
+  @Test func aDroppedContainerWithASingletonsHandlesIsReleased() async throws {
     weak var released: Container?
     weak var holder: ReviewHandleHolder?
     do {
@@ -454,8 +454,8 @@ extension Dependencies {
       released = session
       holder = made
     }
-    #expect(freedSoon { released == nil }, "the session container leaks")
-    #expect(freedSoon { holder == nil }, "the session's singleton leaks")
+    #expect(await freedSoon { released == nil }, "the session container leaks")
+    #expect(await freedSoon { holder == nil }, "the session's singleton leaks")
   }
 
   /// Kept past its container, the singleton's handle throws, saying why.

@@ -88,8 +88,12 @@ final class ThreadGroup: Sendable {
       thread.start()
     }
     // Open the gate once every thread exists, so that they all race for the first resolution.
-    while started.load(ordering: .relaxed) < count { usleep(50) }
-    gate.release()
+    // A thread of its own waits for them: the caller, often a job of the shared cooperative
+    // pool, goes on at once.
+    Thread {
+      while started.load(ordering: .relaxed) < count { usleep(50) }
+      gate.release()
+    }.start()
   }
 
   /// Waits until every thread finished or `timeout` passed; returns whether they all finished.
@@ -102,6 +106,12 @@ final class ThreadGroup: Sendable {
 /// Called inside a factory: blocks (bounded) until `arrivals` reaches `count`, then a moment longer,
 /// so that other resolutions reach the engine while this one is still making the value. On the
 /// cooperative pool (two threads here) this is what makes a task-group test really concurrent.
+///
+/// It blocks because a synchronous factory cannot suspend, and a test of resolutions made in a
+/// task group must keep the creation under way while the others arrive. It holds one thread of
+/// the pool for at most `timeout` (plus 5 ms): if the other tasks cannot start because the pool
+/// is busy, the factory goes on after the bound, and the test still passes, only less
+/// concurrently; it never waits for a hang.
 func holdUntil(_ arrivals: Counter, reaches count: Int = 2, timeout: Duration = .seconds(2)) {
   let deadline = ContinuousClock.now + timeout
   while arrivals.count < count, ContinuousClock.now < deadline { usleep(100) }
@@ -117,7 +127,12 @@ func holdUntil(_ arrivals: Counter, reaches count: Int = 2, timeout: Duration = 
 /// waits for, which runs on the same pool, goes on between two polls; a deadline on the clock ran
 /// out while that work was still queued, and failed tests that did not hang. On an idle pool the
 /// bound is about `timeout`.
-func waitUntil(timeout: Duration, _ condition: @Sendable () -> Bool) async -> Bool {
+///
+/// It runs in the caller's isolation, so that `condition` may read the test's local state (a
+/// `weak var`, a non-sendable probe).
+func waitUntil(
+  timeout: Duration, isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool
+) async -> Bool {
   let interval = Duration.milliseconds(2)
   var polls = Int(timeout / interval)
   while !condition() {
@@ -256,16 +271,25 @@ final class ManualExecutor: TaskExecutor {
   }
 }
 
-/// Blocks the thread until `condition` holds or `timeout` passed; returns whether it held. For
-/// factories that must wait for the test to do something.
-/// Whether `isFreed` holds within ``hangBound``, checked at once and then every 200 µs: for what a
-/// container lets go of (a replaced registration, what its factory captured, an instance of a
-/// container that is gone). The container lets it go at once, unless a resolution that reads more
-/// containers than its read section can name (a deep line of child containers) runs meanwhile in
-/// another test: then it is let go when that resolution ends. A test that expects it let go while
-/// one of its own resolutions runs still fails, when the wait runs out.
-func freedSoon(_ isFreed: () -> Bool) -> Bool { waitUntilSync(timeout: hangBound, isFreed) }
+/// Whether `isFreed` holds within ``hangBound``, checked at once and then every 2 ms (see
+/// ``waitUntil(timeout:isolation:_:)``): for what a container lets go of (a replaced registration,
+/// what its factory captured, an instance of a container that is gone). The container lets it go
+/// at once, unless a resolution that reads more containers than its read section can name (a deep
+/// line of child containers) runs meanwhile in another test: then it is let go when that
+/// resolution ends. A test that expects it let go while one of its own resolutions runs still
+/// fails, when the wait runs out.
+///
+/// The wait suspends: the resolution it waits for may need a thread of the cooperative pool, which
+/// a blocking wait would hold.
+func freedSoon(isolation: isolated (any Actor)? = #isolation, _ isFreed: () -> Bool) async -> Bool {
+  await waitUntil(timeout: hangBound, isFreed)
+}
 
+/// Blocks the calling thread until `condition` holds or `timeout` passed, checking every 200 µs;
+/// returns whether it held. Only for code that cannot suspend and runs on a thread of its own
+/// (a ``ThreadGroup``'s, ``onThreadOutsideAnyTask(timeout:_:)``'s) or on the main thread (a
+/// main-actor factory): never on the cooperative pool, where it would hold one of its two threads
+/// while the work it waits for may need one.
 func waitUntilSync(timeout: Duration, _ condition: () -> Bool) -> Bool {
   let deadline = ContinuousClock.now + timeout
   while !condition() {
