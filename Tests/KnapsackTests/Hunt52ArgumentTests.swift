@@ -84,6 +84,8 @@ extension Dependencies {
     container.register(\.hunt52Weak) { _, id in
       if id == -1 {
         _ = made.add(1, ordering: .relaxed)
+        // The other resolutions of -1 arrive while it is made; a synchronous factory cannot
+        // suspend, so it holds its thread, for 20 ms only.
         usleep(20_000)
       }
       return Hunt52Item(id: id)

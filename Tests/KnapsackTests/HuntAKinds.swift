@@ -50,7 +50,9 @@ struct HuntAKind: Sendable, CustomTestStringConvertible {
   let keyName: String
   let takesArgument: Bool
   let register: @Sendable (Container, Scope?, Counter, String, (@Sendable (Token) async throws -> Void)?) -> Void
-  /// Registers a factory that throws on its first call (after `delay` of waiting) and then succeeds.
+  /// Registers a factory that throws on its first call, after 20 ms, and then succeeds. The wait
+  /// lets other resolutions start waiting for the failing creation; a synchronous or main-actor
+  /// factory cannot suspend, so it sleeps, holding its thread for those 20 ms only.
   let registerFailingOnce: @Sendable (Container, Scope, Counter) -> Void
   let resolve: @Sendable (Container, Int) async throws -> Token
   /// Registers, in an override container, a factory labelled `label`.

@@ -279,7 +279,7 @@ extension Dependencies {
     let made = Counter()
     container.contribute(to: \.haSyncElements, scope: .singleton) { _ in
       made.increment()
-      usleep(2_000)
+      usleep(2_000)  // the other resolutions arrive while it is made (bounded, 2 ms)
       return Token("sync")
     }
     container.contribute(to: \.haAsyncElements, scope: .singleton) { _ in

@@ -146,6 +146,8 @@ struct LazyHolder {
     let arrivals = Counter()
     container.register(\.injectionToken) { () -> Token in
       counter.increment()
+      // Blocks its thread of the pool, bounded (see `holdUntil`): the creation stays under way
+      // while the other tasks arrive, which a synchronous factory cannot do by suspending.
       holdUntil(arrivals)
       return Token("lazy")
     }

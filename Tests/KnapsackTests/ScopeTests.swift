@@ -44,7 +44,9 @@ final class GraphRoot: Sendable {
     let container = Container()
     container.register(\.scopeToken, scope: scope) { () -> Token in
       counter.increment()
-      // Widens the window in which other resolutions arrive while the instance is being made.
+      // Widens the window in which other resolutions arrive while the instance is being made. A
+      // synchronous factory cannot suspend: it blocks its thread, for a bounded time (2 ms, or
+      // `holdUntil`'s bound, in task-group tests where the thread is one of the pool's).
       if slow { usleep(2_000) }
       if let arrivals { holdUntil(arrivals) }
       return Token("\(scope)")

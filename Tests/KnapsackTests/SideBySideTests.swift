@@ -77,7 +77,9 @@ extension Dependencies {
     let made = Collected<Int>()
     container.register(\.sideShared, scope: scope) {
       made.append(1)
-      usleep(50_000)  // the two creations overlap
+      // The two creations overlap. A synchronous factory cannot suspend: it holds its thread,
+      // for 50 ms only.
+      usleep(50_000)
       return Token("client")
     }
     let pair = try await container.resolve(\.sideApp)
@@ -112,7 +114,7 @@ extension Dependencies {
     }
     container.register(\.sideGraphSync, scope: .graph) {
       made.append(2)
-      usleep(30_000)
+      usleep(30_000)  // so that the other step asks while this one makes it (bounded, 30 ms)
       return Token("graph")
     }
     let pair = try await container.resolve(\.sideGraphFanOut)
@@ -156,7 +158,7 @@ extension Dependencies {
     }
     container.register(\.sideShared, scope: scope) {
       made.append(2)
-      usleep(50_000)
+      usleep(50_000)  // so that the other resolutions wait for this creation (bounded, 50 ms)
       return Token("sync")
     }
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -177,7 +179,7 @@ extension Dependencies {
   @Test func validationPassesAGraphWhoseChildTasksShareASingleton() async throws {
     let container = Container()
     container.register(\.sideShared, scope: .singleton) {
-      usleep(20_000)
+      usleep(20_000)  // the two child tasks' creations overlap (bounded, 20 ms)
       return Token("client")
     }
     let report = await container.validate(including: [\.sideApp])

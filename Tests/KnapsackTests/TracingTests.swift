@@ -411,6 +411,8 @@ private func normalised(_ text: String) -> String {
   private func profiledContainer() -> Container {
     let container = Container()
     container.register(\.trSlow, scope: .singleton) { () -> TrNode in
+      // The slowest factory by its own time; a synchronous factory cannot suspend, so it holds
+      // its thread, for 150 ms only.
       Thread.sleep(forTimeInterval: 0.15)
       return TrNode("slow")
     }
