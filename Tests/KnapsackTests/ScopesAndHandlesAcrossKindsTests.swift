@@ -2,74 +2,74 @@ import Foundation
 import Knapsack
 import Testing
 
-// More combinations from the points 1 and 2: graph-scoped keys of every kind shared by
+// More combinations of kind, scope and feature: graph-scoped keys of every kind shared by
 // the child tasks of one asynchronous resolution, handles made in an override scope and used
 // after it, per argument, a reset while a factory of each kind runs, decorators that fail, and
 // multibinding contributions that fail or race.
 
 extension Dependencies {
-  var haMainGraph: MainActorKey<Token> { MainActorKey { _ in Token("main graph") }.scope(.graph) }
-  var haSyncGraph: Key<Token> { Key { Token("sync graph") }.scope(.graph) }
-  var haAsyncArgGraph: DependencyKey<AsyncKind, Int, Token> {
+  var kindMainGraph: MainActorKey<Token> { MainActorKey { _ in Token("main graph") }.scope(.graph) }
+  var kindSyncGraph: Key<Token> { Key { Token("sync graph") }.scope(.graph) }
+  var kindAsyncArgGraph: DependencyKey<AsyncKind, Int, Token> {
     DependencyKey { _, n in
       try await Task.sleep(for: .milliseconds(5))
       return Token("async arg graph \(n)")
     }
     .scope(.graph)
   }
-  var haMainArgGraph: DependencyKey<MainActorKind, Int, Token> {
+  var kindMainArgGraph: DependencyKey<MainActorKind, Int, Token> {
     DependencyKey { _, n in Token("main arg graph \(n)") }.scope(.graph)
   }
   /// Asks for each graph-scoped key twice, in child tasks running side by side.
-  var haSideBySide: AsyncKey<[Token]> {
+  var kindSideBySide: AsyncKey<[Token]> {
     AsyncKey { r in
-      async let mainA = r.resolve(\.haMainGraph)
-      async let mainB = r.resolve(\.haMainGraph)
-      async let argA = r.resolve(\.haAsyncArgGraph, argument: 1)
-      async let argB = r.resolve(\.haAsyncArgGraph, argument: 1)
-      async let mainArgA = r.resolve(\.haMainArgGraph, argument: 2)
-      async let mainArgB = r.resolve(\.haMainArgGraph, argument: 2)
-      async let syncA = Task { try r[\.haSyncGraph] }.value
-      let syncB = try r[\.haSyncGraph]
+      async let mainA = r.resolve(\.kindMainGraph)
+      async let mainB = r.resolve(\.kindMainGraph)
+      async let argA = r.resolve(\.kindAsyncArgGraph, argument: 1)
+      async let argB = r.resolve(\.kindAsyncArgGraph, argument: 1)
+      async let mainArgA = r.resolve(\.kindMainArgGraph, argument: 2)
+      async let mainArgB = r.resolve(\.kindMainArgGraph, argument: 2)
+      async let syncA = Task { try r[\.kindSyncGraph] }.value
+      let syncB = try r[\.kindSyncGraph]
       return try await [mainA, mainB, argA, argB, mainArgA, mainArgB, syncA, syncB]
     }
   }
   /// Asks, one after the other, for each graph-scoped key: the main-actor ones through `await`.
-  var haInSequence: AsyncKey<[Token]> {
+  var kindInSequence: AsyncKey<[Token]> {
     AsyncKey { r in
       [
-        try await r.resolve(\.haMainGraph), try await r.resolve(\.haMainGraph),
-        try await r.resolve(\.haMainArgGraph, argument: 3), try await r.resolve(\.haMainArgGraph, argument: 3),
-        try await r.resolve(\.haMainArgGraph, argument: 4),
+        try await r.resolve(\.kindMainGraph), try await r.resolve(\.kindMainGraph),
+        try await r.resolve(\.kindMainArgGraph, argument: 3), try await r.resolve(\.kindMainArgGraph, argument: 3),
+        try await r.resolve(\.kindMainArgGraph, argument: 4),
       ]
     }
   }
 
-  var haAsyncElements: AsyncMultibinding<Token> { MultibindingKey() }
-  var haMainElements: MainActorMultibinding<Token> { MultibindingKey() }
-  var haSyncElements: Multibinding<Token> { MultibindingKey() }
+  var kindAsyncElements: AsyncMultibinding<Token> { MultibindingKey() }
+  var kindMainElements: MainActorMultibinding<Token> { MultibindingKey() }
+  var kindSyncElements: Multibinding<Token> { MultibindingKey() }
 }
 
-@Suite struct HuntAScopesAndHandlesTests {
+@Suite struct ScopesAndHandlesAcrossKindsTests {
   // MARK: Graph scope across kinds
 
   @Test func graphScopedKeysOfEveryKindAreSharedByChildTasksOfOneResolution() async throws {
     let container = Container()
     for _ in 0..<5 {
-      let tokens = try await container.resolve(\.haSideBySide)
+      let tokens = try await container.resolve(\.kindSideBySide)
       #expect(tokens[0] === tokens[1], "main-actor graph key")
       #expect(tokens[2] === tokens[3], "async argument graph key")
       #expect(tokens[4] === tokens[5], "main-actor argument graph key")
       #expect(tokens[6] === tokens[7], "sync graph key")
     }
-    let again = try await container.resolve(\.haSideBySide)
-    let first = try await container.resolve(\.haSideBySide)
+    let again = try await container.resolve(\.kindSideBySide)
+    let first = try await container.resolve(\.kindSideBySide)
     #expect(again[0] !== first[0], "another resolution, another instance")
   }
 
   @Test func graphScopedMainActorKeysAwaitedInSequenceByAnAsyncFactoryAreShared() async throws {
     let container = Container()
-    let tokens = try await container.resolve(\.haInSequence)
+    let tokens = try await container.resolve(\.kindInSequence)
     #expect(tokens[0] === tokens[1])
     #expect(tokens[2] === tokens[3])
     #expect(tokens[2] !== tokens[4], "another argument, another instance")
@@ -89,16 +89,16 @@ extension Dependencies {
       return token
     }
     let (mainArg, asyncArg, arg) = try await withOverrides {
-      $0.register(\.haMainArg, scope: .singleton, dispose: close) { _, n in Token("main \(n)") }
-      $0.register(\.haAsyncArg, scope: .singleton, dispose: close) { _, n in Token("async \(n)") }
-      $0.register(\.haArg, scope: .cached, dispose: close) { _, n in Token("sync \(n)") }
-      $0.decorate(\.haMainArg) { _, t in try fail(t) }
-      $0.decorate(\.haAsyncArg) { _, t in try fail(t) }
-      $0.decorate(\.haArg) { _, t in try fail(t) }
+      $0.register(\.kindMainArg, scope: .singleton, dispose: close) { _, n in Token("main \(n)") }
+      $0.register(\.kindAsyncArg, scope: .singleton, dispose: close) { _, n in Token("async \(n)") }
+      $0.register(\.kindArg, scope: .cached, dispose: close) { _, n in Token("sync \(n)") }
+      $0.decorate(\.kindMainArg) { _, t in try fail(t) }
+      $0.decorate(\.kindAsyncArg) { _, t in try fail(t) }
+      $0.decorate(\.kindArg) { _, t in try fail(t) }
     } operation: { () async throws in
-      let mainArg = container.provider(\.haMainArg)
-      let asyncArg = container.provider(\.haAsyncArg)
-      let arg = container.provider(\.haArg)
+      let mainArg = container.provider(\.kindMainArg)
+      let asyncArg = container.provider(\.kindAsyncArg)
+      let arg = container.provider(\.kindArg)
       _ = try await mainArg.get(1)
       _ = try await asyncArg.get(1)
       _ = try arg.get(1)
@@ -127,9 +127,9 @@ extension Dependencies {
 
   @Test func aProviderMadeBeforeAScopeDoesNotSeeItsOverridesForAnyKind() async throws {
     let container = Container()
-    let get = HuntAKind.all.map { $0.provider(container) }
+    let get = KeyKindCase.all.map { $0.provider(container) }
     let labels = try await withOverrides {
-      for kind in HuntAKind.all { kind.register($0, .unique, Counter(), "scoped", nil) }
+      for kind in KeyKindCase.all { kind.register($0, .unique, Counter(), "scoped", nil) }
     } operation: {
       var labels: [String] = []
       for handle in get { labels.append(try await handle(1).label) }
@@ -141,46 +141,46 @@ extension Dependencies {
   @Test func nestedScopesShareTheOuterScopesOverrideUntilTheyDecorateIt() async throws {
     let container = Container()
     try await withOverrides {
-      $0.register(\.haMainArg, scope: .singleton) { _, n in Token("outer \(n)") }
-      $0.register(\.haAsyncArg, scope: .cached) { _, n in Token("outer \(n)") }
+      $0.register(\.kindMainArg, scope: .singleton) { _, n in Token("outer \(n)") }
+      $0.register(\.kindAsyncArg, scope: .cached) { _, n in Token("outer \(n)") }
     } operation: {
-      let main = try await container.resolve(\.haMainArg, argument: 1)
-      let async = try await container.resolve(\.haAsyncArg, argument: 1)
+      let main = try await container.resolve(\.kindMainArg, argument: 1)
+      let async = try await container.resolve(\.kindAsyncArg, argument: 1)
       try await withOverrides { _ in
       } operation: { () async throws in
-        #expect(try await container.resolve(\.haMainArg, argument: 1) === main)
-        #expect(try await container.resolve(\.haAsyncArg, argument: 1) === async)
+        #expect(try await container.resolve(\.kindMainArg, argument: 1) === main)
+        #expect(try await container.resolve(\.kindAsyncArg, argument: 1) === async)
       }
       try await withOverrides {
-        $0.decorate(\.haMainArg) { _, t in Token(t.label + "+inner") }
-        $0.decorate(\.haAsyncArg) { _, t in Token(t.label + "+inner") }
+        $0.decorate(\.kindMainArg) { _, t in Token(t.label + "+inner") }
+        $0.decorate(\.kindAsyncArg) { _, t in Token(t.label + "+inner") }
       } operation: { () async throws in
-        #expect(try await container.resolve(\.haMainArg, argument: 1).label == "outer 1+inner")
-        #expect(try await container.resolve(\.haAsyncArg, argument: 1).label == "outer 1+inner")
+        #expect(try await container.resolve(\.kindMainArg, argument: 1).label == "outer 1+inner")
+        #expect(try await container.resolve(\.kindAsyncArg, argument: 1).label == "outer 1+inner")
       }
-      #expect(try await container.resolve(\.haMainArg, argument: 1) === main)
+      #expect(try await container.resolve(\.kindMainArg, argument: 1) === main)
     }
   }
 
   // MARK: A reset while a factory runs
 
-  @Test(.serialized, arguments: [HuntAKind.async, .asyncArg, .main, .mainArg, .sync])
-  func aCachedInstanceMadeAcrossAResetIsHandedOutButNotKept(kind: HuntAKind) async throws {
+  @Test(.serialized, arguments: [KeyKindCase.async, .asyncArg, .main, .mainArg, .sync])
+  func aCachedInstanceMadeAcrossAResetIsHandedOutButNotKept(kind: KeyKindCase) async throws {
     let container = Container()
-    let hold = HuntAHold()
+    let hold = FactoryHold()
     let made = Counter()
     let blocking: @Sendable () -> Token = { hold.blocking { Token("made \(made.increment())") } }
     let suspending: @Sendable () async -> Token = { await hold.suspending { Token("made \(made.increment())") } }
     switch kind.name {
-    case "async": container.register(\.haAsync, scope: .cached) { _ in await suspending() }
-    case "async argument": container.register(\.haAsyncArg, scope: .cached) { _, _ in await suspending() }
-    case "main-actor": container.register(\.haMain, scope: .cached) { _ in blocking() }
-    case "main-actor argument": container.register(\.haMainArg, scope: .cached) { _, _ in blocking() }
-    default: container.register(\.haSync, scope: .cached) { _ in blocking() }
+    case "async": container.register(\.kindAsync, scope: .cached) { _ in await suspending() }
+    case "async argument": container.register(\.kindAsyncArg, scope: .cached) { _, _ in await suspending() }
+    case "main-actor": container.register(\.kindMain, scope: .cached) { _ in blocking() }
+    case "main-actor argument": container.register(\.kindMainArg, scope: .cached) { _, _ in blocking() }
+    default: container.register(\.kindSync, scope: .cached) { _ in blocking() }
     }
     // Resolve from a detached task, so that a main-actor factory blocking the main thread does
     // not block this test's own code.
-    let first = huntAResolveOffThePool(kind, container)
+    let first = resolveOffThePool(kind, container)
     #expect(await waitUntil(timeout: hangBound) { hold.entered.count == 1 })
     container.resetCached()
     hold.letGo()
@@ -193,8 +193,8 @@ extension Dependencies {
 
   // MARK: Decorators that fail
 
-  @Test(arguments: HuntAKind.all)
-  func aDecoratorThatFailsOnceIsRetriedAndWhatTheFactoryMadeIsDisposed(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func aDecoratorThatFailsOnceIsRetriedAndWhatTheFactoryMadeIsDisposed(kind: KeyKindCase) async throws {
     let container = Container()
     let closed = Collected<String>()
     let made = Counter()
@@ -202,33 +202,33 @@ extension Dependencies {
     let calls = Counter()
     switch kind.name {
     case "sync":
-      container.decorate(\.haSync) { _, t in
+      container.decorate(\.kindSync) { _, t in
         if calls.increment() == 1 { throw PlannedFailure("decorator") }
         return Token(t.label + "+d")
       }
     case "async":
-      container.decorate(\.haAsync) { _, t in
+      container.decorate(\.kindAsync) { _, t in
         await Task.yield()
         if calls.increment() == 1 { throw PlannedFailure("decorator") }
         return Token(t.label + "+d")
       }
     case "main-actor":
-      container.decorate(\.haMain) { _, t in
+      container.decorate(\.kindMain) { _, t in
         if calls.increment() == 1 { throw PlannedFailure("decorator") }
         return Token(t.label + "+d")
       }
     case "argument":
-      container.decorate(\.haArg) { _, t in
+      container.decorate(\.kindArg) { _, t in
         if calls.increment() == 1 { throw PlannedFailure("decorator") }
         return Token(t.label + "+d")
       }
     case "async argument":
-      container.decorate(\.haAsyncArg) { _, t in
+      container.decorate(\.kindAsyncArg) { _, t in
         if calls.increment() == 1 { throw PlannedFailure("decorator") }
         return Token(t.label + "+d")
       }
     default:
-      container.decorate(\.haMainArg) { _, t in
+      container.decorate(\.kindMainArg) { _, t in
         if calls.increment() == 1 { throw PlannedFailure("decorator") }
         return Token(t.label + "+d")
       }
@@ -250,52 +250,52 @@ extension Dependencies {
   @Test func contributionsOfEveryKindThatFailOnceAreNotKept() async throws {
     let container = Container()
     let calls = Counter()
-    container.contribute(to: \.haSyncElements, scope: .singleton) { _ in
+    container.contribute(to: \.kindSyncElements, scope: .singleton) { _ in
       if calls.increment() == 1 { throw PlannedFailure("sync") }
       return Token("sync")
     }
-    container.contribute(to: \.haAsyncElements, scope: .cached) { _ in
+    container.contribute(to: \.kindAsyncElements, scope: .cached) { _ in
       if calls.increment() == 3 { throw PlannedFailure("async") }
       return Token("async")
     }
-    container.contribute(to: \.haMainElements, scope: .weak) { _ in
+    container.contribute(to: \.kindMainElements, scope: .weak) { _ in
       if calls.increment() == 5 { throw PlannedFailure("main") }
       return Token("main")
     }
-    #expect(throws: ResolutionError.self) { try container[\.haSyncElements] }
-    let sync = try container[\.haSyncElements]
-    #expect(try container[\.haSyncElements][0] === sync[0])
-    await #expect(throws: ResolutionError.self) { try await container.resolve(\.haAsyncElements) }
-    let async = try await container.resolve(\.haAsyncElements)
-    #expect(try await container.resolve(\.haAsyncElements)[0] === async[0])
-    await #expect(throws: ResolutionError.self) { try await container.resolve(\.haMainElements) }
-    let main = try await container.resolve(\.haMainElements)
-    #expect(try await container.resolve(\.haMainElements)[0] === main[0])
+    #expect(throws: ResolutionError.self) { try container[\.kindSyncElements] }
+    let sync = try container[\.kindSyncElements]
+    #expect(try container[\.kindSyncElements][0] === sync[0])
+    await #expect(throws: ResolutionError.self) { try await container.resolve(\.kindAsyncElements) }
+    let async = try await container.resolve(\.kindAsyncElements)
+    #expect(try await container.resolve(\.kindAsyncElements)[0] === async[0])
+    await #expect(throws: ResolutionError.self) { try await container.resolve(\.kindMainElements) }
+    let main = try await container.resolve(\.kindMainElements)
+    #expect(try await container.resolve(\.kindMainElements)[0] === main[0])
     #expect(calls.count == 6)
   }
 
   @Test func sharedContributionsOfEveryKindAreMadeOnceUnderConcurrency() async throws {
     let container = Container()
     let made = Counter()
-    container.contribute(to: \.haSyncElements, scope: .singleton) { _ in
+    container.contribute(to: \.kindSyncElements, scope: .singleton) { _ in
       made.increment()
       usleep(2_000)  // the other resolutions arrive while it is made (bounded, 2 ms)
       return Token("sync")
     }
-    container.contribute(to: \.haAsyncElements, scope: .singleton) { _ in
+    container.contribute(to: \.kindAsyncElements, scope: .singleton) { _ in
       made.increment()
       try await Task.sleep(for: .milliseconds(5))
       return Token("async")
     }
-    container.contribute(to: \.haMainElements, scope: .cached) { _ in
+    container.contribute(to: \.kindMainElements, scope: .cached) { _ in
       made.increment()
       return Token("main")
     }
-    let results = await huntAConcurrently(45) { index in
+    let results = await resolveConcurrently(45) { index in
       switch index % 3 {
-      case 0: return try container[\.haSyncElements][0]
-      case 1: return try await container.resolve(\.haAsyncElements)[0]
-      default: return try await container.resolve(\.haMainElements)[0]
+      case 0: return try container[\.kindSyncElements][0]
+      case 1: return try await container.resolve(\.kindAsyncElements)[0]
+      default: return try await container.resolve(\.kindMainElements)[0]
       }
     }
     let tokens = try results.map { try $0.get() }
@@ -305,44 +305,45 @@ extension Dependencies {
 
   @Test func observersSeeEveryKindsContributionsIncludingAFailure() async throws {
     let container = Container()
-    let observer = HuntAEvents()
+    let observer = KindEvents()
     container.observe(observer)
-    container.contribute(to: \.haSyncElements) { _ in Token("sync") }
-    container.contribute(to: \.haAsyncElements) { _ in Token("async") }
-    container.contribute(to: \.haMainElements) { _ in throw PlannedFailure("main") }
-    _ = try container[\.haSyncElements]
-    _ = try await container.resolve(\.haAsyncElements)
-    await #expect(throws: ResolutionError.self) { try await container.resolve(\.haMainElements) }
+    container.contribute(to: \.kindSyncElements) { _ in Token("sync") }
+    container.contribute(to: \.kindAsyncElements) { _ in Token("async") }
+    container.contribute(to: \.kindMainElements) { _ in throw PlannedFailure("main") }
+    _ = try container[\.kindSyncElements]
+    _ = try await container.resolve(\.kindAsyncElements)
+    await #expect(throws: ResolutionError.self) { try await container.resolve(\.kindMainElements) }
     let events = observer.events.all
     let names = events.map(\.dependency.name)
-    #expect(names.contains { $0.hasPrefix("\\.haSyncElements") }, "\(names)")
-    #expect(names.contains { $0.hasPrefix("\\.haAsyncElements") }, "\(names)")
+    #expect(names.contains { $0.hasPrefix("\\.kindSyncElements") }, "\(names)")
+    #expect(names.contains { $0.hasPrefix("\\.kindAsyncElements") }, "\(names)")
     #expect(
-      events.contains { $0.dependency.name.hasPrefix("\\.haMainElements") && $0.outcome == .failed }, "\(names)")
+      events.contains { $0.dependency.name.hasPrefix("\\.kindMainElements") && $0.outcome == .failed }, "\(names)")
   }
 
   @Test func contributionsOfEveryKindInAChildAreDisposedWithItAndDroppedOnItsReset() async throws {
     let parent = Container()
     let child = parent.makeChild()
     let closed = Collected<String>()
-    parent.contribute(to: \.haAsyncElements, scope: .singleton, dispose: { closed.append("parent " + $0.label) }) { _ in
+    parent.contribute(to: \.kindAsyncElements, scope: .singleton, dispose: { closed.append("parent " + $0.label) }) {
+      _ in
       Token("async")
     }
-    child.contribute(to: \.haAsyncElements, scope: .cached, dispose: { closed.append("child " + $0.label) }) { _ in
+    child.contribute(to: \.kindAsyncElements, scope: .cached, dispose: { closed.append("child " + $0.label) }) { _ in
       Token("async")
     }
-    child.contribute(to: \.haMainElements, scope: .singleton, dispose: { closed.append("child " + $0.label) }) { _ in
+    child.contribute(to: \.kindMainElements, scope: .singleton, dispose: { closed.append("child " + $0.label) }) { _ in
       Token("main")
     }
-    child.contribute(to: \.haSyncElements, scope: .cached, dispose: { closed.append("child " + $0.label) }) { _ in
+    child.contribute(to: \.kindSyncElements, scope: .cached, dispose: { closed.append("child " + $0.label) }) { _ in
       Token("sync")
     }
-    let elements = try await child.resolve(\.haAsyncElements)
+    let elements = try await child.resolve(\.kindAsyncElements)
     #expect(elements.map(\.label) == ["async", "async"])
-    _ = try await child.resolve(\.haMainElements)
-    _ = try child[\.haSyncElements]
+    _ = try await child.resolve(\.kindMainElements)
+    _ = try child[\.kindSyncElements]
     child.resetCached()
-    let again = try await child.resolve(\.haAsyncElements)
+    let again = try await child.resolve(\.kindAsyncElements)
     #expect(again[0] === elements[0], "the parent's singleton")
     #expect(again[1] !== elements[1], "the child's cached one, dropped by its reset")
     try await child.dispose()
@@ -354,44 +355,45 @@ extension Dependencies {
 }
 
 /// What an asynchronous factory made: its graph-scoped dependency, and a parent's singleton's.
-struct HuntAGraphView: Sendable {
+struct KindGraphView: Sendable {
   let own: Token
   let again: Token
   let shared: FxPair
 }
 
 extension Dependencies {
-  var haGraphUnit: AsyncKey<Token> { AsyncKey { _ in Token("unit") }.scope(.graph) }
-  var haGraphSingleton: AsyncKey<FxPair> {
-    AsyncKey { r in FxPair(first: try await r.resolve(\.haGraphUnit), second: try await r.resolve(\.haGraphUnit)) }
+  var kindGraphUnit: AsyncKey<Token> { AsyncKey { _ in Token("unit") }.scope(.graph) }
+  var kindGraphSingleton: AsyncKey<FxPair> {
+    AsyncKey { r in FxPair(first: try await r.resolve(\.kindGraphUnit), second: try await r.resolve(\.kindGraphUnit)) }
       .scope(.singleton)
   }
-  var haGraphView: AsyncKey<HuntAGraphView> {
+  var kindGraphView: AsyncKey<KindGraphView> {
     AsyncKey { r in
-      HuntAGraphView(
-        own: try await r.resolve(\.haGraphUnit), again: try await r.resolve(\.haGraphUnit),
-        shared: try await r.resolve(\.haGraphSingleton))
+      KindGraphView(
+        own: try await r.resolve(\.kindGraphUnit), again: try await r.resolve(\.kindGraphUnit),
+        shared: try await r.resolve(\.kindGraphSingleton))
     }
   }
-  var haMainGraphUnit: MainActorKey<Token> { MainActorKey { _ in Token("main unit") }.scope(.graph) }
-  var haMainGraphSingleton: MainActorKey<FxPair> {
-    MainActorKey { r in FxPair(first: try r[\.haMainGraphUnit], second: try r[\.haMainGraphUnit]) }.scope(.singleton)
+  var kindMainGraphUnit: MainActorKey<Token> { MainActorKey { _ in Token("main unit") }.scope(.graph) }
+  var kindMainGraphSingleton: MainActorKey<FxPair> {
+    MainActorKey { r in FxPair(first: try r[\.kindMainGraphUnit], second: try r[\.kindMainGraphUnit]) }.scope(
+      .singleton)
   }
-  var haMainGraphView: AsyncKey<HuntAGraphView> {
+  var kindMainGraphView: AsyncKey<KindGraphView> {
     AsyncKey { r in
-      HuntAGraphView(
-        own: try await r.resolve(\.haMainGraphUnit), again: try await r.resolve(\.haMainGraphUnit),
-        shared: try await r.resolve(\.haMainGraphSingleton))
+      KindGraphView(
+        own: try await r.resolve(\.kindMainGraphUnit), again: try await r.resolve(\.kindMainGraphUnit),
+        shared: try await r.resolve(\.kindMainGraphSingleton))
     }
   }
 }
 
-@Suite struct HuntAGraphAcrossContainersTests {
+@Suite struct GraphScopeAcrossContainersTests {
   @Test func aParentsSingletonMadeDuringAChildsAsyncResolutionMakesItsOwnGraphInstance() async throws {
     let parent = Container()
     let child = parent.makeChild()
-    child.register(\.haGraphUnit, scope: .graph) { _ in Token("child unit") }
-    let view = try await child.resolve(\.haGraphView)
+    child.register(\.kindGraphUnit, scope: .graph) { _ in Token("child unit") }
+    let view = try await child.resolve(\.kindGraphView)
     #expect(view.own === view.again, "one instance per resolution in the child")
     #expect(view.own.label == "child unit", "the child's factories get the child's registration")
     #expect(view.shared.first === view.shared.second, "one instance per resolution in the parent")
@@ -402,8 +404,8 @@ extension Dependencies {
   @Test func theSameForMainActorKeysAwaitedByAnAsyncFactory() async throws {
     let parent = Container()
     let child = parent.makeChild()
-    child.register(\.haMainGraphUnit, scope: .graph) { _ in Token("child main unit") }
-    let view = try await child.resolve(\.haMainGraphView)
+    child.register(\.kindMainGraphUnit, scope: .graph) { _ in Token("child main unit") }
+    let view = try await child.resolve(\.kindMainGraphView)
     #expect(view.own === view.again)
     #expect(view.own.label == "child main unit")
     #expect(view.shared.first === view.shared.second)
@@ -411,21 +413,21 @@ extension Dependencies {
   }
 }
 
-@Suite struct HuntALazyAfterScopeTests {
+@Suite struct LazyAfterScopeTests {
   @Test func aLazyOfEveryKindNotReadInItsScopeIsRefusedWhatTheScopeDisposedAndKeepsWhatItRead() async throws {
     let container = Container()
     let closed = Collected<String>()
     let close: @Sendable (Token) async throws -> Void = { closed.append($0.label) }
     let (unread, read, readValues) = try await withOverrides {
-      for kind in HuntAKind.all { kind.register($0, .singleton, Counter(), "scoped", close) }
+      for kind in KeyKindCase.all { kind.register($0, .singleton, Counter(), "scoped", close) }
     } operation: { () async throws in
-      for kind in HuntAKind.all { _ = try await kind.resolve(container, 1) }
+      for kind in KeyKindCase.all { _ = try await kind.resolve(container, 1) }
       let unread = (
-        container.lazy(\.haSync), container.lazy(\.haAsync), container.lazy(\.haMain),
-        container.lazy(\.haArg, argument: 1), container.lazy(\.haAsyncArg, argument: 1),
-        container.lazy(\.haMainArg, argument: 1)
+        container.lazy(\.kindSync), container.lazy(\.kindAsync), container.lazy(\.kindMain),
+        container.lazy(\.kindArg, argument: 1), container.lazy(\.kindAsyncArg, argument: 1),
+        container.lazy(\.kindMainArg, argument: 1)
       )
-      let read = (container.lazy(\.haAsync), container.lazy(\.haMainArg, argument: 1))
+      let read = (container.lazy(\.kindAsync), container.lazy(\.kindMainArg, argument: 1))
       let values = (try await read.0.value, try await MainActor.run { try read.1.value })
       return (unread, read, values)
     }

@@ -3,7 +3,7 @@ import Knapsack
 import KnapsackTesting
 import Testing
 
-// Tests written from the points 1 and 2 (one key family, one creation routine), for the
+// Every kind of key goes through one key family and one creation routine: these tests check the
 // combinations of kind, scope and feature the feature-matrix tests do not reach: argument keys
 // of the asynchronous and main-actor kinds in the weak, cached and graph scopes, concurrency per
 // argument, failures under concurrency, disposal in child containers, decorators with overrides,
@@ -11,41 +11,43 @@ import Testing
 // changes.
 
 extension Dependencies {
-  var haSync: Key<Token> { Key { Token("sync default") } }
-  var haAsync: AsyncKey<Token> { AsyncKey { _ in Token("async default") } }
-  var haMain: MainActorKey<Token> { MainActorKey { _ in Token("main default") } }
-  var haArg: ArgumentKey<Int, Token> { ArgumentKey { _, n in Token("arg default \(n)") } }
-  var haAsyncArg: DependencyKey<AsyncKind, Int, Token> { DependencyKey { _, n in Token("async arg default \(n)") } }
-  var haMainArg: DependencyKey<MainActorKind, Int, Token> { DependencyKey { _, n in Token("main arg default \(n)") } }
-  var haNeeded: Key<Token> { .required() }
+  var kindSync: Key<Token> { Key { Token("sync default") } }
+  var kindAsync: AsyncKey<Token> { AsyncKey { _ in Token("async default") } }
+  var kindMain: MainActorKey<Token> { MainActorKey { _ in Token("main default") } }
+  var kindArg: ArgumentKey<Int, Token> { ArgumentKey { _, n in Token("arg default \(n)") } }
+  var kindAsyncArg: DependencyKey<AsyncKind, Int, Token> { DependencyKey { _, n in Token("async arg default \(n)") } }
+  var kindMainArg: DependencyKey<MainActorKind, Int, Token> { DependencyKey { _, n in Token("main arg default \(n)") } }
+  var kindNeeded: Key<Token> { .required() }
 
-  var haMainArgPair: MainActorKey<FxPair> {
+  var kindMainArgPair: MainActorKey<FxPair> {
     MainActorKey { r in
-      FxPair(first: try r.resolve(\.haMainArg, argument: 1), second: try r.resolve(\.haMainArg, argument: 2))
+      FxPair(first: try r.resolve(\.kindMainArg, argument: 1), second: try r.resolve(\.kindMainArg, argument: 2))
     }
   }
-  var haMainArgSame: MainActorKey<FxPair> {
+  var kindMainArgSame: MainActorKey<FxPair> {
     MainActorKey { r in
-      FxPair(first: try r.resolve(\.haMainArg, argument: 1), second: try r.resolve(\.haMainArg, argument: 1))
+      FxPair(first: try r.resolve(\.kindMainArg, argument: 1), second: try r.resolve(\.kindMainArg, argument: 1))
     }
   }
-  var haAsyncArgPair: AsyncKey<FxPair> {
+  var kindAsyncArgPair: AsyncKey<FxPair> {
     AsyncKey { r in
       FxPair(
-        first: try await r.resolve(\.haAsyncArg, argument: 1), second: try await r.resolve(\.haAsyncArg, argument: 2))
+        first: try await r.resolve(\.kindAsyncArg, argument: 1),
+        second: try await r.resolve(\.kindAsyncArg, argument: 2))
     }
   }
-  var haAsyncArgSame: AsyncKey<FxPair> {
+  var kindAsyncArgSame: AsyncKey<FxPair> {
     AsyncKey { r in
       FxPair(
-        first: try await r.resolve(\.haAsyncArg, argument: 1), second: try await r.resolve(\.haAsyncArg, argument: 1))
+        first: try await r.resolve(\.kindAsyncArg, argument: 1),
+        second: try await r.resolve(\.kindAsyncArg, argument: 1))
     }
   }
 }
 
 /// One kind of key, by what a test needs of it: registering with a scope, a counter and a
 /// `dispose:` closure, and resolving for an argument (ignored by a kind without one).
-struct HuntAKind: Sendable, CustomTestStringConvertible {
+struct KeyKindCase: Sendable, CustomTestStringConvertible {
   let name: String
   let keyName: String
   let takesArgument: Bool
@@ -60,18 +62,18 @@ struct HuntAKind: Sendable, CustomTestStringConvertible {
   let provider: @Sendable (Container) -> @Sendable (Int) async throws -> Token
   var testDescription: String { name }
 
-  static let all: [HuntAKind] = [.sync, .async, .main, .arg, .asyncArg, .mainArg]
+  static let all: [KeyKindCase] = [.sync, .async, .main, .arg, .asyncArg, .mainArg]
 
-  static let sync = HuntAKind(
-    name: "sync", keyName: "\\.haSync", takesArgument: false,
+  static let sync = KeyKindCase(
+    name: "sync", keyName: "\\.kindSync", takesArgument: false,
     register: { c, s, n, l, d in
-      c.register(\.haSync, scope: s, dispose: d) { _ in
+      c.register(\.kindSync, scope: s, dispose: d) { _ in
         n.increment()
         return Token(l)
       }
     },
     registerFailingOnce: { c, s, n in
-      c.register(\.haSync, scope: s) { _ in
+      c.register(\.kindSync, scope: s) { _ in
         if n.increment() == 1 {
           usleep(20_000)
           throw PlannedFailure("first")
@@ -79,24 +81,24 @@ struct HuntAKind: Sendable, CustomTestStringConvertible {
         return Token("ok")
       }
     },
-    resolve: { c, _ in try c[\.haSync] },
-    decorate: { c, l in c.decorate(\.haSync) { _, t in Token(t.label + "+" + l) } },
+    resolve: { c, _ in try c[\.kindSync] },
+    decorate: { c, l in c.decorate(\.kindSync) { _, t in Token(t.label + "+" + l) } },
     provider: { c in
-      let p = c.provider(\.haSync)
+      let p = c.provider(\.kindSync)
       return { _ in try p.get() }
     })
 
-  static let async = HuntAKind(
-    name: "async", keyName: "\\.haAsync", takesArgument: false,
+  static let async = KeyKindCase(
+    name: "async", keyName: "\\.kindAsync", takesArgument: false,
     register: { c, s, n, l, d in
-      c.register(\.haAsync, scope: s, dispose: d) { _ in
+      c.register(\.kindAsync, scope: s, dispose: d) { _ in
         try await Task.sleep(for: .milliseconds(5))
         n.increment()
         return Token(l)
       }
     },
     registerFailingOnce: { c, s, n in
-      c.register(\.haAsync, scope: s) { _ in
+      c.register(\.kindAsync, scope: s) { _ in
         if n.increment() == 1 {
           try await Task.sleep(for: .milliseconds(20))
           throw PlannedFailure("first")
@@ -104,24 +106,24 @@ struct HuntAKind: Sendable, CustomTestStringConvertible {
         return Token("ok")
       }
     },
-    resolve: { c, _ in try await c.resolve(\.haAsync) },
-    decorate: { c, l in c.decorate(\.haAsync) { _, t in Token(t.label + "+" + l) } },
+    resolve: { c, _ in try await c.resolve(\.kindAsync) },
+    decorate: { c, l in c.decorate(\.kindAsync) { _, t in Token(t.label + "+" + l) } },
     provider: { c in
-      let p = c.provider(\.haAsync)
+      let p = c.provider(\.kindAsync)
       return { _ in try await p.get() }
     })
 
-  static let main = HuntAKind(
-    name: "main-actor", keyName: "\\.haMain", takesArgument: false,
+  static let main = KeyKindCase(
+    name: "main-actor", keyName: "\\.kindMain", takesArgument: false,
     register: { c, s, n, l, d in
-      c.register(\.haMain, scope: s, dispose: d) { _ in
+      c.register(\.kindMain, scope: s, dispose: d) { _ in
         #expect(MainQueueProbe.isOnMainQueue)
         n.increment()
         return Token(l)
       }
     },
     registerFailingOnce: { c, s, n in
-      c.register(\.haMain, scope: s) { _ in
+      c.register(\.kindMain, scope: s) { _ in
         if n.increment() == 1 {
           usleep(20_000)
           throw PlannedFailure("first")
@@ -129,23 +131,23 @@ struct HuntAKind: Sendable, CustomTestStringConvertible {
         return Token("ok")
       }
     },
-    resolve: { c, _ in try await c.resolve(\.haMain) },
-    decorate: { c, l in c.decorate(\.haMain) { _, t in Token(t.label + "+" + l) } },
+    resolve: { c, _ in try await c.resolve(\.kindMain) },
+    decorate: { c, l in c.decorate(\.kindMain) { _, t in Token(t.label + "+" + l) } },
     provider: { c in
-      let p = c.provider(\.haMain)
+      let p = c.provider(\.kindMain)
       return { _ in try await p.get() }
     })
 
-  static let arg = HuntAKind(
-    name: "argument", keyName: "\\.haArg", takesArgument: true,
+  static let arg = KeyKindCase(
+    name: "argument", keyName: "\\.kindArg", takesArgument: true,
     register: { c, s, n, l, d in
-      c.register(\.haArg, scope: s, dispose: d) { _, a in
+      c.register(\.kindArg, scope: s, dispose: d) { _, a in
         n.increment()
         return Token("\(l) \(a)")
       }
     },
     registerFailingOnce: { c, s, n in
-      c.register(\.haArg, scope: s) { _, a in
+      c.register(\.kindArg, scope: s) { _, a in
         if n.increment() == 1 {
           usleep(20_000)
           throw PlannedFailure("first")
@@ -153,24 +155,24 @@ struct HuntAKind: Sendable, CustomTestStringConvertible {
         return Token("ok \(a)")
       }
     },
-    resolve: { c, a in try c.resolve(\.haArg, argument: a) },
-    decorate: { c, l in c.decorate(\.haArg) { _, t in Token(t.label + "+" + l) } },
+    resolve: { c, a in try c.resolve(\.kindArg, argument: a) },
+    decorate: { c, l in c.decorate(\.kindArg) { _, t in Token(t.label + "+" + l) } },
     provider: { c in
-      let p = c.provider(\.haArg)
+      let p = c.provider(\.kindArg)
       return { a in try p.get(a) }
     })
 
-  static let asyncArg = HuntAKind(
-    name: "async argument", keyName: "\\.haAsyncArg", takesArgument: true,
+  static let asyncArg = KeyKindCase(
+    name: "async argument", keyName: "\\.kindAsyncArg", takesArgument: true,
     register: { c, s, n, l, d in
-      c.register(\.haAsyncArg, scope: s, dispose: d) { _, a in
+      c.register(\.kindAsyncArg, scope: s, dispose: d) { _, a in
         try await Task.sleep(for: .milliseconds(5))
         n.increment()
         return Token("\(l) \(a)")
       }
     },
     registerFailingOnce: { c, s, n in
-      c.register(\.haAsyncArg, scope: s) { _, a in
+      c.register(\.kindAsyncArg, scope: s) { _, a in
         if n.increment() == 1 {
           try await Task.sleep(for: .milliseconds(20))
           throw PlannedFailure("first")
@@ -178,24 +180,24 @@ struct HuntAKind: Sendable, CustomTestStringConvertible {
         return Token("ok \(a)")
       }
     },
-    resolve: { c, a in try await c.resolve(\.haAsyncArg, argument: a) },
-    decorate: { c, l in c.decorate(\.haAsyncArg) { _, t in Token(t.label + "+" + l) } },
+    resolve: { c, a in try await c.resolve(\.kindAsyncArg, argument: a) },
+    decorate: { c, l in c.decorate(\.kindAsyncArg) { _, t in Token(t.label + "+" + l) } },
     provider: { c in
-      let p = c.provider(\.haAsyncArg)
+      let p = c.provider(\.kindAsyncArg)
       return { a in try await p.get(a) }
     })
 
-  static let mainArg = HuntAKind(
-    name: "main-actor argument", keyName: "\\.haMainArg", takesArgument: true,
+  static let mainArg = KeyKindCase(
+    name: "main-actor argument", keyName: "\\.kindMainArg", takesArgument: true,
     register: { c, s, n, l, d in
-      c.register(\.haMainArg, scope: s, dispose: d) { _, a in
+      c.register(\.kindMainArg, scope: s, dispose: d) { _, a in
         #expect(MainQueueProbe.isOnMainQueue)
         n.increment()
         return Token("\(l) \(a)")
       }
     },
     registerFailingOnce: { c, s, n in
-      c.register(\.haMainArg, scope: s) { _, a in
+      c.register(\.kindMainArg, scope: s) { _, a in
         if n.increment() == 1 {
           usleep(20_000)
           throw PlannedFailure("first")
@@ -203,16 +205,16 @@ struct HuntAKind: Sendable, CustomTestStringConvertible {
         return Token("ok \(a)")
       }
     },
-    resolve: { c, a in try await c.resolve(\.haMainArg, argument: a) },
-    decorate: { c, l in c.decorate(\.haMainArg) { _, t in Token(t.label + "+" + l) } },
+    resolve: { c, a in try await c.resolve(\.kindMainArg, argument: a) },
+    decorate: { c, l in c.decorate(\.kindMainArg) { _, t in Token(t.label + "+" + l) } },
     provider: { c in
-      let p = c.provider(\.haMainArg)
+      let p = c.provider(\.kindMainArg)
       return { a in try await p.get(a) }
     })
 }
 
 /// Keeps every event it sees.
-final class HuntAEvents: ResolutionObserver {
+final class KindEvents: ResolutionObserver {
   let events = Collected<ResolutionEvent>()
   func didResolve(_ event: ResolutionEvent) { events.append(event) }
   func outcomes(of name: String) -> [ResolutionEvent.Outcome] {
@@ -223,7 +225,7 @@ final class HuntAEvents: ResolutionObserver {
 /// Resolves `kind`'s key for argument 1 in a task; a synchronous factory runs on a thread of its
 /// own, so that one that blocks (waiting for the test) holds no thread of the shared pool, which
 /// the test and other tests need to go on.
-func huntAResolveOffThePool(_ kind: HuntAKind, _ container: Container) -> Task<Token, any Error> {
+func resolveOffThePool(_ kind: KeyKindCase, _ container: Container) -> Task<Token, any Error> {
   guard kind.name == "sync" || kind.name == "argument" else {
     return Task.detached { try await kind.resolve(container, 1) }
   }
@@ -231,7 +233,7 @@ func huntAResolveOffThePool(_ kind: HuntAKind, _ container: Container) -> Task<T
     try await withCheckedThrowingContinuation { continuation in
       Thread {
         do {
-          let token = kind.name == "sync" ? try container[\.haSync] : try container.resolve(\.haArg, argument: 1)
+          let token = kind.name == "sync" ? try container[\.kindSync] : try container.resolve(\.kindArg, argument: 1)
           continuation.resume(returning: token)
         } catch { continuation.resume(throwing: error) }
       }.start()
@@ -240,7 +242,7 @@ func huntAResolveOffThePool(_ kind: HuntAKind, _ container: Container) -> Task<T
 }
 
 /// Resolves `count` times at once, each in a task of its own, and returns each result.
-func huntAConcurrently(
+func resolveConcurrently(
   _ count: Int, _ body: @escaping @Sendable (Int) async throws -> Token
 ) async -> [Result<Token, any Error>] {
   await withTaskGroup(of: Result<Token, any Error>.self) { group in
@@ -253,17 +255,17 @@ func huntAConcurrently(
   }
 }
 
-@Suite struct HuntAKindTests {
+@Suite struct KindCombinationTests {
   static let sharedScopes: [Scope] = [.singleton, .cached, .weak]
 
   // MARK: Exactly once, per argument, under concurrency
 
-  @Test(arguments: HuntAKind.all, sharedScopes)
-  func manyConcurrentFirstResolutionsMakeOneInstancePerArgument(kind: HuntAKind, scope: Scope) async throws {
+  @Test(arguments: KeyKindCase.all, sharedScopes)
+  func manyConcurrentFirstResolutionsMakeOneInstancePerArgument(kind: KeyKindCase, scope: Scope) async throws {
     let container = Container()
     let made = Counter()
     kind.register(container, scope, made, "shared", nil)
-    let results = await huntAConcurrently(48) { index in try await kind.resolve(container, index % 2) }
+    let results = await resolveConcurrently(48) { index in try await kind.resolve(container, index % 2) }
     let tokens = try results.map { try $0.get() }
     let distinct = Set(tokens.map(ObjectIdentifier.init))
     let expected = kind.takesArgument ? 2 : 1
@@ -277,14 +279,14 @@ func huntAConcurrently(
   @Test func mixedMainActorAndAsyncFirstResolutionsOfAMainActorSingletonMakeOne() async throws {
     let container = Container()
     let made = Counter()
-    HuntAKind.main.register(container, .singleton, made, "m", nil)
-    HuntAKind.mainArg.register(container, .singleton, made, "ma", nil)
-    let results = await huntAConcurrently(40) { index in
+    KeyKindCase.main.register(container, .singleton, made, "m", nil)
+    KeyKindCase.mainArg.register(container, .singleton, made, "ma", nil)
+    let results = await resolveConcurrently(40) { index in
       switch index % 4 {
-      case 0: return try await container.resolve(\.haMain)
-      case 1: return try await MainActor.run { try container[\.haMain] }
-      case 2: return try await container.resolve(\.haMainArg, argument: 9)
-      default: return try await MainActor.run { try container.resolve(\.haMainArg, argument: 9) }
+      case 0: return try await container.resolve(\.kindMain)
+      case 1: return try await MainActor.run { try container[\.kindMain] }
+      case 2: return try await container.resolve(\.kindMainArg, argument: 9)
+      default: return try await MainActor.run { try container.resolve(\.kindMainArg, argument: 9) }
       }
     }
     let tokens = try results.map { try $0.get() }
@@ -292,12 +294,12 @@ func huntAConcurrently(
     #expect(made.count == 2)
   }
 
-  @Test(arguments: HuntAKind.all, [Scope.singleton, .cached, .weak, .graph])
-  func aFailureUnderConcurrencyIsNotKeptAndWaitersTryAgain(kind: HuntAKind, scope: Scope) async throws {
+  @Test(arguments: KeyKindCase.all, [Scope.singleton, .cached, .weak, .graph])
+  func aFailureUnderConcurrencyIsNotKeptAndWaitersTryAgain(kind: KeyKindCase, scope: Scope) async throws {
     let container = Container()
     let calls = Counter()
     kind.registerFailingOnce(container, scope, calls)
-    let results = await huntAConcurrently(12) { _ in try await kind.resolve(container, 4) }
+    let results = await resolveConcurrently(12) { _ in try await kind.resolve(container, 4) }
     let failures = results.compactMap { result -> (any Error)? in
       if case .failure(let error) = result { return error }
       return nil
@@ -318,8 +320,8 @@ func huntAConcurrently(
 
   // MARK: Scopes of argument keys of every kind
 
-  @Test(arguments: [HuntAKind.arg, .asyncArg, .mainArg])
-  func weakArgumentKeysAreSharedPerArgumentWhileHeld(kind: HuntAKind) async throws {
+  @Test(arguments: [KeyKindCase.arg, .asyncArg, .mainArg])
+  func weakArgumentKeysAreSharedPerArgumentWhileHeld(kind: KeyKindCase) async throws {
     let container = Container()
     let made = Counter()
     kind.register(container, .weak, made, "w", nil)
@@ -338,12 +340,12 @@ func huntAConcurrently(
 
   @Test func graphScopedArgumentKeysAreSharedPerArgumentWithinOneResolution() async throws {
     let container = Container()
-    HuntAKind.mainArg.register(container, .graph, Counter(), "g", nil)
-    HuntAKind.asyncArg.register(container, .graph, Counter(), "g", nil)
-    let mainSame = try await container.resolve(\.haMainArgSame)
-    let mainPair = try await container.resolve(\.haMainArgPair)
-    let asyncSame = try await container.resolve(\.haAsyncArgSame)
-    let asyncPair = try await container.resolve(\.haAsyncArgPair)
+    KeyKindCase.mainArg.register(container, .graph, Counter(), "g", nil)
+    KeyKindCase.asyncArg.register(container, .graph, Counter(), "g", nil)
+    let mainSame = try await container.resolve(\.kindMainArgSame)
+    let mainPair = try await container.resolve(\.kindMainArgPair)
+    let asyncSame = try await container.resolve(\.kindAsyncArgSame)
+    let asyncPair = try await container.resolve(\.kindAsyncArgPair)
     #expect(mainSame.first === mainSame.second)
     #expect(mainPair.first !== mainPair.second)
     #expect(mainPair.first !== mainSame.first, "another top-level resolution, another instance")
@@ -352,8 +354,8 @@ func huntAConcurrently(
     #expect(asyncPair.first !== asyncSame.first)
   }
 
-  @Test(arguments: HuntAKind.all)
-  func cachedInstancesAreDroppedOnResetAndTheirDisposeClosureRuns(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func cachedInstancesAreDroppedOnResetAndTheirDisposeClosureRuns(kind: KeyKindCase) async throws {
     let container = Container()
     let closed = Collected<String>()
     kind.register(container, .cached, Counter(), "c", { closed.append($0.label) })
@@ -367,8 +369,8 @@ func huntAConcurrently(
     #expect(closed.all.filter { $0 == first.label }.count == 2)
   }
 
-  @Test(arguments: HuntAKind.all)
-  func aChildsResetLeavesItsParentsCachedInstanceAlone(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func aChildsResetLeavesItsParentsCachedInstanceAlone(kind: KeyKindCase) async throws {
     let parent = Container()
     kind.register(parent, .cached, Counter(), "parent", nil)
     let child = parent.makeChild()
@@ -387,23 +389,23 @@ func huntAConcurrently(
     let child = parent.makeChild()
     let closed = Collected<String>()
     let dispose: @Sendable (Token) async throws -> Void = { closed.append($0.label) }
-    for kind in HuntAKind.all { kind.register(child, .singleton, Counter(), kind.name, dispose) }
+    for kind in KeyKindCase.all { kind.register(child, .singleton, Counter(), kind.name, dispose) }
     var order: [String] = []
-    for kind in HuntAKind.all {
+    for kind in KeyKindCase.all {
       order.append(try await kind.resolve(child, 1).label)
     }
-    #expect(try await HuntAKind.mainArg.resolve(child, 2).label == "main-actor argument 2")
+    #expect(try await KeyKindCase.mainArg.resolve(child, 2).label == "main-actor argument 2")
     order.append("main-actor argument 2")
     try await parent.dispose()
     #expect(closed.all == order.reversed())
     #expect(child.isDisposed)
-    for kind in HuntAKind.all {
+    for kind in KeyKindCase.all {
       await #expect(throws: ResolutionError.self, "\(kind.name)") { try await kind.resolve(child, 1) }
     }
   }
 
-  @Test(arguments: HuntAKind.all)
-  func onlyKeptScopesAreDisposed(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func onlyKeptScopesAreDisposed(kind: KeyKindCase) async throws {
     for scope in [Scope.unique, .weak, .graph] {
       let container = Container()
       let closed = Collected<String>()
@@ -415,8 +417,8 @@ func huntAConcurrently(
     }
   }
 
-  @Test(arguments: HuntAKind.all)
-  func aChildDisposedOnItsOwnDisposesWhatItMadeButNotItsParents(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func aChildDisposedOnItsOwnDisposesWhatItMadeButNotItsParents(kind: KeyKindCase) async throws {
     let parent = Container()
     let closed = Collected<String>()
     kind.register(parent, .singleton, Counter(), "parent", { closed.append($0.label) })
@@ -431,8 +433,8 @@ func huntAConcurrently(
     #expect(closed.all == [fromChild.label, fromParent.label])
   }
 
-  @Test(arguments: HuntAKind.all)
-  func aProviderMadeBeforeDisposalThrowsContainerDisposed(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func aProviderMadeBeforeDisposalThrowsContainerDisposed(kind: KeyKindCase) async throws {
     let container = Container()
     kind.register(container, .singleton, Counter(), "p", nil)
     let get = kind.provider(container)
@@ -444,8 +446,8 @@ func huntAConcurrently(
 
   // MARK: Decorators and overrides together
 
-  @Test(arguments: HuntAKind.all)
-  func decoratorsApplyToAnOverrideAndTheScopesOwnComeLast(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func decoratorsApplyToAnOverrideAndTheScopesOwnComeLast(kind: KeyKindCase) async throws {
     let container = Container()
     kind.register(container, .singleton, Counter(), "app", nil)
     kind.decorate(container, "outer")
@@ -461,8 +463,8 @@ func huntAConcurrently(
     #expect(try await kind.resolve(container, 1).label == "app\(suffix)+outer")
   }
 
-  @Test(arguments: HuntAKind.all)
-  func aDecoratorAddedInAScopeWrapsTheAppsRegistrationInTheScopeOnly(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func aDecoratorAddedInAScopeWrapsTheAppsRegistrationInTheScopeOnly(kind: KeyKindCase) async throws {
     let container = Container()
     kind.register(container, .singleton, Counter(), "app", nil)
     let outside = try await kind.resolve(container, 2)
@@ -475,8 +477,8 @@ func huntAConcurrently(
     #expect(try await kind.resolve(container, 2) === outside)
   }
 
-  @Test(arguments: HuntAKind.all)
-  func anOverrideScopeDisposesWhatItMadeOfEveryKindWithTheDecoratedValue(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func anOverrideScopeDisposesWhatItMadeOfEveryKindWithTheDecoratedValue(kind: KeyKindCase) async throws {
     let container = Container()
     let closed = Collected<String>()
     let made = try await withOverrides {
@@ -491,10 +493,10 @@ func huntAConcurrently(
 
   // MARK: Observers
 
-  @Test(arguments: HuntAKind.all)
-  func observersSeeCreatedReusedAndFailedForEveryKind(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func observersSeeCreatedReusedAndFailedForEveryKind(kind: KeyKindCase) async throws {
     let container = Container()
-    let observer = HuntAEvents()
+    let observer = KindEvents()
     container.observe(observer)
     let calls = Counter()
     kind.registerFailingOnce(container, .singleton, calls)
@@ -504,38 +506,38 @@ func huntAConcurrently(
     #expect(observer.outcomes(of: kind.keyName) == [.failed, .created, .reused])
     let events = observer.events.all
     #expect(events.allSatisfy { $0.scope == .singleton && $0.depth == 0 })
-    #expect(events.allSatisfy { $0.registeredAt?.fileID == "KnapsackTests/HuntAKinds.swift" })
+    #expect(events.allSatisfy { $0.registeredAt?.fileID == "KnapsackTests/KindCombinationTests.swift" })
   }
 
-  @Test(arguments: HuntAKind.all)
-  func anObserverOfTheParentSeesAFailureDeepInAChildsResolution(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func anObserverOfTheParentSeesAFailureDeepInAChildsResolution(kind: KeyKindCase) async throws {
     let parent = Container()
-    let observer = HuntAEvents()
+    let observer = KindEvents()
     parent.observe(observer)
     let child = parent.makeChild()
     kind.register(child, .unique, Counter(), "unused", nil)
     // The kind's key needs a required key nobody provides.
     switch kind.name {
-    case "sync": child.register(\.haSync) { r in try r[\.haNeeded] }
-    case "async": child.register(\.haAsync) { r in try r[\.haNeeded] }
-    case "main-actor": child.register(\.haMain) { r in try r[\.haNeeded] }
-    case "argument": child.register(\.haArg) { r, _ in try r[\.haNeeded] }
-    case "async argument": child.register(\.haAsyncArg) { r, _ in try r[\.haNeeded] }
-    default: child.register(\.haMainArg) { r, _ in try r[\.haNeeded] }
+    case "sync": child.register(\.kindSync) { r in try r[\.kindNeeded] }
+    case "async": child.register(\.kindAsync) { r in try r[\.kindNeeded] }
+    case "main-actor": child.register(\.kindMain) { r in try r[\.kindNeeded] }
+    case "argument": child.register(\.kindArg) { r, _ in try r[\.kindNeeded] }
+    case "async argument": child.register(\.kindAsyncArg) { r, _ in try r[\.kindNeeded] }
+    default: child.register(\.kindMainArg) { r, _ in try r[\.kindNeeded] }
     }
     let error = await #expect(throws: ResolutionError.self) { try await kind.resolve(child, 1) }
     #expect(error?.kind == .requiredKeyNotProvided)
-    #expect(error?.path.map(\.name) == [kind.keyName, "\\.haNeeded"])
+    #expect(error?.path.map(\.name) == [kind.keyName, "\\.kindNeeded"])
     let failed = observer.events.all.filter { $0.outcome == .failed }
-    #expect(failed.map(\.dependency.name) == ["\\.haNeeded", kind.keyName])
+    #expect(failed.map(\.dependency.name) == ["\\.kindNeeded", kind.keyName])
     #expect(failed.first?.requestedBy?.name == kind.keyName)
     #expect(failed.map(\.depth) == [1, 0])
   }
 
   // MARK: Handles made before a registration changes
 
-  @Test(arguments: HuntAKind.all)
-  func aProviderMadeBeforeARegistrationChangesResolvesTheNewOne(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func aProviderMadeBeforeARegistrationChangesResolvesTheNewOne(kind: KeyKindCase) async throws {
     let container = Container()
     let get = kind.provider(container)
     let before = try await get(1)
@@ -548,8 +550,8 @@ func huntAConcurrently(
 
   @Test func aLazyMadeBeforeARegistrationChangesResolvesTheNewOneOnFirstRead() async throws {
     let container = Container()
-    let (sync, async, main, arg, asyncArg, mainArg) = huntALazies(of: container)
-    for kind in HuntAKind.all { kind.register(container, .unique, Counter(), "later", nil) }
+    let (sync, async, main, arg, asyncArg, mainArg) = lazyOfEachKind(of: container)
+    for kind in KeyKindCase.all { kind.register(container, .unique, Counter(), "later", nil) }
     #expect(try sync.value.label == "later")
     #expect(try await async.value.label == "later")
     #expect(try await MainActor.run { try main.value.label } == "later")
@@ -557,7 +559,7 @@ func huntAConcurrently(
     #expect(try await asyncArg.value.label == "later 2")
     #expect(try await MainActor.run { try mainArg.value.label } == "later 3")
     // Read once, a lazy handle keeps what it read.
-    for kind in HuntAKind.all { kind.register(container, .unique, Counter(), "latest", nil) }
+    for kind in KeyKindCase.all { kind.register(container, .unique, Counter(), "latest", nil) }
     #expect(try sync.value.label == "later")
     #expect(try await asyncArg.value.label == "later 2")
     #expect(try await MainActor.run { try mainArg.value.label } == "later 3")
@@ -616,15 +618,15 @@ func huntAConcurrently(
 
   @Test func anAsyncResolveFromADetachedTaskHopsToTheMainActorForEveryMainActorForm() async throws {
     let container = Container()
-    container.register(\.haMain, scope: .singleton) { _ in
+    container.register(\.kindMain, scope: .singleton) { _ in
       #expect(MainQueueProbe.isOnMainQueue)
       return Token("main")
     }
-    container.register(\.haMainArg, scope: .cached) { _, n in
+    container.register(\.kindMainArg, scope: .cached) { _, n in
       #expect(MainQueueProbe.isOnMainQueue)
       return Token("main \(n)")
     }
-    container.decorate(\.haMainArg) { _, token in
+    container.decorate(\.kindMainArg) { _, token in
       #expect(MainQueueProbe.isOnMainQueue)
       return Token(token.label + "+d")
     }
@@ -634,10 +636,10 @@ func huntAConcurrently(
     }
     let labels = try await Task.detached {
       #expect(!MainQueueProbe.isOnMainQueue)
-      let main = try await container.resolve(\.haMain)
-      let arg = try await container.resolve(\.haMainArg, argument: 1)
+      let main = try await container.resolve(\.kindMain)
+      let arg = try await container.resolve(\.kindMainArg, argument: 1)
       let elements = try await container.resolve(\.fxMainPlugins)
-      let provided = try await container.provider(\.haMainArg).get(1)
+      let provided = try await container.provider(\.kindMainArg).get(1)
       #expect(provided === arg)
       return [main.label, arg.label] + elements.map(\.label)
     }.value
@@ -647,62 +649,62 @@ func huntAConcurrently(
 
 // MARK: Test traits and property wrappers
 
-@MainActor final class HuntAModel {
-  @LazyInjected(\.haMainArg, argument: 7) var token: Token
-  @Injected(\.haMainArg, argument: 8) var eager: Token
+@MainActor final class KindModel {
+  @LazyInjected(\.kindMainArg, argument: 7) var token: Token
+  @Injected(\.kindMainArg, argument: 8) var eager: Token
 }
 
-@Suite struct HuntATraitTests {
+@Suite struct ContainerTraitAcrossKindsTests {
   let container = Container()
 
-  @Test(.overrides { $0.register(\.haMainArg, scope: .singleton) { _, n in Token("trait \(n)") } })
+  @Test(.overrides { $0.register(\.kindMainArg, scope: .singleton) { _, n in Token("trait \(n)") } })
   func aTraitOverridesAMainActorArgumentKey() async throws {
-    let one = try await container.resolve(\.haMainArg, argument: 1)
+    let one = try await container.resolve(\.kindMainArg, argument: 1)
     #expect(one.label == "trait 1")
-    #expect(try await container.resolve(\.haMainArg, argument: 1) === one)
-    #expect(try await container.resolve(\.haMainArg, argument: 2).label == "trait 2")
+    #expect(try await container.resolve(\.kindMainArg, argument: 1) === one)
+    #expect(try await container.resolve(\.kindMainArg, argument: 2).label == "trait 2")
   }
 
-  @Test(.overrides { $0.register(\.haAsyncArg, scope: .weak) { _, n in Token("trait \(n)") } })
+  @Test(.overrides { $0.register(\.kindAsyncArg, scope: .weak) { _, n in Token("trait \(n)") } })
   func aTraitOverridesAnAsyncArgumentKey() async throws {
-    let one = try await container.resolve(\.haAsyncArg, argument: 1)
+    let one = try await container.resolve(\.kindAsyncArg, argument: 1)
     #expect(one.label == "trait 1")
-    #expect(try await container.resolve(\.haAsyncArg, argument: 1) === one)
+    #expect(try await container.resolve(\.kindAsyncArg, argument: 1) === one)
   }
 
-  @Test(.container { $0.register(\.haMainArg) { _, n in Token("container \(n)") } })
+  @Test(.container { $0.register(\.kindMainArg) { _, n in Token("container \(n)") } })
   @MainActor func lazyInjectedOfAMainActorArgumentKeyReadsTheRegistrationAtFirstRead() throws {
-    let model = HuntAModel()
+    let model = KindModel()
     #expect(model.eager.label == "container 8")
-    Container.current.register(\.haMainArg) { _, n in Token("changed \(n)") }
+    Container.current.register(\.kindMainArg) { _, n in Token("changed \(n)") }
     #expect(model.token.label == "changed 7")
-    Container.current.register(\.haMainArg) { _, n in Token("changed again \(n)") }
+    Container.current.register(\.kindMainArg) { _, n in Token("changed again \(n)") }
     #expect(model.token.label == "changed 7", "read once, kept")
   }
 }
 
-@MainActor final class HuntAScopedModel {
+@MainActor final class KindScopedModel {
   @LazyInjected var main: Token
   @LazyInjected var mainArg: Token
   @LazyInjected var sync: Token
   @LazyInjected var arg: Token
   init(container: Container) {
-    _main = LazyInjected(\.haMain, container: container)
-    _mainArg = LazyInjected(\.haMainArg, argument: 4, container: container)
-    _sync = LazyInjected(\.haSync, container: container)
-    _arg = LazyInjected(\.haArg, argument: 5, container: container)
+    _main = LazyInjected(\.kindMain, container: container)
+    _mainArg = LazyInjected(\.kindMainArg, argument: 4, container: container)
+    _sync = LazyInjected(\.kindSync, container: container)
+    _arg = LazyInjected(\.kindArg, argument: 5, container: container)
   }
   var labels: [String] { [main.label, mainArg.label, sync.label, arg.label] }
 }
 
-@Suite struct HuntALazyInjectedScopeTests {
+@Suite struct LazyInjectedScopeAcrossKindsTests {
   @MainActor @Test func lazyInjectedOfEveryKindItTakesRemembersTheScopeOfItsInitialization() async throws {
     let container = Container()
-    let before = HuntAScopedModel(container: container)
+    let before = KindScopedModel(container: container)
     let (inside, labelsInside) = try await withOverrides {
-      for kind in HuntAKind.all { kind.register($0, .unique, Counter(), "scoped", nil) }
+      for kind in KeyKindCase.all { kind.register($0, .unique, Counter(), "scoped", nil) }
     } operation: { () async throws in
-      let inside = HuntAScopedModel(container: container)
+      let inside = KindScopedModel(container: container)
       // Made before the scope opened: the scope's overrides are not its.
       #expect(before.labels == ["main default", "main arg default 4", "sync default", "arg default 5"])
       return (inside, inside.labels)
@@ -710,42 +712,44 @@ func huntAConcurrently(
     #expect(labelsInside == ["scoped", "scoped 4", "scoped", "scoped 5"])
     // Made inside, read first after the scope ended: still the scope's.
     let late = try await withOverrides {
-      for kind in HuntAKind.all { kind.register($0, .unique, Counter(), "late", nil) }
+      for kind in KeyKindCase.all { kind.register($0, .unique, Counter(), "late", nil) }
     } operation: { () async throws in
-      HuntAScopedModel(container: container)
+      KindScopedModel(container: container)
     }
     #expect(late.labels == ["late", "late 4", "late", "late 5"])
     _ = inside
   }
 }
 
-@Suite struct HuntARequestSiteTests {
-  @Test(arguments: HuntAKind.all)
-  func aFailureOfEveryKindNamesTheLineThatAskedThroughEveryEntryPoint(kind: HuntAKind) async throws {
+@Suite struct RequestSiteAcrossKindsTests {
+  @Test(arguments: KeyKindCase.all)
+  func aFailureOfEveryKindNamesTheLineThatAskedThroughEveryEntryPoint(kind: KeyKindCase) async throws {
     let container = Container()
     kind.registerFailingOnce(container, .unique, Counter())
     let resolved = await #expect(throws: ResolutionError.self) { try await kind.resolve(container, 1) }
-    #expect(resolved?.requestedAt?.fileID == "KnapsackTests/HuntAKinds.swift", "\(String(describing: resolved))")
-    #expect(resolved?.description.contains("asked for at KnapsackTests/HuntAKinds.swift:") == true)
+    #expect(
+      resolved?.requestedAt?.fileID == "KnapsackTests/KindCombinationTests.swift", "\(String(describing: resolved))")
+    #expect(resolved?.description.contains("asked for at KnapsackTests/KindCombinationTests.swift:") == true)
     let failing = Container()
     kind.registerFailingOnce(failing, .unique, Counter())
     let get = kind.provider(failing)
     let provided = await #expect(throws: ResolutionError.self) { try await get(1) }
-    #expect(provided?.requestedAt?.fileID == "KnapsackTests/HuntAKinds.swift", "\(String(describing: provided))")
+    #expect(
+      provided?.requestedAt?.fileID == "KnapsackTests/KindCombinationTests.swift", "\(String(describing: provided))")
     // Inside an override scope too.
     let scoped = await withOverrides {
       kind.registerFailingOnce($0, .unique, Counter())
     } operation: { () async -> ResolutionError? in
       await #expect(throws: ResolutionError.self) { try await kind.resolve(container, 1) }
     }
-    #expect(scoped?.requestedAt?.fileID == "KnapsackTests/HuntAKinds.swift", "\(String(describing: scoped))")
+    #expect(scoped?.requestedAt?.fileID == "KnapsackTests/KindCombinationTests.swift", "\(String(describing: scoped))")
   }
 }
 
-@Suite struct HuntAConcurrencyAcrossContainersTests {
-  @Test(arguments: HuntAKind.all, [Scope.singleton, .cached, .weak])
+@Suite struct ConcurrencyAcrossContainersTests {
+  @Test(arguments: KeyKindCase.all, [Scope.singleton, .cached, .weak])
   func firstResolutionsThroughManyChildrenAndProvidersAtOnceMakeTheParentsInstanceOnce(
-    kind: HuntAKind, scope: Scope
+    kind: KeyKindCase, scope: Scope
   ) async throws {
     let parent = Container()
     let made = Counter()
@@ -753,7 +757,7 @@ func huntAConcurrently(
     let children = (0..<6).map { _ in parent.makeChild() }
     let grandchildren = children.map { $0.makeChild() }
     let providers = (children + grandchildren).map { kind.provider($0) }
-    let results = await huntAConcurrently(48) { index in
+    let results = await resolveConcurrently(48) { index in
       switch index % 3 {
       case 0: return try await kind.resolve(children[index % children.count], 7)
       case 1: return try await kind.resolve(grandchildren[index % grandchildren.count], 7)
@@ -766,15 +770,16 @@ func huntAConcurrently(
     #expect(try await kind.resolve(parent, 7) === tokens[0])
   }
 
-  @Test(arguments: HuntAKind.all)
-  func firstResolutionsInOneOverrideScopeFromManyChildTasksMakeTheScopesInstanceOnce(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func firstResolutionsInOneOverrideScopeFromManyChildTasksMakeTheScopesInstanceOnce(kind: KeyKindCase) async throws {
     let container = Container()
     let child = container.makeChild()
     let made = Counter()
     let tokens = try await withOverrides {
       kind.register($0, .singleton, made, "scoped", nil)
     } operation: { () async throws -> [Token] in
-      let results = await huntAConcurrently(32) { index in try await kind.resolve(index % 2 == 0 ? container : child, 3)
+      let results = await resolveConcurrently(32) { index in
+        try await kind.resolve(index % 2 == 0 ? container : child, 3)
       }
       return try results.map { try $0.get() }
     }
@@ -783,15 +788,16 @@ func huntAConcurrently(
   }
 }
 
-@Suite struct HuntAObservedConcurrencyTests {
-  @Test(arguments: HuntAKind.all, [Scope.singleton, .cached, .weak])
-  func concurrentFirstResolutionsAreObservedAsOneCreationAndTheRestReused(kind: HuntAKind, scope: Scope) async throws {
+@Suite struct ObservedConcurrencyTests {
+  @Test(arguments: KeyKindCase.all, [Scope.singleton, .cached, .weak])
+  func concurrentFirstResolutionsAreObservedAsOneCreationAndTheRestReused(kind: KeyKindCase, scope: Scope) async throws
+  {
     let container = Container()
-    let observer = HuntAEvents()
+    let observer = KindEvents()
     container.observe(observer)
     let made = Counter()
     kind.register(container, scope, made, "observed", nil)
-    let results = await huntAConcurrently(24) { _ in try await kind.resolve(container, 1) }
+    let results = await resolveConcurrently(24) { _ in try await kind.resolve(container, 1) }
     let tokens = try results.map { try $0.get() }
     #expect(made.count == 1)
     let outcomes = observer.outcomes(of: kind.keyName)
@@ -802,48 +808,48 @@ func huntAConcurrently(
   }
 }
 
-@Suite struct HuntASyncScopeTests {
+@Suite struct SynchronousScopeAcrossKindsTests {
   @MainActor @Test func aSynchronousScopeOverridesMainActorKeysFromMainActorCode() throws {
     let container = Container()
-    container.register(\.haMain, scope: .singleton) { _ in Token("app") }
+    container.register(\.kindMain, scope: .singleton) { _ in Token("app") }
     let closed = Collected<String>()
     let (main, mainArg, decorated) = try withOverrides {
-      $0.register(\.haMain, scope: .singleton, dispose: { closed.append($0.label) }) { _ in Token("scoped") }
-      $0.register(\.haMainArg, scope: .cached) { _, n in Token("scoped \(n)") }
-      $0.decorate(\.haMainArg) { _, t in Token(t.label + "+d") }
+      $0.register(\.kindMain, scope: .singleton, dispose: { closed.append($0.label) }) { _ in Token("scoped") }
+      $0.register(\.kindMainArg, scope: .cached) { _, n in Token("scoped \(n)") }
+      $0.decorate(\.kindMainArg) { _, t in Token(t.label + "+d") }
     } operation: {
       (
-        try container[\.haMain], try container.resolve(\.haMainArg, argument: 2),
-        try container.resolve(\.haMainArg, argument: 2)
+        try container[\.kindMain], try container.resolve(\.kindMainArg, argument: 2),
+        try container.resolve(\.kindMainArg, argument: 2)
       )
     }
     #expect(main.label == "scoped")
     #expect(mainArg.label == "scoped 2+d")
     #expect(decorated === mainArg)
     #expect(closed.all.isEmpty, "a synchronous scope cannot wait for disposal: it leaves them")
-    #expect(try container[\.haMain].label == "app")
-    #expect(try container.resolve(\.haMainArg, argument: 2).label == "main arg default 2")
+    #expect(try container[\.kindMain].label == "app")
+    #expect(try container.resolve(\.kindMainArg, argument: 2).label == "main arg default 2")
   }
 }
 
 /// A lazy handle of each kind's key, made now: the argument keys' for 1, 2 and 3.
-func huntALazies(
+func lazyOfEachKind(
   of container: Container
 ) -> (
   Lazy<Key<Token>>, Lazy<AsyncKey<Token>>, Lazy<MainActorKey<Token>>, Lazy<ArgumentKey<Int, Token>>,
   Lazy<DependencyKey<AsyncKind, Int, Token>>, Lazy<DependencyKey<MainActorKind, Int, Token>>
 ) {
   (
-    container.lazy(\.haSync), container.lazy(\.haAsync), container.lazy(\.haMain),
-    container.lazy(\.haArg, argument: 1), container.lazy(\.haAsyncArg, argument: 2),
-    container.lazy(\.haMainArg, argument: 3)
+    container.lazy(\.kindSync), container.lazy(\.kindAsync), container.lazy(\.kindMain),
+    container.lazy(\.kindArg, argument: 1), container.lazy(\.kindAsyncArg, argument: 2),
+    container.lazy(\.kindMainArg, argument: 3)
   )
 }
 
 /// What a factory runs to be held while the test acts: it notes that it started, then waits
 /// (bounded by ``hangBound``) until the test lets it go, blocking its thread (a synchronous or
 /// main-actor factory) or suspending (an asynchronous one, which so holds no thread of the pool).
-final class HuntAHold: Sendable {
+final class FactoryHold: Sendable {
   let entered = Counter()
   private let released = Counter()
 

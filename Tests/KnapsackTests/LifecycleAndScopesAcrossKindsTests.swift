@@ -5,26 +5,26 @@ import Testing
 // Disposal racing a creation of each kind, override scopes over a container hierarchy, resets and
 // validation inside a scope, and isRegistered, for every kind of key.
 
-@Suite struct HuntALifecycleAndScopeTests {
-  @Test(.serialized, arguments: [HuntAKind.async, .asyncArg, .main, .mainArg, .sync, .arg])
-  func anInstanceWhoseCreationWasUnderWayWhenDisposalBeganIsClosedByIt(kind: HuntAKind) async throws {
+@Suite struct LifecycleAndScopesAcrossKindsTests {
+  @Test(.serialized, arguments: [KeyKindCase.async, .asyncArg, .main, .mainArg, .sync, .arg])
+  func anInstanceWhoseCreationWasUnderWayWhenDisposalBeganIsClosedByIt(kind: KeyKindCase) async throws {
     let container = Container()
-    let hold = HuntAHold()
+    let hold = FactoryHold()
     let closed = Collected<String>()
     let close: @Sendable (Token) async throws -> Void = { closed.append($0.label) }
     let blocking: @Sendable () -> Token = { hold.blocking { Token("made") } }
     let suspending: @Sendable () async -> Token = { await hold.suspending { Token("made") } }
     switch kind.name {
-    case "async": container.register(\.haAsync, scope: .singleton, dispose: close) { _ in await suspending() }
+    case "async": container.register(\.kindAsync, scope: .singleton, dispose: close) { _ in await suspending() }
     case "async argument":
-      container.register(\.haAsyncArg, scope: .singleton, dispose: close) { _, _ in await suspending() }
-    case "main-actor": container.register(\.haMain, scope: .singleton, dispose: close) { _ in blocking() }
+      container.register(\.kindAsyncArg, scope: .singleton, dispose: close) { _, _ in await suspending() }
+    case "main-actor": container.register(\.kindMain, scope: .singleton, dispose: close) { _ in blocking() }
     case "main-actor argument":
-      container.register(\.haMainArg, scope: .singleton, dispose: close) { _, _ in blocking() }
-    case "argument": container.register(\.haArg, scope: .singleton, dispose: close) { _, _ in blocking() }
-    default: container.register(\.haSync, scope: .singleton, dispose: close) { _ in blocking() }
+      container.register(\.kindMainArg, scope: .singleton, dispose: close) { _, _ in blocking() }
+    case "argument": container.register(\.kindArg, scope: .singleton, dispose: close) { _, _ in blocking() }
+    default: container.register(\.kindSync, scope: .singleton, dispose: close) { _ in blocking() }
     }
-    let resolution = huntAResolveOffThePool(kind, container)
+    let resolution = resolveOffThePool(kind, container)
     #expect(await waitUntil(timeout: hangBound) { hold.entered.count == 1 })
     let disposal = Task.detached { try await container.dispose() }
     // Disposal waits for the creation under way; let it end.
@@ -41,8 +41,8 @@ import Testing
     #expect(after?.kind == .containerDisposed)
   }
 
-  @Test(arguments: HuntAKind.all)
-  func aSingletonRegisteredInAScopeIsSharedByTheHierarchyButNotByAnotherContainer(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func aSingletonRegisteredInAScopeIsSharedByTheHierarchyButNotByAnotherContainer(kind: KeyKindCase) async throws {
     let parent = Container()
     let child = parent.makeChild()
     let unrelated = Container()
@@ -58,8 +58,8 @@ import Testing
     }
   }
 
-  @Test(arguments: HuntAKind.all)
-  func aResetInAScopeDropsTheScopesCachedInstancesOnly(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func aResetInAScopeDropsTheScopesCachedInstancesOnly(kind: KeyKindCase) async throws {
     let container = Container()
     kind.register(container, .cached, Counter(), "app", nil)
     let outside = try await kind.resolve(container, 1)
@@ -76,24 +76,24 @@ import Testing
 
   @Test func validationInAScopeSeesTheScopesOverridesOfEveryKind() async throws {
     let container = Container()
-    container.register(\.haViewModel) { r in Token(try r[\.haStorage].label) }
-    container.register(\.haAsyncArgNeeding) { r, _ in try r[\.haStorage] }
-    let arguments: [PartialKeyPath<Dependencies>: any Sendable] = [\.haAsyncArgNeeding: 1, \.haMainArgNeeding: 2]
-    let outside = await container.validate(including: [\.haScreen, \.haMainArgNeeding], arguments: arguments)
+    container.register(\.kindViewModel) { r in Token(try r[\.kindStorage].label) }
+    container.register(\.kindAsyncArgNeeding) { r, _ in try r[\.kindStorage] }
+    let arguments: [PartialKeyPath<Dependencies>: any Sendable] = [\.kindAsyncArgNeeding: 1, \.kindMainArgNeeding: 2]
+    let outside = await container.validate(including: [\.kindScreen, \.kindMainArgNeeding], arguments: arguments)
     #expect(!outside.isValid)
     #expect(outside.problems(.requiredKeyNotProvided).count == 3, "\(outside)")
     let inside = await withOverrides {
-      $0.register(\.haStorage) { Token("fake") }
+      $0.register(\.kindStorage) { Token("fake") }
     } operation: { () async in
-      await container.validate(including: [\.haScreen, \.haMainArgNeeding], arguments: arguments)
+      await container.validate(including: [\.kindScreen, \.kindMainArgNeeding], arguments: arguments)
     }
     #expect(inside.isValid, "\(inside)")
     let replaced = await withOverrides {
-      $0.register(\.haViewModel) { Token("fake model") }
-      $0.register(\.haMainArgNeeding) { _, n in Token("fake \(n)") }
-      $0.register(\.haAsyncArgNeeding) { _, n in Token("fake \(n)") }
+      $0.register(\.kindViewModel) { Token("fake model") }
+      $0.register(\.kindMainArgNeeding) { _, n in Token("fake \(n)") }
+      $0.register(\.kindAsyncArgNeeding) { _, n in Token("fake \(n)") }
     } operation: { () async in
-      await container.validate(including: [\.haScreen, \.haMainArgNeeding], arguments: arguments)
+      await container.validate(including: [\.kindScreen, \.kindMainArgNeeding], arguments: arguments)
     }
     #expect(replaced.isValid, "\(replaced)")
   }
@@ -101,28 +101,28 @@ import Testing
   @Test func isRegisteredSeesEveryKindInAncestorsAndScopesButNotDefaults() async throws {
     let parent = Container()
     let child = parent.makeChild()
-    #expect(!child.isRegistered(\.haMainArg))
-    #expect(!child.isRegistered(\.haAsyncArg))
-    #expect(!child.isRegistered(\.haMain))
-    #expect(!child.isRegistered(\.haAsync))
-    parent.register(\.haMainArg) { _, n in Token("\(n)") }
-    parent.register(\.haAsync) { _ in Token("a") }
-    #expect(child.isRegistered(\.haMainArg))
-    #expect(child.isRegistered(\.haAsync))
+    #expect(!child.isRegistered(\.kindMainArg))
+    #expect(!child.isRegistered(\.kindAsyncArg))
+    #expect(!child.isRegistered(\.kindMain))
+    #expect(!child.isRegistered(\.kindAsync))
+    parent.register(\.kindMainArg) { _, n in Token("\(n)") }
+    parent.register(\.kindAsync) { _ in Token("a") }
+    #expect(child.isRegistered(\.kindMainArg))
+    #expect(child.isRegistered(\.kindAsync))
     await withOverrides {
-      $0.register(\.haAsyncArg) { _, n in Token("\(n)") }
-      $0.register(\.haMain) { _ in Token("m") }
+      $0.register(\.kindAsyncArg) { _, n in Token("\(n)") }
+      $0.register(\.kindMain) { _ in Token("m") }
     } operation: { () async in
-      #expect(child.isRegistered(\.haAsyncArg))
-      #expect(child.isRegistered(\.haMain))
-      #expect(parent.isRegistered(\.haMain))
+      #expect(child.isRegistered(\.kindAsyncArg))
+      #expect(child.isRegistered(\.kindMain))
+      #expect(parent.isRegistered(\.kindMain))
     }
-    #expect(!child.isRegistered(\.haAsyncArg))
-    #expect(!child.isRegistered(\.haMain))
+    #expect(!child.isRegistered(\.kindAsyncArg))
+    #expect(!child.isRegistered(\.kindMain))
   }
 
-  @Test(arguments: HuntAKind.all)
-  func disposingTwiceFromManyTasksClosesEveryKindOnce(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func disposingTwiceFromManyTasksClosesEveryKindOnce(kind: KeyKindCase) async throws {
     let container = Container()
     let closed = Collected<String>()
     kind.register(
@@ -140,8 +140,8 @@ import Testing
     #expect(closed.all.count == (kind.takesArgument ? 2 : 1))
   }
 
-  @Test(arguments: HuntAKind.all)
-  func disposalErrorsOfEveryKindNameTheKey(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func disposalErrorsOfEveryKindNameTheKey(kind: KeyKindCase) async throws {
     let container = Container()
     kind.register(container, .singleton, Counter(), "failing", { _ in throw PlannedFailure("disk full") })
     _ = try await kind.resolve(container, 1)
@@ -152,14 +152,14 @@ import Testing
   }
 }
 
-@Suite struct HuntAObserverHierarchyTests {
-  @Test(arguments: HuntAKind.all)
-  func aChildsObserverSeesAParentsSharedInstanceOfEveryKindAsOneStep(kind: HuntAKind) async throws {
+@Suite struct ObserverHierarchyTests {
+  @Test(arguments: KeyKindCase.all)
+  func aChildsObserverSeesAParentsSharedInstanceOfEveryKindAsOneStep(kind: KeyKindCase) async throws {
     let parent = Container()
-    let parents = HuntAEvents()
+    let parents = KindEvents()
     parent.observe(parents)
     let child = parent.makeChild()
-    let childs = HuntAEvents()
+    let childs = KindEvents()
     child.observe(childs)
     kind.register(parent, .singleton, Counter(), "parent", nil)
     _ = try await kind.resolve(child, 1)
@@ -173,11 +173,11 @@ import Testing
     }
   }
 
-  @Test(arguments: HuntAKind.all)
-  func aChildsObserverSeesAParentsSharedInstanceFail(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func aChildsObserverSeesAParentsSharedInstanceFail(kind: KeyKindCase) async throws {
     let parent = Container()
     let child = parent.makeChild()
-    let childs = HuntAEvents()
+    let childs = KindEvents()
     child.observe(childs)
     kind.registerFailingOnce(parent, .singleton, Counter())
     await #expect(throws: ResolutionError.self) { try await kind.resolve(child, 1) }
@@ -185,10 +185,10 @@ import Testing
     #expect(childs.outcomes(of: kind.keyName) == [.failed, .created])
   }
 
-  @Test(arguments: HuntAKind.all)
-  func anObserverSeesEveryKindResolvedInAnOverrideScopeMadeFromItsContainer(kind: HuntAKind) async throws {
+  @Test(arguments: KeyKindCase.all)
+  func anObserverSeesEveryKindResolvedInAnOverrideScopeMadeFromItsContainer(kind: KeyKindCase) async throws {
     let container = Container()
-    let observer = HuntAEvents()
+    let observer = KindEvents()
     container.observe(observer)
     try await withOverrides {
       kind.register($0, .cached, Counter(), "scoped", nil)
@@ -200,9 +200,9 @@ import Testing
   }
 }
 
-@Suite struct HuntAChildDecoratorTests {
-  @Test(arguments: HuntAKind.all, [Scope.singleton, .cached, .weak])
-  func aChildThatDecoratesAParentsSharedKeyOfEveryKindKeepsItsOwn(kind: HuntAKind, scope: Scope) async throws {
+@Suite struct ChildDecoratorAcrossKindsTests {
+  @Test(arguments: KeyKindCase.all, [Scope.singleton, .cached, .weak])
+  func aChildThatDecoratesAParentsSharedKeyOfEveryKindKeepsItsOwn(kind: KeyKindCase, scope: Scope) async throws {
     let parent = Container()
     let closed = Collected<String>()
     kind.register(parent, scope, Counter(), "made", { closed.append($0.label) })
@@ -233,9 +233,9 @@ import Testing
   }
 }
 
-@Suite struct HuntAResetDisposalTests {
-  @Test(arguments: HuntAKind.all)
-  func disposeWaitsForTheSlowBackgroundDisposalOfWhatAResetDropped(kind: HuntAKind) async throws {
+@Suite struct ResetDisposalAcrossKindsTests {
+  @Test(arguments: KeyKindCase.all)
+  func disposeWaitsForTheSlowBackgroundDisposalOfWhatAResetDropped(kind: KeyKindCase) async throws {
     let parent = Container()
     let child = parent.makeChild()
     let closed = Collected<String>()
@@ -257,26 +257,27 @@ import Testing
 }
 
 /// An observer that writes each event through a logger it resolves from the container it observes.
-final class HuntALoggingObserver: ResolutionObserver {
+final class KindLoggingObserver: ResolutionObserver {
   let container = Locked<Container?>(nil)
   let logged = Collected<String>()
   func didResolve(_ event: ResolutionEvent) {
     guard let container = container.withLock({ $0 }) else { return }
-    if let logger = try? container[\.haSync] { logged.append(logger.label + ": " + event.dependency.name) }
+    if let logger = try? container[\.kindSync] { logged.append(logger.label + ": " + event.dependency.name) }
   }
 }
 
-@Suite struct HuntAObserverResolvingTests {
+@Suite struct ObserverResolvingTests {
   @Test func anObserverThatResolvesFromItsContainerSeesEveryKindOnceAndNotItsOwnResolutions() async throws {
     let container = Container()
-    let observer = HuntALoggingObserver()
+    let observer = KindLoggingObserver()
     observer.container.withLock { $0 = container }
-    container.register(\.haSync, scope: .singleton) { Token("logger") }
+    container.register(\.kindSync, scope: .singleton) { Token("logger") }
     container.observe(observer)
-    for kind in HuntAKind.all where kind.name != "sync" { _ = try await kind.resolve(container, 1) }
+    for kind in KeyKindCase.all where kind.name != "sync" { _ = try await kind.resolve(container, 1) }
     #expect(
       observer.logged.all == [
-        "logger: \\.haAsync", "logger: \\.haMain", "logger: \\.haArg", "logger: \\.haAsyncArg", "logger: \\.haMainArg",
+        "logger: \\.kindAsync", "logger: \\.kindMain", "logger: \\.kindArg", "logger: \\.kindAsyncArg",
+        "logger: \\.kindMainArg",
       ],
       "\(observer.logged.all)")
   }
