@@ -103,7 +103,7 @@ extension Dependencies {
   }
 
   @Test func aTooDeepChainShowsTheArgumentsAtBothEnds() async {
-    let outcome = await huntBOnSmallThread { () -> ResolutionError? in
+    let outcome = await onSmallStackThread { () -> ResolutionError? in
       do {
         _ = try Container().resolve(\.argumentPathCountdown, argument: 100_000)
         return nil

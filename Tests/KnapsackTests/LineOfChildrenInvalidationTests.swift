@@ -6,16 +6,16 @@ import Testing
 // something, however far down, and however many containers between them never planned anything:
 // an invalidation skips only the lines of containers where nothing planned.
 
-@Suite struct HuntBLineOfChildrenTests {
+@Suite struct LineOfChildrenInvalidationTests {
   @Test func aRegistrationReachesAGrandchildBelowAChildThatNeverPlanned() throws {
     let parent = Container()
     let child = parent.makeChild()
     let grandchild = child.makeChild()
-    parent.register(\.huntBUnique) { HuntBBox("first") }
-    #expect(try grandchild[\.huntBUnique].tag == "first")
-    parent.register(\.huntBUnique) { HuntBBox("second") }
-    #expect(try grandchild[\.huntBUnique].tag == "second")
-    #expect(try child[\.huntBUnique].tag == "second")
+    parent.register(\.partUnique) { PartBox("first") }
+    #expect(try grandchild[\.partUnique].tag == "first")
+    parent.register(\.partUnique) { PartBox("second") }
+    #expect(try grandchild[\.partUnique].tag == "second")
+    #expect(try child[\.partUnique].tag == "second")
   }
 
   @Test func aRegistrationReachesTheEndOfALongLineThatPlannedOnlyThere() throws {
@@ -24,34 +24,34 @@ import Testing
     for _ in 0..<2_000 { line.append(line[line.count - 1].makeChild()) }
     let last = line[line.count - 1]
     let middle = line[1_000]
-    root.register(\.huntBShared, scope: .singleton) { HuntBBox("first") }
-    let first = try last[\.huntBShared]
+    root.register(\.partShared, scope: .singleton) { PartBox("first") }
+    let first = try last[\.partShared]
     #expect(first.tag == "first")
-    root.register(\.huntBShared, scope: .singleton) { HuntBBox("second") }
-    #expect(try last[\.huntBShared].tag == "second")
+    root.register(\.partShared, scope: .singleton) { PartBox("second") }
+    #expect(try last[\.partShared].tag == "second")
     // A registration halfway down reaches the end too, and not the root.
-    middle.register(\.huntBShared, scope: .singleton) { HuntBBox("middle") }
-    #expect(try last[\.huntBShared].tag == "middle")
-    #expect(try root[\.huntBShared].tag == "second")
+    middle.register(\.partShared, scope: .singleton) { PartBox("middle") }
+    #expect(try last[\.partShared].tag == "middle")
+    #expect(try root[\.partShared].tag == "second")
     // A decorator and a contribution high up reach it as well.
-    line[10].decorate(\.huntBShared) { _, box in HuntBBox("decorated " + box.tag) }
-    #expect(try last[\.huntBShared].tag == "decorated middle")
-    line[5].contribute(to: \.huntBPlugins) { _ in HuntBBox("plugin") }
-    #expect(try last[\.huntBPlugins].map(\.tag) == ["plugin"])
+    line[10].decorate(\.partShared) { _, box in PartBox("decorated " + box.tag) }
+    #expect(try last[\.partShared].tag == "decorated middle")
+    line[5].contribute(to: \.partPlugins) { _ in PartBox("plugin") }
+    #expect(try last[\.partPlugins].map(\.tag) == ["plugin"])
   }
 
   @Test func aReplacedRegistrationIsFreedFromTheEndOfALine() async throws {
     let root = Container()
     var line = [root]
     for _ in 0..<500 { line.append(line[line.count - 1].makeChild()) }
-    let watch = HuntBWatch()
+    let watch = PartWatch()
     do {
-      let captured = watch.watch("captured", HuntBBox("captured"))
-      root.register(\.huntBUnique, scope: .unique) { HuntBBox("old", captured: captured) }
-      _ = try line[line.count - 1][\.huntBUnique]
+      let captured = watch.watch("captured", PartBox("captured"))
+      root.register(\.partUnique, scope: .unique) { PartBox("old", captured: captured) }
+      _ = try line[line.count - 1][\.partUnique]
     }
-    root.register(\.huntBUnique) { HuntBBox("new") }
-    #expect(try line[line.count - 1][\.huntBUnique].tag == "new")
+    root.register(\.partUnique) { PartBox("new") }
+    #expect(try line[line.count - 1][\.partUnique].tag == "new")
     #expect(await freedSoon { watch.alive == [] })
   }
 
@@ -59,13 +59,13 @@ import Testing
     let parent = Container()
     let child = parent.makeChild()
     let grandchild = child.makeChild()
-    parent.register(\.huntBUnique) { HuntBBox("first") }
+    parent.register(\.partUnique) { PartBox("first") }
     let tags = try await withOverrides {
-      $0.register(\.huntBShared) { HuntBBox("scoped") }
+      $0.register(\.partShared) { PartBox("scoped") }
     } operation: {
-      let before = try grandchild[\.huntBUnique].tag
-      parent.register(\.huntBUnique) { HuntBBox("second") }
-      return [before, try grandchild[\.huntBUnique].tag, try grandchild[\.huntBShared].tag]
+      let before = try grandchild[\.partUnique].tag
+      parent.register(\.partUnique) { PartBox("second") }
+      return [before, try grandchild[\.partUnique].tag, try grandchild[\.partShared].tag]
     }
     #expect(tags == ["first", "second", "scoped"])
   }
@@ -74,7 +74,7 @@ import Testing
     // Lines of children are made and resolve for the first time while the root registers again
     // and again: every resolution after the last registration sees it.
     let root = Container()
-    root.register(type: Int.self, name: "huntB line value") { 0 }
+    root.register(type: Int.self, name: "part line value") { 0 }
     let lines = (0..<8).map { _ -> [Container] in
       var line = [root.makeChild()]
       for _ in 0..<50 { line.append(line[line.count - 1].makeChild()) }
@@ -82,17 +82,17 @@ import Testing
     }
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
-        for value in 1...200 { root.register(type: Int.self, name: "huntB line value") { value } }
+        for value in 1...200 { root.register(type: Int.self, name: "part line value") { value } }
       }
       for line in lines {
         group.addTask {
-          for container in line.reversed() { _ = try? container.resolve(type: Int.self, name: "huntB line value") }
+          for container in line.reversed() { _ = try? container.resolve(type: Int.self, name: "part line value") }
         }
       }
     }
     for line in lines {
       for container in [line[0], line[25], line[50]] {
-        #expect(try container.resolve(type: Int.self, name: "huntB line value") == 200)
+        #expect(try container.resolve(type: Int.self, name: "part line value") == 200)
       }
     }
   }

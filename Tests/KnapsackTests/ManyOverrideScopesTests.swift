@@ -2,15 +2,15 @@ import Foundation
 import Knapsack
 import Testing
 
-// Point 4, under load: many override scopes open at once, each overriding the same keys with
+// State per override scope, under load: many override scopes open at once, each overriding the same keys with
 // singletons of every kind, each resolved by many tasks at once; and handles carried from one
 // scope into another.
 
 extension Dependencies {
-  var huntBStressArgument: ArgumentKey<Int, HuntBBox> { ArgumentKey { _, n in HuntBBox("default \(n)") } }
+  var partStressArgument: ArgumentKey<Int, PartBox> { ArgumentKey { _, n in PartBox("default \(n)") } }
 }
 
-@Suite struct HuntBScopeStressTests {
+@Suite struct ManyOverrideScopesTests {
   @Test func manyScopesResolvingTheirSingletonsConcurrentlyEachMakeOneOfTheirOwn() async throws {
     let container = Container()
     let child = container.makeChild()
@@ -22,22 +22,22 @@ extension Dependencies {
         let tag = "stress \(number)"
         group.addTask {
           try await withOverrides {
-            $0.register(\.huntBShared, scope: .singleton) {
+            $0.register(\.partShared, scope: .singleton) {
               made.increment()
-              return HuntBBox(tag)
+              return PartBox(tag)
             }
-            $0.register(\.huntBAsync, scope: .singleton) { () async throws in HuntBBox(tag) }
-            $0.register(\.huntBMain, scope: .singleton) { HuntBBox(tag) }
-            $0.register(\.huntBStressArgument, scope: .singleton) { _, n in HuntBBox("\(tag) \(n)") }
+            $0.register(\.partAsync, scope: .singleton) { () async throws in PartBox(tag) }
+            $0.register(\.partMain, scope: .singleton) { PartBox(tag) }
+            $0.register(\.partStressArgument, scope: .singleton) { _, n in PartBox("\(tag) \(n)") }
           } operation: {
-            try await withThrowingTaskGroup(of: [HuntBBox].self) { inner in
+            try await withThrowingTaskGroup(of: [PartBox].self) { inner in
               for index in 0..<tasksPerScope {
                 inner.addTask {
                   let from: Container = index.isMultiple(of: 2) ? container : child
                   return [
-                    try from[\.huntBShared], try await from.resolve(\.huntBAsync), try await from.resolve(\.huntBMain),
-                    try from.resolve(\.huntBStressArgument, argument: 1),
-                    try from[\.huntBDependent].captured!,
+                    try from[\.partShared], try await from.resolve(\.partAsync), try await from.resolve(\.partMain),
+                    try from.resolve(\.partStressArgument, argument: 1),
+                    try from[\.partDependent].captured!,
                   ]
                 }
               }
@@ -64,24 +64,24 @@ extension Dependencies {
       seen.formUnion(distinct)
     }
     #expect(made.count == scopes, "each scope made its singleton exactly once")
-    #expect(try container[\.huntBShared].tag == "default")
+    #expect(try container[\.partShared].tag == "default")
   }
 
   @Test func aHandleCarriedIntoAnotherScopeResolvesInTheScopeItWasMadeIn() async throws {
     let container = Container()
     // Scope A makes handles and a @LazyInjected holder, then waits inside while scope B uses them.
-    let handed = Locked<(Provider<Key<HuntBBox>>, Lazy<Key<HuntBBox>>, HuntBLazyHolder, HuntBHandles)?>(nil)
-    let inA = Locked<HuntBBox?>(nil)
+    let handed = Locked<(Provider<Key<PartBox>>, Lazy<Key<PartBox>>, PartLazyHolder, PartHandles)?>(nil)
+    let inA = Locked<PartBox?>(nil)
     let done = Locked(false)
     let scopeA = Task {
       await withOverrides {
-        $0.register(\.huntBShared, scope: .singleton) { HuntBBox("A") }
+        $0.register(\.partShared, scope: .singleton) { PartBox("A") }
       } operation: {
-        inA.withLock { $0 = try? container[\.huntBShared] }
-        let holder = await withContainer(container) { HuntBLazyHolder() }
+        inA.withLock { $0 = try? container[\.partShared] }
+        let holder = await withContainer(container) { PartLazyHolder() }
         handed.withLock {
           $0 = (
-            container.provider(\.huntBShared), container.lazy(\.huntBShared), holder, try! container[\.huntBHandles]
+            container.provider(\.partShared), container.lazy(\.partShared), holder, try! container[\.partHandles]
           )
         }
         _ = await waitUntil(timeout: hangBound) { done.withLock { $0 } }
@@ -90,10 +90,10 @@ extension Dependencies {
     #expect(await waitUntil(timeout: hangBound) { handed.withLock { $0 != nil } })
     let (provider, lazy, holder, handles) = try #require(handed.withLock { $0 })
     let fromB = try await withOverrides {
-      $0.register(\.huntBShared, scope: .singleton) { HuntBBox("B") }
+      $0.register(\.partShared, scope: .singleton) { PartBox("B") }
     } operation: {
       (
-        try container[\.huntBShared], try provider.get(), try lazy.value, holder.shared, try handles.provider.get(),
+        try container[\.partShared], try provider.get(), try lazy.value, holder.shared, try handles.provider.get(),
         try handles.lazy.value
       )
     }
@@ -106,12 +106,12 @@ extension Dependencies {
 
   @Test func aDetachedTaskInsideAScopeResolvesOutsideIt() async throws {
     let container = Container()
-    let outside = try container[\.huntBShared]
+    let outside = try container[\.partShared]
     let (inside, detached, detachedInjected) = try await withOverrides {
-      $0.register(\.huntBShared, scope: .singleton) { HuntBBox("scoped") }
+      $0.register(\.partShared, scope: .singleton) { PartBox("scoped") }
     } operation: {
-      let inside = try container[\.huntBShared]
-      let detached = try await Task.detached { try container[\.huntBShared] }.value
+      let inside = try container[\.partShared]
+      let detached = try await Task.detached { try container[\.partShared] }.value
       let injected = await withContainer(container) {
         await Task.detached { Container.current === Container.shared }.value
       }

@@ -2,63 +2,63 @@ import Foundation
 import Knapsack
 import Testing
 
-// Point 6 of the issue, as a user reads it: a 10,000-deep chain of any kind, resolved on a thread
+// Deep chains, as a user reads them: a 10,000-deep chain of any kind, resolved on a thread
 // with a 512 KiB stack, throws a `ResolutionError` that names its path or succeeds; it never
 // overflows the stack.
 
 extension Dependencies {
-  subscript(huntBMainStep step: Int) -> MainActorKey<Int> {
-    MainActorKey { r in step >= huntBDepth - 1 ? 0 : try r.resolve(\.[huntBMainStep: step + 1]) + 1 }
+  subscript(partMainStep step: Int) -> MainActorKey<Int> {
+    MainActorKey { r in step >= deepChainDepth - 1 ? 0 : try r.resolve(\.[partMainStep: step + 1]) + 1 }
   }
-  subscript(huntBAsyncStep step: Int) -> AsyncKey<Int> {
-    AsyncKey { r in step >= huntBDepth - 1 ? 0 : try await r.resolve(\.[huntBAsyncStep: step + 1]) + 1 }
+  subscript(partAsyncStep step: Int) -> AsyncKey<Int> {
+    AsyncKey { r in step >= deepChainDepth - 1 ? 0 : try await r.resolve(\.[partAsyncStep: step + 1]) + 1 }
   }
   /// An asynchronous chain whose every step resolves a synchronous key chain of 10 below it: the
   /// synchronous parts run on the thread that runs the task.
-  subscript(huntBMixedStep step: Int) -> AsyncKey<Int> {
+  subscript(partMixedStep step: Int) -> AsyncKey<Int> {
     AsyncKey { r in
-      step >= huntBDepth - 1 ? 0 : try await r.resolve(\.[huntBMixedStep: step + 1]) + (try r[\.[huntBSyncTail: 0]])
+      step >= deepChainDepth - 1 ? 0 : try await r.resolve(\.[partMixedStep: step + 1]) + (try r[\.[partSyncTail: 0]])
     }
   }
-  subscript(huntBSyncTail step: Int) -> Key<Int> {
-    Key { r in step >= 9 ? 1 : try r[\.[huntBSyncTail: step + 1]] }
+  subscript(partSyncTail step: Int) -> Key<Int> {
+    Key { r in step >= 9 ? 1 : try r[\.[partSyncTail: step + 1]] }
   }
-  subscript(huntBLinks step: Int) -> Multibinding<Int> { Multibinding() }
-  subscript(huntBSyncStep step: Int) -> Key<Int> {
-    Key { r in step >= huntBDepth - 1 ? 0 : try r[\.[huntBSyncStep: step + 1]] + 1 }
+  subscript(partLinks step: Int) -> Multibinding<Int> { Multibinding() }
+  subscript(partSyncStep step: Int) -> Key<Int> {
+    Key { r in step >= deepChainDepth - 1 ? 0 : try r[\.[partSyncStep: step + 1]] + 1 }
   }
   /// Asynchronous and main-actor keys whose factories resolve the synchronous chain above.
-  var huntBAsyncToSync: AsyncKey<Int> { AsyncKey { r in try r[\.[huntBSyncStep: 0]] } }
-  var huntBMainToSync: MainActorKey<Int> { MainActorKey { r in try r[\.[huntBSyncStep: 0]] } }
-  subscript(huntBDecoratedStep step: Int) -> Key<Int> { Key { 0 } }
-  var huntBSingletonArgument: ArgumentKey<Int, Int> {
-    ArgumentKey { r, n in n >= huntBDepth - 1 ? 0 : try r.resolve(\.huntBSingletonArgument, argument: n + 1) + 1 }
+  var partAsyncToSync: AsyncKey<Int> { AsyncKey { r in try r[\.[partSyncStep: 0]] } }
+  var partMainToSync: MainActorKey<Int> { MainActorKey { r in try r[\.[partSyncStep: 0]] } }
+  subscript(partDecoratedStep step: Int) -> Key<Int> { Key { 0 } }
+  var partSingletonArgument: ArgumentKey<Int, Int> {
+    ArgumentKey { r, n in n >= deepChainDepth - 1 ? 0 : try r.resolve(\.partSingletonArgument, argument: n + 1) + 1 }
       .scope(.singleton)
   }
 }
 
-let huntBDepth = 10_000
+let deepChainDepth = 10_000
 
 /// An instance a factory makes, whose `@Injected` property resolves the step it names from the
 /// task's container.
-final class HuntBInjectedStep {
+final class PartInjectedStep {
   let injected: Injected<Int>
   var next: Int { injected.wrappedValue }
-  init(_ step: Int) { injected = Injected(type: Int.self, name: "huntB injected \(step)") }
+  init(_ step: Int) { injected = Injected(type: Int.self, name: "part injected \(step)") }
 }
 
 /// A stack size smaller than any platform's default for secondary threads.
-let huntBSmallStack = 512 * 1024
+let smallStackSize = 512 * 1024
 
 /// Runs `body` on a new thread with a 512 KiB stack, outside any task, and returns its result;
 /// nil if it did not end within the bound (a hang fails the test, it does not stop the run).
-func huntBOnSmallThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T? {
+func onSmallStackThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T? {
   let result = Locked<T?>(nil)
   let thread = Thread {
     let value = body()
     result.withLock { $0 = value }
   }
-  thread.stackSize = huntBSmallStack
+  thread.stackSize = smallStackSize
   thread.start()
   _ = await waitUntil(timeout: hangBound) { result.withLock { $0 != nil } }
   return result.withLock { $0 }
@@ -66,14 +66,14 @@ func huntBOnSmallThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async 
 
 /// A task executor whose jobs run on one thread with a 512 KiB stack: asynchronous code (a task
 /// preferring it, and its child tasks) runs there.
-final class HuntBSmallStackExecutor: TaskExecutor, @unchecked Sendable {
+final class SmallStackExecutor: TaskExecutor, @unchecked Sendable {
   // Safe: `jobs` and `stopped` are only touched while `condition` is locked.
   private let condition = NSCondition()
   private var jobs: [UnownedJob] = []
   private var stopped = false
 
   /// A thread with `stackSize` bytes of stack runs the jobs.
-  init(stackSize: Int = huntBSmallStack) {
+  init(stackSize: Int = smallStackSize) {
     let thread = Thread { [self] in run() }
     thread.stackSize = stackSize
     thread.start()
@@ -112,9 +112,9 @@ final class HuntBSmallStackExecutor: TaskExecutor, @unchecked Sendable {
   /// Runs `operation` in a task that prefers this executor and returns what it returned; nil if
   /// it did not end within the bound.
   static func run<T: Sendable>(
-    stackSize: Int = huntBSmallStack, _ operation: @escaping @Sendable () async -> T
+    stackSize: Int = smallStackSize, _ operation: @escaping @Sendable () async -> T
   ) async -> T? {
-    let executor = HuntBSmallStackExecutor(stackSize: stackSize)
+    let executor = SmallStackExecutor(stackSize: stackSize)
     defer { executor.stop() }
     let result = Locked<T?>(nil)
     Task(executorPreference: executor) {
@@ -128,8 +128,8 @@ final class HuntBSmallStackExecutor: TaskExecutor, @unchecked Sendable {
 
 /// Checks the outcome of a deep chain: its value, or a `resolutionTooDeep` error whose path starts
 /// at `first` and whose message prints it.
-func huntBExpectTooDeepOrSucceeded(
-  _ outcome: Result<Int, any Error>?, first: String, value expected: Int = huntBDepth - 1,
+func expectDeepChainTooDeepOrSucceeded(
+  _ outcome: Result<Int, any Error>?, first: String, value expected: Int = deepChainDepth - 1,
   sourceLocation: SourceLocation = #_sourceLocation
 ) {
   switch outcome {
@@ -153,17 +153,17 @@ func huntBExpectTooDeepOrSucceeded(
 // pool's threads long enough to starve other tests' tasks (a side-by-side test then hung past its
 // bound); the chains are single-threaded, and the sanitizer's frames are larger in any case.
 @Suite(.enabled(if: !isThreadSanitized, "the chains hold the shared pool for minutes under the sanitizer"))
-struct HuntBDeepChainTests {
+struct DeepChainTests {
   /// A chain of type registrations named `prefix 0` ... `prefix 9999`: step `n` runs `next(r, n)`,
   /// the last returns 0.
   static func typeChain(
     _ container: Container, _ prefix: String, scope: Scope = .unique,
     _ next: @escaping @Sendable (Resolver, String) throws -> Int
   ) {
-    for step in 0..<huntBDepth {
+    for step in 0..<deepChainDepth {
       let nextName = "\(prefix) \(step + 1)"
       container.register(type: Int.self, name: "\(prefix) \(step)", scope: scope) { r in
-        step == huntBDepth - 1 ? 0 : try next(r, nextName) + 1
+        step == deepChainDepth - 1 ? 0 : try next(r, nextName) + 1
       }
     }
   }
@@ -171,45 +171,45 @@ struct HuntBDeepChainTests {
   @Test(arguments: [Scope.graph, .cached, .weak])
   func aChainOfTypesOfEveryScopeOnASmallStack(_ scope: Scope) async {
     let container = Container()
-    let prefix = "huntB scoped \(scope)"
+    let prefix = "part scoped \(scope)"
     Self.typeChain(container, prefix, scope: scope) { r, next in try r.resolve(type: Int.self, name: next) }
-    let outcome = await huntBOnSmallThread { Result { try container.resolve(type: Int.self, name: "\(prefix) 0") } }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"\(prefix) 0\")")
+    let outcome = await onSmallStackThread { Result { try container.resolve(type: Int.self, name: "\(prefix) 0") } }
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "Int (name: \"\(prefix) 0\")")
   }
 
   @Test func aChainOfSingletonArgumentsOnASmallStack() async {
     let container = Container()
-    let outcome = await huntBOnSmallThread { Result { try container.resolve(\.huntBSingletonArgument, argument: 0) } }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.huntBSingletonArgument")
+    let outcome = await onSmallStackThread { Result { try container.resolve(\.partSingletonArgument, argument: 0) } }
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "\\.partSingletonArgument")
   }
 
   @Test func aChainThroughDecoratorsOnASmallStack() async {
     // Every factory returns 0; every decorator resolves the next step.
     let container = Container()
-    for step in 0..<huntBDepth {
-      let name = "huntB decorated \(step)"
-      let next = "huntB decorated \(step + 1)"
+    for step in 0..<deepChainDepth {
+      let name = "part decorated \(step)"
+      let next = "part decorated \(step + 1)"
       container.register(type: Int.self, name: name) { 0 }
       container.decorate(type: Int.self, name: name) { r, value in
-        step == huntBDepth - 1 ? value : try r.resolve(type: Int.self, name: next) + 1
+        step == deepChainDepth - 1 ? value : try r.resolve(type: Int.self, name: next) + 1
       }
     }
-    let outcome = await huntBOnSmallThread {
-      Result { try container.resolve(type: Int.self, name: "huntB decorated 0") }
+    let outcome = await onSmallStackThread {
+      Result { try container.resolve(type: Int.self, name: "part decorated 0") }
     }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB decorated 0\")")
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "Int (name: \"part decorated 0\")")
   }
 
   @Test func aChainThroughKeyDecoratorsOnASmallStack() async {
     // Every key's default returns 0; every decorator resolves the next key.
     let container = Container()
-    for step in 0..<huntBDepth {
-      container.decorate(\.[huntBDecoratedStep: step]) { r, value in
-        step == huntBDepth - 1 ? value : try r[\.[huntBDecoratedStep: step + 1]] + 1
+    for step in 0..<deepChainDepth {
+      container.decorate(\.[partDecoratedStep: step]) { r, value in
+        step == deepChainDepth - 1 ? value : try r[\.[partDecoratedStep: step + 1]] + 1
       }
     }
-    let outcome = await huntBOnSmallThread { Result { try container[\.[huntBDecoratedStep: 0]] } }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.subscript(huntBDecoratedStep:)")
+    let outcome = await onSmallStackThread { Result { try container[\.[partDecoratedStep: 0]] } }
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "\\.subscript(partDecoratedStep:)")
   }
 
   @Test func aChainOfInjectedPropertiesOfFactoryMadeInstancesOnASmallStack() async {
@@ -219,26 +219,26 @@ struct HuntBDeepChainTests {
     // Cycles"); it never overflows the stack. Run in a child process, which says which it was.
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let container = Container()
-      for step in 0..<huntBDepth {
-        container.register(type: Int.self, name: "huntB injected \(step)") {
-          step == huntBDepth - 1 ? 0 : HuntBInjectedStep(step + 1).next + 1
+      for step in 0..<deepChainDepth {
+        container.register(type: Int.self, name: "part injected \(step)") {
+          step == deepChainDepth - 1 ? 0 : PartInjectedStep(step + 1).next + 1
         }
       }
-      let outcome = await huntBOnSmallThread {
-        withContainer(container) { Result { try container.resolve(type: Int.self, name: "huntB injected 0") } }
+      let outcome = await onSmallStackThread {
+        withContainer(container) { Result { try container.resolve(type: Int.self, name: "part injected 0") } }
       }
-      if case .success(huntBDepth - 1) = outcome {
-        FileHandle.standardError.write(Data("huntB: the chain succeeded\n".utf8))
+      if case .success(deepChainDepth - 1) = outcome {
+        FileHandle.standardError.write(Data("part: the chain succeeded\n".utf8))
         exit(1)
       }
-      fatalError("huntB: the chain ended with \(String(describing: outcome))")
+      fatalError("part: the chain ended with \(String(describing: outcome))")
     }
     let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-    let succeeded = output.contains("huntB: the chain succeeded")
+    let succeeded = output.contains("part: the chain succeeded")
     let stoppedWithThePath =
-      output.contains("@Injected at KnapsackTests/HuntBDeepChainTests.swift")
+      output.contains("@Injected at KnapsackTests/DeepChainTests.swift")
       && output.contains("too deep for this thread's stack")
-      && output.contains("path: Int (name: \"huntB injected 0\")")
+      && output.contains("path: Int (name: \"part injected 0\")")
     #expect(succeeded || stoppedWithThePath, "\(output.prefix(2_000))")
   }
 
@@ -246,66 +246,66 @@ struct HuntBDeepChainTests {
     // Multibinding `n` has one contribution, which resolves the type registration `n`, which
     // resolves multibinding `n + 1`.
     let container = Container()
-    for step in 0..<huntBDepth {
-      let name = "huntB link \(step)"
-      container.contribute(to: \.[huntBLinks: step]) { r in try r.resolve(type: Int.self, name: name) }
+    for step in 0..<deepChainDepth {
+      let name = "part link \(step)"
+      container.contribute(to: \.[partLinks: step]) { r in try r.resolve(type: Int.self, name: name) }
       container.register(type: Int.self, name: name) { r in
-        step == huntBDepth - 1 ? 0 : try r[\.[huntBLinks: step + 1]][0] + 1
+        step == deepChainDepth - 1 ? 0 : try r[\.[partLinks: step + 1]][0] + 1
       }
     }
-    let outcome = await huntBOnSmallThread { () -> Result<Int, any Error> in
-      Result { try container[\.[huntBLinks: 0]][0] }
+    let outcome = await onSmallStackThread { () -> Result<Int, any Error> in
+      Result { try container[\.[partLinks: 0]][0] }
     }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.subscript(huntBLinks:)")
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "\\.subscript(partLinks:)")
   }
 
   @Test func aChainOfProviderGetsInsideFactoriesOnASmallStack() async {
     let container = Container()
-    Self.typeChain(container, "huntB provider") { r, next in try r.provider(type: Int.self, name: next).get() }
-    let outcome = await huntBOnSmallThread {
-      Result { try container.resolve(type: Int.self, name: "huntB provider 0") }
+    Self.typeChain(container, "part provider") { r, next in try r.provider(type: Int.self, name: next).get() }
+    let outcome = await onSmallStackThread {
+      Result { try container.resolve(type: Int.self, name: "part provider 0") }
     }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB provider 0\")")
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "Int (name: \"part provider 0\")")
   }
 
   @Test func aChainOfLazyReadsInsideFactoriesOnASmallStack() async {
     let container = Container()
-    Self.typeChain(container, "huntB lazy") { r, next in try r.lazy(type: Int.self, name: next).value }
-    let outcome = await huntBOnSmallThread { Result { try container.resolve(type: Int.self, name: "huntB lazy 0") } }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB lazy 0\")")
+    Self.typeChain(container, "part lazy") { r, next in try r.lazy(type: Int.self, name: next).value }
+    let outcome = await onSmallStackThread { Result { try container.resolve(type: Int.self, name: "part lazy 0") } }
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "Int (name: \"part lazy 0\")")
   }
 
   @Test func aChainOfSingletonLazyReadsInsideFactoriesOnASmallStack() async {
     let container = Container()
-    Self.typeChain(container, "huntB singleton lazy", scope: .singleton) { r, next in
+    Self.typeChain(container, "part singleton lazy", scope: .singleton) { r, next in
       try r.lazy(type: Int.self, name: next).value
     }
-    let outcome = await huntBOnSmallThread {
-      Result { try container.resolve(type: Int.self, name: "huntB singleton lazy 0") }
+    let outcome = await onSmallStackThread {
+      Result { try container.resolve(type: Int.self, name: "part singleton lazy 0") }
     }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB singleton lazy 0\")")
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "Int (name: \"part singleton lazy 0\")")
   }
 
   @Test func aChainThroughACapturedContainerOnASmallStack() async {
     // A factory that resolves the next step through the container it captured, not its resolver.
     let container = Container()
-    Self.typeChain(container, "huntB captured") { [unowned container] _, next in
+    Self.typeChain(container, "part captured") { [unowned container] _, next in
       try container.resolve(type: Int.self, name: next)
     }
-    let outcome = await huntBOnSmallThread {
-      Result { try container.resolve(type: Int.self, name: "huntB captured 0") }
+    let outcome = await onSmallStackThread {
+      Result { try container.resolve(type: Int.self, name: "part captured 0") }
     }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB captured 0\")")
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "Int (name: \"part captured 0\")")
   }
 
   @Test func aChainResolvedThroughAGrandchildOnASmallStack() async {
     let parent = Container()
-    Self.typeChain(parent, "huntB family") { r, next in try r.resolve(type: Int.self, name: next) }
+    Self.typeChain(parent, "part family") { r, next in try r.resolve(type: Int.self, name: next) }
     let grandchild = parent.makeChild().makeChild()
-    let outcome = await huntBOnSmallThread {
-      Result { try grandchild.resolve(type: Int.self, name: "huntB family 0") }
+    let outcome = await onSmallStackThread {
+      Result { try grandchild.resolve(type: Int.self, name: "part family 0") }
     }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB family 0\")")
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "Int (name: \"part family 0\")")
   }
 
   @Test func aChainSpreadOverAParentAndItsChildOnASmallStack() async {
@@ -314,50 +314,51 @@ struct HuntBDeepChainTests {
     // registers every step and the parent only the even ones.
     let parent = Container()
     let child = parent.makeChild()
-    for step in 0..<huntBDepth {
-      let name = "huntB spread \(step)"
-      let next = "huntB spread \(step + 1)"
+    for step in 0..<deepChainDepth {
+      let name = "part spread \(step)"
+      let next = "part spread \(step + 1)"
       let factory: @Sendable (Resolver) throws -> Int = { r in
-        step == huntBDepth - 1 ? 0 : try r.resolve(type: Int.self, name: next) + 1
+        step == deepChainDepth - 1 ? 0 : try r.resolve(type: Int.self, name: next) + 1
       }
       child.register(type: Int.self, name: name, factory)
       if step.isMultiple(of: 2) { parent.register(type: Int.self, name: name, scope: .singleton, factory) }
     }
-    let outcome = await huntBOnSmallThread { Result { try child.resolve(type: Int.self, name: "huntB spread 0") } }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB spread 0\")")
+    let outcome = await onSmallStackThread { Result { try child.resolve(type: Int.self, name: "part spread 0") } }
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "Int (name: \"part spread 0\")")
   }
 
   @Test func aChainOfChildContainersEachRegisteringOneStepOnASmallStack() async {
     // 10,000 generations of children, made first; then generation n registers step n, which
     // resolves step n + 1 from the next generation. (Registering into the first generations
-    // visited every generation below: this took minutes before the fix of hunt-b.)
+    // visited every generation below: this once took minutes, when each registration walked
+    // every generation below it.)
     var containers = [Container()]
-    for _ in 1..<huntBDepth { containers.append(containers[containers.count - 1].makeChild()) }
-    for step in 0..<huntBDepth {
-      let next = step + 1 < huntBDepth ? containers[step + 1] : nil
-      containers[step].register(type: Int.self, name: "huntB generation \(step)") { [weak next] in
+    for _ in 1..<deepChainDepth { containers.append(containers[containers.count - 1].makeChild()) }
+    for step in 0..<deepChainDepth {
+      let next = step + 1 < deepChainDepth ? containers[step + 1] : nil
+      containers[step].register(type: Int.self, name: "part generation \(step)") { [weak next] in
         guard let next else { return 0 }
-        return try next.resolve(type: Int.self, name: "huntB generation \(step + 1)") + 1
+        return try next.resolve(type: Int.self, name: "part generation \(step + 1)") + 1
       }
     }
     let first = containers[0]
-    let outcome = await huntBOnSmallThread { Result { try first.resolve(type: Int.self, name: "huntB generation 0") } }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "Int (name: \"huntB generation 0\")")
+    let outcome = await onSmallStackThread { Result { try first.resolve(type: Int.self, name: "part generation 0") } }
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "Int (name: \"part generation 0\")")
     withExtendedLifetime(containers) {}
   }
 
   @Test func aDeepestChildResolvesAKeyOfTheRootOnASmallStack() async {
     // A key the root registers, resolved from its 10,000th generation.
     let root = Container()
-    root.register(type: Int.self, name: "huntB root value") { 42 }
+    root.register(type: Int.self, name: "part root value") { 42 }
     var deepest = root
     var kept: [Container] = []
-    for _ in 0..<huntBDepth {
+    for _ in 0..<deepChainDepth {
       deepest = deepest.makeChild()
       kept.append(deepest)
     }
     let last = deepest
-    let outcome = await huntBOnSmallThread { Result { try last.resolve(type: Int.self, name: "huntB root value") } }
+    let outcome = await onSmallStackThread { Result { try last.resolve(type: Int.self, name: "part root value") } }
     switch outcome {
     case .success(let value): #expect(value == 42)
     case .failure(let error as ResolutionError): #expect(error.kind == .resolutionTooDeep, "\(error)")
@@ -369,46 +370,46 @@ struct HuntBDeepChainTests {
 
   @Test func anAsynchronousChainOnASmallStackExecutor() async {
     let container = Container()
-    let outcome = await HuntBSmallStackExecutor.run { () -> Result<Int, any Error> in
-      do { return .success(try await container.resolve(\.[huntBAsyncStep: 0])) } catch { return .failure(error) }
+    let outcome = await SmallStackExecutor.run { () -> Result<Int, any Error> in
+      do { return .success(try await container.resolve(\.[partAsyncStep: 0])) } catch { return .failure(error) }
     }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.subscript(huntBAsyncStep:)")
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "\\.subscript(partAsyncStep:)")
   }
 
   @Test func aMixedAsynchronousAndSynchronousChainOnASmallStackExecutor() async {
     let container = Container()
-    let outcome = await HuntBSmallStackExecutor.run { () -> Result<Int, any Error> in
-      do { return .success(try await container.resolve(\.[huntBMixedStep: 0])) } catch { return .failure(error) }
+    let outcome = await SmallStackExecutor.run { () -> Result<Int, any Error> in
+      do { return .success(try await container.resolve(\.[partMixedStep: 0])) } catch { return .failure(error) }
     }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.subscript(huntBMixedStep:)")
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "\\.subscript(partMixedStep:)")
   }
 
   @Test func aMainActorChainResolvedFromATask() async {
     let container = Container()
     let outcome: Result<Int, any Error>
-    do { outcome = .success(try await container.resolve(\.[huntBMainStep: 0])) } catch { outcome = .failure(error) }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.subscript(huntBMainStep:)")
+    do { outcome = .success(try await container.resolve(\.[partMainStep: 0])) } catch { outcome = .failure(error) }
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "\\.subscript(partMainStep:)")
   }
 
   @MainActor @Test func aMainActorChainResolvedOnTheMainActor() {
     let container = Container()
-    let outcome = Result { try container.resolve(\.[huntBMainStep: 0]) }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.subscript(huntBMainStep:)")
+    let outcome = Result { try container.resolve(\.[partMainStep: 0]) }
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "\\.subscript(partMainStep:)")
   }
 
   @Test func validatingADeepChainOfTypesOnASmallStackExecutor() async {
     let container = Container()
-    Self.typeChain(container, "huntB validated") { r, next in try r.resolve(type: Int.self, name: next) }
-    let report = await HuntBSmallStackExecutor.run { await container.validate() }
+    Self.typeChain(container, "part validated") { r, next in try r.resolve(type: Int.self, name: next) }
+    let report = await SmallStackExecutor.run { await container.validate() }
     let problems = report?.problems ?? []
     #expect(report != nil, "validate() did not end")
     #expect(problems.allSatisfy { $0.kind == .resolutionTooDeep }, "\(problems.prefix(3))")
-    #expect(report?.checkedCount ?? 0 >= huntBDepth)
+    #expect(report?.checkedCount ?? 0 >= deepChainDepth)
   }
 
   @Test func validatingADeepChainOfAsynchronousKeysOnASmallStackExecutor() async {
     let container = Container()
-    let report = await HuntBSmallStackExecutor.run { await container.validate(including: [\.[huntBAsyncStep: 0]]) }
+    let report = await SmallStackExecutor.run { await container.validate(including: [\.[partAsyncStep: 0]]) }
     #expect(report != nil, "validate() did not end")
     #expect(
       report?.problems.allSatisfy { $0.kind == .resolutionTooDeep } == true, "\(report?.problems.prefix(3) ?? [])")
@@ -416,17 +417,17 @@ struct HuntBDeepChainTests {
 
   @Test func validatingADeepChainOfDecoratorsAndLaziesOnASmallStackExecutor() async {
     let container = Container()
-    for step in 0..<huntBDepth {
-      let name = "huntB validated decorated \(step)"
-      let next = "huntB validated decorated \(step + 1)"
+    for step in 0..<deepChainDepth {
+      let name = "part validated decorated \(step)"
+      let next = "part validated decorated \(step + 1)"
       container.register(type: Int.self, name: name) { 0 }
       container.decorate(type: Int.self, name: name) { r, value in
-        guard step < huntBDepth - 1 else { return value }
+        guard step < deepChainDepth - 1 else { return value }
         return step.isMultiple(of: 2)
           ? try r.lazy(type: Int.self, name: next).value + 1 : try r.resolve(type: Int.self, name: next) + 1
       }
     }
-    let report = await HuntBSmallStackExecutor.run { await container.validate() }
+    let report = await SmallStackExecutor.run { await container.validate() }
     #expect(report != nil, "validate() did not end")
     #expect(
       report?.problems.allSatisfy { $0.kind == .resolutionTooDeep } == true, "\(report?.problems.prefix(3) ?? [])")
@@ -434,70 +435,70 @@ struct HuntBDeepChainTests {
 
   @Test func validatingDeepChainsOfMainActorKeysMultibindingsAndProvidersOnASmallStackExecutor() async {
     let container = Container()
-    for step in 0..<huntBDepth {
-      let name = "huntB validated link \(step)"
-      container.contribute(to: \.[huntBLinks: step]) { r in try r.resolve(type: Int.self, name: name) }
+    for step in 0..<deepChainDepth {
+      let name = "part validated link \(step)"
+      container.contribute(to: \.[partLinks: step]) { r in try r.resolve(type: Int.self, name: name) }
       container.register(type: Int.self, name: name) { r in
-        step == huntBDepth - 1 ? 0 : try r.provider(\.[huntBLinks: step + 1]).get()[0] + 1
+        step == deepChainDepth - 1 ? 0 : try r.provider(\.[partLinks: step + 1]).get()[0] + 1
       }
     }
-    let report = await HuntBSmallStackExecutor.run {
-      await container.validate(including: [\.[huntBMainStep: 0], \.[huntBLinks: 0]])
+    let report = await SmallStackExecutor.run {
+      await container.validate(including: [\.[partMainStep: 0], \.[partLinks: 0]])
     }
     #expect(report != nil, "validate() did not end")
     #expect(
       report?.problems.allSatisfy { $0.kind == .resolutionTooDeep } == true, "\(report?.problems.prefix(3) ?? [])")
-    #expect(report?.checkedCount ?? 0 >= 2 * huntBDepth)
+    #expect(report?.checkedCount ?? 0 >= 2 * deepChainDepth)
   }
 
   @Test func aGraphOfADeepChainOnASmallStackExecutor() async {
     let container = Container()
-    Self.typeChain(container, "huntB graphed") { r, next in try r.resolve(type: Int.self, name: next) }
-    let graph = await HuntBSmallStackExecutor.run { await container.graph() }
+    Self.typeChain(container, "part graphed") { r, next in try r.resolve(type: Int.self, name: next) }
+    let graph = await SmallStackExecutor.run { await container.graph() }
     #expect(graph != nil, "graph() did not end")
     #expect(graph?.report.problems.allSatisfy { $0.kind == .resolutionTooDeep } == true)
-    #expect(graph?.nodes.count ?? 0 >= huntBDepth)
+    #expect(graph?.nodes.count ?? 0 >= deepChainDepth)
   }
 
   @Test func aSynchronousChainBelowAnAsynchronousKeyOnASmallStackExecutor() async {
     let container = Container()
-    let outcome = await HuntBSmallStackExecutor.run { () -> Result<Int, any Error> in
-      do { return .success(try await container.resolve(\.huntBAsyncToSync)) } catch { return .failure(error) }
+    let outcome = await SmallStackExecutor.run { () -> Result<Int, any Error> in
+      do { return .success(try await container.resolve(\.partAsyncToSync)) } catch { return .failure(error) }
     }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.huntBAsyncToSync")
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "\\.partAsyncToSync")
   }
 
   @Test func aSynchronousChainBelowAMainActorKey() async {
     let container = Container()
     let outcome: Result<Int, any Error>
-    do { outcome = .success(try await container.resolve(\.huntBMainToSync)) } catch { outcome = .failure(error) }
-    huntBExpectTooDeepOrSucceeded(outcome, first: "\\.huntBMainToSync")
+    do { outcome = .success(try await container.resolve(\.partMainToSync)) } catch { outcome = .failure(error) }
+    expectDeepChainTooDeepOrSucceeded(outcome, first: "\\.partMainToSync")
   }
 
   @Test func validatingADeepChainWhoseTailComesFirstInNameOrderOnASmallStackExecutor() async {
     // Step n is named by 9,999 - n, zero-padded: the roots run from the chain's tail to its head.
     let container = Container()
     func name(_ step: Int) -> String {
-      let number = String(huntBDepth - 1 - step)
-      return "huntB tail first " + String(repeating: "0", count: 5 - number.count) + number
+      let number = String(deepChainDepth - 1 - step)
+      return "part tail first " + String(repeating: "0", count: 5 - number.count) + number
     }
-    for step in 0..<huntBDepth {
+    for step in 0..<deepChainDepth {
       let next = name(step + 1)
       container.register(type: Int.self, name: name(step), scope: step.isMultiple(of: 3) ? .weak : .unique) { r in
-        step == huntBDepth - 1 ? 0 : try r.resolve(type: Int.self, name: next) + 1
+        step == deepChainDepth - 1 ? 0 : try r.resolve(type: Int.self, name: next) + 1
       }
     }
-    let report = await HuntBSmallStackExecutor.run { await container.validate() }
+    let report = await SmallStackExecutor.run { await container.validate() }
     #expect(report != nil, "validate() did not end")
     #expect(
       report?.problems.allSatisfy { $0.kind == .resolutionTooDeep } == true, "\(report?.problems.prefix(3) ?? [])")
-    #expect(report?.checkedCount ?? 0 >= huntBDepth)
+    #expect(report?.checkedCount ?? 0 >= deepChainDepth)
   }
 
   @Test func validatingADeepArgumentChainWithASampleOnASmallStackExecutor() async {
     let container = Container()
-    let report = await HuntBSmallStackExecutor.run {
-      await container.validate(including: [\.huntBSingletonArgument], arguments: [\.huntBSingletonArgument: 0])
+    let report = await SmallStackExecutor.run {
+      await container.validate(including: [\.partSingletonArgument], arguments: [\.partSingletonArgument: 0])
     }
     #expect(report != nil, "validate() did not end")
     #expect(report?.needsSampleArgument == [])

@@ -7,28 +7,28 @@ import Testing
 
 /// A value type of its own, so that the near matches of a missing key of it are only these tests'
 /// keys (every key a process sees shares one table).
-struct H5Flag: Sendable {}
+struct LargeFlag: Sendable {}
 
 extension Dependencies {
-  subscript(h5Flag index: Int) -> Key<H5Flag> { Key { H5Flag() } }
-  var h5MissingFlag: Key<H5Flag> { .required() }
-  subscript(h5Ring index: Int) -> Key<Int> { Key { 0 } }
-  subscript(h5Diamond level: Int, side: Int) -> Key<Int> { Key { 0 } }
-  var h5MissingBelowDiamonds: Key<Int> { .required() }
-  subscript(h5Part index: Int) -> Key<H5Part> { Key { H5Part() } }
-  var h5Aggregate: Key<H5Aggregate> { Key { H5Aggregate(kept: H5Part()) } }
+  subscript(largeFlag index: Int) -> Key<LargeFlag> { Key { LargeFlag() } }
+  var largeMissingFlag: Key<LargeFlag> { .required() }
+  subscript(largeRing index: Int) -> Key<Int> { Key { 0 } }
+  subscript(largeDiamond level: Int, side: Int) -> Key<Int> { Key { 0 } }
+  var largeMissingBelowDiamonds: Key<Int> { .required() }
+  subscript(largePart index: Int) -> Key<LargePart> { Key { LargePart() } }
+  var largeAggregate: Key<LargeAggregate> { Key { LargeAggregate(kept: LargePart()) } }
 }
 
 /// A part an aggregate is made of (a class, so that holding one past its use is seen).
-final class H5Part: Sendable {}
+final class LargePart: Sendable {}
 
 /// What a factory that asks for thousands of parts makes: it keeps one of them.
-final class H5Aggregate: Sendable {
-  let kept: H5Part
-  init(kept: H5Part) { self.kept = kept }
+final class LargeAggregate: Sendable {
+  let kept: LargePart
+  init(kept: LargePart) { self.kept = kept }
 }
 
-@Suite struct HuntH5ScaleTests {
+@Suite struct LargeGraphTests {
   @Test func thousandsOfKeysAskingForOneMissingKeyEachReportItWithTheNearestMatches() async {
     // 2,000 registrations of one type, each asking for a required key of that type nobody
     // registers. Each problem lists the five registrations nearest the missing key, which used to
@@ -38,7 +38,7 @@ final class H5Aggregate: Sendable {
     let count = 2000
     let container = Container()
     for index in 0..<count {
-      container.register(\.[h5Flag: index]) { r in try r[\.h5MissingFlag] }
+      container.register(\.[largeFlag: index]) { r in try r[\.largeMissingFlag] }
     }
     let report = await container.validate()
     #expect(report.problems.count == count)
@@ -59,20 +59,20 @@ final class H5Aggregate: Sendable {
     // debug build for 4,000 (7.5 s for 8,000), time quadratic in their number.
     let count = 4000
     let container = Container()
-    for index in 0..<count { container.register(\.[h5Part: index]) { H5Part() } }
-    container.register(\.h5Aggregate, scope: .singleton) { r in
-      var kept: H5Part?
+    for index in 0..<count { container.register(\.[largePart: index]) { LargePart() } }
+    container.register(\.largeAggregate, scope: .singleton) { r in
+      var kept: LargePart?
       for index in 0..<count {
-        let part = try r[\.[h5Part: index]]
+        let part = try r[\.[largePart: index]]
         if index == count / 2 { kept = part }
       }
-      return H5Aggregate(kept: kept ?? H5Part())
+      return LargeAggregate(kept: kept ?? LargePart())
     }
     let report = await container.validate()
     #expect(report.checkedCount == count + 1)
     let captive = report.problems(.captiveDependency)
     #expect(report.problems.count == 1, "\(report)")
-    #expect(captive.first?.path.first?.name == "\\.h5Aggregate")
+    #expect(captive.first?.path.first?.name == "\\.largeAggregate")
     #expect(captive.first?.path.count == 2)
   }
 
@@ -80,24 +80,24 @@ final class H5Aggregate: Sendable {
     // The near matches are read from lists kept in name order by type: the same type first, then
     // the other types of the base name (an optional), together in name order.
     let container = Container()
-    container.register(type: H5Flag.self, name: "b") { H5Flag() }
-    container.register(type: H5Flag?.self, name: "a") { nil }
-    container.register(type: H5Flag?.self, name: "c") { nil }
-    container.register(\.[h5Flag: -1]) { H5Flag() }
-    let error = #expect(throws: ResolutionError.self) { try container.resolve(type: H5Flag.self, name: "missing") }
+    container.register(type: LargeFlag.self, name: "b") { LargeFlag() }
+    container.register(type: LargeFlag?.self, name: "a") { nil }
+    container.register(type: LargeFlag?.self, name: "c") { nil }
+    container.register(\.[largeFlag: -1]) { LargeFlag() }
+    let error = #expect(throws: ResolutionError.self) { try container.resolve(type: LargeFlag.self, name: "missing") }
     let names = try #require(error).nearMatches.map(\.dependency.name)
     #expect(names.count == 4, "\(names)")
-    #expect(names.first == "H5Flag (name: \"b\")", "\(names)")
-    #expect(names.dropFirst().first?.hasPrefix("\\.subscript(h5Flag:)") == true, "\(names)")
-    #expect(names.dropFirst(2).allSatisfy { $0.hasPrefix("Optional<H5Flag>") }, "\(names)")
+    #expect(names.first == "LargeFlag (name: \"b\")", "\(names)")
+    #expect(names.dropFirst().first?.hasPrefix("\\.subscript(largeFlag:)") == true, "\(names)")
+    #expect(names.dropFirst(2).allSatisfy { $0.hasPrefix("Optional<LargeFlag>") }, "\(names)")
     #expect(names.dropFirst(2).first?.contains("\"a\"") == true, "\(names)")
   }
 }
 
-// On a thread of its own, as the deep chains of `HuntBDeepChainTests` (and not under the thread
+// On a thread of its own, as the deep chains of `DeepChainTests` (and not under the thread
 // sanitizer, for their reason).
 @Suite(.enabled(if: !isThreadSanitized, "the chains hold the shared pool for minutes under the sanitizer"))
-struct HuntH5DeepCycleTests {
+struct DeepCycleTests {
   @Test func validatingACycleLongerThanTheStackRunsEachFactoryAFewTimes() async {
     // A loop of 2,000 keys, each resolving the next, validated on a thread with an 8 MiB stack (a
     // main thread's): about 1,400 levels fit in a debug build, so the loop is too deep for the
@@ -109,12 +109,12 @@ struct HuntH5DeepCycleTests {
     let calls = Locked(0)
     let container = Container()
     for index in 0..<count {
-      container.register(\.[h5Ring: index]) { r in
+      container.register(\.[largeRing: index]) { r in
         calls.withLock { $0 += 1 }
-        return try r[\.[h5Ring: (index + 1) % count]]
+        return try r[\.[largeRing: (index + 1) % count]]
       }
     }
-    let report = await HuntBSmallStackExecutor.run(stackSize: 8 << 20) { await container.validate() }
+    let report = await SmallStackExecutor.run(stackSize: 8 << 20) { await container.validate() }
     #expect(report != nil, "validate() did not end")
     let problems = report?.problems ?? []
     #expect(!problems.isEmpty)
@@ -135,18 +135,18 @@ struct HuntH5DeepCycleTests {
     let container = Container()
     for level in 0..<levels {
       for side in 0..<2 {
-        container.register(\.[h5Diamond: level, side]) { r in
+        container.register(\.[largeDiamond: level, side]) { r in
           calls.withLock { $0 += 1 }
-          if level == levels - 1 { return try r[\.h5MissingBelowDiamonds] }
-          return try r[\.[h5Diamond: level + 1, 0]] + r[\.[h5Diamond: level + 1, 1]]
+          if level == levels - 1 { return try r[\.largeMissingBelowDiamonds] }
+          return try r[\.[largeDiamond: level + 1, 0]] + r[\.[largeDiamond: level + 1, 1]]
         }
       }
     }
-    let report = try #require(await HuntBSmallStackExecutor.run(stackSize: 8 << 20) { await container.validate() })
+    let report = try #require(await SmallStackExecutor.run(stackSize: 8 << 20) { await container.validate() })
     #expect(report.problems.count == 2, "\(report.problems.map(\.path.count))")
     #expect(
       report.problems.allSatisfy {
-        $0.kind == .requiredKeyNotProvided && $0.dependency.name == "\\.h5MissingBelowDiamonds"
+        $0.kind == .requiredKeyNotProvided && $0.dependency.name == "\\.largeMissingBelowDiamonds"
       })
     let askers = Set(report.problems.compactMap { $0.path.dropLast().last?.name })
     #expect(askers.count == 2, "\(askers)")

@@ -11,24 +11,24 @@ import Testing
 extension Dependencies {
   /// Level `n` of a deep diamond: its factory resolves level `n - 1` twice at once, in two child
   /// tasks, so that at every level one waits for the instance the other makes.
-  var hunt52Diamond: DependencyKey<AsyncKind, Int, Int> {
+  var perArgDiamond: DependencyKey<AsyncKind, Int, Int> {
     DependencyKey { (r: Resolver, n: Int) async throws -> Int in
       if n == 0 { return 0 }
-      async let first = r.resolve(\.hunt52Diamond, argument: n - 1)
-      async let second = r.resolve(\.hunt52Diamond, argument: n - 1)
+      async let first = r.resolve(\.perArgDiamond, argument: n - 1)
+      async let second = r.resolve(\.perArgDiamond, argument: n - 1)
       let (one, other) = try await (first, second)
       return one == other ? one + 1 : -1
     }.scope(.singleton)
   }
-  var hunt52Shared: Key<HuntBBox> { Key { HuntBBox("default") }.scope(.singleton) }
-  var hunt52Other: Key<HuntBBox> { Key { HuntBBox("other") } }
+  var perArgShared: Key<PartBox> { Key { PartBox("default") }.scope(.singleton) }
+  var perArgOther: Key<PartBox> { Key { PartBox("other") } }
 }
 
-@Suite struct Hunt52ParallelTests {
-  /// A line of `count` children below a root that registers `\.hunt52Shared`.
+@Suite struct LongLineOfChildrenTests {
+  /// A line of `count` children below a root that registers `\.perArgShared`.
   static func line(_ count: Int) -> (root: Container, line: [Container]) {
     let root = Container()
-    root.register(\.hunt52Shared, scope: .singleton) { HuntBBox("root") }
+    root.register(\.perArgShared, scope: .singleton) { PartBox("root") }
     var line = [root]
     for _ in 0..<count { line.append(line[line.count - 1].makeChild()) }
     return (root, line)
@@ -38,14 +38,14 @@ extension Dependencies {
     let (root, line) = Self.line(6_000)
     let last = line[line.count - 1]
     try await withOverrides {
-      $0.register(\.hunt52Other) { HuntBBox("fake") }
+      $0.register(\.perArgOther) { PartBox("fake") }
     } operation: { () async throws in
       // Every container of the line gets its copy in the scope (quadratic, ending the scope took
       // some 40 seconds in a debug build; linear, a few milliseconds).
-      #expect(try last[\.hunt52Shared].tag == "root")
-      #expect(try last[\.hunt52Other].tag == "fake")
+      #expect(try last[\.perArgShared].tag == "root")
+      #expect(try last[\.perArgOther].tag == "fake")
     }
-    #expect(try last[\.hunt52Other].tag == "other")
+    #expect(try last[\.perArgOther].tag == "other")
     _ = root
   }
 
@@ -59,16 +59,16 @@ extension Dependencies {
     let (planned, line) = Self.line(4_000)
     let last = line[line.count - 1]
     let middle = line[2_000]
-    #expect(try last[\.hunt52Shared].tag == "root")
-    #expect(try middle[\.hunt52Other].tag == "other")
+    #expect(try last[\.perArgShared].tag == "root")
+    #expect(try middle[\.perArgOther].tag == "other")
     try await planned.dispose()
     // Every container of the line is disposed, and its plans made before say so.
     let allDisposed = line.allSatisfy { $0.isDisposed }
     #expect(allDisposed)
     for container in [last, middle, line[1]] {
-      #expect(throws: ResolutionError.self) { try container[\.hunt52Shared] }
+      #expect(throws: ResolutionError.self) { try container[\.perArgShared] }
       do {
-        _ = try container[\.hunt52Other]
+        _ = try container[\.perArgOther]
         Issue.record("a container of a disposed line resolved")
       } catch let error as ResolutionError {
         #expect(error.kind == .containerDisposed, "\(error)")
@@ -84,13 +84,13 @@ extension Dependencies {
     let disposed = Collected<String>()
     let made = [line[1], line[1_500], line[3_000]]
     for (position, container) in zip(["top", "middle", "bottom"], made) {
-      container.register(\.hunt52Other, scope: .singleton, dispose: { disposed.append($0.tag) }) { HuntBBox(position) }
+      container.register(\.perArgOther, scope: .singleton, dispose: { disposed.append($0.tag) }) { PartBox(position) }
     }
     try await withOverrides {
-      $0.register(\.hunt52Shared, scope: .singleton) { HuntBBox("fake") }
+      $0.register(\.perArgShared, scope: .singleton) { PartBox("fake") }
     } operation: { () async throws in
-      for container in made { #expect(try container[\.hunt52Other].tag != "") }
-      #expect(try line[3_000][\.hunt52Shared].tag == "fake")
+      for container in made { #expect(try container[\.perArgOther].tag != "") }
+      #expect(try line[3_000][\.perArgShared].tag == "fake")
       try await root.dispose()
       // What the copies made is disposed by now, the deepest copy's first.
       #expect(disposed.all == ["bottom", "middle", "top"])
@@ -103,12 +103,12 @@ extension Dependencies {
     let parent = Container()
     let child = parent.makeChild()
     let grandchild = child.makeChild()
-    child.register(\.hunt52Other) { HuntBBox("child") }
-    #expect(try grandchild[\.hunt52Other].tag == "child")
+    child.register(\.perArgOther) { PartBox("child") }
+    #expect(try grandchild[\.perArgOther].tag == "child")
     try await parent.dispose()
     try await child.dispose()
     do {
-      _ = try grandchild[\.hunt52Other]
+      _ = try grandchild[\.perArgOther]
       Issue.record("a container below a disposed one resolved")
     } catch let error as ResolutionError {
       #expect(error.kind == .containerDisposed, "\(error)")
@@ -124,8 +124,8 @@ extension Dependencies {
     // On a thread of its own (the tasks of the graph prefer it): on the shared pool, each of the
     // graph's thousands of task hops waits behind the other tests' jobs.
     let container = Container()
-    let outcome = await HuntBSmallStackExecutor.run { () -> Int? in
-      try? await container.resolve(\.hunt52Diamond, argument: 800)
+    let outcome = await SmallStackExecutor.run { () -> Int? in
+      try? await container.resolve(\.perArgDiamond, argument: 800)
     }
     // Each level's two child tasks got one instance of the level below.
     #expect(outcome == 800)

@@ -1,10 +1,10 @@
 import Knapsack
 import Testing
 
-// Point 8 of the issue: the seed app's provider protocol, written by hand and unchanged, is
+// A provider protocol an app already has: the seed app's, written by hand and unchanged, is
 // backed by a Knapsack `Container` with nothing but a conformance.
 
-enum HuntBSeed {
+enum PartSeed {
   protocol DependencyProvider {
     func resolve<T>() throws -> T
   }
@@ -26,34 +26,34 @@ enum HuntBSeed {
   }
 }
 
-extension Container: HuntBSeed.DependencyProvider {}
+extension Container: PartSeed.DependencyProvider {}
 
-@Suite struct HuntBProviderShapeTests {
+@Suite struct ProviderProtocolShapeTests {
   func makeContainer() -> Container {
     let container = Container()
-    container.register(type: (any HuntBSeed.Storage).self, scope: .singleton) { HuntBSeed.SQLStorage() }
+    container.register(type: (any PartSeed.Storage).self, scope: .singleton) { PartSeed.SQLStorage() }
     container.register(type: (@Sendable () -> Int).self) { { 7 } }
-    container.register(type: HuntBSeed.ViewModel.self) { r in
+    container.register(type: PartSeed.ViewModel.self) { r in
       // The resolver has the provider's shape too.
-      HuntBSeed.ViewModel(storage: try r.resolve(), now: try r.resolve())
+      PartSeed.ViewModel(storage: try r.resolve(), now: try r.resolve())
     }
     return container
   }
 
   @Test func aContainerIsTheSeedsDependencyProvider() throws {
     let container = makeContainer()
-    let provider: any HuntBSeed.DependencyProvider = container
-    let model = try HuntBSeed.makeViewModel(provider)
+    let provider: any PartSeed.DependencyProvider = container
+    let model = try PartSeed.makeViewModel(provider)
     #expect(model.storage.name == "sql")
     #expect(model.now() == 7)
-    #expect(try HuntBSeed.makeViewModel(provider).storage === model.storage, "the singleton scope holds")
-    let generic = try HuntBSeed.makeViewModelGenerically(container)
+    #expect(try PartSeed.makeViewModel(provider).storage === model.storage, "the singleton scope holds")
+    let generic = try PartSeed.makeViewModelGenerically(container)
     #expect(generic.storage === model.storage)
   }
 
   @Test func aMissingTypeThroughTheProviderThrowsAResolutionErrorNamingIt() throws {
-    let provider: any HuntBSeed.DependencyProvider = Container()
-    let error = #expect(throws: ResolutionError.self) { try HuntBSeed.makeViewModel(provider) }
+    let provider: any PartSeed.DependencyProvider = Container()
+    let error = #expect(throws: ResolutionError.self) { try PartSeed.makeViewModel(provider) }
     #expect(error?.kind == .notRegistered)
     #expect(error?.description.contains("Storage") == true, "\(String(describing: error))")
   }
@@ -61,21 +61,21 @@ extension Container: HuntBSeed.DependencyProvider {}
   @Test func theProviderSeesAChildsRegistrationsAndATestsOverrides() throws {
     let container = makeContainer()
     let child = container.makeChild()
-    final class Fake: HuntBSeed.Storage { let name = "fake" }
-    child.register(type: (any HuntBSeed.Storage).self) { Fake() }
-    #expect(try HuntBSeed.makeViewModel(child).storage.name == "fake")
-    #expect(try HuntBSeed.makeViewModel(container).storage.name == "sql")
+    final class Fake: PartSeed.Storage { let name = "fake" }
+    child.register(type: (any PartSeed.Storage).self) { Fake() }
+    #expect(try PartSeed.makeViewModel(child).storage.name == "fake")
+    #expect(try PartSeed.makeViewModel(container).storage.name == "sql")
     let inScope = try withOverrides {
-      $0.register(type: (any HuntBSeed.Storage).self) { Fake() }
+      $0.register(type: (any PartSeed.Storage).self) { Fake() }
     } operation: {
-      try HuntBSeed.makeViewModel(container).storage.name
+      try PartSeed.makeViewModel(container).storage.name
     }
     #expect(inScope == "fake")
   }
 
   @Test func aNonSendableTypeAskedOfTheProviderIsReportedNotCrashed() throws {
     final class NotSendable {}
-    let provider: any HuntBSeed.DependencyProvider = makeContainer()
+    let provider: any PartSeed.DependencyProvider = makeContainer()
     #expect(throws: ResolutionError.self) { let _: NotSendable = try provider.resolve() }
   }
 }
