@@ -3,8 +3,8 @@ import Knapsack
 import Synchronization
 import Testing
 
-// Edge cases found by a mutation audit of the validation engine: each test fails if the
-// behaviour it names is broken, where the rest of the suite did not notice.
+// Edge cases: each test fails if the behaviour it names is broken, which no other test of the
+// suite notices.
 
 /// A disposable value (not an object): `resetCached()` cannot tell it apart by identity.
 struct EdgeDisposableValue: Disposable {

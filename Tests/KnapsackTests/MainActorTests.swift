@@ -51,7 +51,7 @@ enum MainQueueProbe {
   }
 }
 
-// The compile-time half of point 7 cannot be a run-time test: resolving a main-actor key from
+// The compile-time half of the main-actor rule cannot be a run-time test: resolving a main-actor key from
 // non-isolated code, such as
 //
 //   nonisolated func elsewhere(_ container: Container) throws {

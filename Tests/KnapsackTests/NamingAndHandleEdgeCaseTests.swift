@@ -4,8 +4,8 @@ import Testing
 
 @testable import Knapsack
 
-// Edge cases found by a mutation audit of the validation engine: each test fails if the
-// behaviour it names is broken, where the rest of the suite did not notice.
+// Edge cases: each test fails if the behaviour it names is broken, which no other test of the
+// suite notices.
 
 /// Stands in for key paths, as in NamingTests.
 private struct EdgeKeyPaths {

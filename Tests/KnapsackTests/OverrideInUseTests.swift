@@ -5,45 +5,45 @@ import Synchronization
 import Testing
 
 extension Dependencies {
-  var hoStore: Key<Token> { Key { Token("default store") } }
-  var hoValue: Key<String> { Key { "default" } }
-  var hoKeeper: Key<HoKeeper> { Key { r in HoKeeper(r) }.scope(.singleton) }
-  var hoApp: Key<Token> { Key { Token("app singleton") }.scope(.singleton) }
-  var hoRepo: Key<HoRepo> { Key { r in HoRepo(store: try r[\.hoStore]) }.scope(.singleton) }
-  var hoAsync: AsyncKey<Token> { AsyncKey { Token("async default") } }
-  var hoArg: ArgumentKey<Int, Token> { ArgumentKey { _, n in Token("arg \(n)") } }
-  var hoPlugins: Multibinding<Token> { Multibinding() }
-  var hoMain: MainActorKey<HoScreen> { MainActorKey { HoScreen("default") } }
-  var hoRequired: Key<Token> { .required() }
-  var hoHandleHolder: Key<HoHandleHolder> { .required() }
-  var hoNeedsRequired: Key<HoRepo> { Key { r in HoRepo(store: try r[\.hoRequired]) }.scope(.singleton) }
+  var inUseStore: Key<Token> { Key { Token("default store") } }
+  var inUseValue: Key<String> { Key { "default" } }
+  var inUseKeeper: Key<InUseKeeper> { Key { r in InUseKeeper(r) }.scope(.singleton) }
+  var inUseApp: Key<Token> { Key { Token("app singleton") }.scope(.singleton) }
+  var inUseRepo: Key<InUseRepo> { Key { r in InUseRepo(store: try r[\.inUseStore]) }.scope(.singleton) }
+  var inUseAsync: AsyncKey<Token> { AsyncKey { Token("async default") } }
+  var inUseArg: ArgumentKey<Int, Token> { ArgumentKey { _, n in Token("arg \(n)") } }
+  var inUsePlugins: Multibinding<Token> { Multibinding() }
+  var inUseMain: MainActorKey<InUseScreen> { MainActorKey { InUseScreen("default") } }
+  var inUseRequired: Key<Token> { .required() }
+  var inUseHandleHolder: Key<InUseHandleHolder> { .required() }
+  var inUseNeedsRequired: Key<InUseRepo> { Key { r in InUseRepo(store: try r[\.inUseRequired]) }.scope(.singleton) }
 }
 
 /// Keeps the resolver its factory was given, to resolve with later.
-final class HoKeeper: Sendable {
+final class InUseKeeper: Sendable {
   let resolver: Resolver
   init(_ resolver: Resolver) { self.resolver = resolver }
 }
 
-final class HoHandleHolder: Sendable {
+final class InUseHandleHolder: Sendable {
   let session: Lazy<Key<Token>>
   init(session: Lazy<Key<Token>>) { self.session = session }
 }
 
-final class HoRepo: Sendable {
+final class InUseRepo: Sendable {
   let store: Token
   init(store: Token) { self.store = store }
 }
 
-@MainActor final class HoScreen {
+@MainActor final class InUseScreen {
   let title: String
   init(_ title: String) { self.title = title }
 }
 
-struct HoInjectedUser {
-  @Injected(\.hoStore) var store: Token
-  @Injected(\.hoApp) var app: Token
-  @LazyInjected(\.hoStore) var lazyStore: Token
+struct InUseInjectedUser {
+  @Injected(\.inUseStore) var store: Token
+  @Injected(\.inUseApp) var app: Token
+  @LazyInjected(\.inUseStore) var lazyStore: Token
 }
 
 @Suite struct OverrideInUseTests {
@@ -55,18 +55,18 @@ struct HoInjectedUser {
   @Test func aResolverKeptInAnEnclosingScopeUsesItsSingletonInANestedScope() async throws {
     let container = Container()
     try await withOverrides {
-      $0.register(\.hoStore, scope: .singleton) { Token("suite fake") }
+      $0.register(\.inUseStore, scope: .singleton) { Token("suite fake") }
     } operation: { () async throws in
-      let keeper = try container[\.hoKeeper]
-      let store = try container[\.hoStore]
-      #expect(try keeper.resolver[\.hoStore] === store)
+      let keeper = try container[\.inUseKeeper]
+      let store = try container[\.inUseStore]
+      #expect(try keeper.resolver[\.inUseStore] === store)
       try await withOverrides {
-        $0.register(\.hoValue) { "inner" }
+        $0.register(\.inUseValue) { "inner" }
       } operation: { () async throws in
-        #expect(try container[\.hoStore] === store)
-        #expect(try keeper.resolver[\.hoValue] == "inner")
-        #expect(try keeper.resolver[\.hoStore] === store)
-        #expect(try keeper.resolver[\.hoApp] === container[\.hoApp])
+        #expect(try container[\.inUseStore] === store)
+        #expect(try keeper.resolver[\.inUseValue] == "inner")
+        #expect(try keeper.resolver[\.inUseStore] === store)
+        #expect(try keeper.resolver[\.inUseApp] === container[\.inUseApp])
       }
     }
   }
@@ -77,15 +77,15 @@ struct HoInjectedUser {
   @Test func aResolverKeptFromAnEndedScopeResolvesInTheScopeOpenNow() async throws {
     let container = Container()
     let keeper = try await withOverrides {
-      $0.register(\.hoValue) { "ended" }
+      $0.register(\.inUseValue) { "ended" }
     } operation: { () async throws in
-      try container[\.hoKeeper]
+      try container[\.inUseKeeper]
     }
     for round in 0..<200 {
       try await withOverrides {
-        $0.register(\.hoValue) { "open \(round)" }
+        $0.register(\.inUseValue) { "open \(round)" }
       } operation: { () async throws in
-        #expect(try keeper.resolver[\.hoValue] == "open \(round)")
+        #expect(try keeper.resolver[\.inUseValue] == "open \(round)")
       }
     }
   }
@@ -94,29 +94,29 @@ struct HoInjectedUser {
 
   @Test(arguments: 0..<8) func everyKeyKindIsOverriddenPerScope(n: Int) async throws {
     let container = Container()
-    container.contribute(to: \.hoPlugins) { _ in Token("base plugin") }
+    container.contribute(to: \.inUsePlugins) { _ in Token("base plugin") }
     let store = Token("store \(n)")
     try await withOverrides {
-      $0.register(\.hoStore, scope: .singleton) { store }
-      $0.register(\.hoAsync, scope: .singleton) { Token("async \(n)") }
-      $0.register(\.hoArg, scope: .singleton) { _, a in Token("arg \(n) \(a)") }
-      $0.contribute(to: \.hoPlugins, scope: .singleton) { _ in Token("plugin \(n)") }
-      $0.register(\.hoMain, scope: .singleton) { HoScreen("main \(n)") }
+      $0.register(\.inUseStore, scope: .singleton) { store }
+      $0.register(\.inUseAsync, scope: .singleton) { Token("async \(n)") }
+      $0.register(\.inUseArg, scope: .singleton) { _, a in Token("arg \(n) \(a)") }
+      $0.contribute(to: \.inUsePlugins, scope: .singleton) { _ in Token("plugin \(n)") }
+      $0.register(\.inUseMain, scope: .singleton) { InUseScreen("main \(n)") }
     } operation: { () async throws in
-      #expect(try container[\.hoStore] === store)
-      #expect(try await container.resolve(\.hoAsync).label == "async \(n)")
-      #expect(try container.resolve(\.hoArg, argument: 3).label == "arg \(n) 3")
-      #expect(try container.resolve(\.hoArg, argument: 3) === container.resolve(\.hoArg, argument: 3))
-      let plugins = try container[\.hoPlugins].map(\.label)
+      #expect(try container[\.inUseStore] === store)
+      #expect(try await container.resolve(\.inUseAsync).label == "async \(n)")
+      #expect(try container.resolve(\.inUseArg, argument: 3).label == "arg \(n) 3")
+      #expect(try container.resolve(\.inUseArg, argument: 3) === container.resolve(\.inUseArg, argument: 3))
+      let plugins = try container[\.inUsePlugins].map(\.label)
       #expect(plugins == ["base plugin", "plugin \(n)"])
-      let title = try await container.resolve(\.hoMain).title
+      let title = try await container.resolve(\.inUseMain).title
       #expect(title == "main \(n)")
-      let user = HoInjectedUser()
+      let user = InUseInjectedUser()
       #expect(user.store === store)
       #expect(user.lazyStore === store)
-      let viaContainer = try await withContainer(container) { () async throws in HoInjectedUser() }
+      let viaContainer = try await withContainer(container) { () async throws in InUseInjectedUser() }
       #expect(viaContainer.store === store)
-      #expect(try viaContainer.app === container[\.hoApp])
+      #expect(try viaContainer.app === container[\.inUseApp])
     }
   }
 
@@ -124,60 +124,60 @@ struct HoInjectedUser {
 
   @Test(arguments: 0..<4) func withOverridesAndWithContainerInBothOrders(n: Int) async throws {
     let container = Container()
-    container.register(\.hoStore, scope: .singleton) { Token("container's") }
+    container.register(\.inUseStore, scope: .singleton) { Token("container's") }
     let fake = Token("fake \(n)")
     try await withContainer(container) { () async throws in
       try await withOverrides {
-        $0.register(\.hoStore, scope: .singleton) { fake }
+        $0.register(\.inUseStore, scope: .singleton) { fake }
       } operation: { () async throws in
-        #expect(HoInjectedUser().store === fake)
+        #expect(InUseInjectedUser().store === fake)
       }
     }
     try await withOverrides {
-      $0.register(\.hoStore, scope: .singleton) { fake }
+      $0.register(\.inUseStore, scope: .singleton) { fake }
     } operation: { () async throws in
       try await withContainer(container) { () async throws in
-        let user = HoInjectedUser()
+        let user = InUseInjectedUser()
         #expect(user.store === fake)
-        #expect(user.app === (try container[\.hoApp]))
+        #expect(user.app === (try container[\.inUseApp]))
       }
     }
-    #expect(try container[\.hoStore].label == "container's")
+    #expect(try container[\.inUseStore].label == "container's")
   }
 
   // MARK: Overriding with another scope
 
   @Test func overridingWithAnotherScope() async throws {
     let container = Container()
-    container.register(\.hoStore, scope: .singleton) { Token("base") }
-    let base = try container[\.hoStore]
+    container.register(\.inUseStore, scope: .singleton) { Token("base") }
+    let base = try container[\.inUseStore]
     try await withOverrides {
-      $0.register(\.hoStore, scope: .unique) { Token("unique") }
+      $0.register(\.inUseStore, scope: .unique) { Token("unique") }
     } operation: { () async throws in
-      #expect(try container[\.hoStore] !== container[\.hoStore])
+      #expect(try container[\.inUseStore] !== container[\.inUseStore])
     }
     try await withOverrides {
-      $0.register(\.hoStore, scope: .cached) { Token("cached") }
+      $0.register(\.inUseStore, scope: .cached) { Token("cached") }
     } operation: { () async throws in
-      let first = try container[\.hoStore]
-      #expect(try container[\.hoStore] === first)
+      let first = try container[\.inUseStore]
+      #expect(try container[\.inUseStore] === first)
       container.resetCached()
-      #expect(try container[\.hoStore] !== first)
+      #expect(try container[\.inUseStore] !== first)
     }
     try await withOverrides {
-      $0.register(\.hoStore, scope: .weak) { Token("weak") }
+      $0.register(\.inUseStore, scope: .weak) { Token("weak") }
     } operation: { () async throws in
-      let held = try container[\.hoStore]
-      #expect(try container[\.hoStore] === held)
+      let held = try container[\.inUseStore]
+      #expect(try container[\.inUseStore] === held)
     }
-    #expect(try container[\.hoStore] === base)
+    #expect(try container[\.inUseStore] === base)
     // A unique base overridden with a singleton.
     let other = Container()
     try await withOverrides {
-      $0.register(\.hoStore, scope: .singleton) { Token("singleton") }
+      $0.register(\.inUseStore, scope: .singleton) { Token("singleton") }
     } operation: { () async throws in
       let child = other.makeChild()
-      #expect(try other[\.hoStore] === child[\.hoStore])
+      #expect(try other[\.inUseStore] === child[\.inUseStore])
     }
   }
 
@@ -185,37 +185,37 @@ struct HoInjectedUser {
 
   @Test func aBaseSingletonRemadeInAScopeDoesNotLeak() async throws {
     let container = Container()
-    let outside = try container[\.hoRepo]
+    let outside = try container[\.inUseRepo]
     let (inside, fake) = try await withOverrides {
-      $0.register(\.hoStore) { Token("fake") }
+      $0.register(\.inUseStore) { Token("fake") }
     } operation: { () async throws in
-      (try container[\.hoRepo], try container[\.hoStore])
+      (try container[\.inUseRepo], try container[\.inUseStore])
     }
     #expect(inside !== outside)
     #expect(inside.store.label == "fake")
     #expect(fake.label == "fake")
-    #expect(try container[\.hoRepo] === outside)
+    #expect(try container[\.inUseRepo] === outside)
     #expect(outside.store.label == "default store")
   }
 
   @Test func aRepoFirstMadeInAScopeDoesNotLeakOut() async throws {
     let container = Container()
     _ = try await withOverrides {
-      $0.register(\.hoStore) { Token("fake") }
+      $0.register(\.inUseStore) { Token("fake") }
     } operation: { () async throws in
-      try container[\.hoRepo]
+      try container[\.inUseRepo]
     }
-    #expect(try container[\.hoRepo].store.label == "default store")
+    #expect(try container[\.inUseRepo].store.label == "default store")
   }
 
   // MARK: Validation inside a scope
 
   @Test func validateInsideAScopeSeesItsOverrides() async throws {
     let container = Container()
-    container.register(\.hoNeedsRequired) { r in HoRepo(store: try r[\.hoRequired]) }
+    container.register(\.inUseNeedsRequired) { r in InUseRepo(store: try r[\.inUseRequired]) }
     #expect(await !container.validate().isValid)
     try await withOverrides {
-      $0.register(\.hoRequired, scope: .singleton) { Token("provided") }
+      $0.register(\.inUseRequired, scope: .singleton) { Token("provided") }
     } operation: { () async throws in
       let report = await container.validate()
       #expect(report.isValid, "\(report)")
@@ -226,14 +226,14 @@ struct HoInjectedUser {
     let container = Container()
     let made = Counter()
     try await withOverrides {
-      $0.register(\.hoStore, scope: .singleton) {
+      $0.register(\.inUseStore, scope: .singleton) {
         made.increment()
         return Token("fake")
       }
     } operation: { () async throws in
-      let first = try container[\.hoStore]
-      _ = await container.validate(including: [\.hoStore])
-      #expect(try container[\.hoStore] === first)
+      let first = try container[\.inUseStore]
+      _ = await container.validate(including: [\.inUseStore])
+      #expect(try container[\.inUseStore] === first)
     }
   }
 
@@ -242,14 +242,14 @@ struct HoInjectedUser {
   @Test func aLazyMadeInAScopeResolvesThereWhenReadOutside() async throws {
     let container = Container()
     let lazy = await withOverrides {
-      $0.register(\.hoValue) { "inside" }
+      $0.register(\.inUseValue) { "inside" }
     } operation: { () async in
-      container.lazy(\.hoValue)
+      container.lazy(\.inUseValue)
     }
     #expect(try lazy.value == "inside")
-    let provider = container.provider(\.hoValue)
+    let provider = container.provider(\.inUseValue)
     try await withOverrides {
-      $0.register(\.hoValue) { "scoped" }
+      $0.register(\.inUseValue) { "scoped" }
     } operation: { () async throws in
       #expect(try provider.get() == "default")
     }
@@ -260,75 +260,75 @@ struct HoInjectedUser {
   @Test func unstructuredTasksInheritAndDetachedOnesDoNot() async throws {
     let container = Container()
     try await withOverrides {
-      $0.register(\.hoValue) { "inside" }
+      $0.register(\.inUseValue) { "inside" }
     } operation: { () async throws in
-      #expect(try await Task { try container[\.hoValue] }.value == "inside")
-      #expect(try await Task.detached { try container[\.hoValue] }.value == "default")
-      let fromMain = try await Task { @MainActor in try container[\.hoValue] }.value
+      #expect(try await Task { try container[\.inUseValue] }.value == "inside")
+      #expect(try await Task.detached { try container[\.inUseValue] }.value == "default")
+      let fromMain = try await Task { @MainActor in try container[\.inUseValue] }.value
       #expect(fromMain == "inside")
     }
   }
 }
 
-@Suite(.overrides { $0.register(\.hoStore, scope: .singleton) { Token("suite") } })
+@Suite(.overrides { $0.register(\.inUseStore, scope: .singleton) { Token("suite") } })
 struct OverrideInUseTraitTests {
   let container = Container()
 
-  @Test(.container { $0.register(\.hoValue) { "container trait" } }, arguments: 0..<6)
+  @Test(.container { $0.register(\.inUseValue) { "container trait" } }, arguments: 0..<6)
   func containerAndOverridesTraitsTogether(n: Int) async throws {
-    let user = HoInjectedUser()
+    let user = InUseInjectedUser()
     #expect(user.store.label == "suite")
-    #expect(try Container.current[\.hoValue] == "container trait")
-    #expect(try Container.current[\.hoStore] === user.store)
-    #expect(try container[\.hoStore] !== user.store)
+    #expect(try Container.current[\.inUseValue] == "container trait")
+    #expect(try Container.current[\.inUseStore] === user.store)
+    #expect(try container[\.inUseStore] !== user.store)
   }
 
-  @Test(.overrides { $0.register(\.hoValue) { "test" } }, arguments: 0..<6)
+  @Test(.overrides { $0.register(\.inUseValue) { "test" } }, arguments: 0..<6)
   func nestedTraitUsesTheSuiteSingleton(n: Int) async throws {
-    let keeper = try container[\.hoKeeper]
-    let store = try container[\.hoStore]
-    #expect(try keeper.resolver[\.hoStore] === store)
-    #expect(try keeper.resolver[\.hoValue] == "test")
+    let keeper = try container[\.inUseKeeper]
+    let store = try container[\.inUseStore]
+    #expect(try keeper.resolver[\.inUseStore] === store)
+    #expect(try keeper.resolver[\.inUseValue] == "test")
   }
 }
 
-@Suite struct OverrideInUseProbeTwoTests {
+@Suite struct NestedOverrideScopeTests {
   @Test func aNestedScopeGetsTheOuterMainActorSingletonFromTheBackground() async throws {
     let container = Container()
     try await withOverrides {
-      $0.register(\.hoMain, scope: .singleton) { HoScreen("outer") }
+      $0.register(\.inUseMain, scope: .singleton) { InUseScreen("outer") }
     } operation: { () async throws in
-      let outer = try await container.resolve(\.hoMain)
+      let outer = try await container.resolve(\.inUseMain)
       try await withOverrides {
-        $0.register(\.hoValue) { "inner" }
+        $0.register(\.inUseValue) { "inner" }
       } operation: { () async throws in
         let inner = try await Task.detached {
           try await OverrideScopeCarrier.resolve(container)
         }.value
         #expect(inner.title == "default")
-        let fromChild = try await withThrowingTaskGroup(of: HoScreen.self) { group in
-          group.addTask { try await container.resolve(\.hoMain) }
+        let fromChild = try await withThrowingTaskGroup(of: InUseScreen.self) { group in
+          group.addTask { try await container.resolve(\.inUseMain) }
           return try await group.next()!
         }
         #expect(fromChild === outer)
-        let provider = container.provider(\.hoMain)
+        let provider = container.provider(\.inUseMain)
         #expect(try await provider.get() === outer)
       }
-      #expect(try await container.resolve(\.hoMain) === outer)
+      #expect(try await container.resolve(\.inUseMain) === outer)
     }
   }
 
   @Test func baseMultibindingSingletonsAreTheScopesOwn() async throws {
     let container = Container()
-    container.contribute(to: \.hoPlugins, scope: .singleton) { r in Token("needs \(try r[\.hoValue])") }
-    let outside = try container[\.hoPlugins]
+    container.contribute(to: \.inUsePlugins, scope: .singleton) { r in Token("needs \(try r[\.inUseValue])") }
+    let outside = try container[\.inUsePlugins]
     let inside = try await withOverrides {
-      $0.register(\.hoValue) { "fake" }
+      $0.register(\.inUseValue) { "fake" }
     } operation: { () async throws in
-      try container[\.hoPlugins]
+      try container[\.inUsePlugins]
     }
     #expect(inside.map(\.label) == ["needs fake"])
-    #expect(try container[\.hoPlugins][0] === outside[0])
+    #expect(try container[\.inUsePlugins][0] === outside[0])
     #expect(outside.map(\.label) == ["needs default"])
   }
 
@@ -337,9 +337,9 @@ struct OverrideInUseTraitTests {
     let result = Locked<Task<String, any Error>?>(nil)
     let thread = Thread {
       withOverrides {
-        $0.register(\.hoValue) { "thread scope" }
+        $0.register(\.inUseValue) { "thread scope" }
       } operation: {
-        result.withLock { $0 = Task { try container[\.hoValue] } }
+        result.withLock { $0 = Task { try container[\.inUseValue] } }
       }
     }
     thread.start()
@@ -351,40 +351,40 @@ struct OverrideInUseTraitTests {
   @Test func graphScopedOverrideIsSharedWithinOneResolution() async throws {
     let container = Container()
     try await withOverrides {
-      $0.register(\.hoStore, scope: .graph) { Token("graph") }
-      $0.register(\.hoRepo, scope: .unique) { r in HoRepo(store: try r[\.hoStore]) }
-      $0.register(\.hoKeeper) { r in
-        let a = try r[\.hoRepo]
-        let b = try r[\.hoRepo]
+      $0.register(\.inUseStore, scope: .graph) { Token("graph") }
+      $0.register(\.inUseRepo, scope: .unique) { r in InUseRepo(store: try r[\.inUseStore]) }
+      $0.register(\.inUseKeeper) { r in
+        let a = try r[\.inUseRepo]
+        let b = try r[\.inUseRepo]
         #expect(a.store === b.store)
-        return HoKeeper(r)
+        return InUseKeeper(r)
       }
     } operation: { () async throws in
-      _ = try container[\.hoKeeper]
-      #expect(try container[\.hoRepo].store !== container[\.hoRepo].store)
+      _ = try container[\.inUseKeeper]
+      #expect(try container[\.inUseRepo].store !== container[\.inUseRepo].store)
     }
   }
 
   @Test func anInnerConfigureThatThrowsLeavesTheOuterScopeAsItWas() async throws {
     let container = Container()
     try await withOverrides {
-      $0.register(\.hoStore, scope: .singleton) { Token("outer") }
+      $0.register(\.inUseStore, scope: .singleton) { Token("outer") }
     } operation: { () async throws in
-      let outer = try container[\.hoStore]
+      let outer = try container[\.inUseStore]
       await #expect(throws: PlannedFailure.self) {
         try await withOverrides {
-          $0.register(\.hoStore, scope: .singleton) { Token("inner") }
+          $0.register(\.inUseStore, scope: .singleton) { Token("inner") }
           throw PlannedFailure()
         } operation: { () async throws in
           Issue.record("ran")
         }
       }
       try await withOverrides {
-        $0.register(\.hoStore, scope: .singleton) { Token("inner") }
+        $0.register(\.inUseStore, scope: .singleton) { Token("inner") }
       } operation: { () async throws in
-        #expect(try container[\.hoStore].label == "inner")
+        #expect(try container[\.inUseStore].label == "inner")
       }
-      #expect(try container[\.hoStore] === outer)
+      #expect(try container[\.inUseStore] === outer)
     }
   }
 
@@ -392,13 +392,13 @@ struct OverrideInUseTraitTests {
     let container = Container()
     let made = Counter()
     try await withOverrides {
-      $0.register(\.hoStore, scope: .singleton) {
+      $0.register(\.inUseStore, scope: .singleton) {
         made.increment()
         return Token("once")
       }
     } operation: { () async throws in
       let tokens = try await withThrowingTaskGroup(of: Token.self) { group in
-        for _ in 0..<50 { group.addTask { try container[\.hoStore] } }
+        for _ in 0..<50 { group.addTask { try container[\.inUseStore] } }
         return try await group.reduce(into: []) { $0.append($1) }
       }
       #expect(Set(tokens.map(ObjectIdentifier.init)).count == 1)
@@ -409,30 +409,30 @@ struct OverrideInUseTraitTests {
   @Test func aScopesSingletonOnTheSharedContainerIsFreedWhenTheScopeEnds() async throws {
     weak var weakToken: Token?
     try await withOverrides {
-      $0.register(\.hoStore, scope: .singleton) { Token("scoped on shared") }
+      $0.register(\.inUseStore, scope: .singleton) { Token("scoped on shared") }
     } operation: { () async throws in
-      let token = try Container.shared[\.hoStore]
+      let token = try Container.shared[\.inUseStore]
       weakToken = token
-      #expect(HoInjectedUser().store === token)
+      #expect(InUseInjectedUser().store === token)
     }
     #expect(await freedSoon { weakToken == nil })
   }
 }
 
 enum OverrideScopeCarrier {
-  static func resolve(_ container: Container) async throws -> HoScreen {
-    try await container.resolve(\.hoMain)
+  static func resolve(_ container: Container) async throws -> InUseScreen {
+    try await container.resolve(\.inUseMain)
   }
 }
 
-@Suite(.container { $0.register(\.hoRequired) { Token("from container trait") } })
+@Suite(.container { $0.register(\.inUseRequired) { Token("from container trait") } })
 struct OverrideInUseContainerTraitTests {
-  @Test(.overrides { $0.register(\.hoValue) { "overridden" } }, arguments: 0..<4)
+  @Test(.overrides { $0.register(\.inUseValue) { "overridden" } }, arguments: 0..<4)
   func validateInTheTestsContainerAndScope(n: Int) async throws {
-    Container.current.register(\.hoNeedsRequired, scope: .unique) { r in HoRepo(store: try r[\.hoRequired]) }
+    Container.current.register(\.inUseNeedsRequired, scope: .unique) { r in InUseRepo(store: try r[\.inUseRequired]) }
     let report = await Container.current.validate()
     #expect(report.isValid, "\(report)")
-    #expect(try Container.current[\.hoValue] == "overridden")
+    #expect(try Container.current[\.inUseValue] == "overridden")
   }
 }
 
@@ -473,27 +473,28 @@ struct OverrideInUseContainerTraitTests {
   }
 }
 
-@MainActor final class HoMainScreenUser {
-  @Injected(\.hoMain) var screen: HoScreen
-  @LazyInjected(\.hoMain) var lazyScreen: HoScreen
+@MainActor final class InUseMainScreenUser {
+  @Injected(\.inUseMain) var screen: InUseScreen
+  @LazyInjected(\.inUseMain) var lazyScreen: InUseScreen
 }
 
 @Suite struct OverrideInUseMainActorTests {
-  @MainActor @Test(.overrides { $0.register(\.hoMain, scope: .singleton) { HoScreen("trait") } }, arguments: 0..<3)
+  @MainActor
+  @Test(.overrides { $0.register(\.inUseMain, scope: .singleton) { InUseScreen("trait") } }, arguments: 0..<3)
   func mainActorTestsUseTheirScope(n: Int) async throws {
     let container = Container()
-    let screen = try container[\.hoMain]
+    let screen = try container[\.inUseMain]
     #expect(screen.title == "trait")
     try await withOverrides {
-      $0.register(\.hoMain, scope: .singleton) { HoScreen("block \(n)") }
+      $0.register(\.inUseMain, scope: .singleton) { InUseScreen("block \(n)") }
     } operation: { () async throws in
-      #expect(try container[\.hoMain].title == "block \(n)")
-      let user = try await withContainer(container) { () async throws in HoMainScreenUser() }
+      #expect(try container[\.inUseMain].title == "block \(n)")
+      let user = try await withContainer(container) { () async throws in InUseMainScreenUser() }
       #expect(user.screen.title == "block \(n)")
       #expect(user.lazyScreen === user.screen)
     }
-    #expect(try container[\.hoMain] === screen)
-    let fromBackground = try await Task.detached { try await container.resolve(\.hoMain) }.value
+    #expect(try container[\.inUseMain] === screen)
+    let fromBackground = try await Task.detached { try await container.resolve(\.inUseMain) }.value
     #expect(fromBackground.title == "default")
   }
 }
@@ -501,23 +502,23 @@ struct OverrideInUseContainerTraitTests {
 @Suite struct OverrideInUseValidationTests {
   @Test func validateInANestedScopeFindsNothingWhereResolvingThereWorks() async throws {
     let container = Container()
-    container.register(\.hoRequired, scope: .singleton) { Token("app") }
+    container.register(\.inUseRequired, scope: .singleton) { Token("app") }
     try await withOverrides {
-      $0.register(\.hoStore, scope: .singleton) { Token("outer") }
-      $0.register(\.hoRepo, scope: .singleton) { r in HoRepo(store: try r[\.hoStore]) }
-      $0.register(\.hoNeedsRequired, scope: .singleton) { r in HoRepo(store: try r[\.hoRequired]) }
+      $0.register(\.inUseStore, scope: .singleton) { Token("outer") }
+      $0.register(\.inUseRepo, scope: .singleton) { r in InUseRepo(store: try r[\.inUseStore]) }
+      $0.register(\.inUseNeedsRequired, scope: .singleton) { r in InUseRepo(store: try r[\.inUseRequired]) }
     } operation: { () async throws in
       try await withOverrides {
-        $0.register(\.hoStore, scope: .singleton) { Token("inner") }
-        $0.register(\.hoRequired, scope: .singleton) { Token("inner") }
-        $0.register(\.hoKeeper, scope: .singleton) { r in
-          _ = try r[\.hoRepo]
-          return HoKeeper(r)
+        $0.register(\.inUseStore, scope: .singleton) { Token("inner") }
+        $0.register(\.inUseRequired, scope: .singleton) { Token("inner") }
+        $0.register(\.inUseKeeper, scope: .singleton) { r in
+          _ = try r[\.inUseRepo]
+          return InUseKeeper(r)
         }
       } operation: { () async throws in
-        _ = try container[\.hoKeeper]
-        #expect(try container[\.hoRepo].store.label == "outer")
-        let report = await container.validate(including: [\.hoRepo, \.hoNeedsRequired])
+        _ = try container[\.inUseKeeper]
+        #expect(try container[\.inUseRepo].store.label == "outer")
+        let report = await container.validate(including: [\.inUseRepo, \.inUseNeedsRequired])
         #expect(report.isValid, "\(report)")
       }
     }
@@ -526,12 +527,12 @@ struct OverrideInUseContainerTraitTests {
   @Test func validateInANestedScopeFollowsAHandleTheEnclosingScopesSingletonMade() async throws {
     let container = Container()
     try await withOverrides {
-      $0.register(\.hoHandleHolder, scope: .singleton) { r in HoHandleHolder(session: r.lazy(\.childSession)) }
+      $0.register(\.inUseHandleHolder, scope: .singleton) { r in InUseHandleHolder(session: r.lazy(\.childSession)) }
     } operation: { () async throws in
       try await withOverrides {
         $0.register(\.childSession) { Token("inner") }
       } operation: { () async throws in
-        #expect(throws: ResolutionError.self) { try container[\.hoHandleHolder].session.value }
+        #expect(throws: ResolutionError.self) { try container[\.inUseHandleHolder].session.value }
         let report = await container.validate()
         #expect(report.problems.contains { $0.dependency.name == "\\.childSession" }, "\(report)")
       }
@@ -587,16 +588,16 @@ struct OverrideInUseContainerTraitTests {
 }
 
 /// Made by a factory; injects its store itself, from `Container.current`.
-final class HoSelfInjecting: Sendable {
+final class InUseSelfInjecting: Sendable {
   let store: Token
   init() {
-    let injected = HoInjectedUser()
+    let injected = InUseInjectedUser()
     store = injected.store
   }
 }
 
 extension Dependencies {
-  var hoSelfInjecting: Key<HoSelfInjecting> { Key { HoSelfInjecting() }.scope(.singleton) }
+  var inUseSelfInjecting: Key<InUseSelfInjecting> { Key { InUseSelfInjecting() }.scope(.singleton) }
 }
 
 @Suite struct OverrideInUseInjectedInFactoriesTests {
@@ -604,16 +605,16 @@ extension Dependencies {
     let container = Container()
     try await withContainer(container) { () async throws in
       try await withOverrides {
-        $0.register(\.hoStore, scope: .singleton) { Token("outer \(n)") }
-        $0.register(\.hoSelfInjecting, scope: .singleton) { HoSelfInjecting() }
+        $0.register(\.inUseStore, scope: .singleton) { Token("outer \(n)") }
+        $0.register(\.inUseSelfInjecting, scope: .singleton) { InUseSelfInjecting() }
       } operation: { () async throws in
-        let outerStore = try container[\.hoStore]
+        let outerStore = try container[\.inUseStore]
         try await withOverrides {
-          $0.register(\.hoStore, scope: .singleton) { Token("inner \(n)") }
+          $0.register(\.inUseStore, scope: .singleton) { Token("inner \(n)") }
         } operation: { () async throws in
           // The enclosing scope's singleton is made there, with the enclosing scope's store.
-          #expect(try container[\.hoSelfInjecting].store === outerStore)
-          #expect(try container[\.hoStore].label == "inner \(n)")
+          #expect(try container[\.inUseSelfInjecting].store === outerStore)
+          #expect(try container[\.inUseStore].label == "inner \(n)")
         }
       }
     }
@@ -621,7 +622,7 @@ extension Dependencies {
 }
 
 extension Dependencies {
-  var hoResource: Key<Resource> { .required() }
+  var inUseResource: Key<Resource> { .required() }
 }
 
 @Suite struct OverrideInUseDisposalTests {
@@ -632,19 +633,19 @@ extension Dependencies {
     let (firstHasIt, firstResolved) = AsyncStream.makeStream(of: Void.self)
     let (firstEnded, endFirst) = AsyncStream.makeStream(of: Void.self)
     async let second: Resource = withOverrides {
-      $0.register(\.hoResource, scope: .singleton) { Resource("second", log: log) }
+      $0.register(\.inUseResource, scope: .singleton) { Resource("second", log: log) }
     } operation: { () async throws in
-      let mine = try Container.shared[\.hoResource]
+      let mine = try Container.shared[\.inUseResource]
       for await _ in firstHasIt { break }
       for await _ in firstEnded { break }
       #expect(mine.closeCount == 0)
-      #expect(try Container.shared[\.hoResource] === mine)
+      #expect(try Container.shared[\.inUseResource] === mine)
       return mine
     }
     let first = try await withOverrides {
-      $0.register(\.hoResource, scope: .singleton) { Resource("first", log: log) }
+      $0.register(\.inUseResource, scope: .singleton) { Resource("first", log: log) }
     } operation: { () async throws in
-      let mine = try Container.shared[\.hoResource]
+      let mine = try Container.shared[\.inUseResource]
       firstResolved.yield()
       return mine
     }

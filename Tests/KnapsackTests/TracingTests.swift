@@ -525,7 +525,7 @@ extension Dependencies {
 @Suite struct TracingOfMissingKeysTests {
   @Test func aMissingKeyOfEveryKindIsObservedAsFailed() async throws {
     let container = Container()
-    let recorder = AuditRecorder()
+    let recorder = SpecRecorder()
     container.observe(recorder)
     #expect(throws: ResolutionError.self) { try container[\.trNobodysKey] }
     await #expect(throws: ResolutionError.self) { try await container.resolve(\.trNobodysAsyncKey) }
@@ -538,7 +538,7 @@ extension Dependencies {
 
   @Test func aMissingKeyIsNotObservedOnceTheObserverIsRemoved() throws {
     let container = Container()
-    let recorder = AuditRecorder()
+    let recorder = SpecRecorder()
     container.observe(recorder)
     container.observe(nil)
     #expect(throws: ResolutionError.self) { try container[\.trNobodysKey] }

@@ -4,32 +4,32 @@ import Synchronization
 import Testing
 
 extension Dependencies {
-  var lhA: Key<LcResource> { .required() }
-  var lhB: Key<LcResource> { .required() }
-  var lhMarker: Key<LcResource> { .required() }
-  var lhAsync: AsyncKey<LcResource> { .required() }
-  var lhMain: MainActorKey<LcResource> { .required() }
-  var lhArg: ArgumentKey<Int, LcResource> { .required() }
-  var lhGraph: Key<Token> { Key { Token("g") }.scope(.graph) }
-  var lhMainHolder: MainActorKey<[Token]> { MainActorKey { r in [try r[\.lhGraph], try r[\.lhGraph]] } }
-  var lhAsyncRoot: AsyncKey<[Token]> {
+  var lifeA: Key<LcResource> { .required() }
+  var lifeB: Key<LcResource> { .required() }
+  var lifeMarker: Key<LcResource> { .required() }
+  var lifeAsync: AsyncKey<LcResource> { .required() }
+  var lifeMain: MainActorKey<LcResource> { .required() }
+  var lifeArg: ArgumentKey<Int, LcResource> { .required() }
+  var lifeGraph: Key<Token> { Key { Token("g") }.scope(.graph) }
+  var lifeMainHolder: MainActorKey<[Token]> { MainActorKey { r in [try r[\.lifeGraph], try r[\.lifeGraph]] } }
+  var lifeAsyncRoot: AsyncKey<[Token]> {
     AsyncKey { r in
-      let main = try await r.resolve(\.lhMainHolder)
-      return main + [try r[\.lhGraph]]
+      let main = try await r.resolve(\.lifeMainHolder)
+      return main + [try r[\.lifeGraph]]
     }
   }
 }
 
 /// Lifecycle and scope behaviour a demanding user relies on, across kinds, scopes and containers.
-@Suite struct LifecycleHuntTests {
+@Suite struct LifecycleAcrossContainersTests {
 
   @Test func aReplacedSingletonIsStillDisposedAfterTheNewOne() async throws {
     let log = Collected<String>()
     let container = Container()
-    container.register(\.lhA, scope: .singleton) { LcResource("old", log: log) }
-    let old = try container[\.lhA]
-    container.register(\.lhA, scope: .singleton) { LcResource("new", log: log) }
-    let new = try container[\.lhA]
+    container.register(\.lifeA, scope: .singleton) { LcResource("old", log: log) }
+    let old = try container[\.lifeA]
+    container.register(\.lifeA, scope: .singleton) { LcResource("new", log: log) }
+    let new = try container[\.lifeA]
     #expect(old !== new)
     try await container.dispose()
     #expect(log.all == ["new", "old"])
@@ -37,20 +37,20 @@ extension Dependencies {
 
   @Test func aReplacedNonDisposableSingletonIsFreed() async throws {
     let container = Container()
-    container.register(\.lhGraph, scope: .singleton) { Token("old") }
-    weak let old = try container[\.lhGraph]
-    container.register(\.lhGraph, scope: .singleton) { Token("new") }
-    _ = try container[\.lhGraph]
-    _ = try container[\.lhGraph]
+    container.register(\.lifeGraph, scope: .singleton) { Token("old") }
+    weak let old = try container[\.lifeGraph]
+    container.register(\.lifeGraph, scope: .singleton) { Token("new") }
+    _ = try container[\.lifeGraph]
+    _ = try container[\.lifeGraph]
     #expect(await freedSoon { old == nil })
   }
 
   @Test func handlesResolvingAfterDisposalThrowContainerDisposed() async throws {
     let container = Container()
-    container.register(\.lhA, scope: .singleton) { LcResource("a", log: Collected()) }
-    container.register(\.lhAsync, scope: .singleton) { LcResource("async", log: Collected()) }
-    let provider = container.provider(\.lhA)
-    let lazy = container.lazy(\.lhAsync)
+    container.register(\.lifeA, scope: .singleton) { LcResource("a", log: Collected()) }
+    container.register(\.lifeAsync, scope: .singleton) { LcResource("async", log: Collected()) }
+    let provider = container.provider(\.lifeA)
+    let lazy = container.lazy(\.lifeAsync)
     _ = try provider.get()
     try await container.dispose()
     let e1 = #expect(throws: ResolutionError.self) { try provider.get() }
@@ -58,16 +58,16 @@ extension Dependencies {
     let e2 = await #expect(throws: ResolutionError.self) { try await lazy.value }
     #expect(e2?.kind == .containerDisposed)
     let child = container.makeChild()
-    let e3 = #expect(throws: ResolutionError.self) { try child[\.lhA] }
+    let e3 = #expect(throws: ResolutionError.self) { try child[\.lifeA] }
     #expect(e3?.kind == .containerDisposed)
   }
 
   @Test func graphIsSharedAcrossAsyncAndMainActorSteps() async throws {
     let container = Container()
-    let tokens = try await container.resolve(\.lhAsyncRoot)
+    let tokens = try await container.resolve(\.lifeAsyncRoot)
     #expect(tokens.count == 3)
     #expect(tokens[0] === tokens[1] && tokens[1] === tokens[2])
-    let again = try await container.resolve(\.lhAsyncRoot)
+    let again = try await container.resolve(\.lifeAsyncRoot)
     #expect(again[0] !== tokens[0])
   }
 
@@ -76,14 +76,14 @@ extension Dependencies {
     let container = Container()
     let made = Collected<LcResource>()
     let number = Counter()
-    container.register(\.lhA, scope: .cached) { () -> LcResource in
+    container.register(\.lifeA, scope: .cached) { () -> LcResource in
       let r = LcResource("a\(number.increment())", log: log)
       made.append(r)
       return r
     }
     let group = ThreadGroup(count: 8) { i in
       for _ in 0..<200 {
-        if i % 4 == 0 { container.resetCached() } else { _ = try? container[\.lhA] }
+        if i % 4 == 0 { container.resetCached() } else { _ = try? container[\.lifeA] }
       }
     }
     #expect(await group.join())
@@ -94,7 +94,7 @@ extension Dependencies {
 
 }
 
-@Suite struct LifecycleHuntStressTests {
+@Suite struct LifecycleStressTests {
   @Test(arguments: 0..<30)
   func disposeWhileResolvingEveryKind(round: Int) async throws {
     let log = Collected<String>()
@@ -105,23 +105,23 @@ extension Dependencies {
       made.append(r)
       return r
     }
-    container.register(\.lhA, scope: .singleton) { make("a") }
-    container.register(\.lhB, scope: .cached) { r in
-      _ = try r[\.lhA]
+    container.register(\.lifeA, scope: .singleton) { make("a") }
+    container.register(\.lifeB, scope: .cached) { r in
+      _ = try r[\.lifeA]
       return make("b")
     }
-    container.register(\.lhAsync, scope: .singleton) { r in
+    container.register(\.lifeAsync, scope: .singleton) { r in
       await Task.yield()
-      _ = try r[\.lhB]
+      _ = try r[\.lifeB]
       return make("async")
     }
-    container.register(\.lhArg, scope: .singleton) { r, n in
-      _ = try r[\.lhA]
+    container.register(\.lifeArg, scope: .singleton) { r, n in
+      _ = try r[\.lifeA]
       return make("arg\(n)")
     }
     let child = container.makeChild()
-    child.register(\.lhMarker, scope: .singleton) { r in
-      _ = try r[\.lhB]
+    child.register(\.lifeMarker, scope: .singleton) { r in
+      _ = try r[\.lifeB]
       return make("childMarker")
     }
     let received = Collected<LcResource>()
@@ -131,11 +131,11 @@ extension Dependencies {
           for j in 0..<20 {
             do {
               switch (i + j) % 6 {
-              case 0: received.append(try container[\.lhA])
-              case 1: received.append(try container[\.lhB])
-              case 2: received.append(try await container.resolve(\.lhAsync))
-              case 3: received.append(try container.resolve(\.lhArg, argument: j % 3))
-              case 4: received.append(try child[\.lhMarker])
+              case 0: received.append(try container[\.lifeA])
+              case 1: received.append(try container[\.lifeB])
+              case 2: received.append(try await container.resolve(\.lifeAsync))
+              case 3: received.append(try container.resolve(\.lifeArg, argument: j % 3))
+              case 4: received.append(try child[\.lifeMarker])
               default: container.resetCached()
               }
             } catch let error as ResolutionError {
@@ -160,24 +160,24 @@ extension Dependencies {
 }
 
 extension Dependencies {
-  var lhGraphAsync: AsyncKey<Token> { AsyncKey { Token("ga") }.scope(.graph) }
-  var lhFanOut: AsyncKey<[Token]> {
+  var lifeGraphAsync: AsyncKey<Token> { AsyncKey { Token("ga") }.scope(.graph) }
+  var lifeFanOut: AsyncKey<[Token]> {
     AsyncKey { r in
-      async let a = r.resolve(\.lhGraphAsync)
-      async let b = r.resolve(\.lhGraphAsync)
-      async let c = r.resolve(\.lhGraph)
-      async let d = r.resolve(\.lhGraph)
+      async let a = r.resolve(\.lifeGraphAsync)
+      async let b = r.resolve(\.lifeGraphAsync)
+      async let c = r.resolve(\.lifeGraph)
+      async let d = r.resolve(\.lifeGraph)
       return try await [a, b, c, d]
     }
   }
-  var lhCachedToken: Key<Token> { .required() }
+  var lifeCachedToken: Key<Token> { .required() }
 }
 
-@Suite struct LifecycleHuntMoreTests {
+@Suite struct LifecycleAcrossTasksAndChildrenTests {
   @Test(arguments: 0..<20)
   func graphInChildTasksIsOnePerResolution(round: Int) async throws {
     let container = Container()
-    let tokens = try await container.resolve(\.lhFanOut)
+    let tokens = try await container.resolve(\.lifeFanOut)
     #expect(tokens[0] === tokens[1])
     #expect(tokens[2] === tokens[3])
   }
@@ -186,18 +186,18 @@ extension Dependencies {
     let log = Collected<String>()
     let parent = Container()
     let made = Counter()
-    parent.register(\.lhA, scope: .cached) { LcResource("a\(made.increment())", log: log) }
+    parent.register(\.lifeA, scope: .cached) { LcResource("a\(made.increment())", log: log) }
     let child = parent.makeChild()
-    child.decorate(\.lhA) { _, r in r }
-    let p = try parent[\.lhA]
-    let c = try child[\.lhA]
+    child.decorate(\.lifeA) { _, r in r }
+    let p = try parent[\.lifeA]
+    let c = try child[\.lifeA]
     #expect(p !== c)
     parent.resetCached()
-    #expect(try child[\.lhA] === c)
+    #expect(try child[\.lifeA] === c)
     #expect(await waitUntil(timeout: hangBound) { p.disposals.count == 1 })
     child.resetCached()
     #expect(await waitUntil(timeout: hangBound) { c.disposals.count == 1 })
-    #expect(try child[\.lhA] !== c)
+    #expect(try child[\.lifeA] !== c)
     try await parent.dispose()
     #expect(log.all.count == 3)
   }
@@ -206,13 +206,13 @@ extension Dependencies {
     let log = Collected<String>()
     let container = Container()
     let entered = Counter()
-    container.register(\.lhAsync, scope: .singleton) { r in
+    container.register(\.lifeAsync, scope: .singleton) { r in
       entered.increment()
-      let main = try await r.resolve(\.lhMain)
+      let main = try await r.resolve(\.lifeMain)
       return LcResource("async(\(main.label))", log: log)
     }
-    container.register(\.lhMain, scope: .singleton) { LcResource("main", log: log) }
-    let resolution = Task.detached { try await container.resolve(\.lhAsync) }
+    container.register(\.lifeMain, scope: .singleton) { LcResource("main", log: log) }
+    let resolution = Task.detached { try await container.resolve(\.lifeAsync) }
     // The async factory hops to the main actor, which this test holds until disposal began.
     #expect(await waitUntil(timeout: hangBound) { entered.count == 1 })
     let disposal = Task.detached { try await container.dispose() }
@@ -227,25 +227,25 @@ extension Dependencies {
 
   @Test func registeringAfterDisposalStillRefuses() async throws {
     let container = Container()
-    container.register(\.lhCachedToken, scope: .singleton) { Token("a") }
-    _ = try container[\.lhCachedToken]
+    container.register(\.lifeCachedToken, scope: .singleton) { Token("a") }
+    _ = try container[\.lifeCachedToken]
     try await container.dispose()
-    container.register(\.lhCachedToken, scope: .singleton) { Token("b") }
-    let error = #expect(throws: ResolutionError.self) { try container[\.lhCachedToken] }
+    container.register(\.lifeCachedToken, scope: .singleton) { Token("b") }
+    let error = #expect(throws: ResolutionError.self) { try container[\.lifeCachedToken] }
     #expect(error?.kind == .containerDisposed)
     container.resetCached()
     let child = container.makeChild()
-    child.register(\.lhCachedToken) { Token("c") }
-    #expect(throws: ResolutionError.self) { try child[\.lhCachedToken] }
+    child.register(\.lifeCachedToken) { Token("c") }
+    #expect(throws: ResolutionError.self) { try child[\.lifeCachedToken] }
     try await child.dispose()
   }
 
   @Test func aChildsProviderFailsAfterTheChildAloneIsDisposed() async throws {
     let parent = Container()
-    parent.register(\.lhCachedToken, scope: .singleton) { Token("p") }
+    parent.register(\.lifeCachedToken, scope: .singleton) { Token("p") }
     let child = parent.makeChild()
-    let childProvider = child.provider(\.lhCachedToken)
-    let parentProvider = parent.provider(\.lhCachedToken)
+    let childProvider = child.provider(\.lifeCachedToken)
+    let parentProvider = parent.provider(\.lifeCachedToken)
     let t = try childProvider.get()
     try await child.dispose()
     let error = #expect(throws: ResolutionError.self) { try childProvider.get() }
@@ -254,17 +254,17 @@ extension Dependencies {
   }
 }
 
-@Suite struct LifecycleHuntReplaceTests {
+@Suite struct LifecycleOfReplacedRegistrationsTests {
   @Test func aReplacedParentRegistrationFreesTheChildsDecoratedInstance() async throws {
     let parent = Container()
-    parent.register(\.lhCachedToken, scope: .singleton) { Token("old") }
+    parent.register(\.lifeCachedToken, scope: .singleton) { Token("old") }
     let child = parent.makeChild()
-    child.decorate(\.lhCachedToken) { _, t in t }
-    weak let old = try child[\.lhCachedToken]
-    weak let parentOld = try parent[\.lhCachedToken]
-    parent.register(\.lhCachedToken, scope: .singleton) { Token("new") }
-    #expect(try child[\.lhCachedToken].label == "new")
-    #expect(try parent[\.lhCachedToken].label == "new")
+    child.decorate(\.lifeCachedToken) { _, t in t }
+    weak let old = try child[\.lifeCachedToken]
+    weak let parentOld = try parent[\.lifeCachedToken]
+    parent.register(\.lifeCachedToken, scope: .singleton) { Token("new") }
+    #expect(try child[\.lifeCachedToken].label == "new")
+    #expect(try parent[\.lifeCachedToken].label == "new")
     #expect(await freedSoon { old == nil })
     #expect(await freedSoon { parentOld == nil })
   }
@@ -272,10 +272,10 @@ extension Dependencies {
   @Test func aReplacedCachedDisposableIsDisposedOnceAtDisposalNotByAReset() async throws {
     let log = Collected<String>()
     let container = Container()
-    container.register(\.lhA, scope: .cached) { LcResource("old", log: log) }
-    let old = try container[\.lhA]
-    container.register(\.lhA, scope: .cached) { LcResource("new", log: log) }
-    let new = try container[\.lhA]
+    container.register(\.lifeA, scope: .cached) { LcResource("old", log: log) }
+    let old = try container[\.lifeA]
+    container.register(\.lifeA, scope: .cached) { LcResource("new", log: log) }
+    let new = try container[\.lifeA]
     container.resetCached()
     #expect(await waitUntil(timeout: hangBound) { new.disposals.count == 1 })
     try await container.dispose()

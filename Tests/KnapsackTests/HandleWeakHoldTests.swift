@@ -3,16 +3,16 @@ import Knapsack
 import Synchronization
 import Testing
 
-// Adversarial review of the weak hold of a handle (`Lazy`, `Provider`, `@LazyInjected`) that a
+// The weak hold of a handle (`Lazy`, `Provider`, `@LazyInjected`) that a
 // factory makes for a singleton or cached instance of its own container (`Provider.init`).
 
 /// Keeps a `Lazy` and a `Provider` of the label, made by the factory that makes it.
-final class R52Holder: Sendable {
+final class KeptHolder: Sendable {
   let lazy: Lazy<Key<String>>
   let provider: Provider<Key<String>>
   init(_ r: Resolver) {
-    lazy = r.lazy(\.r52Label)
-    provider = r.provider(\.r52Label)
+    lazy = r.lazy(\.keptLabel)
+    provider = r.provider(\.keptLabel)
   }
   init(lazy: Lazy<Key<String>>, provider: Provider<Key<String>>) {
     self.lazy = lazy
@@ -21,37 +21,37 @@ final class R52Holder: Sendable {
 }
 
 /// A singleton-kept model whose dependency (a unique service) keeps a handle.
-final class R52Model: Sendable {
-  let service: R52Holder
-  let kept: R52LazyInjectedHolder?
-  init(service: R52Holder, kept: R52LazyInjectedHolder? = nil) {
+final class KeptModel: Sendable {
+  let service: KeptHolder
+  let kept: KeptLazyInjectedHolder?
+  init(service: KeptHolder, kept: KeptLazyInjectedHolder? = nil) {
     self.service = service
     self.kept = kept
   }
-  func keeping(_ holder: R52LazyInjectedHolder) -> R52Model { R52Model(service: service, kept: holder) }
+  func keeping(_ holder: KeptLazyInjectedHolder) -> KeptModel { KeptModel(service: service, kept: holder) }
 }
 
 /// Keeps a `@LazyInjected` label.
-struct R52LazyInjectedHolder: Sendable {
-  @LazyInjected(\.r52Label) var label: String
+struct KeptLazyInjectedHolder: Sendable {
+  @LazyInjected(\.keptLabel) var label: String
 }
 
-final class R52MainHolder: Sendable {
+final class KeptMainHolder: Sendable {
   let lazy: Lazy<Key<String>>
-  init(_ r: Resolver) { lazy = r.lazy(\.r52Label) }
+  init(_ r: Resolver) { lazy = r.lazy(\.keptLabel) }
 }
 
 extension Dependencies {
-  var r52Label: Key<String> { Key { "default" } }
-  var r52Holder: Key<R52Holder> { .required() }
-  var r52OtherHolder: Key<R52Holder> { .required() }
-  var r52Model: Key<R52Model> { .required() }
-  var r52AsyncModel: AsyncKey<R52Model> { .required() }
-  var r52ArgHolder: ArgumentKey<Int, R52Holder> { .required() }
-  var r52AsyncHolder: AsyncKey<R52Holder> { .required() }
-  var r52MainHolder: MainActorKey<R52MainHolder> { .required() }
-  var r52Holders: Multibinding<R52Holder> { Multibinding() }
-  var r52LazyInjected: Key<R52LazyInjectedHolder> { .required() }
+  var keptLabel: Key<String> { Key { "default" } }
+  var keptHolder: Key<KeptHolder> { .required() }
+  var keptOtherHolder: Key<KeptHolder> { .required() }
+  var keptModel: Key<KeptModel> { .required() }
+  var keptAsyncModel: AsyncKey<KeptModel> { .required() }
+  var keptArgHolder: ArgumentKey<Int, KeptHolder> { .required() }
+  var keptAsyncHolder: AsyncKey<KeptHolder> { .required() }
+  var keptMainHolder: MainActorKey<KeptMainHolder> { .required() }
+  var keptHolders: Multibinding<KeptHolder> { Multibinding() }
+  var keptLazyInjected: Key<KeptLazyInjectedHolder> { .required() }
 }
 
 /// Whether a new container, which `body` registers into and resolves from, is freed soon after
@@ -81,7 +81,7 @@ func isReleasedWhenDroppedAsync(
   return await freedSoon { weakContainer == nil }
 }
 
-@Suite struct Review52WeakHoldTests {
+@Suite struct HandleWeakHoldTests {
   // MARK: Parent and child
 
   /// A parent's singleton made while a child resolves it: its handles resolve from the parent
@@ -89,13 +89,13 @@ func isReleasedWhenDroppedAsync(
   /// user holding only the child reads them.
   @Test func aParentsSingletonMadeForAChildReadsWhileOnlyTheChildIsHeld() throws {
     var parent: Container? = Container()
-    parent?.register(\.r52Label) { "parent" }
-    parent?.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+    parent?.register(\.keptLabel) { "parent" }
+    parent?.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
     let child = parent!.makeChild()
-    child.register(\.r52Label) { "child" }
+    child.register(\.keptLabel) { "child" }
     weak let weakParent = parent
     parent = nil
-    let holder = try child[\.r52Holder]
+    let holder = try child[\.keptHolder]
     #expect(weakParent != nil, "the child keeps its parent")
     #expect(try holder.lazy.value == "parent")
     #expect(try holder.provider.get() == "parent")
@@ -105,12 +105,12 @@ func isReleasedWhenDroppedAsync(
   @Test func aParentAndChildDroppedWithTheParentsSingletonAreReleased() async throws {
     weak var weakParent: Container?
     weak var weakChild: Container?
-    weak var weakHolder: R52Holder?
+    weak var weakHolder: KeptHolder?
     do {
       let parent = Container()
-      parent.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+      parent.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
       let child = parent.makeChild()
-      let holder = try child[\.r52Holder]
+      let holder = try child[\.keptHolder]
       #expect(try holder.provider.get() == "default")
       (weakParent, weakChild, weakHolder) = (parent, child, holder)
     }
@@ -123,15 +123,15 @@ func isReleasedWhenDroppedAsync(
   /// handle reads while the child is held, and the child is released when dropped.
   @Test func aChildsDecoratedCopyOfAParentsSingletonReadsAndIsReleased() async throws {
     let parent = Container()
-    parent.register(\.r52Label) { "parent" }
-    parent.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+    parent.register(\.keptLabel) { "parent" }
+    parent.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
     weak var weakChild: Container?
-    weak var weakHolder: R52Holder?
+    weak var weakHolder: KeptHolder?
     do {
       let child = parent.makeChild()
-      child.register(\.r52Label) { "child" }
-      child.decorate(\.r52Holder) { r, _ in R52Holder(r) }
-      let holder = try child[\.r52Holder]
+      child.register(\.keptLabel) { "child" }
+      child.decorate(\.keptHolder) { r, _ in KeptHolder(r) }
+      let holder = try child[\.keptHolder]
       let label = try holder.lazy.value
       #expect(label == "child" || label == "parent")
       #expect(try holder.provider.get() == label)
@@ -139,7 +139,7 @@ func isReleasedWhenDroppedAsync(
     }
     #expect(await freedSoon { weakChild == nil }, "the child leaks")
     #expect(await freedSoon { weakHolder == nil }, "the child's decorated singleton leaks")
-    #expect(try parent[\.r52Holder].provider.get() == "parent")
+    #expect(try parent[\.keptHolder].provider.get() == "parent")
   }
 
   // MARK: What a singleton keeps
@@ -151,13 +151,13 @@ func isReleasedWhenDroppedAsync(
   /// instances").
   @Test func aContainerWhoseSingletonKeepsAUniqueServiceWithAHandleIsReleased() async throws {
     weak var weakContainer: Container?
-    weak var weakModel: R52Model?
+    weak var weakModel: KeptModel?
     do {
       let session = Container()
-      session.register(\.r52Label) { "session" }
-      session.register(\.r52Holder) { r in R52Holder(r) }
-      session.register(\.r52Model, scope: .singleton) { r in R52Model(service: try r[\.r52Holder]) }
-      let model = try session[\.r52Model]
+      session.register(\.keptLabel) { "session" }
+      session.register(\.keptHolder) { r in KeptHolder(r) }
+      session.register(\.keptModel, scope: .singleton) { r in KeptModel(service: try r[\.keptHolder]) }
+      let model = try session[\.keptModel]
       #expect(try model.service.provider.get() == "session")
       (weakContainer, weakModel) = (session, model)
     }
@@ -168,9 +168,9 @@ func isReleasedWhenDroppedAsync(
   /// The same through a graph-scoped dependency.
   @Test func aContainerWhoseSingletonKeepsAGraphDependencyWithAHandleIsReleased() async throws {
     let released = try await isReleasedWhenDropped { (session) throws in
-      session.register(\.r52Holder, scope: .graph) { r in R52Holder(r) }
-      session.register(\.r52Model, scope: .singleton) { r in R52Model(service: try r[\.r52Holder]) }
-      #expect(try session[\.r52Model].service.lazy.value == "default")
+      session.register(\.keptHolder, scope: .graph) { r in KeptHolder(r) }
+      session.register(\.keptModel, scope: .singleton) { r in KeptModel(service: try r[\.keptHolder]) }
+      #expect(try session[\.keptModel].service.lazy.value == "default")
     }
     #expect(released, "the container leaks")
   }
@@ -178,11 +178,11 @@ func isReleasedWhenDroppedAsync(
   /// A unique instance with a handle, kept past the container's last variable, still reads (the
   /// handle holds the container).
   @Test func aUniqueInstanceKeptPastItsContainerStillReads() throws {
-    func make() throws -> R52Holder {
+    func make() throws -> KeptHolder {
       let container = Container()
-      container.register(\.r52Label) { "unique" }
-      container.register(\.r52Holder) { r in R52Holder(r) }
-      return try container[\.r52Holder]
+      container.register(\.keptLabel) { "unique" }
+      container.register(\.keptHolder) { r in KeptHolder(r) }
+      return try container[\.keptHolder]
     }
     let holder = try make()
     #expect(try holder.lazy.value == "unique")
@@ -197,14 +197,14 @@ func isReleasedWhenDroppedAsync(
     weak var weakChild: Container?
     do {
       var parent: Container? = Container()
-      parent?.register(\.r52Label) { "parent" }
-      parent?.register(\.r52Holder) { r in R52Holder(r) }
-      parent?.register(\.r52Model, scope: .singleton) { r in R52Model(service: try r[\.r52Holder]) }
+      parent?.register(\.keptLabel) { "parent" }
+      parent?.register(\.keptHolder) { r in KeptHolder(r) }
+      parent?.register(\.keptModel, scope: .singleton) { r in KeptModel(service: try r[\.keptHolder]) }
       let child = parent!.makeChild()
-      child.register(\.r52Label) { "child" }
+      child.register(\.keptLabel) { "child" }
       weakParent = parent
       parent = nil
-      let model = try child[\.r52Model]
+      let model = try child[\.keptModel]
       #expect(try model.service.lazy.value == "parent")
       #expect(try model.service.provider.get() == "parent")
       weakChild = child
@@ -217,14 +217,14 @@ func isReleasedWhenDroppedAsync(
   /// when dropped, and the property reads while it lives.
   @Test func aLazyInjectedPropertyOfASingletonsDependencyIsReleased() async throws {
     let released = try await isReleasedWhenDropped { (container) throws in
-      container.register(\.r52Label) { "lazy injected" }
-      container.register(\.r52LazyInjected) { R52LazyInjectedHolder() }
-      container.register(\.r52Model, scope: .singleton) { r in
-        let holder = try r[\.r52LazyInjected]
-        return R52Model(service: R52Holder(lazy: r.lazy(\.r52Label), provider: r.provider(\.r52Label)))
+      container.register(\.keptLabel) { "lazy injected" }
+      container.register(\.keptLazyInjected) { KeptLazyInjectedHolder() }
+      container.register(\.keptModel, scope: .singleton) { r in
+        let holder = try r[\.keptLazyInjected]
+        return KeptModel(service: KeptHolder(lazy: r.lazy(\.keptLabel), provider: r.provider(\.keptLabel)))
           .keeping(holder)
       }
-      let model = try container[\.r52Model]
+      let model = try container[\.keptModel]
       #expect(model.kept?.label == "lazy injected")
     }
     #expect(released, "the container leaks")
@@ -233,14 +233,14 @@ func isReleasedWhenDroppedAsync(
   /// An asynchronous singleton's unique asynchronous dependency with a handle.
   @Test func anAsyncSingletonsAsyncDependencyWithAHandleIsReleased() async throws {
     let released = try await isReleasedWhenDroppedAsync { (container) async throws in
-      container.register(\.r52AsyncHolder) { r in
+      container.register(\.keptAsyncHolder) { r in
         await Task.yield()
-        return R52Holder(r)
+        return KeptHolder(r)
       }
-      container.register(\.r52AsyncModel, scope: .cached) { r in
-        R52Model(service: try await r.resolve(\.r52AsyncHolder))
+      container.register(\.keptAsyncModel, scope: .cached) { r in
+        KeptModel(service: try await r.resolve(\.keptAsyncHolder))
       }
-      let model = try await container.resolve(\.r52AsyncModel)
+      let model = try await container.resolve(\.keptAsyncModel)
       #expect(try model.service.provider.get() == "default")
     }
     #expect(released, "the container leaks")
@@ -250,20 +250,20 @@ func isReleasedWhenDroppedAsync(
   /// released with the child, and the parent's decorator's handle reads.
   @Test func decoratorsOfParentAndChildOnAParentsSingletonAreReleasedWithTheChild() async throws {
     let parent = Container()
-    parent.register(\.r52Label) { "parent" }
-    parent.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
-    parent.decorate(\.r52Holder) { r, inner in R52Holder(lazy: r.lazy(\.r52Label), provider: inner.provider) }
+    parent.register(\.keptLabel) { "parent" }
+    parent.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
+    parent.decorate(\.keptHolder) { r, inner in KeptHolder(lazy: r.lazy(\.keptLabel), provider: inner.provider) }
     weak var weakChild: Container?
     do {
       let child = parent.makeChild()
-      child.decorate(\.r52Holder) { r, inner in R52Holder(lazy: inner.lazy, provider: r.provider(\.r52Label)) }
-      let holder = try child[\.r52Holder]
+      child.decorate(\.keptHolder) { r, inner in KeptHolder(lazy: inner.lazy, provider: r.provider(\.keptLabel)) }
+      let holder = try child[\.keptHolder]
       #expect(try holder.lazy.value == "parent")
       #expect(try holder.provider.get() == "parent")
       weakChild = child
     }
     #expect(await freedSoon { weakChild == nil }, "the child leaks")
-    #expect(try parent[\.r52Holder].lazy.value == "parent")
+    #expect(try parent[\.keptHolder].lazy.value == "parent")
   }
 
   // MARK: Kinds of keys and scopes
@@ -272,12 +272,12 @@ func isReleasedWhenDroppedAsync(
   /// released when dropped, and reads while it lives.
   @Test func argumentSingletonsAreReleasedWithTheirContainer() async throws {
     weak var weakContainer: Container?
-    weak var weakHolder: R52Holder?
+    weak var weakHolder: KeptHolder?
     do {
       let container = Container()
-      container.register(\.r52ArgHolder, scope: .singleton) { r, _ in R52Holder(r) }
-      let one = try container.resolve(\.r52ArgHolder, argument: 1)
-      let two = try container.resolve(\.r52ArgHolder, argument: 2)
+      container.register(\.keptArgHolder, scope: .singleton) { r, _ in KeptHolder(r) }
+      let one = try container.resolve(\.keptArgHolder, argument: 1)
+      let two = try container.resolve(\.keptArgHolder, argument: 2)
       #expect(one !== two)
       #expect(try one.lazy.value == "default")
       #expect(try two.provider.get() == "default")
@@ -290,16 +290,16 @@ func isReleasedWhenDroppedAsync(
   /// An asynchronous singleton making its handle after it first suspends.
   @Test func anAsyncSingletonsHandleMadeAfterASuspensionIsWeakAndReads() async throws {
     weak var weakContainer: Container?
-    weak var weakHolder: R52Holder?
+    weak var weakHolder: KeptHolder?
     do {
       let container = Container()
-      container.register(\.r52Label) { "async" }
-      container.register(\.r52AsyncHolder, scope: .singleton) { r in
+      container.register(\.keptLabel) { "async" }
+      container.register(\.keptAsyncHolder, scope: .singleton) { r in
         await Task.yield()
         try await Task.sleep(for: .milliseconds(1))
-        return R52Holder(r)
+        return KeptHolder(r)
       }
-      let holder = try await container.resolve(\.r52AsyncHolder)
+      let holder = try await container.resolve(\.keptAsyncHolder)
       #expect(try holder.lazy.value == "async")
       (weakContainer, weakHolder) = (container, holder)
     }
@@ -311,11 +311,11 @@ func isReleasedWhenDroppedAsync(
   /// the factory's.
   @Test func anAsyncSingletonsHandleMadeInAChildTaskIsWeak() async throws {
     let released = try await isReleasedWhenDroppedAsync { (container) async throws in
-      container.register(\.r52AsyncHolder, scope: .singleton) { r in
-        async let made = R52Holder(r)
+      container.register(\.keptAsyncHolder, scope: .singleton) { r in
+        async let made = KeptHolder(r)
         return await made
       }
-      let holder = try await container.resolve(\.r52AsyncHolder)
+      let holder = try await container.resolve(\.keptAsyncHolder)
       #expect(try holder.provider.get() == "default")
     }
     #expect(released, "the container leaks")
@@ -323,8 +323,8 @@ func isReleasedWhenDroppedAsync(
 
   @MainActor @Test func aMainActorSingletonIsReleasedWithItsContainer() async throws {
     let released = try await isReleasedWhenDropped { (container) throws in
-      container.register(\.r52MainHolder, scope: .singleton) { @MainActor r in R52MainHolder(r) }
-      #expect(try container[\.r52MainHolder].lazy.value == "default")
+      container.register(\.keptMainHolder, scope: .singleton) { @MainActor r in KeptMainHolder(r) }
+      #expect(try container[\.keptMainHolder].lazy.value == "default")
     }
     #expect(released, "the container leaks")
   }
@@ -332,9 +332,9 @@ func isReleasedWhenDroppedAsync(
   /// A decorator that wraps a singleton and makes a handle.
   @Test func aDecoratorsHandleOnASingletonIsWeak() async throws {
     let released = try await isReleasedWhenDropped { (container) throws in
-      container.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
-      container.decorate(\.r52Holder) { r, inner in R52Holder(lazy: r.lazy(\.r52Label), provider: inner.provider) }
-      #expect(try container[\.r52Holder].lazy.value == "default")
+      container.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
+      container.decorate(\.keptHolder) { r, inner in KeptHolder(lazy: r.lazy(\.keptLabel), provider: inner.provider) }
+      #expect(try container[\.keptHolder].lazy.value == "default")
     }
     #expect(released, "the container leaks")
   }
@@ -342,9 +342,9 @@ func isReleasedWhenDroppedAsync(
   /// A multibinding's singleton contribution.
   @Test func aSingletonContributionsHandleIsWeak() async throws {
     let released = try await isReleasedWhenDropped { (container) throws in
-      container.contribute(to: \.r52Holders, scope: .singleton) { r in R52Holder(r) }
-      container.contribute(to: \.r52Holders) { r in R52Holder(r) }
-      let holders = try container.resolve(\.r52Holders)
+      container.contribute(to: \.keptHolders, scope: .singleton) { r in KeptHolder(r) }
+      container.contribute(to: \.keptHolders) { r in KeptHolder(r) }
+      let holders = try container.resolve(\.keptHolders)
       #expect(try holders.map { try $0.lazy.value } == ["default", "default"])
     }
     #expect(released, "the container leaks")
@@ -353,8 +353,8 @@ func isReleasedWhenDroppedAsync(
   /// A cached instance reads after `resetCached()` while its container lives.
   @Test func aCachedInstanceReadsAfterReset() throws {
     let container = Container()
-    container.register(\.r52Holder, scope: .cached) { r in R52Holder(r) }
-    let holder = try container[\.r52Holder]
+    container.register(\.keptHolder, scope: .cached) { r in KeptHolder(r) }
+    let holder = try container[\.keptHolder]
     container.resetCached()
     #expect(try holder.lazy.value == "default")
     #expect(try holder.provider.get() == "default")
@@ -362,10 +362,10 @@ func isReleasedWhenDroppedAsync(
 
   /// A weak-scoped instance: its container does not keep it, and its handle holds the container.
   @Test func aWeakScopedInstanceKeptPastItsContainerStillReads() throws {
-    func make() throws -> R52Holder {
+    func make() throws -> KeptHolder {
       let container = Container()
-      container.register(\.r52Holder, scope: .weak) { r in R52Holder(r) }
-      return try container[\.r52Holder]
+      container.register(\.keptHolder, scope: .weak) { r in KeptHolder(r) }
+      return try container[\.keptHolder]
     }
     let holder = try make()
     #expect(try holder.provider.get() == "default")
@@ -376,11 +376,11 @@ func isReleasedWhenDroppedAsync(
   /// A disposed container, dropped, is released with its singleton; the handle kept throws.
   @Test func aDisposedContainerIsReleasedAndTheKeptHandleThrows() async throws {
     weak var weakContainer: Container?
-    var kept: R52Holder?
+    var kept: KeptHolder?
     do {
       let container = Container()
-      container.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
-      kept = try container[\.r52Holder]
+      container.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
+      kept = try container[\.keptHolder]
       try await container.dispose()
       weakContainer = container
     }
@@ -395,12 +395,12 @@ func isReleasedWhenDroppedAsync(
   /// scope; after the scope, the singleton dropped, nothing the scope made is kept.
   @Test func anOverrideScopesSingletonWithAHandleIsReleasedAfterTheScope() async throws {
     let container = Container()
-    weak var weakHolder: R52Holder?
+    weak var weakHolder: KeptHolder?
     try await withOverrides {
-      $0.register(\.r52Label) { "override" }
-      $0.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+      $0.register(\.keptLabel) { "override" }
+      $0.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
     } operation: {
-      let holder = try container[\.r52Holder]
+      let holder = try container[\.keptHolder]
       #expect(try holder.lazy.value == "override")
       #expect(try holder.provider.get() == "override")
       weakHolder = holder
@@ -413,10 +413,10 @@ func isReleasedWhenDroppedAsync(
   @Test func anOverrideScopesSingletonsHandleUsedAfterTheScopeThrows() async throws {
     let container = Container()
     let holder = try await withOverrides {
-      $0.register(\.r52Label) { "override" }
-      $0.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+      $0.register(\.keptLabel) { "override" }
+      $0.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
     } operation: {
-      try container[\.r52Holder]
+      try container[\.keptHolder]
     }
     // The scope's copy goes with the scope (once no resolution's read section still names it).
     #expect(await freedSoon { (try? holder.provider.get()) == nil })
@@ -428,17 +428,17 @@ func isReleasedWhenDroppedAsync(
   /// The container's own singleton, made in a scope's copy.
   @Test func aContainersSingletonMadeInAScopesCopyIsReleasedAfterTheScope() async throws {
     let container = Container()
-    container.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
-    weak var weakHolder: R52Holder?
+    container.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
+    weak var weakHolder: KeptHolder?
     try await withOverrides {
-      $0.register(\.r52Label) { "override" }
+      $0.register(\.keptLabel) { "override" }
     } operation: {
-      let holder = try container[\.r52Holder]
+      let holder = try container[\.keptHolder]
       #expect(try holder.provider.get() == "override")
       weakHolder = holder
     }
     #expect(await freedSoon { weakHolder == nil }, "the copy's singleton leaks past the scope")
-    #expect(try container[\.r52Holder].provider.get() == "default")
+    #expect(try container[\.keptHolder].provider.get() == "default")
   }
 
   /// An outer scope's singleton first made while an inner scope runs: it is the outer scope's,
@@ -446,17 +446,17 @@ func isReleasedWhenDroppedAsync(
   @Test func anOuterScopesSingletonMadeInAnInnerScopeReadsAfterTheInnerScope() async throws {
     let container = Container()
     try await withOverrides {
-      $0.register(\.r52Label) { "outer" }
-      $0.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+      $0.register(\.keptLabel) { "outer" }
+      $0.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
     } operation: {
       let holder = try await withOverrides {
-        $0.register(\.r52OtherHolder) { r in R52Holder(r) }
+        $0.register(\.keptOtherHolder) { r in KeptHolder(r) }
       } operation: {
-        try container[\.r52Holder]
+        try container[\.keptHolder]
       }
       #expect(try holder.provider.get() == "outer")
       #expect(try holder.lazy.value == "outer")
-      #expect(try container[\.r52Holder] === holder)
+      #expect(try container[\.keptHolder] === holder)
     }
   }
 
@@ -464,12 +464,12 @@ func isReleasedWhenDroppedAsync(
   @Test func aSynchronousScopesSingletonIsReleasedAfterTheScope() async throws {
     let container = Container()
     let outcome = await onThreadOutsideAnyTask { () -> String in
-      weak var weakHolder: R52Holder?
+      weak var weakHolder: KeptHolder?
       do {
         let label = try withOverrides {
-          $0.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+          $0.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
         } operation: { () throws -> String in
-          let holder = try container[\.r52Holder]
+          let holder = try container[\.keptHolder]
           weakHolder = holder
           return try holder.provider.get()
         }
@@ -491,10 +491,10 @@ func isReleasedWhenDroppedAsync(
     weak var weakContainer: Container?
     do {
       let container = Container()
-      container.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
+      container.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
       let report = await container.validate()
       #expect(report.isValid, "\(report.problems)")
-      #expect(try container[\.r52Holder].lazy.value == "default")
+      #expect(try container[\.keptHolder].lazy.value == "default")
       weakContainer = container
     }
     #expect(await freedSoon { weakContainer == nil }, "the validated container leaks")
@@ -506,8 +506,8 @@ func isReleasedWhenDroppedAsync(
   /// kept: the singleton's `@LazyInjected`-free handle throws `containerDisposed` (documented).
   @Test func aSingletonOfAContainerDroppedAfterWithContainerThrows() async throws {
     var container: Container? = Container()
-    container?.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
-    let holder = try await withContainer(container!) { try Container.current[\.r52Holder] }
+    container?.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
+    let holder = try await withContainer(container!) { try Container.current[\.keptHolder] }
     container = nil
     let error = #expect(throws: ResolutionError.self) { try holder.provider.get() }
     #expect(error?.kind == .containerDisposed)
@@ -515,7 +515,7 @@ func isReleasedWhenDroppedAsync(
 
   /// A singleton of `Container.shared` reads for as long as the process runs.
   @Test func aSharedSingletonReads() throws {
-    let holder = try Container.shared[\.r52LazyInjectedHolderShared]
+    let holder = try Container.shared[\.keptLazyInjectedHolderShared]
     #expect(try holder.lazy.value == "default")
   }
 
@@ -527,8 +527,8 @@ func isReleasedWhenDroppedAsync(
   @Test func aSingletonsHandleUsedInATaskAfterTheContainersScopeThrows() async throws {
     func start() throws -> Task<Result<String, any Error>, Never> {
       let container = Container()
-      container.register(\.r52Holder, scope: .singleton) { r in R52Holder(r) }
-      let holder = try container[\.r52Holder]
+      container.register(\.keptHolder, scope: .singleton) { r in KeptHolder(r) }
+      let holder = try container[\.keptHolder]
       return Task {
         try? await Task.sleep(for: .milliseconds(20))
         return Result { try holder.provider.get() }
@@ -540,5 +540,5 @@ func isReleasedWhenDroppedAsync(
 }
 
 extension Dependencies {
-  var r52LazyInjectedHolderShared: Key<R52Holder> { Key { r in R52Holder(r) }.scope(.singleton) }
+  var keptLazyInjectedHolderShared: Key<KeptHolder> { Key { r in KeptHolder(r) }.scope(.singleton) }
 }

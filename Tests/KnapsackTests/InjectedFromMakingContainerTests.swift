@@ -4,87 +4,87 @@ import KnapsackTesting
 import Synchronization
 import Testing
 
-// A review of `@Injected` / `@LazyInjected` resolving, in an instance a factory makes, from the
+// `@Injected` / `@LazyInjected` resolving, in an instance a factory makes, from the
 // container making it (`Container.makingHere`).
 
 /// Reads the label eagerly.
-struct ReviewHolder: Sendable {
-  @Injected(\.reviewLabel) var label: String
+struct MakerHolder: Sendable {
+  @Injected(\.makerLabel) var label: String
 }
 
 /// Reads the label on first access.
-struct ReviewLazyHolder: Sendable {
-  @LazyInjected(\.reviewLabel) var label: String
+struct MakerLazyHolder: Sendable {
+  @LazyInjected(\.makerLabel) var label: String
 }
 
 /// What a factory's resolver gives, beside what an `@Injected` property of what it makes gives:
 /// the two must agree ("as the factory's own resolutions do").
-struct ReviewPair: Sendable, Equatable {
+struct MakerPair: Sendable, Equatable {
   let resolver: String
-  @Injected(\.reviewLabel) var injected: String
+  @Injected(\.makerLabel) var injected: String
   init(resolver: String) { self.resolver = resolver }
   static func == (lhs: Self, rhs: Self) -> Bool { (lhs.resolver, lhs.injected) == (rhs.resolver, rhs.injected) }
   var agrees: Bool { resolver == injected }
 }
 
 /// A session-kept view model that reads a dependency on first use.
-final class ReviewSessionModel: Sendable {
+final class MakerSessionModel: Sendable {
   /// A stored struct with the property: a `Sendable` class cannot have a wrapped `var` itself.
-  let holder = ReviewLazyHolder()
+  let holder = MakerLazyHolder()
   var label: String { holder.label }
 }
 
 /// Makes a holder when it goes away.
-final class ReviewDeinitProbe: Sendable {
+final class MakerDeinitProbe: Sendable {
   let seen: Collected<String>
   init(_ seen: Collected<String>) { self.seen = seen }
-  deinit { seen.append(ReviewHolder().label) }
+  deinit { seen.append(MakerHolder().label) }
 }
 
 extension Dependencies {
-  var reviewLabel: Key<String> { Key { "default" } }
-  var reviewHolder: Key<ReviewHolder> { Key { ReviewHolder() } }
-  var reviewLazyHolder: Key<ReviewLazyHolder> { Key { ReviewLazyHolder() } }
-  var reviewPair: Key<ReviewPair> { Key { r in ReviewPair(resolver: try r[\.reviewLabel]) } }
-  var reviewSingletonPair: Key<ReviewPair> { Key { r in ReviewPair(resolver: try r[\.reviewLabel]) }.scope(.singleton) }
-  var reviewCachedPair: Key<ReviewPair> { Key { r in ReviewPair(resolver: try r[\.reviewLabel]) }.scope(.cached) }
-  var reviewWeakPair: Key<ReviewPair> { Key { r in ReviewPair(resolver: try r[\.reviewLabel]) }.scope(.weak) }
-  var reviewGraphPair: Key<ReviewPair> { Key { r in ReviewPair(resolver: try r[\.reviewLabel]) }.scope(.graph) }
-  var reviewArgumentPair: ArgumentKey<Int, ReviewPair> {
-    ArgumentKey { r, _ in ReviewPair(resolver: try r[\.reviewLabel]) }
+  var makerLabel: Key<String> { Key { "default" } }
+  var makerHolder: Key<MakerHolder> { Key { MakerHolder() } }
+  var makerLazyHolder: Key<MakerLazyHolder> { Key { MakerLazyHolder() } }
+  var makerPair: Key<MakerPair> { Key { r in MakerPair(resolver: try r[\.makerLabel]) } }
+  var makerSingletonPair: Key<MakerPair> { Key { r in MakerPair(resolver: try r[\.makerLabel]) }.scope(.singleton) }
+  var makerCachedPair: Key<MakerPair> { Key { r in MakerPair(resolver: try r[\.makerLabel]) }.scope(.cached) }
+  var makerWeakPair: Key<MakerPair> { Key { r in MakerPair(resolver: try r[\.makerLabel]) }.scope(.weak) }
+  var makerGraphPair: Key<MakerPair> { Key { r in MakerPair(resolver: try r[\.makerLabel]) }.scope(.graph) }
+  var makerArgumentPair: ArgumentKey<Int, MakerPair> {
+    ArgumentKey { r, _ in MakerPair(resolver: try r[\.makerLabel]) }
   }
-  var reviewAsyncPair: AsyncKey<ReviewPair> {
-    AsyncKey { r in ReviewPair(resolver: try r[\.reviewLabel]) }
+  var makerAsyncPair: AsyncKey<MakerPair> {
+    AsyncKey { r in MakerPair(resolver: try r[\.makerLabel]) }
   }
-  var reviewMainActorPair: MainActorKey<ReviewPair> {
-    MainActorKey { r in ReviewPair(resolver: try r[\.reviewLabel]) }
+  var makerMainActorPair: MainActorKey<MakerPair> {
+    MainActorKey { r in MakerPair(resolver: try r[\.makerLabel]) }
   }
-  var reviewPairs: Multibinding<ReviewPair> { Multibinding() }
-  var reviewSessionModel: Key<ReviewSessionModel> { Key { ReviewSessionModel() }.scope(.singleton) }
+  var makerPairs: Multibinding<MakerPair> { Multibinding() }
+  var makerSessionModel: Key<MakerSessionModel> { Key { MakerSessionModel() }.scope(.singleton) }
   /// An asynchronous factory that makes holders in each kind of task it can start.
-  var reviewTaskKinds: AsyncKey<[String]> {
+  var makerTaskKinds: AsyncKey<[String]> {
     AsyncKey { () async -> [String] in
       await Task.yield()
-      async let child = ReviewHolder().label
+      async let child = MakerHolder().label
       let grouped = await withTaskGroup(of: String.self) { group in
-        group.addTask { ReviewHolder().label }
+        group.addTask { MakerHolder().label }
         return await group.next() ?? "none"
       }
-      let unstructured = await Task { ReviewHolder().label }.value
-      let detached = await Task.detached { ReviewHolder().label }.value
+      let unstructured = await Task { MakerHolder().label }.value
+      let detached = await Task.detached { MakerHolder().label }.value
       return [await child, grouped, unstructured, detached]
     }
   }
   /// An asynchronous factory that makes a holder before it first suspends.
-  var reviewAsyncEager: AsyncKey<String> {
-    AsyncKey { () async -> String in ReviewHolder().label }
+  var makerAsyncEager: AsyncKey<String> {
+    AsyncKey { () async -> String in MakerHolder().label }
   }
 }
 
-@Suite struct ReviewInjectedTests {
+@Suite struct InjectedFromMakingContainerTests {
   private func container(_ label: String) -> Container {
     let container = Container()
-    container.register(\.reviewLabel) { label }
+    container.register(\.makerLabel) { label }
     return container
   }
 
@@ -94,31 +94,31 @@ extension Dependencies {
   @Test func aPropertyResolvesWhereTheFactorysResolverDoes() async throws {
     let parent = container("parent")
     let child = parent.makeChild()
-    child.register(\.reviewLabel) { "child" }
-    parent.contribute(to: \.reviewPairs) { r in ReviewPair(resolver: try r[\.reviewLabel]) }
-    child.contribute(to: \.reviewPairs) { r in ReviewPair(resolver: try r[\.reviewLabel]) }
-    var pairs: [(String, ReviewPair)] = []
+    child.register(\.makerLabel) { "child" }
+    parent.contribute(to: \.makerPairs) { r in MakerPair(resolver: try r[\.makerLabel]) }
+    child.contribute(to: \.makerPairs) { r in MakerPair(resolver: try r[\.makerLabel]) }
+    var pairs: [(String, MakerPair)] = []
     for (name, from) in [("parent", parent), ("child", child)] {
       pairs += [
-        ("\(name) unique", try from[\.reviewPair]),
-        ("\(name) singleton", try from[\.reviewSingletonPair]),
-        ("\(name) cached", try from[\.reviewCachedPair]),
-        ("\(name) weak", try from[\.reviewWeakPair]),
-        ("\(name) graph", try from[\.reviewGraphPair]),
-        ("\(name) argument", try from.resolve(\.reviewArgumentPair, argument: 1)),
-        ("\(name) async", try await from.resolve(\.reviewAsyncPair)),
-        ("\(name) main actor", try await from.resolve(\.reviewMainActorPair)),
+        ("\(name) unique", try from[\.makerPair]),
+        ("\(name) singleton", try from[\.makerSingletonPair]),
+        ("\(name) cached", try from[\.makerCachedPair]),
+        ("\(name) weak", try from[\.makerWeakPair]),
+        ("\(name) graph", try from[\.makerGraphPair]),
+        ("\(name) argument", try from.resolve(\.makerArgumentPair, argument: 1)),
+        ("\(name) async", try await from.resolve(\.makerAsyncPair)),
+        ("\(name) main actor", try await from.resolve(\.makerMainActorPair)),
       ]
-      pairs += try from[\.reviewPairs].map { ("\(name) contribution", $0) }
+      pairs += try from[\.makerPairs].map { ("\(name) contribution", $0) }
     }
     let decorating = parent.makeChild()
-    decorating.register(\.reviewLabel) { "decorating" }
-    decorating.decorate(\.reviewSingletonPair) { r, pair in ReviewPair(resolver: try r[\.reviewLabel]) }
-    pairs.append(("decorated parent singleton", try decorating[\.reviewSingletonPair]))
+    decorating.register(\.makerLabel) { "decorating" }
+    decorating.decorate(\.makerSingletonPair) { r, pair in MakerPair(resolver: try r[\.makerLabel]) }
+    pairs.append(("decorated parent singleton", try decorating[\.makerSingletonPair]))
     let scoped = try await withOverrides {
-      $0.register(\.reviewLabel) { "override" }
+      $0.register(\.makerLabel) { "override" }
     } operation: { () async throws in
-      [try child[\.reviewPair], try child[\.reviewSingletonPair]]
+      [try child[\.makerPair], try child[\.makerSingletonPair]]
     }
     pairs += scoped.map { ("override scope", $0) }
     for (name, pair) in pairs {
@@ -131,7 +131,7 @@ extension Dependencies {
   /// one (which inherits no task-local) from `Container.shared`.
   @Test func taskKindsInAnAsyncFactory() async throws {
     let own = container("own")
-    let labels = try await withContainer(container("task")) { try await own.resolve(\.reviewTaskKinds) }
+    let labels = try await withContainer(container("task")) { try await own.resolve(\.makerTaskKinds) }
     #expect(labels == ["own", "own", "task", "default"])
   }
 
@@ -143,11 +143,11 @@ extension Dependencies {
     let outer = container("outer")
     let inner = container("inner")
     let started = Locked<Task<String, any Error>?>(nil)
-    outer.register(\.reviewHolder) {
-      started.withLock { $0 = Task.immediate { try await inner.resolve(\.reviewAsyncEager) } }
-      return ReviewHolder()
+    outer.register(\.makerHolder) {
+      started.withLock { $0 = Task.immediate { try await inner.resolve(\.makerAsyncEager) } }
+      return MakerHolder()
     }
-    #expect(try outer[\.reviewHolder].label == "outer")
+    #expect(try outer[\.makerHolder].label == "outer")
     let task = try #require(started.withLock { $0 })
     #expect(try await task.value == "inner")
   }
@@ -157,13 +157,13 @@ extension Dependencies {
   @Test func aDeinitInsideAFactory() throws {
     let seen = Collected<String>()
     let own = container("own")
-    own.register(\.reviewHolder) {
-      _ = ReviewDeinitProbe(seen)
-      return ReviewHolder()
+    own.register(\.makerHolder) {
+      _ = MakerDeinitProbe(seen)
+      return MakerHolder()
     }
     try withContainer(container("task")) { () throws in
-      _ = try own[\.reviewHolder]
-      _ = ReviewDeinitProbe(seen)
+      _ = try own[\.makerHolder]
+      _ = MakerDeinitProbe(seen)
     }
     #expect(seen.all == ["own", "task"])
   }
@@ -174,11 +174,11 @@ extension Dependencies {
   @Test func aDroppedSessionWithALazyPropertyIsReleased() async throws {
     let app = container("app")
     weak var released: Container?
-    weak var model: ReviewSessionModel?
+    weak var model: MakerSessionModel?
     do {
       let session = app.makeChild()
-      session.register(\.reviewSessionModel) { ReviewSessionModel() }
-      let made = try session[\.reviewSessionModel]
+      session.register(\.makerSessionModel) { MakerSessionModel() }
+      let made = try session[\.makerSessionModel]
       #expect(made.label == "app")
       released = session
       model = made
@@ -191,10 +191,10 @@ extension Dependencies {
   /// why.
   @Test func aSingletonsLazyPropertyReadAfterItsContainerWentStopsSayingWhy() async throws {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      func sessionModel() -> ReviewSessionModel? {
+      func sessionModel() -> MakerSessionModel? {
         let session = Container()
-        session.register(\.reviewLabel) { "session" }
-        return try? session[\.reviewSessionModel]
+        session.register(\.makerLabel) { "session" }
+        return try? session[\.makerSessionModel]
       }
       _ = sessionModel()?.label
     }
@@ -208,7 +208,7 @@ extension Dependencies {
   /// container does not keep) reads its `@LazyInjected` property from that container all the
   /// same: the property holds it.
   @Test func aUniqueInstancesLazyPropertyOutlivesItsContainersLastVariable() throws {
-    let holder = try container("own")[\.reviewLazyHolder]
+    let holder = try container("own")[\.makerLazyHolder]
     #expect(holder.label == "own")
   }
 
@@ -216,7 +216,7 @@ extension Dependencies {
   /// container, whatever container is current there.
   @Test func aLazyPropertyReadLaterElsewhere() async throws {
     let own = container("own")
-    let holder = try own[\.reviewLazyHolder]
+    let holder = try own[\.makerLazyHolder]
     let label = await withContainer(container("task")) {
       await Task.detached { holder.label }.value
     }
@@ -225,18 +225,18 @@ extension Dependencies {
 
   /// The testing traits: the `.container` trait sets `Container.current`, but a factory of
   /// another container makes its instance from that container.
-  @Test(.container { $0.register(\.reviewLabel) { "trait" } })
+  @Test(.container { $0.register(\.makerLabel) { "trait" } })
   func theContainerTraitYieldsToTheFactorysContainer() throws {
-    #expect(ReviewHolder().label == "trait")
-    #expect(try container("own")[\.reviewHolder].label == "own")
-    #expect(try Container.current[\.reviewHolder].label == "trait")
+    #expect(MakerHolder().label == "trait")
+    #expect(try container("own")[\.makerHolder].label == "own")
+    #expect(try Container.current[\.makerHolder].label == "trait")
   }
 
-  @Test(.overrides { $0.register(\.reviewLabel) { "override" } })
+  @Test(.overrides { $0.register(\.makerLabel) { "override" } })
   func theOverridesTraitReachesTheFactorysInstances() async throws {
-    #expect(try container("own")[\.reviewHolder].label == "override")
-    #expect(try await container("own").resolve(\.reviewAsyncEager) == "override")
-    #expect(ReviewHolder().label == "override")
+    #expect(try container("own")[\.makerHolder].label == "override")
+    #expect(try await container("own").resolve(\.makerAsyncEager) == "override")
+    #expect(MakerHolder().label == "override")
   }
 
   /// A factory that resolves through a captured other container: what that container's factory
@@ -244,12 +244,12 @@ extension Dependencies {
   @Test func aCapturedOtherContainer() throws {
     let other = container("other")
     let own = container("own")
-    own.register(\.reviewPair) { r in
-      let fromOther = try other[\.reviewHolder].label
-      let lazily = try other.lazy(\.reviewHolder).value.label
-      return ReviewPair(resolver: "\(fromOther) \(lazily) \(try r[\.reviewLabel])")
+    own.register(\.makerPair) { r in
+      let fromOther = try other[\.makerHolder].label
+      let lazily = try other.lazy(\.makerHolder).value.label
+      return MakerPair(resolver: "\(fromOther) \(lazily) \(try r[\.makerLabel])")
     }
-    let pair = try own[\.reviewPair]
+    let pair = try own[\.makerPair]
     #expect(pair.resolver == "other other own")
     #expect(pair.injected == "own")
   }
@@ -260,16 +260,16 @@ extension Dependencies {
     let own = container("own")
     try withContainer(container("outer")) { () throws in
       try withContainer(container("inner")) { () throws in
-        #expect(ReviewHolder().label == "inner")
-        #expect(try own[\.reviewHolder].label == "own")
+        #expect(MakerHolder().label == "inner")
+        #expect(try own[\.makerHolder].label == "own")
         try withOverrides {
-          $0.register(\.reviewLabel) { "scope 1" }
+          $0.register(\.makerLabel) { "scope 1" }
         } operation: { () throws in
           try withOverrides {
-            $0.register(\.reviewLabel) { "scope 2" }
+            $0.register(\.makerLabel) { "scope 2" }
           } operation: { () throws in
-            #expect(try own[\.reviewHolder].label == "scope 2")
-            #expect(ReviewHolder().label == "scope 2")
+            #expect(try own[\.makerHolder].label == "scope 2")
+            #expect(MakerHolder().label == "scope 2")
           }
         }
       }
@@ -282,7 +282,7 @@ extension Dependencies {
     let own = container("own")
     let (direct, provided) = try await withContainer(container("task")) {
       try await Task.detached {
-        (try await own.resolve(\.reviewMainActorPair), try await own.provider(\.reviewMainActorPair).get())
+        (try await own.resolve(\.makerMainActorPair), try await own.provider(\.makerMainActorPair).get())
       }.value
     }
     #expect(direct.injected == "own" && provided.injected == "own")
@@ -298,7 +298,7 @@ extension Dependencies {
       let other = containers[(index + 1) % 8]
       withContainer(other) {
         for _ in 0..<300 {
-          guard let pair = try? own[\.reviewPair], let lazy = try? own[\.reviewLazyHolder] else {
+          guard let pair = try? own[\.makerPair], let lazy = try? own[\.makerLazyHolder] else {
             mismatches.append("c\(index): failed")
             continue
           }
@@ -319,8 +319,8 @@ extension Dependencies {
         let index = round % 16
         group.addTask {
           try await withContainer(containers[(index + 3) % 16]) {
-            let kinds = try await containers[index].resolve(\.reviewTaskKinds)
-            let pair = try await containers[index].resolve(\.reviewAsyncPair)
+            let kinds = try await containers[index].resolve(\.makerTaskKinds)
+            let pair = try await containers[index].resolve(\.makerAsyncPair)
             return (index, Array(kinds.prefix(2)) + [pair.injected])
           }
         }
@@ -334,47 +334,47 @@ extension Dependencies {
 }
 
 /// Needs a key that no default provides.
-struct ReviewRequiredHolder: Sendable {
-  @Injected(\.reviewRequired) var value: String
+struct MakerRequiredHolder: Sendable {
+  @Injected(\.makerRequired) var value: String
 }
 
-struct ReviewLazyRequiredHolder: Sendable {
-  @LazyInjected(\.reviewRequired) var value: String
+struct MakerLazyRequiredHolder: Sendable {
+  @LazyInjected(\.makerRequired) var value: String
 }
 
 /// Makes a holder in each of its callbacks, and notes what it read.
-final class ReviewMakingObserver: ResolutionObserver {
+final class MakingHereObserver: ResolutionObserver {
   let seen = Collected<String>()
   func willResolve(_ dependency: DependencyReference, depth: Int) {
-    seen.append("will \(dependency.name) \(depth): \(ReviewHolder().label)")
+    seen.append("will \(dependency.name) \(depth): \(MakerHolder().label)")
   }
   func didResolve(_ event: ResolutionEvent) {
-    seen.append("did \(event.dependency.name) \(event.depth): \(ReviewHolder().label)")
+    seen.append("did \(event.dependency.name) \(event.depth): \(MakerHolder().label)")
   }
 }
 
 extension Dependencies {
-  var reviewRequired: Key<String> { .required() }
-  var reviewRequiredSingleton: Key<ReviewRequiredHolder> { Key { ReviewRequiredHolder() }.scope(.singleton) }
-  var reviewRequiredHolder: Key<ReviewRequiredHolder> { Key { ReviewRequiredHolder() } }
-  var reviewLazyRequiredHolder: AsyncKey<ReviewLazyRequiredHolder> {
-    AsyncKey { () async -> ReviewLazyRequiredHolder in ReviewLazyRequiredHolder() }
+  var makerRequired: Key<String> { .required() }
+  var makerRequiredSingleton: Key<MakerRequiredHolder> { Key { MakerRequiredHolder() }.scope(.singleton) }
+  var makerRequiredHolder: Key<MakerRequiredHolder> { Key { MakerRequiredHolder() } }
+  var makerLazyRequiredHolder: AsyncKey<MakerLazyRequiredHolder> {
+    AsyncKey { () async -> MakerLazyRequiredHolder in MakerLazyRequiredHolder() }
   }
-  var reviewHolderOfHolder: Key<ReviewPair> { Key { r in ReviewPair(resolver: try r[\.reviewHolder].label) } }
+  var makerHolderOfHolder: Key<MakerPair> { Key { r in MakerPair(resolver: try r[\.makerHolder].label) } }
 }
 
-@Suite struct ReviewInjectedValidationTests {
+@Suite struct InjectedFromMakingContainerValidationTests {
   /// A child validates a parent's singleton whose `@Injected` property needs what only the child
   /// registers: the parent makes it in the app (and stops), so the run must report it.
   @Test func aParentSingletonNeedingTheChildsKeyIsReported() async throws {
     let parent = Container()
     let child = parent.makeChild()
-    child.register(\.reviewRequired) { "child" }
-    let report = await child.validate(including: [\.reviewRequiredSingleton])
+    child.register(\.makerRequired) { "child" }
+    let report = await child.validate(including: [\.makerRequiredSingleton])
     #expect(!report.isValid, "\(report)")
-    #expect(report.problems.contains { $0.path.map(\.name).contains("\\.reviewRequired") }, "\(report)")
+    #expect(report.problems.contains { $0.path.map(\.name).contains("\\.makerRequired") }, "\(report)")
     // What the child makes itself, it makes from its own registrations.
-    #expect(await child.validate(including: [\.reviewRequiredHolder]).isValid)
+    #expect(await child.validate(including: [\.makerRequiredHolder]).isValid)
   }
 
   /// The task's container no longer stands in for the validated one, nor the other way round: a
@@ -383,22 +383,22 @@ extension Dependencies {
   /// what an asynchronous factory makes too.
   @Test func theTasksContainerDoesNotLeakIntoTheRun() async throws {
     let has = Container()
-    has.register(\.reviewRequired) { "has" }
+    has.register(\.makerRequired) { "has" }
     let lacks = Container()
-    let keys: [PartialKeyPath<Dependencies>] = [\.reviewRequiredHolder, \.reviewLazyRequiredHolder]
+    let keys: [PartialKeyPath<Dependencies>] = [\.makerRequiredHolder, \.makerLazyRequiredHolder]
     let lacking = await withContainer(has) { await lacks.validate(including: keys) }
     #expect(Set(lacking.problems.compactMap { $0.path.first?.name }).count == 2, "\(lacking)")
     let having = await withContainer(lacks) { await has.validate(including: keys) }
     #expect(having.isValid, "\(having)")
-    #expect(try await has.resolve(\.reviewLazyRequiredHolder).value == "has")
+    #expect(try await has.resolve(\.makerLazyRequiredHolder).value == "has")
   }
 
   /// The graph shows a property's dependency as an edge of the factory that made the instance.
   @Test func theGraphShowsAPropertysEdge() async throws {
     let container = Container()
-    let graph = await container.graph(including: [\.reviewHolder, \.reviewHolderOfHolder])
-    #expect(graph.edges.contains(.init(from: "\\.reviewHolder", to: "\\.reviewLabel")), "\(graph.edges)")
-    #expect(graph.edges.contains(.init(from: "\\.reviewHolderOfHolder", to: "\\.reviewHolder")), "\(graph.edges)")
+    let graph = await container.graph(including: [\.makerHolder, \.makerHolderOfHolder])
+    #expect(graph.edges.contains(.init(from: "\\.makerHolder", to: "\\.makerLabel")), "\(graph.edges)")
+    #expect(graph.edges.contains(.init(from: "\\.makerHolderOfHolder", to: "\\.makerHolder")), "\(graph.edges)")
   }
 
   /// An observer is no factory: what it makes in its callbacks resolves from `Container.current`
@@ -406,14 +406,14 @@ extension Dependencies {
   /// dependency a factory asked for; it resolved from the asking factory's container before.
   @Test func anObserverThatMakesAnInstanceUsesTheTasksContainer() async throws {
     let parent = Container()
-    parent.register(\.reviewLabel) { "parent" }
-    let observer = ReviewMakingObserver()
+    parent.register(\.makerLabel) { "parent" }
+    let observer = MakingHereObserver()
     parent.observe(observer)
     let task = Container()
-    task.register(\.reviewLabel) { "task" }
+    task.register(\.makerLabel) { "task" }
     try await withContainer(task) {
-      _ = try parent[\.reviewHolderOfHolder]
-      _ = try await parent.resolve(\.reviewAsyncPair)
+      _ = try parent[\.makerHolderOfHolder]
+      _ = try await parent.resolve(\.makerAsyncPair)
     }
     #expect(observer.seen.all.count >= 12, "\(observer.seen.all)")
     #expect(observer.seen.all.allSatisfy { $0.hasSuffix(": task") }, "\(observer.seen.all)")
@@ -421,7 +421,7 @@ extension Dependencies {
 }
 
 /// A singleton that keeps a handle its factory made from its resolver.
-final class ReviewHandleHolder: Sendable {
+final class MakerHandleHolder: Sendable {
   let lazy: Lazy<Key<String>>
   let provider: Provider<Key<String>>
   init(lazy: Lazy<Key<String>>, provider: Provider<Key<String>>) {
@@ -431,24 +431,24 @@ final class ReviewHandleHolder: Sendable {
 }
 
 extension Dependencies {
-  var reviewHandleHolder: Key<ReviewHandleHolder> {
-    Key { r in ReviewHandleHolder(lazy: r.lazy(\.reviewLabel), provider: r.provider(\.reviewLabel)) }.scope(.singleton)
+  var makerHandleHolder: Key<MakerHandleHolder> {
+    Key { r in MakerHandleHolder(lazy: r.lazy(\.makerLabel), provider: r.provider(\.makerLabel)) }.scope(.singleton)
   }
 }
 
-@Suite struct ReviewHandleRetentionTests {
+@Suite struct HandleRetentionTests {
   /// A `Lazy` or `Provider` that a singleton's factory makes from its resolver holds the container
   /// weakly, as `@LazyInjected` does: a container simply dropped is released with its singleton
   /// (ContainersAndChildScopes.md, "End a session"); before, the two kept each other alive, even
   /// once disposed.
   @Test func aDroppedContainerWithASingletonsHandlesIsReleased() async throws {
     weak var released: Container?
-    weak var holder: ReviewHandleHolder?
+    weak var holder: MakerHandleHolder?
     do {
       // A container of its own: a parent would make the key's default singleton itself.
       let session = Container()
-      session.register(\.reviewLabel) { "session" }
-      let made = try session[\.reviewHandleHolder]
+      session.register(\.makerLabel) { "session" }
+      let made = try session[\.makerHandleHolder]
       #expect(try made.lazy.value == "session")
       #expect(try made.provider.get() == "session")
       released = session
@@ -460,10 +460,10 @@ extension Dependencies {
 
   /// Kept past its container, the singleton's handle throws, saying why.
   @Test func aSingletonsHandleUsedAfterItsContainerWentThrowsSayingWhy() throws {
-    func holder() throws -> ReviewHandleHolder {
+    func holder() throws -> MakerHandleHolder {
       let session = Container()
-      session.register(\.reviewLabel) { "session" }
-      return try session[\.reviewHandleHolder]
+      session.register(\.makerLabel) { "session" }
+      return try session[\.makerHandleHolder]
     }
     let kept = try holder()
     let error = #expect(throws: ResolutionError.self) { try kept.provider.get() }
