@@ -66,23 +66,6 @@ final class SpecRecorder: ResolutionObserver {
   var events: [ResolutionEvent] { recorded.withLock { $0 } }
 }
 
-/// Lets two tasks meet, with no timeout: each waits until both have arrived.
-actor SpecBarrier {
-  private let parties: Int
-  private var arrived = 0
-  private var waiting: [CheckedContinuation<Void, Never>] = []
-  init(parties: Int) { self.parties = parties }
-  func arriveAndWait() async {
-    arrived += 1
-    if arrived == parties {
-      for continuation in waiting { continuation.resume() }
-      waiting = []
-    } else {
-      await withCheckedContinuation { waiting.append($0) }
-    }
-  }
-}
-
 protocol SpecStorage: Sendable {}
 struct SpecSQLStorage: SpecStorage {}
 
@@ -1021,9 +1004,9 @@ final class SpecSharedHolder {
   /// registers its own `\.specShared` and `\.specMain` singletons, tagged too; `read` meets the
   /// other scope at `barrier` once it has read something. Returns what each scope read, by tag.
   private func inTwoParallelScopes(
-    _ read: @escaping @Sendable (_ tag: String, _ barrier: SpecBarrier) async throws -> [SpecBox]
+    _ read: @escaping @Sendable (_ tag: String, _ barrier: Rendezvous) async throws -> [SpecBox]
   ) async throws -> [String: [SpecBox]] {
-    let barrier = SpecBarrier(parties: 2)
+    let barrier = Rendezvous(parties: 2)
     return try await withThrowingTaskGroup(of: (String, [SpecBox]).self) { group in
       for tag in ["left", "right"] {
         group.addTask {
@@ -1043,7 +1026,7 @@ final class SpecSharedHolder {
     let container = Container()
     let results = try await inTwoParallelScopes { _, barrier in
       let first = try container[\.specShared]
-      await barrier.arriveAndWait()  // both scopes are open now
+      #expect(await barrier.arrive(timeout: hangBound))  // both scopes are open now
       let second = try container[\.specShared]
       let explicit = await withContainer(container) { SpecSharedHolder().shared }
       let viaAsync = await withContainer(container) { SpecSharedHolder().shared }
@@ -1070,7 +1053,7 @@ final class SpecSharedHolder {
     let container = Container()
     let results = try await inTwoParallelScopes { _, barrier in
       let first = try await container.resolve(\.specMain)
-      await barrier.arriveAndWait()
+      #expect(await barrier.arrive(timeout: hangBound))
       let second = try await container.resolve(\.specMain)
       let injected = await withContainer(container) { await MainActor.run { MainHolder().main } }
       return [first, second, injected]
