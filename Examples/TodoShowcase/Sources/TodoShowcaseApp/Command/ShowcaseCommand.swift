@@ -51,6 +51,16 @@ extension ShowcaseCommand {
     var idleTimeout = Serve.defaultIdleTimeout
 
     @Option(
+      parsing: .unconditional,
+      help: """
+        Storage calls that may be queued or running at once; a request that would need one more gets \
+        503 with Retry-After. (default: \(ShowcaseServer.defaultMaximumStorageCalls))
+        """,
+      transform: CommandLineFormat.integer("the storage call limit", in: 1...10_000)
+    )
+    var maxStorageCalls = ShowcaseServer.defaultMaximumStorageCalls
+
+    @Option(
       name: .customLong("allowed-host"),
       help: ArgumentHelp(
         """
@@ -90,7 +100,8 @@ extension ShowcaseCommand {
 
     func run() async throws {
       let storage = try storageOptions.open(.createIfMissing) { Console.announce($0) }
-      let server = ShowcaseServer(storage: storage, storageLabel: storageOptions.storage.rawValue)
+      let server = ShowcaseServer(
+        storage: storage, storageLabel: storageOptions.storage.rawValue, maximumStorageCalls: maxStorageCalls)
       try await server.run(host: host, port: port, idleTimeout: .seconds(idleTimeout), allowedHosts: allowedHosts)
     }
   }

@@ -14,7 +14,8 @@ import Hummingbird
 ///
 /// Bad input gets a 4xx with `{"error": "…"}` and changes nothing: 400 for a body that is not
 /// the JSON expected, 422 for a title that breaks the rules, 404 for an unknown id, 409 for a new
-/// item when the list already has ``TodoList/maximumItems``.
+/// item when the list already has ``TodoList/maximumItems``. When the server already has as many
+/// storage calls waiting as it takes (see ``BlockingWork``), a request gets 503 with `Retry-After`.
 struct APIRoutes {
   let server: ShowcaseServer
 
@@ -33,7 +34,7 @@ struct APIRoutes {
         let query = request.uri.queryParameters
         let viewModel = try makeViewModel()
         guard query.get("limit") != nil || query.get("after") != nil else {
-          return try Self.wholeList(viewModel)
+          return try Self.wholeList(viewModel, blockingWork: server.blockingWork)
         }
         let limit: Int
         let cursor: TodoCursor?
@@ -90,7 +91,7 @@ struct APIRoutes {
   /// a client that asks for a long list and reads it slowly (or never) holds one page of it in
   /// the server's memory, not the whole list encoded. The first page is read before answering,
   /// so a storage failure is still a 500 with a JSON error.
-  private static func wholeList(_ viewModel: any TodoListViewModel) throws -> Response {
+  private static func wholeList(_ viewModel: any TodoListViewModel, blockingWork: BlockingWork) throws -> Response {
     let first = try viewModel.loadPage(after: nil, limit: streamedPageSize)
     return Response(
       status: .ok,
@@ -108,7 +109,8 @@ struct APIRoutes {
           }
           try await writer.write(chunk)
           guard let next = page.next else { break }
-          page = try await BlockingWork.run { try viewModel.loadPage(after: next, limit: streamedPageSize) }
+          // The response is under way: its later pages are not refused when the queue is full.
+          page = try await blockingWork.continuing { try viewModel.loadPage(after: next, limit: streamedPageSize) }
         }
         try await writer.write(ByteBuffer(string: separator == "[" ? "[]" : "]"))
         try await writer.finish(nil)
@@ -152,11 +154,18 @@ struct APIRoutes {
   }
 
   /// Runs `body` off the cooperative pool (it blocks on storage, see ``BlockingWork``), turning
-  /// the errors it throws into JSON error responses.
+  /// the errors it throws into JSON error responses; 503 with `Retry-After` when too many storage
+  /// calls are already waiting.
   private func respond(
     _ context: BasicRequestContext, _ body: @escaping @Sendable () throws -> Response
   ) async throws -> Response {
-    try await BlockingWork.run { try respondNow(context, body) }
+    do {
+      return try await server.blockingWork.run { try respondNow(context, body) }
+    } catch is BlockingWork.Busy {
+      var response = try errorResponse(.serviceUnavailable, BlockingWork.busyMessage)
+      response.headers[.retryAfter] = "\(BlockingWork.retryAfterSeconds)"
+      return response
+    }
   }
 
   /// Runs `body`, turning the errors it throws into JSON error responses. A storage or wiring

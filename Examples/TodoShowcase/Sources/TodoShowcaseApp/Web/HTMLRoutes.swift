@@ -66,11 +66,18 @@ struct HTMLRoutes {
     let text: String
   }
 
-  /// Runs a route off the cooperative pool (it blocks on storage, see ``BlockingWork``).
+  /// Runs a route off the cooperative pool (it blocks on storage, see ``BlockingWork``); an
+  /// error page with 503 and `Retry-After` when too many storage calls are already waiting.
   private func guarded(
     _ context: BasicRequestContext, _ body: @escaping @Sendable () throws -> Response
   ) async throws -> Response {
-    try await BlockingWork.run { try guardedNow(context, body) }
+    do {
+      return try await server.blockingWork.run { try guardedNow(context, body) }
+    } catch is BlockingWork.Busy {
+      var response = errorPage(.serviceUnavailable, title: "Server busy", message: BlockingWork.busyMessage)
+      response.headers[.retryAfter] = "\(BlockingWork.retryAfterSeconds)"
+      return response
+    }
   }
 
   /// Runs a route, showing a storage or wiring failure as an error page instead of a bare 500;

@@ -39,7 +39,8 @@ enum OpenAPIDocument {
                 "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/TodoItem"}}}}
               },
               "400": {"$ref": "#/components/responses/BadRequest"},
-              "403": {"$ref": "#/components/responses/Forbidden"}
+              "403": {"$ref": "#/components/responses/Forbidden"},
+              "503": {"$ref": "#/components/responses/Busy"}
             }
           },
           "post": {
@@ -60,7 +61,8 @@ enum OpenAPIDocument {
               "413": {"$ref": "#/components/responses/TooLarge"},
               "409": {"$ref": "#/components/responses/ListFull"},
               "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
-              "422": {"$ref": "#/components/responses/Unprocessable"}
+              "422": {"$ref": "#/components/responses/Unprocessable"},
+              "503": {"$ref": "#/components/responses/Busy"}
             }
           }
         },
@@ -77,7 +79,8 @@ enum OpenAPIDocument {
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TodoItem"}}}
               },
               "403": {"$ref": "#/components/responses/Forbidden"},
-              "404": {"$ref": "#/components/responses/NotFound"}
+              "404": {"$ref": "#/components/responses/NotFound"},
+              "503": {"$ref": "#/components/responses/Busy"}
             }
           },
           "patch": {
@@ -96,7 +99,8 @@ enum OpenAPIDocument {
               "403": {"$ref": "#/components/responses/Forbidden"},
               "404": {"$ref": "#/components/responses/NotFound"},
               "413": {"$ref": "#/components/responses/TooLarge"},
-              "415": {"$ref": "#/components/responses/UnsupportedMediaType"}
+              "415": {"$ref": "#/components/responses/UnsupportedMediaType"},
+              "503": {"$ref": "#/components/responses/Busy"}
             }
           },
           "delete": {
@@ -107,7 +111,8 @@ enum OpenAPIDocument {
               "400": {"$ref": "#/components/responses/BadRequest"},
               "403": {"$ref": "#/components/responses/Forbidden"},
               "404": {"$ref": "#/components/responses/NotFound"},
-              "413": {"$ref": "#/components/responses/TooLarge"}
+              "413": {"$ref": "#/components/responses/TooLarge"},
+              "503": {"$ref": "#/components/responses/Busy"}
             }
           }
         }
@@ -147,7 +152,8 @@ enum OpenAPIDocument {
           "ListFull": {"description": "The list already has 10000 items, the most it may have.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "TooLarge": {"description": "The body is larger than 64 KiB.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "UnsupportedMediaType": {"description": "The body is not application/json.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-          "Unprocessable": {"description": "The title breaks the rules: empty, longer than 200 characters or 800 code points, or containing a control character or an invisible formatting character (such as U+202E).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+          "Unprocessable": {"description": "The title breaks the rules: empty, longer than 200 characters or 800 code points, or containing a control character or an invisible formatting character (such as U+202E).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "Busy": {"description": "The server is busy: as many storage calls are already queued or running as it takes (serve --max-storage-calls, default 64; a JSON error). Try again after Retry-After seconds.", "headers": {"Retry-After": {"description": "Seconds to wait before trying again.", "required": true, "schema": {"type": "integer", "minimum": 0}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         }
       }
     }

@@ -17,11 +17,27 @@ public struct ShowcaseServer: Sendable {
   public let showcase: Showcase
   /// Shown in the page header, such as `sqlite`.
   public let storageLabel: String
+  /// Where the routes run their storage calls: off the cooperative pool, at most a set number
+  /// at once (see ``BlockingWork``).
+  let blockingWork: BlockingWork
 
-  public init(storage: any LocalStorage, storageLabel: String) {
+  /// The app on `storage`.
+  ///
+  /// - Parameters:
+  ///   - storage: The store all four styles share.
+  ///   - storageLabel: Shown in the page header, such as `sqlite`.
+  ///   - maximumStorageCalls: The most storage calls queued or running at once; a request that
+  ///     would need one more gets 503 with `Retry-After` (`serve --max-storage-calls`).
+  public init(
+    storage: any LocalStorage, storageLabel: String, maximumStorageCalls: Int = defaultMaximumStorageCalls
+  ) {
     self.showcase = Showcase(storage: storage)
     self.storageLabel = storageLabel
+    self.blockingWork = BlockingWork(limit: maximumStorageCalls)
   }
+
+  /// How many storage calls may be queued or running at once by default.
+  public static var defaultMaximumStorageCalls: Int { BlockingWork.defaultLimit }
 
   /// How long an HTTP/1 connection may send nothing (no complete request head, no body bytes
   /// of a request being read, nothing after the last response) before the server closes it.
