@@ -23,7 +23,21 @@ final class RawConnection {
 
   /// Connects to `localhost:port`, trying each address the name resolves to; `receiveBuffer`
   /// sets a small receive buffer (so a response the test does not read soon fills it).
-  init(port: Int, receiveBuffer: Int32? = nil) throws {
+  convenience init(port: Int, receiveBuffer: Int32? = nil) throws {
+    try self.init(port: port, receiveBuffer: receiveBuffer, source: nil)
+  }
+
+  /// Connects from the IPv4 address `source` (such as `127.0.0.2`, another loopback address on
+  /// Linux) to `127.0.0.1:port`.
+  convenience init(port: Int, from source: String) throws {
+    try self.init(port: port, receiveBuffer: nil, source: source)
+  }
+
+  private init(port: Int, receiveBuffer: Int32?, source: String?) throws {
+    if let source {
+      descriptor = try Self.openSocket(port: port, from: source)
+      return
+    }
     var hints = addrinfo()
     hints.ai_family = AF_UNSPEC
     #if canImport(Glibc)
@@ -52,6 +66,78 @@ final class RawConnection {
 
   deinit {
     close(descriptor)
+  }
+
+  /// A TCP socket bound to `source`, connected to `127.0.0.1:port`.
+  private static func openSocket(port: Int, from source: String) throws -> Int32 {
+    #if canImport(Glibc)
+    let candidate = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+    let candidate = socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+    guard candidate >= 0 else { throw Failure(step: "socket") }
+    func address(_ text: String, port: Int) -> sockaddr_in {
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = in_port_t(UInt16(port).bigEndian)
+      _ = inet_pton(AF_INET, text, &address.sin_addr)
+      return address
+    }
+    var local = address(source, port: 0)
+    var remote = address("127.0.0.1", port: port)
+    let bound = withUnsafePointer(to: &local) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(candidate, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    let connected =
+      bound == 0
+      && withUnsafePointer(to: &remote) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(candidate, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      } == 0
+    guard connected else {
+      close(candidate)
+      throw Failure(step: bound == 0 ? "connect" : "bind to \(source)")
+    }
+    return candidate
+  }
+
+  /// Reads one response with a `Content-Length` body (without blocking, until `limit` passes):
+  /// its text, or what came before the server closed the connection or the limit passed.
+  func readResponse(within limit: Duration) async throws -> String {
+    let deadline = ContinuousClock.now + limit
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while ContinuousClock.now < deadline {
+      if let end = Self.endOfResponse(received) { return String(decoding: received[..<end], as: UTF8.self) }
+      let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+      if count > 0 {
+        received += buffer[..<count]
+        continue
+      }
+      if count == 0 || !(errno == EAGAIN || errno == EWOULDBLOCK) { break }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    return String(decoding: received, as: UTF8.self)
+  }
+
+  /// Where the first response in `bytes` ends, once its head and `Content-Length` body are all there.
+  private static func endOfResponse(_ bytes: [UInt8]) -> Int? {
+    let separator = Array("\r\n\r\n".utf8)
+    guard bytes.count >= separator.count,
+      let headEnd = (0...(bytes.count - separator.count)).first(where: {
+        bytes[$0..<($0 + separator.count)].elementsEqual(separator)
+      })
+    else { return nil }
+    let head = String(decoding: bytes[..<headEnd], as: UTF8.self).lowercased()
+    let length =
+      head.components(separatedBy: "\r\n")
+      .first { $0.hasPrefix("content-length:") }
+      .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+    let end = headEnd + separator.count + length
+    return bytes.count >= end ? end : nil
   }
 
   func send(_ text: String) throws {

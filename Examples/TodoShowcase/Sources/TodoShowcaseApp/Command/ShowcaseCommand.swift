@@ -61,6 +61,26 @@ extension ShowcaseCommand {
     var maxStorageCalls = ShowcaseServer.defaultMaximumStorageCalls
 
     @Option(
+      parsing: .unconditional,
+      help: """
+        Connections that may be open at once; one more gets 503 with Retry-After and is closed. \
+        (default: \(ConnectionLimit.default.total))
+        """,
+      transform: CommandLineFormat.integer("the connection limit", in: 1...1_000_000)
+    )
+    var maxConnections = ConnectionLimit.default.total
+
+    @Option(
+      parsing: .unconditional,
+      help: """
+        Connections that may be open at once from one IP address (behind a proxy, all come from the proxy's). \
+        (default: \(ConnectionLimit.default.perAddress))
+        """,
+      transform: CommandLineFormat.integer("the per-address connection limit", in: 1...1_000_000)
+    )
+    var maxConnectionsPerAddress = ConnectionLimit.default.perAddress
+
+    @Option(
       name: .customLong("allowed-host"),
       help: ArgumentHelp(
         """
@@ -102,7 +122,9 @@ extension ShowcaseCommand {
       let storage = try storageOptions.open(.createIfMissing) { Console.announce($0) }
       let server = ShowcaseServer(
         storage: storage, storageLabel: storageOptions.storage.rawValue, maximumStorageCalls: maxStorageCalls)
-      try await server.run(host: host, port: port, idleTimeout: .seconds(idleTimeout), allowedHosts: allowedHosts)
+      try await server.run(
+        host: host, port: port, idleTimeout: .seconds(idleTimeout), allowedHosts: allowedHosts,
+        connectionLimit: ConnectionLimit(total: maxConnections, perAddress: maxConnectionsPerAddress))
     }
   }
 

@@ -69,14 +69,19 @@ public struct ShowcaseServer: Sendable {
   /// Serves the app until the process is stopped; prints the address and the `Host` names it
   /// answers once listening.
   public func run(
-    host: String, port: Int, idleTimeout: Duration = defaultIdleTimeout, allowedHosts: [String] = []
+    host: String,
+    port: Int,
+    idleTimeout: Duration = defaultIdleTimeout,
+    allowedHosts: [String] = [],
+    connectionLimit: ConnectionLimit = .default
   ) async throws {
     let policy = HostPolicy(listenHost: host, allowedNames: allowedHosts)
     if let warning = Self.logLevelWarning {
       Console.note(warning)
     }
-    let app = makeApplication(host: host, port: port, idleTimeout: idleTimeout, allowedHosts: allowedHosts) {
-      boundPort in
+    let app = makeApplication(
+      host: host, port: port, idleTimeout: idleTimeout, allowedHosts: allowedHosts, connectionLimit: connectionLimit
+    ) { boundPort in
       Console.announce(Self.listeningLine(host: host, port: boundPort))
       Console.announce(policy.announcement)
     }
@@ -95,21 +100,28 @@ public struct ShowcaseServer: Sendable {
   /// The HTTP/1 application on `host`:`port`, closing connections idle for `idleTimeout`, whose
   /// request takes longer than that to arrive, or that leave a response unread that long (see
   /// ``SlowClientHandler``), answering `Host` as ``HostPolicy`` says, and with the security headers
-  /// on every response, the HTTP parser's refusals included (see ``SecurityHeadersHandler``);
+  /// on every response, the HTTP parser's refusals included (see ``SecurityHeadersHandler``), and
+  /// keeping at most `connectionLimit` connections open (see ``ConnectionLimitHandler``);
   /// `onRunning` gets the bound port.
   public func makeApplication(
     host: String,
     port: Int,
     idleTimeout: Duration = defaultIdleTimeout,
     allowedHosts: [String] = [],
+    connectionLimit: ConnectionLimit = .default,
     onRunning: @escaping @Sendable (Int) -> Void = { _ in }
   ) -> some ApplicationProtocol {
-    Application(
+    // One count for all of this application's connections.
+    let connections = ConnectionCounter(limit: connectionLimit)
+    return Application(
       router: makeRouter(listenHost: host, allowedHosts: allowedHosts),
       server: .http1(
         configuration: .init(
+          // Made anew for each connection. The limit's handler comes last, so the 503 it writes
+          // goes out through the security headers' handler.
           additionalChannelHandlers: [
             SlowClientHandler(timeout: .nanoseconds(Self.nanoseconds(idleTimeout))), SecurityHeadersHandler(),
+            ConnectionLimitHandler(counter: connections),
           ],
           idleTimeout: .nanoseconds(Self.nanoseconds(idleTimeout))
         )

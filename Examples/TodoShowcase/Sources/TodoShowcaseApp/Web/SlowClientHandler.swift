@@ -13,7 +13,7 @@ import NIOHTTPTypes
 ///   would hold the connection, and the response in memory, for ever. When the connection stays
 ///   unable to take more output (the client's window is full) for `timeout`, it is closed.
 ///
-/// Added after HTTP decoding (``ShowcaseServer/makeApplication(host:port:idleTimeout:allowedHosts:onRunning:)``),
+/// Added after HTTP decoding (``ShowcaseServer/makeApplication(host:port:idleTimeout:allowedHosts:connectionLimit:onRunning:)``),
 /// one per connection.
 final class SlowClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = HTTPRequestPart
