@@ -7,8 +7,8 @@ import Testing
 @testable import TodoShowcaseApp
 
 /// Requests the server refuses before any route sees them (Hummingbird's HTTP parser answers 400
-/// and closes), or refuses for their body, over a plain socket: each answer carries the same
-/// security headers as a routed one.
+/// and closes; 431 for a head over the decoder's limits), or refuses for their body, over a plain
+/// socket: each answer carries the same security headers as a routed one.
 @Suite("Early refusals")
 struct EarlyRefusalTests {
   /// The response to `request` (sent whole over a new connection) up to the server closing it.
@@ -47,11 +47,23 @@ struct EarlyRefusalTests {
     ("a URL with a C1 control character", "GET /\u{9B}2J HTTP/1.1\r\nHost: localhost\r\n\r\n", "400"),
     (
       "a header section over the decoder's limit",
-      "GET / HTTP/1.1\r\nHost: localhost\r\nX-Padding: \(String(repeating: "a", count: headerLimit))\r\n\r\n", "400"
+      "GET / HTTP/1.1\r\nHost: localhost\r\nX-Padding: \(String(repeating: "a", count: headerLimit))\r\n\r\n", "431"
     ),
     (
+      "header fields over the decoder's limit in all, none over it alone",
+      "GET / HTTP/1.1\r\nHost: localhost\r\n"
+        + String(repeating: "X-Padding: \(String(repeating: "a", count: 1000))\r\n", count: headerLimit / 1000 + 1)
+        + "\r\n",
+      "431"
+    ),
+    (
+      "more header fields than the decoder takes",
+      "GET / HTTP/1.1\r\nHost: localhost\r\n" + String(repeating: "X-A: 1\r\n", count: 1001) + "\r\n", "431"
+    ),
+    // The decoder counts the request line with the header fields (see HeaderOverflowHandler).
+    (
       "a URL over the decoder's limit",
-      "GET /?q=\(String(repeating: "a", count: headerLimit)) HTTP/1.1\r\nHost: localhost\r\n\r\n", "400"
+      "GET /?q=\(String(repeating: "a", count: headerLimit)) HTTP/1.1\r\nHost: localhost\r\n\r\n", "431"
     ),
     (
       "a body over the limit, by its Content-Length",

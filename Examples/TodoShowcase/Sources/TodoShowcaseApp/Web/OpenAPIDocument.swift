@@ -21,7 +21,7 @@ enum OpenAPIDocument {
       "info": {
         "title": "TodoShowcase API",
         "version": "1.0.0",
-        "description": "The to-do list all four DI styles share. State-changing requests from a browser must be same-origin; bodies must be application/json and at most 64 KiB."
+        "description": "The to-do list all four DI styles share. State-changing requests from a browser must be same-origin; bodies must be application/json and at most 64 KiB; a request line and header fields over 80 KiB get 431."
       },
       "paths": {
         "/api/todos": {

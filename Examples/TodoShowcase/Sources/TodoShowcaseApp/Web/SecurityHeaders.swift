@@ -25,8 +25,9 @@ enum SecurityHeaders {
 /// those no route or middleware sees:
 ///
 /// - Hummingbird's own `400 Bad Request` for a request its HTTP parser refuses (a malformed request
-///   line, a header section over the decoder's limits, a bad chunk size), written by its
-///   connection loop (`HTTPChannelHandler.handleHTTP`) rather than by the router;
+///   line, a bad chunk size; `431` for a head over the decoder's limits, see
+///   ``HeaderOverflowHandler``), written by its connection loop (`HTTPChannelHandler.handleHTTP`)
+///   rather than by the router;
 /// - the `503` for a connection over the limit (``ConnectionLimitHandler``);
 /// - its bodiless `500` for an error that is not an `HTTPResponseError` and escaped every
 ///   middleware.

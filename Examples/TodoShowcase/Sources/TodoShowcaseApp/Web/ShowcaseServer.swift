@@ -100,7 +100,8 @@ public struct ShowcaseServer: Sendable {
   /// The HTTP/1 application on `host`:`port`, closing connections idle for `idleTimeout`, whose
   /// request takes longer than that to arrive, or that leave a response unread that long (see
   /// ``SlowClientHandler``), answering `Host` as ``HostPolicy`` says, and with the security headers
-  /// on every response, the HTTP parser's refusals included (see ``SecurityHeadersHandler``), and
+  /// on every response, the HTTP parser's refusals included (see ``SecurityHeadersHandler``), 431 for
+  /// a request head over the decoder's limits (see ``HeaderOverflowHandler``), and
   /// keeping at most `connectionLimit` connections open (see ``ConnectionLimitHandler``);
   /// `onRunning` gets the bound port.
   public func makeApplication(
@@ -121,7 +122,7 @@ public struct ShowcaseServer: Sendable {
           // goes out through the security headers' handler.
           additionalChannelHandlers: [
             SlowClientHandler(timeout: .nanoseconds(Self.nanoseconds(idleTimeout))), SecurityHeadersHandler(),
-            ConnectionLimitHandler(counter: connections),
+            HeaderOverflowHandler(), ConnectionLimitHandler(counter: connections),
           ],
           idleTimeout: .nanoseconds(Self.nanoseconds(idleTimeout))
         )
