@@ -121,7 +121,14 @@ struct ConnectionLimitTests {
       try await expectRefused(try RawConnection(port: port))
       var ignored = ""
       #expect(try await idle.waitForClose(within: .seconds(30), received: &ignored))
+
+      // A client that never closes its side after the server's answer to `Connection: close`
+      // (which shuts only the server's side) holds its place until the idle timeout, not for ever.
+      let halfClosed = try await admitted(port: port)
+      try halfClosed.send("GET /api/todos?limit=1 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+      #expect(try await halfClosed.waitForClose(within: .seconds(30), received: &ignored))
       _ = try await admitted(port: port)
+      withExtendedLifetime(halfClosed) {}
     }
   }
 
