@@ -63,6 +63,16 @@ extension ShowcaseCommand {
     @Option(
       parsing: .unconditional,
       help: """
+        Access log lines written per second at most (as many at once); the lines over it are dropped \
+        and their number logged with the next line. (default: \(ShowcaseServer.defaultAccessLogLinesPerSecond))
+        """,
+      transform: CommandLineFormat.integer("the access log rate", in: 1...1_000_000)
+    )
+    var accessLogRate = ShowcaseServer.defaultAccessLogLinesPerSecond
+
+    @Option(
+      parsing: .unconditional,
+      help: """
         Connections that may be open at once; one more gets 503 with Retry-After and is closed. \
         (default: \(ConnectionLimit.default.total))
         """,
@@ -121,7 +131,8 @@ extension ShowcaseCommand {
     func run() async throws {
       let storage = try storageOptions.open(.createIfMissing) { Console.announce($0) }
       let server = ShowcaseServer(
-        storage: storage, storageLabel: storageOptions.storage.rawValue, maximumStorageCalls: maxStorageCalls)
+        storage: storage, storageLabel: storageOptions.storage.rawValue, maximumStorageCalls: maxStorageCalls,
+        accessLogLinesPerSecond: accessLogRate)
       try await server.run(
         host: host, port: port, idleTimeout: .seconds(idleTimeout), allowedHosts: allowedHosts,
         connectionLimit: ConnectionLimit(total: maxConnections, perAddress: maxConnectionsPerAddress))

@@ -10,7 +10,14 @@ import Logging
 /// The path is the client's text: it is logged through ``loggable(_:)``, so it cannot fill the log
 /// with 80 KiB a request, nor (should a front end other than the HTTP/1 decoder, which lets only
 /// printable ASCII into a URL, pass one) drive the terminal that shows the log.
+///
+/// The lines are rate limited by `budget` (``LogLineBudget``): under a flood, lines over it are
+/// dropped, and the next line written follows a warning line `access log lines dropped` with
+/// their number (`log.dropped_lines`).
 struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
+  /// How many lines may be written, shared by every request of the router.
+  let budget: LogLineBudget
+
   /// The most Unicode scalars of a client's text (the path) a log line keeps. The HTTP decoder
   /// lets a URL be up to 80 KiB, which every request would otherwise copy into the log.
   static var maximumLoggedLength: Int { 256 }
@@ -47,11 +54,7 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
       var response = try await next(request, context)
       metadata["http.status"] = "\(response.status.code)"
       metadata["duration_ms"] = elapsed()
-      if response.status.code >= 500 {
-        context.logger.error("request failed", metadata: metadata)
-      } else {
-        context.logger.info("request", metadata: metadata)
-      }
+      log(status: Int(response.status.code), metadata: metadata, context: context)
       if let name = HTTPField.Name("X-Request-Id") { response.headers[name] = context.id }
       return response
     } catch {
@@ -59,12 +62,30 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
       metadata["http.status"] = "\(status)"
       metadata["duration_ms"] = elapsed()
       metadata["error"] = "\(String(describing: error))"
-      if status >= 500 {
-        context.logger.error("request failed", metadata: metadata)
-      } else {
-        context.logger.info("request", metadata: metadata)
-      }
+      log(status: status, metadata: metadata, context: context)
       throw error
+    }
+  }
+
+  /// Writes the request's line (an error line for a 5xx) if the budget allows, after the count of
+  /// the lines dropped before it.
+  private func log(status: Int, metadata: Logger.Metadata, context: Context) {
+    guard case .write(let dropped) = budget.take() else { return }
+    if dropped > 0 {
+      // Not this request's: without its id.
+      var logger = context.logger
+      logger[metadataKey: "hb.request.id"] = nil
+      logger.warning(
+        "access log lines dropped",
+        metadata: [
+          "log.dropped_lines": "\(dropped)",
+          "log.lines_per_second": "\(budget.linesPerSecond)",
+        ])
+    }
+    if status >= 500 {
+      context.logger.error("request failed", metadata: metadata)
+    } else {
+      context.logger.info("request", metadata: metadata)
     }
   }
 }

@@ -20,6 +20,8 @@ public struct ShowcaseServer: Sendable {
   /// Where the routes run their storage calls: off the cooperative pool, at most a set number
   /// at once (see ``BlockingWork``).
   let blockingWork: BlockingWork
+  /// How many access log lines a second the routers write (see ``LogLineBudget``).
+  var accessLogBudget: LogLineBudget
 
   /// The app on `storage`.
   ///
@@ -28,13 +30,22 @@ public struct ShowcaseServer: Sendable {
   ///   - storageLabel: Shown in the page header, such as `sqlite`.
   ///   - maximumStorageCalls: The most storage calls queued or running at once; a request that
   ///     would need one more gets 503 with `Retry-After` (`serve --max-storage-calls`).
+  ///   - accessLogLinesPerSecond: The most access log lines a second (as many at once); more are
+  ///     dropped and counted in the next line written (`serve --access-log-rate`).
   public init(
-    storage: any LocalStorage, storageLabel: String, maximumStorageCalls: Int = defaultMaximumStorageCalls
+    storage: any LocalStorage,
+    storageLabel: String,
+    maximumStorageCalls: Int = defaultMaximumStorageCalls,
+    accessLogLinesPerSecond: Int = defaultAccessLogLinesPerSecond
   ) {
     self.showcase = Showcase(storage: storage)
     self.storageLabel = storageLabel
     self.blockingWork = BlockingWork(limit: maximumStorageCalls)
+    self.accessLogBudget = LogLineBudget(linesPerSecond: accessLogLinesPerSecond)
   }
+
+  /// How many access log lines a second are written by default.
+  public static var defaultAccessLogLinesPerSecond: Int { LogLineBudget.defaultLinesPerSecond }
 
   /// How many storage calls may be queued or running at once by default.
   public static var defaultMaximumStorageCalls: Int { BlockingWork.defaultLimit }
@@ -53,7 +64,7 @@ public struct ShowcaseServer: Sendable {
   public func makeRouter(listenHost: String? = nil, allowedHosts: [String] = []) -> Router<BasicRequestContext> {
     // HEAD is answered wherever GET is, with the GET route's headers and no body.
     let router = Router(options: .autoGenerateHeadEndpoints)
-    router.add(middleware: AccessLogMiddleware())
+    router.add(middleware: AccessLogMiddleware(budget: accessLogBudget))
     router.add(
       middleware: SecurityMiddleware(
         hostPolicy: listenHost.map { HostPolicy(listenHost: $0, allowedNames: allowedHosts) })
