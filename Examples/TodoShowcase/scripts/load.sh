@@ -67,7 +67,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$binary" serve --host 127.0.0.1 --port 0 --data-dir "$work/data" --storage "$storage" >"$work/server.log" 2>&1 &
+# The server's limits must not refuse wrk's own connections and requests: by default it takes 64
+# connections from one address and 64 storage calls at once (README, "On a network").
+limits=()
+if ((connections > 64)); then limits+=(--max-connections-per-address "$connections" --max-storage-calls "$connections"); fi
+if ((connections > 512)); then limits+=(--max-connections "$connections"); fi
+"$binary" serve --host 127.0.0.1 --port 0 --data-dir "$work/data" --storage "$storage" ${limits[@]+"${limits[@]}"} >"$work/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 200); do
   grep -q "Listening on" "$work/server.log" && break
