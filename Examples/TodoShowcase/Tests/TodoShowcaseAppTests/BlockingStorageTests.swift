@@ -2,17 +2,50 @@ import DIShowcase
 import Dispatch
 import Foundation
 import HummingbirdTesting
+import Synchronization
 import Testing
 
-/// A storage whose reads wait at a gate (for at most `limit`), like a store whose file lock
-/// another process holds.
-private struct GatedStorage: LocalStorage {
-  let base = InMemoryStorage()
-  let gate: DispatchSemaphore
-  let limit: DispatchTimeInterval
+/// A storage whose reads and changes wait at a gate until the test opens it (for at most
+/// `limit`, so that a broken test ends instead of hanging), like a store whose file lock another
+/// process holds. It reports each call as it arrives and counts the calls that got through.
+private final class GatedStorage: LocalStorage {
+  private let base = InMemoryStorage()
+  /// Left once by ``open()``: every call waiting, and every later one, then passes.
+  private let latch = DispatchGroup()
+  private let limit: DispatchTimeInterval
+  private let arrivals: AsyncStream<Void>.Continuation
+  private let arrived: AsyncStream<Void>
+  private let passedCount = Mutex(0)
+
+  init(limit: DispatchTimeInterval) {
+    self.limit = limit
+    (arrived, arrivals) = AsyncStream.makeStream()
+    latch.enter()
+  }
+
+  /// Lets every waiting call, and every later one, through.
+  func open() {
+    latch.leave()
+  }
+
+  /// The calls that got through the gate so far.
+  var passed: Int {
+    passedCount.withLock { $0 }
+  }
+
+  /// Waits until `count` calls have arrived at the gate.
+  func waitForArrivals(_ count: Int) async {
+    var seen = 0
+    for await _ in arrived {
+      seen += 1
+      if seen == count { return }
+    }
+  }
 
   private func pass() {
-    _ = gate.wait(timeout: .now() + limit)
+    arrivals.yield()
+    _ = latch.wait(timeout: .now() + limit)
+    passedCount.withLock { $0 += 1 }
   }
 
   func save<T: Encodable>(_ value: T, forKey key: String) throws { try base.save(value, forKey: key) }
@@ -39,25 +72,27 @@ private struct GatedStorage: LocalStorage {
 struct BlockingStorageTests {
   @Test("Requests waiting on storage do not stall other requests, static files included")
   func blockedStorageDoesNotStallOthers() async throws {
-    let gate = DispatchSemaphore(value: 0)
-    // More waiting requests than the cooperative pool has threads.
+    // More waiting requests than the cooperative pool has threads (and fewer than the server's
+    // storage call limit).
     let waiting = min(ProcessInfo.processInfo.activeProcessorCount * 2 + 2, 40)
-    // A stalled stylesheet would wait out the gate; one served apart takes milliseconds, so half
-    // the gate's limit tells them apart on a loaded machine too (2 s was missed there by 70 ms).
-    let storage = GatedStorage(gate: gate, limit: .seconds(10))
+    // Were the storage calls run on the cooperative pool, no more than it has threads would
+    // arrive until the gate's limit let them through: the test would then end, and fail.
+    let storage = GatedStorage(limit: .seconds(10))
     try await withApp(storage: storage) { client in
       try await withThrowingTaskGroup(of: Void.self) { group in
-        let start = ContinuousClock.now
         for _ in 0..<waiting {
           group.addTask { _ = try await client.send(.get, "/api/todos") }
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // More of them are waiting on storage at once than the cooperative pool has threads.
+        // (Not all: Dispatch adds a thread about once a second while its threads block.)
+        await storage.waitForArrivals(ProcessInfo.processInfo.activeProcessorCount + 1)
         let css = try await client.send(.get, "/static/app.css")
-        let elapsed = start.duration(to: .now)
-        for _ in 0..<waiting { gate.signal() }
+        // Answered while every storage call was still held, not after some got through.
+        let passedBeforeStylesheet = storage.passed
+        storage.open()
         try await group.waitForAll()
         #expect(css.status == .ok)
-        #expect(elapsed < .seconds(5), "the stylesheet took \(elapsed) while storage calls waited")
+        #expect(passedBeforeStylesheet == 0, "the stylesheet waited for \(passedBeforeStylesheet) storage calls")
       }
     }
   }
