@@ -109,6 +109,18 @@ struct EarlyRefusalTests {
     #expect(fields["referrer-policy"] == "same-origin", "\(name)")
   }
 
+  @Test("A head over the limits after a routed 400 on the same connection gets 431; the routed 400 stays")
+  func overflowAfterAnsweredRequest() async throws {
+    // Sent together, the decoder refuses the second head before the first is answered; only the
+    // parser's own bodiless 400 becomes 431, not the route's.
+    let response = try await Self.response(
+      to: "GET /api/todos?limit=0 HTTP/1.1\r\nHost: localhost\r\n\r\n"
+        + "GET / HTTP/1.1\r\nHost: localhost\r\nX-Padding: \(String(repeating: "a", count: Self.headerLimit))\r\n\r\n")
+    #expect(response.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(response)")
+    #expect(response.components(separatedBy: "HTTP/1.1 ").count == 3, "\(response)")
+    #expect(response.contains("\"}HTTP/1.1 431 Request Header Fields Too Large\r\n"), "\(response)")
+  }
+
   @Test("An answered request over a socket has each security header once")
   func routedResponseHasEachHeaderOnce() async throws {
     let response = try await Self.response(to: "GET /nope HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
