@@ -196,12 +196,12 @@ struct ConnectionTests {
       try answered.send("GET /api/todos HTTP/1.1\r\nHost: localhost\r\n\r\n")
 
       var ignored = ""
-      #expect(try await idle.waitForClose(within: .seconds(10), received: &ignored))
-      #expect(try await halfHead.waitForClose(within: .seconds(10), received: &ignored))
-      #expect(try await halfBody.waitForClose(within: .seconds(10), received: &ignored))
+      #expect(try await idle.waitForClose(within: .seconds(60), received: &ignored))
+      #expect(try await halfHead.waitForClose(within: .seconds(60), received: &ignored))
+      #expect(try await halfBody.waitForClose(within: .seconds(60), received: &ignored))
       // A complete request is answered; the kept-alive connection then idles out too.
       var reply = ""
-      #expect(try await answered.waitForClose(within: .seconds(10), received: &reply))
+      #expect(try await answered.waitForClose(within: .seconds(60), received: &reply))
       #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
     }
   }
