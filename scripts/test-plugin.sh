@@ -69,6 +69,7 @@ expect_line "$work/static-Dynamic.txt" "$S/DynamicApp/App.swift:11:7: remark: kn
 expect_line "$work/static-Dynamic.txt" "$S/DynamicKeys/Keys.swift:6:14: remark: required key \\.token is not registered in the module graph of 'DynamicApp'; silenced by '// knapsack-check: runtime-provided'"
 # Through `@Injected` properties of instances that factories make: at the property, naming the call.
 expect_line "$work/static-Injected.txt" "$S/InjectedKeys/Keys.swift:22:3: warning: captive dependency: \\.dashboard (singleton) holds \\.session (unique), which should not outlive one use (@Injected in Dashboard, made by Dashboard() at InjectedKeys/Keys.swift:41)"
+expect_line "$work/static-Injected.txt" "$S/InjectedKeys/Keys.swift:49:3: warning: captive dependency: \\.lazyDashboard (singleton) holds \\.session (unique) through a Lazy, which keeps the first value it reads"
 expect_line "$work/static-Injected.txt" "$S/InjectedKeys/Keys.swift:29:3: note: \\.loopScreen resolves the next key of the cycle here (@Injected in LoopScreen, made by LoopScreen() at InjectedKeys/Keys.swift:42)"
 [[ $(cat "$work/static-Missing.status") == 1 && $(cat "$work/static-Cycle.status") == 1 && $(cat "$work/static-Injected.status") == 1 ]] \
   || fail "errors must exit 1"
@@ -171,6 +172,7 @@ Cycle checked
 Cycle cycle \.alpha,\.beta
 Dynamic checked
 Injected captiveDependency \.dashboard
+Injected captiveDependency \.lazyDashboard
 Injected checked
 Injected cycle \.loopScreen,\.loopStorage
 Injected requiredKeyNotProvided \.wallClock

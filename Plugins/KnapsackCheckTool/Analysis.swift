@@ -126,8 +126,9 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   struct Factory {
     var scope: String
     var resolves: [Reference]
-    /// What `@LazyInjected` properties of the instances it makes resolve on first access: not
-    /// edges of cycles or captive dependencies, but resolutions that need a provider.
+    /// What its `Lazy` and `Provider` handles, and the `@LazyInjected` properties of the instances
+    /// it makes, resolve on first access: resolutions that need a provider, but not edges of
+    /// cycles; a `Lazy` is an edge of a captive dependency (it keeps the first value it reads).
     var deferred: [Reference] = []
     var isAlias: Bool
     var site: Site
@@ -315,6 +316,14 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
     }
     return valueTypes.contains(name) || inModule.map(valueTypes.contains) == true || standardValueTypes.contains(bare)
   }
+  /// What an instance of `scope` should not outlive, as a captive dependency's message says it.
+  func lifetime(_ scope: String) -> String {
+    switch scope {
+    case "weak": "one holder"
+    case "cached": "resetCached()"
+    default: "one use"
+    }
+  }
   func shortestScope(_ id: DependencyID) -> String? {
     factories[id]?.map(\.scope).max { (scopeOrder[$0] ?? 0) < (scopeOrder[$1] ?? 0) }
   }
@@ -338,13 +347,25 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
         }
         let through = path.dropLast().map(\.description)
         let via = through.isEmpty ? "" : " through \(through.joined(separator: ", "))"
-        let lifetime = heldScope == "weak" ? "holder" : "use"
         findings.append(
           Finding(
             severity: .warning, site: first.site,
             message: explained(
-              "captive dependency: \(id.noted(factory.scope)) holds \(held.noted(heldScope))\(via), which should not outlive one \(lifetime)",
+              "captive dependency: \(id.noted(factory.scope)) holds \(held.noted(heldScope))\(via), which should not outlive \(lifetime(heldScope))",
               first)))
+      }
+      // A `Lazy` it keeps keeps the first value it reads, as `validate()` counts it: a value read
+      // out of one is not looked through (the run does not make it for the holder).
+      for lazy in factory.deferred where lazy.keepsFirstValue {
+        guard let held = lazy.target, let heldScope = shortestScope(held), holderOrder > scopeOrder[heldScope] ?? 0,
+          !isValue(held)
+        else { continue }
+        findings.append(
+          Finding(
+            severity: .warning, site: lazy.site,
+            message: explained(
+              "captive dependency: \(id.noted(factory.scope)) holds \(held.noted(heldScope)) through a Lazy, which keeps the first value it reads, but that should not outlive \(lifetime(heldScope)): hold a Provider to resolve it anew each time",
+              lazy)))
       }
     }
   }

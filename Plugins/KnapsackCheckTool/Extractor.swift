@@ -180,7 +180,9 @@ final class FactsCollector: SyntaxVisitor {
           if wrapper == "Injected" || wrapper == "Knapsack.Injected" {
             type.injections.append(injection(attribute, binding))
           } else if wrapper == "LazyInjected" || wrapper == "Knapsack.LazyInjected" {
-            type.lazyInjections.append(injection(attribute, binding))
+            var reference = injection(attribute, binding)
+            reference.keepsFirstValue = true
+            type.lazyInjections.append(reference)
           }
         }
       }
@@ -677,8 +679,9 @@ final class ReferenceFinder: SyntaxVisitor {
   let resolver: String?
   var found: [Reference] = []
   /// What the `Lazy` and `Provider` handles the factory makes resolve on first use (`r.lazy(\.x)`,
-  /// `r.provider(type: T.self, name: "n")`): each needs a provider, but is no edge of a cycle or a
-  /// captive dependency, as `validate()` checks what a handle resolves as a root of its own.
+  /// `r.provider(type: T.self, name: "n")`): each needs a provider, but is no edge of a cycle, as
+  /// `validate()` checks what a handle resolves as a root of its own; a `Lazy` is an edge of a
+  /// captive dependency, since it keeps the first value it reads.
   var handles: [Reference] = []
   /// The calls that may make an instance of a type: `TodoScreen(...)`, `TodoScreen.init(...)`,
   /// `Feature.TodoScreen(...)`, `Box<Int>(...)` (see ``constructedType(_:)``).
@@ -784,12 +787,15 @@ extension ReferenceFinder {
     }
     guard let first = node.arguments.first else { return }
     let site = collector.site(node)
+    let keepsFirstValue = calleeName(node) == "lazy"
     if first.label == nil, let keyPath = first.expression.as(KeyPathExprSyntax.self), let name = keyName(keyPath) {
-      handles.append(Reference(target: .key(name), site: site))
+      handles.append(Reference(target: .key(name), site: site, keepsFirstValue: keepsFirstValue))
     } else if first.label?.text == "type", isTypeExpression(first.expression),
       let base = first.expression.as(MemberAccessExprSyntax.self)?.base
     {
-      handles.append(typeReference(base, node, site))
+      var reference = typeReference(base, node, site)
+      reference.keepsFirstValue = keepsFirstValue
+      handles.append(reference)
     }
   }
 

@@ -105,6 +105,10 @@ struct Reference: Codable, Hashable {
   /// property and the construction that led to it (`@Injected in TodoScreen, made by TodoScreen()
   /// at App/main.swift:7`); set by the analysis, never cached.
   var via: String?
+  /// For a handle, whether it is a `Lazy` (`r.lazy(\.key)`, a `@LazyInjected` property), which
+  /// keeps the first value it reads: a longer-lived holder keeps that value. A `Provider` resolves
+  /// anew on each `get`.
+  var keepsFirstValue = false
 }
 
 /// A call that may make an instance of a type: `TodoScreen(...)`, `TodoScreen.init(...)`,

@@ -10,8 +10,9 @@
 /// in the types the call sits in first, then by module (see ``TypeNames``); a name that the check
 /// cannot place in one module, yet names a type with such properties, is a remark at the call.
 /// `@LazyInjected` resolves on first access, after the factory returned: not an edge of a cycle
-/// or of a captive dependency (`validate()` too checks what a `Lazy` resolves as a root of its
-/// own), but a type it names still needs a registration.
+/// (`validate()` too checks what a `Lazy` resolves as a root of its own), but a type it names
+/// still needs a registration, and a longer-lived instance that keeps it keeps the first value it
+/// reads (a captive dependency, as for `r.lazy(\.key)`).
 func injectionsFollowed(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts] {
   /// The types with `@Injected` properties or constructions, by module and qualified name
   /// (`Feature.API.Screen`): extensions and `#if` clauses merged.

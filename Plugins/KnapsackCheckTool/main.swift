@@ -44,7 +44,7 @@ struct FactsCache: Codable {
     var hash: UInt64
     var facts: FileFacts
   }
-  static let version = 12
+  static let version = 13
   var version = FactsCache.version
   var entries: [String: Entry] = [:]
 }

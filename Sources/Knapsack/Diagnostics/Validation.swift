@@ -23,7 +23,8 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       /// A dependency that depends on itself.
       case cycle
       /// A longer-lived instance (such as a singleton) that holds a shorter-lived one (unique,
-      /// graph, weak, or one that only a child scope provides).
+      /// graph, weak, cached, or one that only a child scope provides), directly or through a
+      /// ``Lazy`` it keeps.
       case captiveDependency
       /// A factory that threw.
       case factoryFailed
@@ -254,6 +255,58 @@ final class ValidationRecorder: Sendable {
   /// wrapper cannot throw, so it tells the run here and goes on (see ``Injected``), and the run
   /// reports the first as the root's failure.
   private let injectionFailures = Locked<[ResolutionError]>([])
+
+  /// The `Lazy` handles that the steps still running made, by the index of the step that made
+  /// each, and those that a step kept: a `Lazy` keeps the first value it reads, so a holder that
+  /// keeps one keeps that value, as if it had resolved it itself.
+  private let lazies = Locked<(open: [Int: [OpenLazy]], kept: [KeptLazy])>(([:], []))
+
+  /// A `Lazy` made by a step still running: what it resolves, with the scope of the registration
+  /// that serves it where it resolves, and its storage, held weakly.
+  private struct OpenLazy {
+    let index: Int
+    let scope: Scope
+    let storage: MadeInstance.Weak
+    let site: CodeLocation?
+  }
+
+  /// A `Lazy` that a step still held when its factory returned.
+  struct KeptLazy: Hashable {
+    let holder: DependencyReference
+    let holderScope: Scope
+    let holderSite: CodeLocation?
+    let held: DependencyReference
+    let heldScope: Scope
+    /// The line that made the `Lazy` (a `lazy` call, or a `@LazyInjected` property).
+    let site: CodeLocation?
+  }
+
+  /// Notes that the step of `from` made a `Lazy` of `index`, served with `scope`, whose storage is
+  /// `storage`, at `site`.
+  func noteLazy(from: Int, to index: Int, scope: Scope, storage: AnyObject, site: CodeLocation?) {
+    let lazy = OpenLazy(index: index, scope: scope, storage: MadeInstance.Weak(object: storage), site: site)
+    lazies.withLock { $0.open[from, default: []].append(lazy) }
+  }
+
+  /// Ends the `Lazy` handles the step of `index` made: those still alive now that its factory
+  /// returned (`event`) are kept by what it made.
+  private func endLazies(of index: Int, _ event: ResolutionEvent, failed: Bool) {
+    lazies.withLock { lazies in
+      guard let made = lazies.open.removeValue(forKey: index), !failed else { return }
+      for lazy in made where lazy.storage.object != nil && lazies.kept.count < Self.keptLaziesLimit {
+        let kept = KeptLazy(
+          holder: event.dependency, holderScope: event.scope, holderSite: event.registeredAt,
+          held: KeyTable.shared.descriptor(lazy.index).reference, heldScope: lazy.scope, site: lazy.site)
+        if !lazies.kept.contains(kept) { lazies.kept.append(kept) }
+      }
+    }
+  }
+
+  /// The most kept `Lazy` handles noted: a few per holder.
+  private static var keptLaziesLimit: Int { 4_096 }
+
+  /// The `Lazy` handles kept by the steps that made them (see ``lazies``).
+  var keptLazies: [KeptLazy] { lazies.withLock { $0.kept } }
 
   /// Notes that an `@Injected` property could not resolve its dependency (see
   /// ``injectionFailures``).
@@ -525,6 +578,7 @@ final class ValidationRecorder: Sendable {
           steps.open[requester] = passed
         }
       }
+      recorder.endLazies(of: index, event, failed: error != nil)
       recorder.memo.stepEnded(index, requester: requester, scope: event.scope)
       recorder.steps.withLock { steps in
         if error == nil {
@@ -1191,18 +1245,49 @@ extension Container {
           }
           let through = path.dropFirst().dropLast().map(\.name)
           let via = through.isEmpty ? "" : " through \(through.joined(separator: ", "))"
-          let lifetime = heldScope == .weak ? "holder" : "use"
           problems.append(
             ValidationReport.Problem(
               kind: .captiveDependency, dependency: holder.reference, registeredAt: holder.site, path: path,
               pathRegistrations: path.map { registrationSite(of: $0) },
               message:
-                "\(holder.reference.name.noted("\(holder.scope)")) holds \(held.name.noted("\(heldScope)"))\(via), which should not outlive one \(lifetime)"
+                "\(holder.reference.name.noted("\(holder.scope)")) holds \(held.name.noted("\(heldScope)"))\(via), which should not outlive \(Self.lifetime(of: heldScope))"
             ))
         }
       }
     }
+    // A `Lazy` kept by a longer-lived instance keeps the first value it reads for as long: the
+    // same as holding that value. (A `Provider` resolves anew on each `get`, and holds nothing.)
+    var reportedLazies: Set<[String]> = []
+    for lazy in recorder.keptLazies
+    where lazy.holderScope.isContainerOwned && lazy.holderScope.kind > lazy.heldScope.kind {
+      if lazy.holderScope.kind == .weak, holdsValueType(lazy.holder) || !recorder.gaveAnObject(lazy.holder.name) {
+        continue
+      }
+      // A value is copied out of the `Lazy`: what matters is what it holds, which the run did not
+      // make for the holder. Not reported, rather than guessed.
+      if holdsValueType(lazy.held) { continue }
+      guard reportedLazies.insert([lazy.holder.name, lazy.held.name]).inserted else { continue }
+      let path = [lazy.holder, lazy.held]
+      problems.append(
+        ValidationReport.Problem(
+          kind: .captiveDependency, dependency: lazy.holder, registeredAt: lazy.holderSite, path: path,
+          pathRegistrations: path.map { registrationSite(of: $0) },
+          message:
+            "\(lazy.holder.name.noted("\(lazy.holderScope)")) holds \(lazy.held.name.noted("\(lazy.heldScope)")) through "
+            + (lazy.site.map { "the Lazy made at \($0), " } ?? "a Lazy, ")
+            + "which keeps the first value it reads, but that should not outlive \(Self.lifetime(of: lazy.heldScope)): "
+            + "hold a Provider to resolve it anew each time"))
+    }
     return problems
+  }
+
+  /// What an instance of `scope` should not outlive, as a captive dependency's message says it.
+  private static func lifetime(of scope: Scope) -> String {
+    switch scope.kind {
+    case .weak: "one holder"
+    case .cached: "resetCached()"
+    default: "one use"
+    }
   }
 
 }

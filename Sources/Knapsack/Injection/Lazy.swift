@@ -78,10 +78,11 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   /// (``ResolutionError/requestedAt``).
   private let site: CallSite?
 
-  /// `argument` is what a ``Lazy`` made with this provider resolves the key for, if it takes one.
+  /// `argument` is what a ``Lazy`` made with this provider resolves the key for, if it takes one;
+  /// `lazyStorage`, that `Lazy`'s storage, which keeps the first value it reads.
   init(
     index: Int, container: Container, isMultibinding: Bool = false, site: CallSite? = nil,
-    argument: (any Sendable)? = nil
+    argument: (any Sendable)? = nil, lazyStorage: AnyObject? = nil
   ) {
     self.index = index
     self.isMultibinding = isMultibinding
@@ -96,7 +97,7 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
     heldScope = Held(scope, weakly: scope?.recorder != nil || keptByItsContainer)
     // In a validation run, what the handle will resolve is checked too (for a `Lazy`'s argument,
     // unless the run was given a sample).
-    scope?.noteDeferred(index, in: container, argument: argument)
+    scope?.noteDeferred(index, in: container, argument: argument, lazyStorage: lazyStorage, site: site)
   }
 
   /// The container the handle resolves from; for a handle a validation run made, an error once
@@ -283,10 +284,11 @@ public struct Lazy<Key: DependencyKeyType>: Sendable {
   init(
     index: Int, container: Container, argument: Key.Argument, isMultibinding: Bool = false, site: CallSite? = nil
   ) {
+    let storage = LazyStorage<Key.Value>(index: index)
     provider = Provider(
       index: index, container: container, isMultibinding: isMultibinding, site: site,
-      argument: Key.Argument.self == Void.self ? nil : argument)
-    storage = LazyStorage(index: index)
+      argument: Key.Argument.self == Void.self ? nil : argument, lazyStorage: storage)
+    self.storage = storage
     self.argument = argument
   }
 }

@@ -238,11 +238,23 @@ final class OverrideScope: Sendable {
   private let hasEnded = Atomic<Bool>(false)
 
   /// Notes, in a validation run's scope, that the step running here made a handle to `index`
-  /// that resolves from `container`.
-  func noteDeferred(_ index: Int, in container: Container, argument: (any Sendable)? = nil) {
-    guard recorder != nil else { return }
+  /// that resolves from `container`; for a `Lazy`, `lazyStorage` is its storage, which keeps the
+  /// first value it reads (see ``ValidationRecorder/noteLazy(from:to:scope:storage:site:)``), and
+  /// `site` the line that made the handle.
+  func noteDeferred(
+    _ index: Int, in container: Container, argument: (any Sendable)? = nil, lazyStorage: AnyObject? = nil,
+    site: CallSite? = nil
+  ) {
+    guard let recorder else { return }
     let from = ThreadFrame.current?.pointee.index ?? FactoryCall.currentIndex
     deferred.withLock { $0.append(Handle(from: from, to: index, container: container, argument: argument)) }
+    if let from, let lazyStorage {
+      let registration =
+        container.effectiveRegistration(index)?.0 ?? KeyTable.shared.descriptor(index).defaultRegistration
+      if let scope = registration?.scope {
+        recorder.noteLazy(from: from, to: index, scope: scope, storage: lazyStorage, site: site?.location)
+      }
+    }
   }
 
   /// The handles noted so far (see ``noteDeferred(_:in:)``), which it forgets.

@@ -43,8 +43,8 @@ extension Dependencies {
   public var loopStorage: Key<LoopStorage> { Key { r in LoopStorage(owner: try r[\.loopScreen]) } }
 }
 
-/// Reads a unique session on first access: a `Lazy` is checked as a root of its own, so neither
-/// check reports the singleton that keeps it.
+/// Reads a unique session on first access, and keeps it for the container's life with the
+/// singleton: a captive dependency through the `Lazy` of its property, which both checks report.
 public struct LazyDashboard: Sendable {
   @LazyInjected(\.session) var session: Session
   public init() {}

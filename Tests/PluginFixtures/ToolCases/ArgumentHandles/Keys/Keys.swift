@@ -20,8 +20,9 @@ public final class Screen {
 }
 
 /// A `Lazy` with an argument is a deferred edge, as one without: `\.inbox` and `\.notifier`
-/// form no cycle, and the singleton that keeps the handle keeps no unique instance. Its argument
-/// is resolved when the handle is made: `\.holder` and `\.count` form the case's one cycle.
+/// form no cycle, but the singleton that keeps the handle keeps the unique instance it reads
+/// first (a captive dependency, as `validate()` reports it). Its argument is resolved when the
+/// handle is made: `\.holder` and `\.count` form the case's one cycle.
 extension Dependencies {
   public var inbox: ArgumentKey<Int, Inbox> { ArgumentKey { r, _ in Inbox(notifier: try r[\.notifier]) } }
   public var notifier: Key<Notifier> { Key { r in Notifier(inbox: r.lazy(\.inbox, argument: 3)) }.scope(.singleton) }

@@ -9,10 +9,11 @@ public protocol Analytics: Sendable {}
 
 /// `@LazyInjected` resolves on first access, after the factory that made the screen returned.
 public struct TodoScreen: Sendable {
-  /// `\.storage`'s factory resolves `\.screen`: no cycle, the property resolves later.
+  /// `\.storage`'s factory resolves `\.screen`: no cycle, the property resolves later (but the
+  /// singleton screen keeps the unique storage it reads first: a captive dependency).
   @LazyInjected(\.storage) var storage: Storage
-  /// A singleton screen that reads a unique session later: no captive dependency (`validate()`
-  /// checks what a `Lazy` resolves as a root of its own, too).
+  /// A singleton screen that reads a unique session later keeps the first one it reads: a captive
+  /// dependency through the property's `Lazy`, as `validate()` reports it.
   @LazyInjected(\.session) var session: Session
   /// Still resolved some time: a type that nobody registers is an error.
   @LazyInjected(type: (any Analytics).self) var analytics: any Analytics

@@ -20,7 +20,8 @@ public final class Node: Sendable {
 extension Dependencies {
   public var session: Key<Session> { Key { Session() } }
   // A `Lazy` of a type nobody registers: an error at the handle, as validate() reports it.
-  // A `Lazy` of a unique key kept by a singleton is no captive dependency.
+  // A `Lazy` of a unique key kept by a singleton keeps the first value it reads: a captive
+  // dependency, as `validate()` reports it.
   public var reporter: Key<Reporter> {
     Key { r in
       Reporter(analytics: r.lazy(type: (any Analytics).self), session: r.lazy(\.session))
