@@ -297,6 +297,32 @@ extension Dependencies {
     #expect(report.problems.allSatisfy { $0.dependency.location == Dependencies.declarationSite(of: \.vuClock) })
   }
 
+  /// A key that only a decorator asks for: the path goes through the decorated key, whose own
+  /// factory does not ask for it, so the problem names the decorator's line. Before, the report
+  /// had no such line (a resolution error did), and named only the decorated key's declaration.
+  @Test func aProblemNamesTheLineThatAskedForWhatIsMissing() async throws {
+    let app = VuApp.make()
+    let line = #line + 2
+    app.decorate(\.vuRepository) { r, repository in
+      _ = try r[\.vuMissing]
+      return repository
+    }
+    let report = await app.validate(including: VuApp.roots)
+    let problem = try #require(report.problems.first, "\(report)")
+    #expect(report.problems.count == 1, "\(report)")
+    #expect(problem.path.map(\.name) == ["\\.vuListModel", "\\.vuRepository", "\\.vuMissing"])
+    #expect(problem.requestedAt == CodeLocation(fileID: "KnapsackTests/ValidationUserTests.swift", line: line))
+    #expect(
+      problem.description.contains("\n    asked for at KnapsackTests/ValidationUserTests.swift:\(line)\n"), "\(problem)"
+    )
+    // An `@Injected` property names its own line.
+    let noClock = Container()
+    let injected = try #require(await noClock.validate(including: [\.vuSettings]).problems.first)
+    #expect(injected.path.map(\.name) == ["\\.vuSettings", "\\.vuClock"])
+    #expect(injected.requestedAt?.fileID == "KnapsackTests/ValidationUserTests.swift")
+    #expect(injected.requestedAt != Dependencies.declarationSite(of: \.vuSettings))
+  }
+
   /// The database path is needed only by the asynchronous storage, which only the repository's
   /// `Lazy` resolves: the path starts at the repository.
   @Test func aKeyMissingBehindALazyOfAnAsyncKeyIsReportedFromTheHolder() async throws {

@@ -54,6 +54,12 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
     public let message: String
     /// For a missing dependency, the registrations closest to it, nearest first.
     public let nearMatches: [ResolutionError.NearMatch]
+    /// The line of your code that asked for ``dependency``, as ``ResolutionError/requestedAt``
+    /// names it: the `resolve` call or subscript in the factory or decorator that asked, the
+    /// line that made the `Lazy` or `Provider`, or the `@Injected` property. `nil` where no line
+    /// asked (a root of the run, a call that passes none) and for a cycle or a captive dependency
+    /// found from what the run made.
+    public let requestedAt: CodeLocation?
     /// The argument each step of ``path`` was made for, as the path's line shows it, if any step
     /// took one (see `ResolutionError.pathSteps`).
     let pathArguments: [String?]?
@@ -61,7 +67,7 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
     init(
       kind: Kind, dependency: DependencyReference, registeredAt: CodeLocation?, path: [DependencyReference],
       pathRegistrations: [CodeLocation?]? = nil, message: String, nearMatches: [ResolutionError.NearMatch] = [],
-      pathArguments: [String?]? = nil
+      pathArguments: [String?]? = nil, requestedAt: CodeLocation? = nil
     ) {
       self.kind = kind
       self.dependency = dependency
@@ -71,6 +77,7 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       self.message = message
       self.nearMatches = nearMatches
       self.pathArguments = pathArguments?.count == path.count ? pathArguments : nil
+      self.requestedAt = requestedAt
     }
 
     /// This problem with `nearMatches` instead of its own.
@@ -78,7 +85,7 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       Problem(
         kind: kind, dependency: dependency, registeredAt: registeredAt, path: path,
         pathRegistrations: pathRegistrations, message: message, nearMatches: nearMatches,
-        pathArguments: pathArguments)
+        pathArguments: pathArguments, requestedAt: requestedAt)
     }
 
     /// The message, where the dependency was declared and registered, and the path; for a
@@ -92,6 +99,7 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       }
       if let location = dependency.location { lines.append("    declared at \(location)") }
       if let registeredAt { lines.append("    registered at \(registeredAt)") }
+      if let requestedAt { lines.append("    asked for at \(requestedAt)") }
       if path.count > 1 {
         lines.append("    path: \(ResolutionError.shortened(ResolutionError.steps(path, pathArguments)))")
       }
@@ -1083,7 +1091,7 @@ extension Container {
     return ResolutionError(
       kind: error.kind, dependency: error.dependency, registeredAt: error.registeredAt, path: references + error.path,
       pathRegistrations: holders.map(registrationSite) + error.pathRegistrations, underlying: error.underlying,
-      nearMatches: error.nearMatches)
+      nearMatches: error.nearMatches, requestedAt: error.requestedAt)
   }
 
   private func problem(from error: ResolutionError) -> ValidationReport.Problem {
@@ -1128,7 +1136,7 @@ extension Container {
         pathRegistrations: error.path.map { registrationSite(of: $0) },
         message:
           "\(holder.name), shared by a parent container, depends on \(error.dependency.name), which only this child scope provides",
-        pathArguments: error.pathArguments)
+        pathArguments: error.pathArguments, requestedAt: error.requestedAt)
     }
     if kind == .requiredKeyNotProvided || kind == .notRegistered, error.path.count > 1 {
       // Nothing registers the dependency, so point at what asks for it.
@@ -1142,7 +1150,7 @@ extension Container {
     return ValidationReport.Problem(
       kind: kind, dependency: error.dependency, registeredAt: error.registeredAt, path: error.path,
       pathRegistrations: error.pathRegistrations, message: message, nearMatches: error.nearMatches,
-      pathArguments: error.pathArguments)
+      pathArguments: error.pathArguments, requestedAt: error.requestedAt)
   }
 
   /// The problem of a key path given at `place` that names no key: `including[2]`, or for the
