@@ -357,14 +357,23 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
       // A `Lazy` it keeps keeps the first value it reads, as `validate()` counts it: a value read
       // out of one is not looked through (the run does not make it for the holder).
       for lazy in factory.deferred where lazy.keepsFirstValue {
-        guard let held = lazy.target, let heldScope = shortestScope(held), holderOrder > scopeOrder[heldScope] ?? 0,
-          !isValue(held)
-        else { continue }
+        guard var held = lazy.target else { continue }
+        // An alias hands out the instance of the key it resolves: the `Lazy` keeps that one.
+        var of = ""
+        if let aliases = factories[held], !aliases.isEmpty, aliases.allSatisfy(\.isAlias),
+          let source = aliases.first?.resolves.first?.target
+        {
+          of = " of \(held)"
+          held = source
+        }
+        guard let heldScope = shortestScope(held), holderOrder > scopeOrder[heldScope] ?? 0, !isValue(held) else {
+          continue
+        }
         findings.append(
           Finding(
             severity: .warning, site: lazy.site,
             message: explained(
-              "captive dependency: \(id.noted(factory.scope)) holds \(held.noted(heldScope)) through a Lazy, which keeps the first value it reads, but that should not outlive \(lifetime(heldScope)): hold a Provider to resolve it anew each time",
+              "captive dependency: \(id.noted(factory.scope)) holds \(held.noted(heldScope)) through a Lazy\(of), which keeps the first value it reads, but that should not outlive \(lifetime(heldScope)): hold a Provider to resolve it anew each time",
               lazy)))
       }
     }

@@ -249,6 +249,33 @@ extension Dependencies {
     #expect(problem.message.contains("through the Lazy made at KnapsackTests/ValidationUserTests.swift:"), "\(problem)")
   }
 
+  /// A unique key whose factory hands out a singleton's instance (an alias) gives that singleton:
+  /// a `Lazy` of it keeps nothing shorter-lived. One that hands out a unique key's instance gives
+  /// that one, through the alias. And a `Lazy` of an existential key whose instances are structs
+  /// keeps a copy.
+  @Test func aLazyOfAnAliasOrOfAValueIsJudgedByWhatItGives() async throws {
+    let ofSingleton = await report { container in
+      container.register(\.vuHolder) { r in VuHolder(r.lazy(\.vuGraphUnit)) }
+      container.register(\.vuGraphUnit, scope: .unique) { r in try r[\.vuCachedUnit] }
+      container.register(\.vuCachedUnit, scope: .singleton) { VuUnit() }
+    }
+    #expect(ofSingleton.isValid, "\(ofSingleton)")
+    let ofUnique = await report { container in
+      container.register(\.vuHolder) { r in VuHolder(r.lazy(\.vuGraphUnit)) }
+      container.register(\.vuGraphUnit, scope: .unique) { r in try r[\.vuUnique] }
+    }
+    let problem = try #require(ofUnique.problems(.captiveDependency).first, "\(ofUnique)")
+    #expect(ofUnique.problems.count == 1, "\(ofUnique)")
+    #expect(problem.path.map(\.name) == ["\\.vuHolder", "\\.vuGraphUnit", "\\.vuUnique"])
+    #expect(problem.message.hasPrefix("\\.vuHolder (singleton) holds \\.vuUnique (unique) through the Lazy made at "))
+    #expect(problem.message.contains(" of \\.vuGraphUnit, which keeps the first value it reads"), "\(problem)")
+    let structs = await report { container in
+      container.register(\.vuHolder) { r in VuHolder(r.lazy(\.vuClock)) }
+      container.register(\.vuClock) { VuFixedClock(now: 1) }
+    }
+    #expect(structs.isValid, "\(structs)")
+  }
+
   @Test func whatKeepsNoShorterLivedValueIsNotReported() async throws {
     // A `Provider` resolves anew on each `get`.
     #expect(await report { $0.register(\.vuHolder) { r in VuHolder(r.provider(\.vuUnique)) } }.isValid)

@@ -1266,24 +1266,37 @@ extension Container {
     // A `Lazy` kept by a longer-lived instance keeps the first value it reads for as long: the
     // same as holding that value. (A `Provider` resolves anew on each `get`, and holds nothing.)
     var reportedLazies: Set<[String]> = []
-    for lazy in recorder.keptLazies
-    where lazy.holderScope.isContainerOwned && lazy.holderScope.kind > lazy.heldScope.kind {
+    for lazy in recorder.keptLazies where lazy.holderScope.isContainerOwned {
       if lazy.holderScope.kind == .weak, holdsValueType(lazy.holder) || !recorder.gaveAnObject(lazy.holder.name) {
         continue
       }
-      // A value is copied out of the `Lazy`: what matters is what it holds, which the run did not
-      // make for the holder. Not reported, rather than guessed.
-      if holdsValueType(lazy.held) { continue }
-      guard reportedLazies.insert([lazy.holder.name, lazy.held.name]).inserted else { continue }
-      let path = [lazy.holder, lazy.held]
+      // An alias hands out its source's instance: the `Lazy` keeps that, with the source's lifetime.
+      var path = [lazy.holder, lazy.held]
+      var heldScope = lazy.heldScope
+      if let sources = recorder.forwardedSources(of: lazy.held.name) {
+        guard
+          let source = (children[lazy.held.name] ?? []).filter({ sources.contains($0.dependency.name) })
+            .min(by: { $0.scope.kind < $1.scope.kind })
+        else { continue }
+        path.append(source.dependency)
+        heldScope = source.scope
+      }
+      let held = path[path.count - 1]
+      guard lazy.holderScope.kind > heldScope.kind else { continue }
+      // A value is copied out of the `Lazy` (so is one an existential key's steps all made): what
+      // matters is what it holds, which the run did not make for the holder. Not reported, rather
+      // than guessed.
+      if holdsValueType(held) || !recorder.gaveAnObject(held.name) { continue }
+      guard reportedLazies.insert(path.map(\.name)).inserted else { continue }
+      let of = path.count > 2 ? " of \(lazy.held.name)" : ""
       problems.append(
         ValidationReport.Problem(
           kind: .captiveDependency, dependency: lazy.holder, registeredAt: lazy.holderSite, path: path,
           pathRegistrations: path.map { registrationSite(of: $0) },
           message:
-            "\(lazy.holder.name.noted("\(lazy.holderScope)")) holds \(lazy.held.name.noted("\(lazy.heldScope)")) through "
-            + (lazy.site.map { "the Lazy made at \($0), " } ?? "a Lazy, ")
-            + "which keeps the first value it reads, but that should not outlive \(Self.lifetime(of: lazy.heldScope)): "
+            "\(lazy.holder.name.noted("\(lazy.holderScope)")) holds \(held.name.noted("\(heldScope)")) through "
+            + (lazy.site.map { "the Lazy made at \($0)\(of), " } ?? "a Lazy\(of), ")
+            + "which keeps the first value it reads, but that should not outlive \(Self.lifetime(of: heldScope)): "
             + "hold a Provider to resolve it anew each time"))
     }
     return problems
