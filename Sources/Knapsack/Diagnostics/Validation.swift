@@ -267,7 +267,7 @@ final class ValidationRecorder: Sendable {
   /// The `Lazy` handles that the steps still running made, by the index of the step that made
   /// each, and those that a step kept: a `Lazy` keeps the first value it reads, so a holder that
   /// keeps one keeps that value, as if it had resolved it itself.
-  private let lazies = Locked<(open: [Int: [OpenLazy]], kept: [KeptLazy])>(([:], []))
+  private let lazies = Locked<(open: [Int: [OpenLazy]], kept: Set<KeptLazy>)>(([:], []))
 
   /// A `Lazy` made by a step still running: what it resolves, with the scope of the registration
   /// that serves it where it resolves, and its storage, held weakly.
@@ -305,7 +305,7 @@ final class ValidationRecorder: Sendable {
         let kept = KeptLazy(
           holder: event.dependency, holderScope: event.scope, holderSite: event.registeredAt,
           held: KeyTable.shared.descriptor(lazy.index).reference, heldScope: lazy.scope, site: lazy.site)
-        if !lazies.kept.contains(kept) { lazies.kept.append(kept) }
+        lazies.kept.insert(kept)
       }
     }
   }
@@ -314,7 +314,7 @@ final class ValidationRecorder: Sendable {
   private static var keptLaziesLimit: Int { 4_096 }
 
   /// The `Lazy` handles kept by the steps that made them (see ``lazies``).
-  var keptLazies: [KeptLazy] { lazies.withLock { $0.kept } }
+  var keptLazies: Set<KeptLazy> { lazies.withLock { $0.kept } }
 
   /// Notes that an `@Injected` property could not resolve its dependency (see
   /// ``injectionFailures``).
@@ -1266,7 +1266,13 @@ extension Container {
     // A `Lazy` kept by a longer-lived instance keeps the first value it reads for as long: the
     // same as holding that value. (A `Provider` resolves anew on each `get`, and holds nothing.)
     var reportedLazies: Set<[String]> = []
-    for lazy in recorder.keptLazies where lazy.holderScope.isContainerOwned {
+    // In an order of their own: of two `Lazy` handles of one key that a holder keeps, the message
+    // names the first line.
+    let kept = recorder.keptLazies.sorted {
+      ($0.holder.name, $0.held.name, $0.site?.fileID ?? "", $0.site?.line ?? 0)
+        < ($1.holder.name, $1.held.name, $1.site?.fileID ?? "", $1.site?.line ?? 0)
+    }
+    for lazy in kept where lazy.holderScope.isContainerOwned {
       if lazy.holderScope.kind == .weak, holdsValueType(lazy.holder) || !recorder.gaveAnObject(lazy.holder.name) {
         continue
       }
