@@ -350,6 +350,44 @@ extension Dependencies {
     #expect(injected.requestedAt != Dependencies.declarationSite(of: \.vuSettings))
   }
 
+  /// A parent's singleton that keeps a `Lazy` of the session, which only a session's child
+  /// registers: validated from the child, the `Lazy` resolves in the parent, where the session is
+  /// missing. Before, that read "required key \.vuSession is never provided", although the child
+  /// provides it, with no line; it now reads as the same dependency asked for directly does, with
+  /// the line that made the `Lazy`. From the parent, it is missing, asked for at that line.
+  @Test func aParentsLazyOfAChildOnlyKeyIsReportedAsNeedingTheChildsScope() async throws {
+    let app = Container()
+    let line = #line + 1
+    app.register(\.vuHolder) { r in VuHolder(r.lazy(\.vuSession)) }
+    let session = VuApp.session(of: app)
+    let report = await session.validate()
+    let problem = try #require(report.problems.first, "\(report)")
+    #expect(report.problems.count == 1, "\(report)")
+    #expect(problem.kind == .captiveDependency)
+    #expect(
+      problem.message
+        == "\\.vuHolder, shared by a parent container, depends on \\.vuSession, which only this child scope provides")
+    #expect(problem.path.map(\.name) == ["\\.vuHolder", "\\.vuSession"])
+    #expect(problem.requestedAt == CodeLocation(fileID: "KnapsackTests/ValidationUserTests.swift", line: line))
+    let fromTheApp = try #require(await app.validate().problems.first)
+    #expect(fromTheApp.kind == .requiredKeyNotProvided)
+    #expect(fromTheApp.path.map(\.name) == ["\\.vuHolder", "\\.vuSession"])
+    #expect(fromTheApp.requestedAt?.line == line)
+  }
+
+  /// A test's override scope provides what the app leaves to it.
+  @Test func theOverridesOfTheScopeCountAsRegistrations() async throws {
+    let app = Container()
+    app.register(\.vuDatabasePath) { ":memory:" }
+    #expect(await app.validate(including: VuApp.roots).problems.count == 2)
+    let inside = await withOverrides {
+      $0.register(\.vuClock) { VuFixedClock(now: 0) }
+    } operation: {
+      await app.validate(including: VuApp.roots)
+    }
+    #expect(inside.isValid, "\(inside)")
+  }
+
   /// The database path is needed only by the asynchronous storage, which only the repository's
   /// `Lazy` resolves: the path starts at the repository.
   @Test func aKeyMissingBehindALazyOfAnAsyncKeyIsReportedFromTheHolder() async throws {

@@ -805,6 +805,8 @@ extension Container {
     // dependency. One link each, not a copy of the chain each: a long chain of handles would
     // otherwise cost memory quadratic in its length.
     var holders: [Int: Int] = [:]
+    // For what a handle resolves, the line that made that handle: what asked for it.
+    var handleSites: [Int: CodeLocation] = [:]
     let deepChains = DeepChains()
     var batch: [ObjectIdentifier: (copy: Container, indices: Set<Int>)] = [ObjectIdentifier(copy): (copy, roots)]
     while !batch.isEmpty {
@@ -814,9 +816,23 @@ extension Container {
         // factory does not await) resolves from `Container.current`, the container the caller's
         // task set, else `Container.shared` (through the run's copy of it): the run sets none.
         let found = await OverrideScope.$current.withValue(validation) {
-          await target.runEach(indices, samples: samples, holders: holders, deepChains: deepChains)
+          await target.runEach(
+            indices, samples: samples, holders: holders, handleSites: handleSites, deepChains: deepChains)
         }
-        problems += found.problems
+        // What a handle made by an ancestor's shared instance resolves is run in the ancestor's
+        // copy, where a dependency only this (child) container provides is missing: told as for a
+        // direct dependency.
+        var ancestor = copy.parent
+        while let current = ancestor, current !== target { ancestor = current.parent }
+        problems +=
+          ancestor == nil
+          ? found.problems
+          : found.problems.map { problem in
+            guard problem.kind == .requiredKeyNotProvided || problem.kind == .notRegistered else { return problem }
+            return copy.providedOnlyHere(
+              problem.dependency, path: problem.path, pathArguments: problem.pathArguments,
+              requestedAt: problem.requestedAt) ?? problem
+          }
         skipped += found.skipped
         for (index, reference) in found.needsSample {
           needsSample[HandleTarget(container: ObjectIdentifier(target), index: index)] = reference
@@ -840,6 +856,7 @@ extension Container {
         // its own paths.
         if let from = handle.from, from != handle.to, holders[handle.to] == nil {
           holders[handle.to] = from
+          handleSites[handle.to] = handle.site
         }
         batch[ObjectIdentifier(target), default: (target, [])].indices.insert(handle.to)
         if target === copy { roots.insert(handle.to) }
@@ -934,7 +951,8 @@ extension Container {
   /// would do the same, and what it resolved is recorded, as is the problem (with the earlier
   /// root's longer path). So a chain of registrations is resolved once, not once from each member.
   private func runEach(
-    _ roots: Set<Int>, samples: [Int: any Sendable], holders: [Int: Int], deepChains: DeepChains
+    _ roots: Set<Int>, samples: [Int: any Sendable], holders: [Int: Int], handleSites: [Int: CodeLocation] = [:],
+    deepChains: DeepChains
   ) async -> (
     problems: [ValidationReport.Problem], skipped: [DependencyReference],
     needsSample: [(index: Int, reference: DependencyReference)]
@@ -978,7 +996,8 @@ extension Container {
       }
       guard let registration else {
         let missing = failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)
-        problems.append(problem(from: headed(missing, by: Self.holderChain(of: index, in: holders))))
+        problems.append(
+          problem(from: headed(missing, by: Self.holderChain(of: index, in: holders), at: handleSites[index])))
         continue
       }
       // An argument key made with another factory's argument has not been run with its sample,
@@ -1037,7 +1056,8 @@ extension Container {
         let end = FailureEnd(error)
         if error.path.count >= 3, reported.contains(end) { continue }
         if error.path.count >= 2 { reported.insert(end) }
-        problems.append(problem(from: headed(error, by: Self.holderChain(of: index, in: holders))))
+        problems.append(
+          problem(from: headed(error, by: Self.holderChain(of: index, in: holders), at: handleSites[index])))
       } catch let skip as ValidationSkipped {
         skipped.append(table.descriptor(skip.index).reference)
         // A root that stopped at one: what its factory resolves after that is not checked, so
@@ -1047,7 +1067,8 @@ extension Container {
         problems.append(
           problem(
             from: headed(
-              failure(.factoryFailed, index, nil, underlying: error), by: Self.holderChain(of: index, in: holders))))
+              failure(.factoryFailed, index, nil, underlying: error), by: Self.holderChain(of: index, in: holders),
+              at: handleSites[index])))
       }
     }
     return (problems, skipped, needsSample)
@@ -1084,14 +1105,16 @@ extension Container {
     return chain.reversed()
   }
 
-  /// `error` with the dependencies `holders` (indices) at the head of its path.
-  private func headed(_ error: ResolutionError, by holders: [Int]) -> ResolutionError {
+  /// `error` with the dependencies `holders` (indices) at the head of its path; a failure of the
+  /// first dependency after them (what a handle resolves) was asked for at `site`, the line that
+  /// made the handle.
+  private func headed(_ error: ResolutionError, by holders: [Int], at site: CodeLocation? = nil) -> ResolutionError {
     guard !holders.isEmpty else { return error }
     let references = holders.map { KeyTable.shared.descriptor($0).reference }
     return ResolutionError(
       kind: error.kind, dependency: error.dependency, registeredAt: error.registeredAt, path: references + error.path,
       pathRegistrations: holders.map(registrationSite) + error.pathRegistrations, underlying: error.underlying,
-      nearMatches: error.nearMatches, requestedAt: error.requestedAt)
+      nearMatches: error.nearMatches, requestedAt: error.requestedAt ?? (error.path.count == 1 ? site : nil))
   }
 
   private func problem(from error: ResolutionError) -> ValidationReport.Problem {
@@ -1128,15 +1151,10 @@ extension Container {
     // A dependency this container provides, missing where it was resolved: an ancestor's shared
     // instance asked for something only this (child) scope has.
     if error.kind == .requiredKeyNotProvided || error.kind == .notRegistered, error.path.count > 1,
-      let index = index(named: error.dependency), effectiveRegistration(index) != nil
+      let problem = providedOnlyHere(
+        error.dependency, path: error.path, pathArguments: error.pathArguments, requestedAt: error.requestedAt)
     {
-      let holder = error.path[error.path.count - 2]
-      return ValidationReport.Problem(
-        kind: .captiveDependency, dependency: holder, registeredAt: registrationSite(of: holder), path: error.path,
-        pathRegistrations: error.path.map { registrationSite(of: $0) },
-        message:
-          "\(holder.name), shared by a parent container, depends on \(error.dependency.name), which only this child scope provides",
-        pathArguments: error.pathArguments, requestedAt: error.requestedAt)
+      return problem
     }
     if kind == .requiredKeyNotProvided || kind == .notRegistered, error.path.count > 1 {
       // Nothing registers the dependency, so point at what asks for it.
@@ -1151,6 +1169,23 @@ extension Container {
       kind: kind, dependency: error.dependency, registeredAt: error.registeredAt, path: error.path,
       pathRegistrations: error.pathRegistrations, message: message, nearMatches: error.nearMatches,
       pathArguments: error.pathArguments, requestedAt: error.requestedAt)
+  }
+
+  /// The problem of an ancestor's shared instance that asks (at the end of `path`) for
+  /// `dependency`, which it cannot reach, though this container provides it: only this child
+  /// scope has it. Nil if this container does not provide it.
+  fileprivate func providedOnlyHere(
+    _ dependency: DependencyReference, path: [DependencyReference], pathArguments: [String?]?,
+    requestedAt: CodeLocation?
+  ) -> ValidationReport.Problem? {
+    guard path.count > 1, let index = index(named: dependency), effectiveRegistration(index) != nil else { return nil }
+    let holder = path[path.count - 2]
+    return ValidationReport.Problem(
+      kind: .captiveDependency, dependency: holder, registeredAt: registrationSite(of: holder), path: path,
+      pathRegistrations: path.map { registrationSite(of: $0) },
+      message:
+        "\(holder.name), shared by a parent container, depends on \(dependency.name), which only this child scope provides",
+      pathArguments: pathArguments, requestedAt: requestedAt)
   }
 
   /// The problem of a key path given at `place` that names no key: `including[2]`, or for the

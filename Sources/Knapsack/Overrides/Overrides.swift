@@ -161,6 +161,8 @@ final class OverrideScope: Sendable {
     /// The argument a `Lazy` of a key that takes one resolves it for: the run's sample for the
     /// key, unless the caller gave one.
     let argument: (any Sendable)?
+    /// The line that made the handle, if known.
+    let site: CodeLocation?
   }
   /// Each container resolved from in this scope, with its overlay. Entries live as long as the
   /// scope.
@@ -247,7 +249,8 @@ final class OverrideScope: Sendable {
   ) {
     guard let recorder else { return }
     let from = ThreadFrame.current?.pointee.index ?? FactoryCall.currentIndex
-    deferred.withLock { $0.append(Handle(from: from, to: index, container: container, argument: argument)) }
+    let handle = Handle(from: from, to: index, container: container, argument: argument, site: site?.location)
+    deferred.withLock { $0.append(handle) }
     if let from, let lazyStorage {
       let registration =
         container.effectiveRegistration(index)?.0 ?? KeyTable.shared.descriptor(index).defaultRegistration
