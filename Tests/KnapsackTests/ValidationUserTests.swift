@@ -151,6 +151,7 @@ extension Dependencies {
   var vuMissing: Key<VuUnit> { .required() }
   var vuHolder: Key<VuHolder> { .required().scope(.singleton) }
   var vuMainHolder: MainActorKey<VuHolder> { .required().scope(.singleton) }
+  var vuAsyncHolder: AsyncKey<VuHolder> { .required().scope(.singleton) }
   var vuUnits: Multibinding<VuUnit> { Multibinding() }
   var vuLazyScreen: MainActorKey<VuLazyScreen> { MainActorKey { VuLazyScreen() }.scope(.singleton) }
   var vuNode: ArgumentKey<Int, VuUnit> { .required() }
@@ -274,6 +275,25 @@ extension Dependencies {
       container.register(\.vuClock) { VuFixedClock(now: 1) }
     }
     #expect(structs.isValid, "\(structs)")
+  }
+
+  /// An asynchronous singleton and a main-actor one keep their `Lazy` as a synchronous one does,
+  /// and so does a singleton whose decorator wraps it with one.
+  @Test func aLazyKeptByAnAsyncOrMainActorSingletonOrADecoratorIsCaptive() async throws {
+    let container = Container()
+    container.register(\.vuAsyncHolder) { r in
+      await Task.yield()
+      return VuHolder(r.lazy(\.vuCachedUnit))
+    }
+    container.register(\.vuMainHolder) { r in VuHolder(r.lazy(\.vuUnique)) }
+    container.register(\.vuHolder) { VuHolder() }
+    container.decorate(\.vuHolder) { r, holder in VuHolder(holder, r.lazy(\.vuGraphUnit)) }
+    let report = await container.validate()
+    #expect(
+      Set(report.problems(.captiveDependency).map { $0.path.map(\.name) }) == [
+        ["\\.vuAsyncHolder", "\\.vuCachedUnit"], ["\\.vuMainHolder", "\\.vuUnique"],
+        ["\\.vuHolder", "\\.vuGraphUnit"],
+      ], "\(report)")
   }
 
   @Test func whatKeepsNoShorterLivedValueIsNotReported() async throws {
