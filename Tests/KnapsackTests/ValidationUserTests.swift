@@ -408,6 +408,25 @@ extension Dependencies {
     #expect(inside.isValid, "\(inside)")
   }
 
+  /// A singleton whose decorator keeps a unique instance: its factory does not ask for it, so the
+  /// problem names the line that added the decorator. Before, it named only the registration.
+  @Test func aCaptiveDependencyThatADecoratorKeepsNamesTheDecorator() async throws {
+    let container = Container()
+    container.register(\.vuHolder) { VuHolder() }
+    let line = #line + 1
+    container.decorate(\.vuHolder) { r, holder in VuHolder(holder, try r[\.vuUnique]) }
+    let report = await container.validate()
+    let problem = try #require(report.problems(.captiveDependency).first, "\(report)")
+    #expect(report.problems.count == 1, "\(report)")
+    #expect(problem.path.map(\.name) == ["\\.vuHolder", "\\.vuUnique"])
+    #expect(problem.requestedAt == CodeLocation(fileID: "KnapsackTests/ValidationUserTests.swift", line: line))
+    #expect(problem.description.contains("asked for at KnapsackTests/ValidationUserTests.swift:\(line)"), "\(problem)")
+    // Asked for by the factory itself: no line.
+    let direct = Container()
+    direct.register(\.vuHolder) { r in VuHolder(try r[\.vuUnique]) }
+    #expect(try #require(await direct.validate().problems.first).requestedAt == nil)
+  }
+
   /// The database path is needed only by the asynchronous storage, which only the repository's
   /// `Lazy` resolves: the path starts at the repository.
   @Test func aKeyMissingBehindALazyOfAnAsyncKeyIsReportedFromTheHolder() async throws {

@@ -56,9 +56,10 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
     public let nearMatches: [ResolutionError.NearMatch]
     /// The line of your code that asked for ``dependency``, as ``ResolutionError/requestedAt``
     /// names it: the `resolve` call or subscript in the factory or decorator that asked, the
-    /// line that made the `Lazy` or `Provider`, or the `@Injected` property. `nil` where no line
-    /// asked (a root of the run, a call that passes none) and for a cycle or a captive dependency
-    /// found from what the run made.
+    /// line that made the `Lazy` or `Provider`, or the `@Injected` property. For a captive
+    /// dependency that the holder's decorator asked for, where that decorator was added. `nil`
+    /// where no line asked (a root of the run, a call that passes none), for a cycle, and for
+    /// another captive dependency.
     public let requestedAt: CodeLocation?
     /// The argument each step of ``path`` was made for, as the path's line shows it, if any step
     /// took one (see `ResolutionError.pathSteps`).
@@ -263,6 +264,23 @@ final class ValidationRecorder: Sendable {
   /// wrapper cannot throw, so it tells the run here and goes on (see ``Injected``), and the run
   /// reports the first as the root's failure.
   private let injectionFailures = Locked<[ResolutionError]>([])
+
+  /// The decorator running now for each dependency whose step is applying one (the location it
+  /// was added at), and, for each requester and dependency (by name), where the decorator that
+  /// asked for the dependency was added: a holder that keeps what its decorator asked for is
+  /// reported with that line, not only with its registration, whose factory did not ask.
+  private let decorators = Locked<(running: [Int: CodeLocation], asked: [MadeStep: CodeLocation])>(([:], [:]))
+
+  /// Notes that a decorator of the dependency `index`, added at `location`, runs now (nil: it
+  /// returned).
+  func noteDecorating(_ index: Int, _ location: CodeLocation?) {
+    decorators.withLock { $0.running[index] = location }
+  }
+
+  /// Where the decorator of `requester` that asked for `dependency` was added, if one did.
+  func decoratorAsking(for dependency: String, by requester: String) -> CodeLocation? {
+    decorators.withLock { $0.asked[MadeStep(dependency: dependency, requester: requester)] }
+  }
 
   /// The `Lazy` handles that the steps still running made, by the index of the step that made
   /// each, and those that a step kept: a `Lazy` keeps the first value it reads, so a holder that
@@ -541,6 +559,12 @@ final class ValidationRecorder: Sendable {
     ) {
       let edge = Edge(index: index, requester: requester)
       recorder.events.withLock { if $0.seen.insert(edge).inserted { $0.list.append(event) } }
+      if let requester, let requesterName = event.requestedBy?.name {
+        recorder.decorators.withLock { decorators in
+          guard let location = decorators.running[requester] else { return }
+          decorators.asked[MadeStep(dependency: event.dependency.name, requester: requesterName)] = location
+        }
+      }
       var object: AnyObject?
       if case .object(let weak) = instance { object = weak.object }
       recorder.noteReturned(object, of: event.dependency.name, to: event.requestedBy?.name, created: created)
@@ -1293,7 +1317,8 @@ extension Container {
               kind: .captiveDependency, dependency: holder.reference, registeredAt: holder.site, path: path,
               pathRegistrations: path.map { registrationSite(of: $0) },
               message:
-                "\(holder.reference.name.noted("\(holder.scope)")) holds \(held.name.noted("\(heldScope)"))\(via), which should not outlive \(Self.lifetime(of: heldScope))"
+                "\(holder.reference.name.noted("\(holder.scope)")) holds \(held.name.noted("\(heldScope)"))\(via), which should not outlive \(Self.lifetime(of: heldScope))",
+              requestedAt: recorder.decoratorAsking(for: path[1].name, by: holder.reference.name)
             ))
         }
       }
@@ -1352,6 +1377,14 @@ extension Container {
     }
   }
 
+}
+
+extension Container {
+  /// In a validation copy, notes that the decorator of the dependency `index` added at `location`
+  /// runs now (nil: it returned; see ``ValidationRecorder/noteDecorating(_:_:)``).
+  func noteDecorating(_ index: Int, _ location: CodeLocation?) {
+    overlay?.recorder?.recorder.noteDecorating(index, location)
+  }
 }
 
 extension ValidationReport.Problem.Kind {

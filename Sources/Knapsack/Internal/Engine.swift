@@ -745,6 +745,8 @@ extension Container {
     var decoratedValue = value
     do {
       for decoration in binding.decorators {
+        if isValidationCopy { noteDecorating(binding.index, decoration.location) }
+        defer { if isValidationCopy { noteDecorating(binding.index, nil) } }
         let result = try DecoratorFailure.naming(decoration, step: binding.index) {
           try apply(decoration, to: decoratedValue, binding, resolver, frame)
         }
@@ -765,6 +767,8 @@ extension Container {
     var decoratedValue = value
     do {
       for decoration in binding.decorators {
+        if isValidationCopy { noteDecorating(binding.index, decoration.location) }
+        defer { if isValidationCopy { noteDecorating(binding.index, nil) } }
         let result: any Sendable
         if case .async(let apply) = decoration.apply {
           do { result = try await apply(resolver, decoratedValue) } catch {
