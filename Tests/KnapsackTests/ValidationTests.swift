@@ -293,6 +293,43 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     }
   }
 
+  /// Each problem says what to do, as the resolution error does: the same `fix:` line for a
+  /// missing key, a missing type and a cycle, and one of its own for a captive dependency.
+  @Test func eachProblemSaysHowToFixIt() async throws {
+    let container = Container()
+    container.register(\.valUsesMissing) { r in ValThing("uses", [try r[\.valMissing]]) }
+    container.register(\.valUsesType) { r in
+      _ = try r.resolve(type: ValThing.self, name: "nobody")
+      return ValThing("type")
+    }
+    container.register(\.valCycleLeft) { r in try r[\.valCycleRight] }
+    container.register(\.valCycleRight) { r in try r[\.valCycleLeft] }
+    container.register(\.valShort) { ValThing("short") }
+    container.register(\.valLongHolder, scope: .singleton) { r in ValThing("holder", [try r[\.valShort]]) }
+    let report = await container.validate()
+    let missing = try #require(report.problems(.requiredKeyNotProvided).first, "\(report)")
+    #expect(
+      missing.description.hasSuffix(
+        "\n    fix: register it at the composition root, `container.register(\\.valMissing) { ... }`, or in a test, `withOverrides { $0.register(\\.valMissing) { ... } } operation: { ... }`."
+      ), "\(missing)")
+    let type = try #require(report.problems(.notRegistered).first, "\(report)")
+    #expect(
+      type.description.contains(
+        "\n    fix: register it, `container.register(type: ValThing.self, name: \"nobody\") { r in ... }`"), "\(type)")
+    let cycle = try #require(report.problems(.cycle).first, "\(report)")
+    #expect(
+      cycle.description.hasSuffix(
+        "\n    fix: break the loop with `r.lazy(...)` or `r.provider(...)` on one of its edges."), "\(cycle)")
+    let captive = try #require(report.problems(.captiveDependency).first, "\(report)")
+    #expect(
+      captive.description.hasSuffix(
+        "\n    fix: have \\.valLongHolder keep a `Provider` of \\.valShort (`r.provider(...)`) and call `get()` each time it needs one, or give \\.valShort a scope at least as long-lived as \\.valLongHolder's (singleton), or \\.valLongHolder a shorter-lived one."
+      ), "\(captive)")
+    // The fix survives a round trip through JSON, as the rest of the report does.
+    let decoded = try JSONDecoder().decode(ValidationReport.self, from: try JSONEncoder().encode(report))
+    #expect(decoded.description == report.description)
+  }
+
   // MARK: The report as a value
 
   @Test func reportRoundTripsThroughJSON() async throws {

@@ -64,12 +64,15 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
     /// The argument each step of ``path`` was made for, as the path's line shows it, if any step
     /// took one (see `ResolutionError.pathSteps`).
     let pathArguments: [String?]?
+    /// What to do about it, the description's `fix:` line, if there is one to give.
+    let fix: String?
 
     init(
       kind: Kind, dependency: DependencyReference, registeredAt: CodeLocation?, path: [DependencyReference],
       pathRegistrations: [CodeLocation?]? = nil, message: String, nearMatches: [ResolutionError.NearMatch] = [],
-      pathArguments: [String?]? = nil, requestedAt: CodeLocation? = nil
+      pathArguments: [String?]? = nil, requestedAt: CodeLocation? = nil, fix: String? = nil
     ) {
+      self.fix = fix
       self.kind = kind
       self.dependency = dependency
       self.registeredAt = registeredAt
@@ -86,7 +89,7 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       Problem(
         kind: kind, dependency: dependency, registeredAt: registeredAt, path: path,
         pathRegistrations: pathRegistrations, message: message, nearMatches: nearMatches,
-        pathArguments: pathArguments, requestedAt: requestedAt)
+        pathArguments: pathArguments, requestedAt: requestedAt, fix: fix)
     }
 
     /// The message, where the dependency was declared and registered, and the path; for a
@@ -96,6 +99,7 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       var lines = ["✗ \(kind.rawValue): \(message)"]
       if kind == .cycle {
         lines += ResolutionError.cycleMembers(path, pathRegistrations).map { "    " + $0 }
+        if let fix { lines.append("    fix: \(fix)") }
         return lines.joined(separator: "\n")
       }
       if let location = dependency.location { lines.append("    declared at \(location)") }
@@ -110,6 +114,7 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       if !nearMatches.isEmpty {
         lines.append("    registered nearby: \(nearMatches.map(\.description).joined(separator: "; "))")
       }
+      if let fix { lines.append("    fix: \(fix)") }
       return lines.joined(separator: "\n")
     }
   }
@@ -1192,7 +1197,7 @@ extension Container {
     return ValidationReport.Problem(
       kind: kind, dependency: error.dependency, registeredAt: error.registeredAt, path: error.path,
       pathRegistrations: error.pathRegistrations, message: message, nearMatches: error.nearMatches,
-      pathArguments: error.pathArguments, requestedAt: error.requestedAt)
+      pathArguments: error.pathArguments, requestedAt: error.requestedAt, fix: error.fix)
   }
 
   /// The problem of an ancestor's shared instance that asks (at the end of `path`) for
@@ -1318,7 +1323,11 @@ extension Container {
               pathRegistrations: path.map { registrationSite(of: $0) },
               message:
                 "\(holder.reference.name.noted("\(holder.scope)")) holds \(held.name.noted("\(heldScope)"))\(via), which should not outlive \(Self.lifetime(of: heldScope))",
-              requestedAt: recorder.decoratorAsking(for: path[1].name, by: holder.reference.name)
+              requestedAt: recorder.decoratorAsking(for: path[1].name, by: holder.reference.name),
+              fix:
+                "have \(holder.reference.name) keep a `Provider` of \(path[1].name) (`r.provider(...)`) and call `get()`"
+                + " each time it needs one, or give \(held.name) a scope at least as long-lived as"
+                + " \(holder.reference.name)'s (\(holder.scope)), or \(holder.reference.name) a shorter-lived one."
             ))
         }
       }

@@ -429,48 +429,55 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     if !nearMatches.isEmpty {
       lines.append("  registered nearby: \(nearMatches.map(\.description).joined(separator: "; "))")
     }
+    if let fix { lines.append("  fix: \(fix)") }
+    return lines.joined(separator: "\n")
+  }
+
+  /// What to do about this error, the message's `fix:` line: nil where the message says it all
+  /// (a factory that threw, a factory of the wrong kind). A validation problem made from this
+  /// error prints the same line.
+  var fix: String? {
     switch kind {
     case .requiredKeyNotProvided where underlying != nil, .notRegistered where underlying != nil:
-      lines.append(
-        "  fix: register \(dependency.name) also where the shared dependency is registered, or register the shared"
-          + " dependency also where \(dependency.name) is, so that an instance of its own is made there.")
+      return
+        "register \(dependency.name) also where the shared dependency is registered, or register the shared"
+        + " dependency also where \(dependency.name) is, so that an instance of its own is made there."
     case .requiredKeyNotProvided:
       let factory = takesArgument ? "{ r, argument in ... }" : "{ ... }"
-      lines.append(
-        "  fix: register it at the composition root, `container.register(\(dependency.spelling)) \(factory)`,"
-          + " or in a test, `withOverrides { $0.register(\(dependency.spelling)) \(factory) } operation: { ... }`.")
+      return
+        "register it at the composition root, `container.register(\(dependency.spelling)) \(factory)`,"
+        + " or in a test, `withOverrides { $0.register(\(dependency.spelling)) \(factory) } operation: { ... }`."
     case .notRegistered:
       let typeExpression = dependency.typeName.hasPrefix("any ") ? "(\(dependency.typeName))" : dependency.typeName
       let name = dependency.registrationName.map { ", name: \($0)" } ?? ""
-      lines.append(
-        "  fix: register it, `container.register(type: \(typeExpression).self\(name)) { r in ... }`,"
-          + " in the container or one of its parents; only a Sendable type can be registered.")
+      return
+        "register it, `container.register(type: \(typeExpression).self\(name)) { r in ... }`,"
+        + " in the container or one of its parents; only a Sendable type can be registered."
     case .cycle where underlying == Self.handleWaitNote:
-      lines.append(
-        "  fix: keep the `Lazy`, but read it after the factories on this loop have returned, not inside one of them:"
-          + " its value needs them.")
+      return
+        "keep the `Lazy`, but read it after the factories on this loop have returned, not inside one of them:"
+        + " its value needs them."
     case .cycle:
-      lines.append("  fix: break the loop with `r.lazy(...)` or `r.provider(...)` on one of its edges.")
+      return "break the loop with `r.lazy(...)` or `r.provider(...)` on one of its edges."
     case .containerDisposed where underlying == Container.ScopeEnded.text:
-      lines.append(
-        "  fix: use the instance while the scope is open, or make the handle outside the scope: what an override"
-          + " scope made ends with it.")
+      return
+        "use the instance while the scope is open, or make the handle outside the scope: what an override"
+        + " scope made ends with it."
     case .containerDisposed:
-      lines.append("  fix: resolve from a live container; a disposed one stays disposed.")
+      return "resolve from a live container; a disposed one stays disposed."
     case .resolutionTooDeep where underlying == StackGuard.Limit.asynchronousSteps.description:
       // A fixed number of steps, not a stack: a larger stack would not help.
-      lines.append(
-        "  fix: shorten the chain: an asynchronous resolution stops at a fixed number of steps, and a key that asks"
-          + " for itself with a new argument each time goes one step deeper per argument; a `Provider` or `Lazy`"
-          + " edge resolves later, as a resolution of its own.")
+      return
+        "shorten the chain: an asynchronous resolution stops at a fixed number of steps, and a key that asks"
+        + " for itself with a new argument each time goes one step deeper per argument; a `Provider` or `Lazy`"
+        + " edge resolves later, as a resolution of its own."
     case .resolutionTooDeep:
-      lines.append(
-        "  fix: resolve it on a thread with a larger stack, or shorten the chain (a `Provider` or `Lazy` edge"
-          + " resolves later, from a fresh stack depth).")
+      return
+        "resolve it on a thread with a larger stack, or shorten the chain (a `Provider` or `Lazy` edge"
+        + " resolves later, from a fresh stack depth)."
     case .factoryFailed, .factoryMismatch:
-      break
+      return nil
     }
-    return lines.joined(separator: "\n")
   }
 
   /// `declared at A, registered at B`, whichever are known; one site once (a multibinding
