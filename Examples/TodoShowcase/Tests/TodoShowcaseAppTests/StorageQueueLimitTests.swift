@@ -8,69 +8,13 @@ import Testing
 
 @testable import TodoShowcaseApp
 
-/// A storage whose reads and changes wait until the test opens it, and that tells the test each
-/// time a call has arrived, so the test knows when the server's storage calls are all taken
-/// without guessing how long that takes.
-private final class HeldStorage: LocalStorage {
-  private let base = InMemoryStorage()
-  /// Left once by ``open()``: every call waiting, and every later one, then passes.
-  private let latch = DispatchGroup()
-  private let arrivals: AsyncStream<Void>.Continuation
-  /// One element per call that has arrived and is held (or passed).
-  let arrived: AsyncStream<Void>
-
-  init() {
-    (arrived, arrivals) = AsyncStream.makeStream()
-    latch.enter()
-  }
-
-  /// Lets every held call, and every later one, through.
-  func open() {
-    latch.leave()
-  }
-
-  /// Waits until `count` calls have arrived.
-  func waitForArrivals(_ count: Int) async {
-    var seen = 0
-    for await _ in arrived {
-      seen += 1
-      if seen == count { return }
-    }
-  }
-
-  private func hold() {
-    arrivals.yield()
-    // Bounded only so that a broken test ends instead of hanging.
-    _ = latch.wait(timeout: .now() + 60)
-  }
-
-  func save<T: Encodable>(_ value: T, forKey key: String) throws { try base.save(value, forKey: key) }
-
-  func load<T: Decodable>(_ type: T.Type, forKey key: String) throws -> T? {
-    hold()
-    return try base.load(type, forKey: key)
-  }
-
-  func remove(forKey key: String) throws { try base.remove(forKey: key) }
-
-  func modify<T: Codable, Result>(
-    _ type: T.Type,
-    forKey key: String,
-    default defaultValue: T,
-    _ body: (inout T) throws -> Result
-  ) throws -> Result {
-    hold()
-    return try base.modify(type, forKey: key, default: defaultValue, body)
-  }
-}
-
 @Suite("Storage call limit")
 struct StorageQueueLimitTests {
   @Test(
     "With as many storage calls waiting as the server takes, a request gets 503 with Retry-After; once they end, requests pass again",
     .timeLimit(.minutes(2)))
   func fullQueueIsRefusedThenDrains() async throws {
-    let storage = HeldStorage()
+    let storage = GatedStorage()
     let server = ShowcaseServer(storage: storage, storageLabel: "test", maximumStorageCalls: 2)
     try await Application(router: server.makeRouter()).test(.router) { client in
       try await withThrowingTaskGroup(of: Reply.self) { group in
