@@ -330,6 +330,34 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     #expect(decoded.description == report.description)
   }
 
+  /// Ten registrations that each ask for one missing type make ten problems, all in `problems`;
+  /// the report's text shows three in full and names the other seven askers, so that the rest of
+  /// the report is not buried.
+  @Test func manyAskersOfOneMissingDependencyAreSummedUpInTheText() async throws {
+    let container = Container()
+    for asker in 0..<10 {
+      container.register(type: ValThing.self, name: "asker \(asker)") { r in
+        _ = try r.resolve(type: ValThing.self, name: "missing")
+        return ValThing("asker")
+      }
+    }
+    container.register(\.valUsesMissing) { r in ValThing("uses", [try r[\.valMissing]]) }
+    let report = await container.validate()
+    #expect(report.problems(.notRegistered).count == 10, "\(report)")
+    let text = report.description
+    #expect(text.hasPrefix("Knapsack validation: 11 problem(s)"), "\(text)")
+    #expect(
+      text.components(separatedBy: "✗ notRegistered: nothing is registered for ValThing (name: \"missing\")").count
+        == 4, "\(text)")
+    let askers = (3..<10).map { "ValThing (name: \"asker \($0)\")" }.joined(separator: ", ")
+    #expect(
+      text.contains(
+        "\n  … and 7 more problem(s) of ValThing (name: \"missing\"), asked for by \(askers) (each is in `problems`)"),
+      "\(text)")
+    // Another missing dependency is shown as before.
+    #expect(text.contains("✗ requiredKeyNotProvided: required key \\.valMissing"), "\(text)")
+  }
+
   // MARK: The report as a value
 
   @Test func reportRoundTripsThroughJSON() async throws {

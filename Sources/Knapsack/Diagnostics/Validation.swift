@@ -148,13 +148,49 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
   /// The problems of one kind.
   public func problems(_ kind: Problem.Kind) -> [Problem] { problems.filter { $0.kind == kind } }
 
-  /// A summary line, then each problem.
+  /// How many problems of one missing dependency ``description`` shows in full.
+  static let shownPerMissingDependency = 3
+  /// How many more dependencies asking for it ``description`` names after those.
+  static let namedAskers = 20
+
+  /// A summary line, then each problem; of many dependencies that ask for one missing
+  /// dependency, the first three in full and the names of the others (every one is in
+  /// ``problems``).
   public var description: String {
     let summary =
       isValid
       ? "Knapsack validation: no problems in \(checkedCount) dependencies."
       : "Knapsack validation: \(problems.count) problem(s) in \(checkedCount) dependencies."
-    var lines = [summary] + problems.map { "  " + $0.description.replacingOccurrences("\n", with: "\n  ") }
+    var lines = [summary]
+    // Many dependencies asking for one missing dependency make as many problems (each with its
+    // own path and asking line, all in `problems`); the text shows the first few of them in full
+    // and names the other askers, so that one missing key does not bury the rest of the report.
+    var index = problems.startIndex
+    while index < problems.endIndex {
+      let problem = problems[index]
+      var end = problems.index(after: index)
+      if problem.kind == .notRegistered || problem.kind == .requiredKeyNotProvided {
+        while end < problems.endIndex, problems[end].kind == problem.kind,
+          problems[end].dependency.name == problem.dependency.name
+        {
+          end = problems.index(after: end)
+        }
+      }
+      let group = problems[index..<end]
+      for shown in group.prefix(Self.shownPerMissingDependency) {
+        lines.append("  " + shown.description.replacingOccurrences("\n", with: "\n  "))
+      }
+      let rest = group.dropFirst(Self.shownPerMissingDependency)
+      if !rest.isEmpty {
+        let askers = rest.map { $0.path.count > 1 ? $0.path[$0.path.count - 2].name : $0.dependency.name }
+        let named = askers.prefix(Self.namedAskers).joined(separator: ", ")
+        let more = askers.count > Self.namedAskers ? ", and \(askers.count - Self.namedAskers) more" : ""
+        lines.append(
+          "  … and \(rest.count) more problem(s) of \(problem.dependency.name), asked for by \(named)\(more)"
+            + " (each is in `problems`)")
+      }
+      index = end
+    }
     if !skipped.isEmpty {
       lines.append(
         "  not run, or stopped at a registration with side effects: \(skipped.map(\.name).joined(separator: ", "))")
