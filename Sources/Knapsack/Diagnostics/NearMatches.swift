@@ -32,9 +32,11 @@ extension Container {
     let wantedType = descriptors[index].typeName
     var excluded = Set(path).union([index])
     /// The first `count` of `list` (in name order) that are registered here and not excluded.
+    /// An index past the snapshot is skipped: the conformance cache may have been extended by
+    /// another error, with a newer snapshot, since this one was taken.
     func registered(_ list: [Int], _ count: Int) -> [(index: Int, site: CodeLocation)] {
       var found: [(index: Int, site: CodeLocation)] = []
-      for candidate in list where !excluded.contains(candidate) {
+      for candidate in list where candidate < descriptors.count && !excluded.contains(candidate) {
         guard found.count < count else { break }
         if let registration = effectiveRegistration(candidate)?.0 { found.append((candidate, registration.location)) }
       }
