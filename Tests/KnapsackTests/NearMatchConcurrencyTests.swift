@@ -20,7 +20,9 @@ struct NearMatchRaceSQLite: NearMatchRaceStore {}
       group.enter()
       Thread.detachNewThread {
         while !done.load(ordering: .relaxed) {
-          do { _ = try container.resolve(type: (any NearMatchRaceStore).self, name: nil) } catch let error as ResolutionError {
+          do { _ = try container.resolve(type: (any NearMatchRaceStore).self, name: nil) } catch let error
+            as ResolutionError
+          {
             _ = error.nearMatches
           } catch {}
         }
@@ -29,7 +31,9 @@ struct NearMatchRaceSQLite: NearMatchRaceStore {}
     }
     for i in 0..<4000 {
       // Each new name sorts first.
-      container.register(type: NearMatchRaceSQLite.self, name: String(format: "%08d", 99_999_999 - i)) { _ in NearMatchRaceSQLite() }
+      container.register(type: NearMatchRaceSQLite.self, name: String(format: "%08d", 99_999_999 - i)) { _ in
+        NearMatchRaceSQLite()
+      }
     }
     done.store(true, ordering: .relaxed)
     group.wait()

@@ -934,6 +934,10 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
       report.problems.map { "\($0.kind) \($0.path.map(\.name))" } == [
         #"captiveDependency ["\\.valSingleton", "\\.valSessionOnly"]"#
       ], "\(report)")
+    #expect(
+      report.problems.first?.description.hasSuffix(
+        "\n    fix: register \\.valSessionOnly also where \\.valSingleton is registered, or register \\.valSingleton"
+          + " also in this child, so that an instance of its own is made here.") == true, "\(report)")
   }
 
   /// What the dry run made, the copies and their instances, is freed when it returns, also when

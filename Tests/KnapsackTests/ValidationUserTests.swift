@@ -226,6 +226,10 @@ extension Dependencies {
         + "KnapsackTests/ValidationUserTests.swift:\(line), which keeps the first value it reads, but that "
         + "should not outlive one use: hold a Provider to resolve it anew each time")
     #expect(problem.description.contains("holds \\.vuUnique: declared at"), "\(problem)")
+    #expect(
+      problem.description.hasSuffix(
+        "\n    fix: keep `r.provider(...)` instead of the `Lazy` and call `get()` where the value is needed, or give"
+          + " \\.vuUnique a scope at least as long-lived as \\.vuHolder's (singleton)."), "\(problem)")
   }
 
   @Test func aLazyOfAGraphOrCachedKeyIsCaptiveTooAndACachedOneSaysWhatDropsIt() async throws {

@@ -206,7 +206,9 @@ enum Conformance {
     guard metadata.load(as: UInt.self) == 0x303 else { return nil }
     let flags = metadata.load(fromByteOffset: word, as: UInt32.self)
     let count = Int(metadata.load(fromByteOffset: word + 4, as: UInt32.self))
-    let first = word + 8 + (flags & 0x4000_0000 != 0 ? word : 0)
+    // A superclass constraint (`any Base & Store`) is not checked here: no near match then.
+    guard flags & 0x4000_0000 == 0 else { return nil }
+    let first = word + 8
     var protocols: [UnsafeRawPointer] = []
     for offset in 0..<count {
       let reference = metadata.load(fromByteOffset: first + offset * word, as: UInt.self)

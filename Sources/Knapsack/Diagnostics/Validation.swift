@@ -154,8 +154,8 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
   static let namedAskers = 20
 
   /// A summary line, then each problem; of many dependencies that ask for one missing
-  /// dependency, the first three in full and the names of the others (every one is in
-  /// ``problems``).
+  /// dependency, the first three in full and the names of up to 20 of the others (every one is
+  /// in ``problems``).
   public var description: String {
     let summary =
       isValid
@@ -1250,7 +1250,10 @@ extension Container {
       pathRegistrations: path.map { registrationSite(of: $0) },
       message:
         "\(holder.name), shared by a parent container, depends on \(dependency.name), which only this child scope provides",
-      pathArguments: pathArguments, requestedAt: requestedAt)
+      pathArguments: pathArguments, requestedAt: requestedAt,
+      fix:
+        "register \(dependency.name) also where \(holder.name) is registered, or register \(holder.name) also in this"
+        + " child, so that an instance of its own is made here.")
   }
 
   /// The problem of a key path given at `place` that names no key: `including[2]`, or for the
@@ -1408,7 +1411,10 @@ extension Container {
             "\(lazy.holder.name.noted("\(lazy.holderScope)")) holds \(held.name.noted("\(heldScope)")) through "
             + (lazy.site.map { "the Lazy made at \($0)\(of), " } ?? "a Lazy\(of), ")
             + "which keeps the first value it reads, but that should not outlive \(Self.lifetime(of: heldScope)): "
-            + "hold a Provider to resolve it anew each time"))
+            + "hold a Provider to resolve it anew each time",
+          fix:
+            "keep `r.provider(...)` instead of the `Lazy` and call `get()` where the value is needed, or give"
+            + " \(held.name) a scope at least as long-lived as \(lazy.holder.name)'s (\(lazy.holderScope))."))
     }
     return problems
   }
