@@ -339,6 +339,12 @@ public final class Container: Sendable {
     }
   }
 
+  /// The registration that serves `index` here: the one this container would use, else the
+  /// key's default (registered, in effect, in the root); nil if neither exists.
+  func servingRegistration(_ index: Int) -> Registration? {
+    effectiveRegistration(index)?.0 ?? KeyTable.shared.descriptor(index).defaultRegistration
+  }
+
   /// The registration made on this container itself (for a copy, on the container it copies).
   private func definedRegistration(_ index: Int) -> Registration? {
     if let overlay { return overlay.base.definedRegistration(index) }

@@ -938,7 +938,7 @@ extension Container {
     for reference in references { indices[reference] = copy.index(named: reference) }
     var registrations: [Int: Registration] = [:]
     for index in roots.union(indices.values) {
-      registrations[index] = copy.effectiveRegistration(index)?.0 ?? table.descriptor(index).defaultRegistration
+      registrations[index] = copy.servingRegistration(index)
     }
     var elementEdges: [(from: Int, to: Int)] = []
     for index in roots where registrations[index] == nil && table.descriptor(index).kind == .multibinding {
@@ -1042,7 +1042,7 @@ extension Container {
     while let index = deepestFirst.popLast() ?? inNameOrder.next() {
       guard ran.insert(index).inserted else { continue }
       let descriptor = table.descriptor(index)
-      let registration = effectiveRegistration(index)?.0 ?? descriptor.defaultRegistration
+      let registration = servingRegistration(index)
       // A multibinding key has no registration of its own: its contributions are registrations,
       // run next (roots of their own already, unless the key was reached through a handle to
       // another container), and none at all is an empty set.
@@ -1288,7 +1288,7 @@ extension Container {
   /// it, so what matters is what that copy holds in turn.
   private func holdsValueType(_ dependency: DependencyReference) -> Bool {
     guard let index = index(named: dependency),
-      let registration = effectiveRegistration(index)?.0 ?? KeyTable.shared.descriptor(index).defaultRegistration,
+      let registration = servingRegistration(index),
       let metadata = UnsafeRawPointer(bitPattern: UInt(bitPattern: ObjectIdentifier(registration.valueType)))
     else { return false }
     // The first word of type metadata is its kind: 0x200 struct, 0x201 enum, 0x202 optional,

@@ -760,9 +760,7 @@ struct MakingStep {
 
   /// Whether `index`'s scope, as ``container`` sees it, is one the container keeps instances of.
   private func keeps(_ index: Int) -> Bool {
-    let registration =
-      container.effectiveRegistration(index)?.0 ?? KeyTable.shared.descriptor(index).defaultRegistration
-    guard let kind = registration?.scope.kind else { return false }
+    guard let kind = container.servingRegistration(index)?.scope.kind else { return false }
     return kind == .singleton || kind == .cached
   }
 }

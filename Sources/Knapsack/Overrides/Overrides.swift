@@ -252,9 +252,7 @@ final class OverrideScope: Sendable {
     let handle = Handle(from: from, to: index, container: container, argument: argument, site: site?.location)
     deferred.withLock { $0.append(handle) }
     if let from, let lazyStorage {
-      let registration =
-        container.effectiveRegistration(index)?.0 ?? KeyTable.shared.descriptor(index).defaultRegistration
-      if let scope = registration?.scope {
+      if let scope = container.servingRegistration(index)?.scope {
         recorder.noteLazy(from: from, to: index, scope: scope, storage: lazyStorage, site: site?.location)
       }
     }
