@@ -123,25 +123,29 @@ struct NearMatchGroup {
   ) {
     var batches: [String: [String: NearMatchGroup]] = [:]
     for descriptor in added where descriptor.kind != .multibinding && descriptor.kind != .contribution {
-      let base = Container.baseName(descriptor.typeName)
-      if descriptor.kind == .type {
-        batches[base, default: [:]][descriptor.typeName, default: NearMatchGroup()].types.append(descriptor.index)
-      } else {
-        batches[base, default: [:]][descriptor.typeName, default: NearMatchGroup()].keys.append(descriptor.index)
-      }
+      batches[Container.baseName(descriptor.typeName), default: [:]][descriptor.typeName, default: NearMatchGroup()]
+        .append(descriptor)
     }
     for (base, byType) in batches {
       for (typeName, batch) in byType {
-        var group = groups[base]?[typeName] ?? NearMatchGroup()
-        group.types = merged(group.types, batch.types, in: descriptors)
-        group.keys = merged(group.keys, batch.keys, in: descriptors)
-        groups[base, default: [:]][typeName] = group
+        groups[base, default: [:]][typeName, default: NearMatchGroup()].merge(batch, in: descriptors)
       }
     }
   }
 
+  /// Adds `descriptor` at the end of its list (types or keys), unsorted: a batch to ``merge(_:in:)``.
+  mutating func append(_ descriptor: Descriptor) {
+    if descriptor.kind == .type { types.append(descriptor.index) } else { keys.append(descriptor.index) }
+  }
+
+  /// Merges `batch`, new dependencies in any order, into the lists, keeping each in order.
+  mutating func merge(_ batch: NearMatchGroup, in descriptors: [Descriptor]) {
+    types = Self.merged(types, batch.types, in: descriptors)
+    keys = Self.merged(keys, batch.keys, in: descriptors)
+  }
+
   /// `list`, in order, with `added` merged in.
-  static func merged(_ list: [Int], _ added: [Int], in descriptors: [Descriptor]) -> [Int] {
+  private static func merged(_ list: [Int], _ added: [Int], in descriptors: [Descriptor]) -> [Int] {
     guard !added.isEmpty else { return list }
     let sorted = added.sorted { precedes($0, $1, in: descriptors) }
     guard !list.isEmpty else { return sorted }
@@ -175,14 +179,9 @@ extension KeyTable {
       for descriptor in descriptors[indexed...] {
         // A multibinding or a contribution has no value type: never a near match.
         guard let type = descriptor.valueType, Conformance.type(type, conformsTo: protocols) else { continue }
-        if descriptor.kind == .type {
-          added.types.append(descriptor.index)
-        } else {
-          added.keys.append(descriptor.index)
-        }
+        added.append(descriptor)
       }
-      conformers.types = NearMatchGroup.merged(conformers.types, added.types, in: descriptors)
-      conformers.keys = NearMatchGroup.merged(conformers.keys, added.keys, in: descriptors)
+      conformers.merge(added, in: descriptors)
       indexed = descriptors.count
       cache[ObjectIdentifier(wanted)] = (indexed, conformers)
       return conformers
