@@ -1043,6 +1043,11 @@ extension Container {
       guard ran.insert(index).inserted else { continue }
       let descriptor = table.descriptor(index)
       let registration = servingRegistration(index)
+      /// A failure of this root as a problem, its path headed by what leads to the root through
+      /// handles, and asked for where the handle was made.
+      func rootProblem(_ error: ResolutionError) -> ValidationReport.Problem {
+        problem(from: headed(error, by: Self.holderChain(of: index, in: holders), at: handleSites[index]))
+      }
       // A multibinding key has no registration of its own: its contributions are registrations,
       // run next (roots of their own already, unless the key was reached through a handle to
       // another container), and none at all is an empty set.
@@ -1061,8 +1066,7 @@ extension Container {
       }
       guard let registration else {
         let missing = failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)
-        problems.append(
-          problem(from: headed(missing, by: Self.holderChain(of: index, in: holders), at: handleSites[index])))
+        problems.append(rootProblem(missing))
         continue
       }
       // An argument key made with another factory's argument has not been run with its sample,
@@ -1121,19 +1125,14 @@ extension Container {
         let end = FailureEnd(error)
         if error.path.count >= 3, reported.contains(end) { continue }
         if error.path.count >= 2 { reported.insert(end) }
-        problems.append(
-          problem(from: headed(error, by: Self.holderChain(of: index, in: holders), at: handleSites[index])))
+        problems.append(rootProblem(error))
       } catch let skip as ValidationSkipped {
         skipped.append(table.descriptor(skip.index).reference)
         // A root that stopped at one: what its factory resolves after that is not checked, so
         // it is listed too, by name, rather than passed.
         if skip.index != index { skipped.append(descriptor.reference) }
       } catch {
-        problems.append(
-          problem(
-            from: headed(
-              failure(.factoryFailed, index, nil, underlying: error), by: Self.holderChain(of: index, in: holders),
-              at: handleSites[index])))
+        problems.append(rootProblem(failure(.factoryFailed, index, nil, underlying: error)))
       }
     }
     return (problems, skipped, needsSample)
