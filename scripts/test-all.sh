@@ -109,7 +109,14 @@ swift_test_tsan() {
 step "install system packages" install_system_packages
 step "format lint" bash scripts/format.sh
 step "build core (no warnings)" build_without_warnings
-step "swift test" swift test
+# The test run's failing tests are repeated after the summary, where a CI log's tail shows them.
+swift_test() {
+  local log="$logs/test.log"
+  swift test 2>&1 | tee "$log"
+  return "${PIPESTATUS[0]}"
+}
+
+step "swift test" swift_test
 step "compile-fail diagnostics (Tests/CompileFail)" bash scripts/compile-fail.sh
 step "swift test (thread sanitizer)" swift_test_tsan
 step "docs" bash scripts/docs.sh
@@ -141,4 +148,12 @@ for i in "${!names[@]}"; do
   esac
 done
 echo "steps: $passed passed, $failed failed, $skipped skipped"
+for log in "$logs/test.log" "$logs/tsan.log"; do
+  [[ -f $log ]] || continue
+  if grep -qE "✘|error: |Fatal error|Test Case .* failed|WARNING: ThreadSanitizer|exited with signal" "$log"; then
+    echo
+    echo "Failures in $(basename "$log") (first 40 lines):"
+    grep -E "✘|error: |Fatal error|Test Case .* failed|WARNING: ThreadSanitizer|exited with signal" "$log" | head -40
+  fi
+done
 ((failed == 0))

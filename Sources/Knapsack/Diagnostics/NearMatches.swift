@@ -112,14 +112,14 @@ struct NearMatchGroup {
   var keys: [Int] = []
 
   /// Whether `left` comes before `right` in a list.
-  static func precedes(_ left: Int, _ right: Int, in descriptors: [Descriptor]) -> Bool {
+  static func precedes(_ left: Int, _ right: Int, in descriptors: Descriptors) -> Bool {
     (descriptors[left].displayName, left) < (descriptors[right].displayName, right)
   }
 
   /// Adds `added`, new descriptors, to `groups` (by base name, then type name), each list kept in
   /// order: the new ones of a list are sorted, then merged in, in time linear in the list.
   static func add(
-    _ added: ArraySlice<Descriptor>, to groups: inout [String: [String: NearMatchGroup]], in descriptors: [Descriptor]
+    _ added: Slice<Descriptors>, to groups: inout [String: [String: NearMatchGroup]], in descriptors: Descriptors
   ) {
     var batches: [String: [String: NearMatchGroup]] = [:]
     for descriptor in added where descriptor.kind != .multibinding && descriptor.kind != .contribution {
@@ -139,13 +139,13 @@ struct NearMatchGroup {
   }
 
   /// Merges `batch`, new dependencies in any order, into the lists, keeping each in order.
-  mutating func merge(_ batch: NearMatchGroup, in descriptors: [Descriptor]) {
+  mutating func merge(_ batch: NearMatchGroup, in descriptors: Descriptors) {
     types = Self.merged(types, batch.types, in: descriptors)
     keys = Self.merged(keys, batch.keys, in: descriptors)
   }
 
   /// `list`, in order, with `added` merged in.
-  private static func merged(_ list: [Int], _ added: [Int], in descriptors: [Descriptor]) -> [Int] {
+  private static func merged(_ list: [Int], _ added: [Int], in descriptors: Descriptors) -> [Int] {
     guard !added.isEmpty else { return list }
     let sorted = added.sorted { precedes($0, $1, in: descriptors) }
     guard !list.isEmpty else { return sorted }
@@ -170,7 +170,7 @@ extension KeyTable {
   /// existential `wanted`, each list in name order (see ``byConformance``). `descriptors` is a
   /// snapshot of every descriptor so far.
   func conformers(
-    to wanted: Any.Type, _ protocols: [UnsafeRawPointer], in descriptors: [Descriptor]
+    to wanted: Any.Type, _ protocols: [UnsafeRawPointer], in descriptors: Descriptors
   ) -> NearMatchGroup {
     byConformance.withLock { cache in
       var (indexed, conformers) = cache[ObjectIdentifier(wanted)] ?? (0, NearMatchGroup())

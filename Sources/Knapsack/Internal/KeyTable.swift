@@ -35,7 +35,9 @@ final class KeyTable: Sendable {
     /// Indices of contributions whose containers are gone, ready for the next contribution
     /// from the same site (their descriptors already say the right thing).
     var freeContributionIndices: [ContributionSite: [Int]] = [:]
-    var descriptors: [Descriptor] = []
+    /// Every descriptor so far, by index, in pages that are never moved (see ``Descriptors``).
+    var pages: [DescriptorPage] = []
+    var count = 0
     /// The indices described by each display name, in order (see ``indices(named:)``): also
     /// what tells a new dependency that would be shown like another apart from it.
     var byName: [String: [Int]] = [:]
@@ -55,10 +57,10 @@ final class KeyTable: Sendable {
       var descriptor = descriptor
       let name = descriptor.displayName
       if let taken = byName[name], !descriptor.sharesItsName,
-        !taken.contains(where: { descriptors[$0].sharesItsName })
+        !taken.contains(where: { self[$0].sharesItsName })
       {
         var base = name
-        if let module = descriptor.module, !taken.contains(where: { descriptors[$0].module == module }) {
+        if let module = descriptor.module, !taken.contains(where: { self[$0].module == module }) {
           base = "\(name) (\(module))"
         }
         if byName[base] != nil || base == name {
@@ -69,9 +71,16 @@ final class KeyTable: Sendable {
         }
         descriptor = descriptor.renamed(base)
       }
-      descriptors.append(descriptor)
+      if count % DescriptorPage.size == 0 { pages.append(DescriptorPage()) }
+      pages[count / DescriptorPage.size].store(descriptor, at: count % DescriptorPage.size)
+      count += 1
       byName[descriptor.displayName, default: []].append(descriptor.index)
     }
+
+    /// The descriptor of `index`, which is below ``count``.
+    subscript(index: Int) -> Descriptor { pages[index / DescriptorPage.size][index % DescriptorPage.size] }
+
+    var descriptors: Descriptors { Descriptors(pages: pages, count: count) }
   }
 
   /// The most key path objects remembered for one key: a key path literal is one object per
@@ -93,11 +102,12 @@ final class KeyTable: Sendable {
   /// the first such error, extended on later ones by the dependencies seen since.
   let byConformance = Locked<[ObjectIdentifier: (indexed: Int, conformers: NearMatchGroup)]>([:])
 
-  /// Every descriptor so far.
-  var descriptors: [Descriptor] { state.withLock { $0.descriptors } }
+  /// Every descriptor so far: a snapshot that copies none of them, and that later additions
+  /// neither change nor copy (see ``Descriptors``).
+  var descriptors: Descriptors { state.withLock { $0.descriptors } }
 
   func descriptor(_ index: Int) -> Descriptor {
-    state.withLock { $0.descriptors[index] }
+    state.withLock { $0[index] }
   }
 
   /// The index of a key path, registering it on first sight with `describe`.
@@ -114,15 +124,15 @@ final class KeyTable: Sendable {
       if shouldRemember(keyPath, known) { remember(keyPath, index: known) }
       return known
     }
-    var next = state.withLock { $0.descriptors.count }
+    var next = state.withLock { $0.count }
     while true {
       let described = describe(next)
       // Another thread may have described this key, or taken the index, meanwhile: then use
       // its index, or describe again at the next free one.
       let index: Int? = state.withLock { state in
         if let raced = state.byKeyPath[id] { return raced }
-        guard state.descriptors.count == next else {
-          next = state.descriptors.count
+        guard state.count == next else {
+          next = state.count
           return nil
         }
         state.append(described)
@@ -140,7 +150,7 @@ final class KeyTable: Sendable {
   /// made from one line in several containers, which share their name (diagnostics only).
   func indices(named reference: DependencyReference) -> [Int] {
     state.withLock { state in
-      (state.byName[reference.name] ?? []).filter { state.descriptors[$0].typeName == reference.typeName }
+      (state.byName[reference.name] ?? []).filter { state[$0].typeName == reference.typeName }
     }
   }
 
@@ -185,7 +195,7 @@ final class KeyTable: Sendable {
     let key = TypeKey(type: metatype, name: name)
     let index: Int = state.withLock { state in
       if let known = state.byType[key] { return known }
-      let index = state.descriptors.count
+      let index = state.count
       func shown(_ typeName: String) -> String { name.map { "\(typeName) (name: \"\($0)\")" } ?? typeName }
       var typeName = Self.typeName(type)
       // Another type of the same name (from another module, or nested in another type) is
@@ -210,7 +220,7 @@ final class KeyTable: Sendable {
   func contributionIndex(at site: ContributionSite, _ describe: (Int) -> Descriptor) -> Int {
     state.withLock { state in
       if let index = state.freeContributionIndices[site]?.popLast() { return index }
-      let index = state.descriptors.count
+      let index = state.count
       state.append(describe(index))
       return index
     }
@@ -223,6 +233,55 @@ final class KeyTable: Sendable {
     state.withLock { state in
       for (site, index) in indices { state.freeContributionIndices[site, default: []].append(index) }
     }
+  }
+}
+
+/// Every descriptor up to a count, as the table held them when taken.
+///
+/// The table only appends, and keeps its descriptors in pages of fixed size that it never moves
+/// nor writes twice: a snapshot is the list of pages and the count, and neither taking one nor
+/// adding a descriptor while snapshots are held copies any descriptor. (An array snapshot made
+/// every later addition copy the whole array while it was held: registering thousands of new
+/// dependencies while an error listed its near matches took time quadratic in the table, under
+/// the table's lock, which every resolution that names a dependency takes.)
+struct Descriptors: RandomAccessCollection, Sendable {
+  let pages: [DescriptorPage]
+  let endIndex: Int
+
+  fileprivate init(pages: [DescriptorPage], count: Int) {
+    self.pages = pages
+    self.endIndex = count
+  }
+
+  var startIndex: Int { 0 }
+
+  subscript(index: Int) -> Descriptor {
+    precondition(index >= 0 && index < endIndex, "descriptor index out of range")
+    return pages[index / DescriptorPage.size][index % DescriptorPage.size]
+  }
+}
+
+/// A block of ``DescriptorPage/size`` descriptor slots, filled in index order.
+final class DescriptorPage: @unchecked Sendable {
+  // Safe: a slot is written once, inside the key table's lock, before the count that covers it
+  // is (also inside that lock); it is read only below a count read inside the lock, and never
+  // written again. `filled` is changed only inside the lock, and read by `deinit`.
+  static let size = 1024
+  private let slots = UnsafeMutablePointer<Descriptor>.allocate(capacity: size)
+  private var filled = 0
+
+  /// Writes the descriptor of the next slot, `slot`; only inside the key table's lock.
+  fileprivate func store(_ descriptor: Descriptor, at slot: Int) {
+    precondition(slot == filled, "descriptor pages fill in order")
+    (slots + slot).initialize(to: descriptor)
+    filled += 1
+  }
+
+  fileprivate subscript(slot: Int) -> Descriptor { slots[slot] }
+
+  deinit {
+    slots.deinitialize(count: filled)
+    slots.deallocate()
   }
 }
 
