@@ -1,6 +1,7 @@
 import Foundation
-@testable import Knapsack
 import Testing
+
+@testable import Knapsack
 
 /// The key table's snapshot of every descriptor, which the near matches of an error take: held
 /// while new dependencies are registered, it must not make each registration copy the table.
