@@ -160,6 +160,7 @@ import Testing
 
 extension Dependencies {
   fileprivate var nearDiskStore: Key<NearMatchTests.DiskStore> { .required() }
+  fileprivate var nearStoring: Key<any NearMatchTests.Storing> { .required() }
 }
 
 @Suite struct NearMatchTests {
@@ -239,6 +240,31 @@ extension Dependencies {
     // A composition: only what conforms to each of its protocols.
     let both = try #require(throws: ResolutionError.self) { try container.resolve(type: (any Storing & Named).self) }
     #expect(both.nearMatches.map(\.dependency.name) == ["DiskStore (name: \"disk\")", "\\.nearDiskStore"], "\(both)")
+  }
+
+  /// The other way round: the protocol is registered, and a concrete type that conforms to it is
+  /// asked for (by a factory written against the implementation). The error names the
+  /// existentials it conforms to, and no other.
+  @Test func existentialsTheTypeConformsToAreNearMatchesOfTheConcreteType() throws {
+    let container = Container()
+    container.register(type: (any Storing).self) { DiskStore() }
+    container.register(type: (any Named).self, name: "label") { DiskStore() }
+    container.register(type: (any Storing & Named).self) { DiskStore() }
+    container.register(\.nearStoring) { MemoryStore() }
+    container.register(type: Unrelated.self) { Unrelated() }
+    let disk = try #require(throws: ResolutionError.self) { try container.resolve(type: DiskStore.self) }
+    #expect(
+      disk.nearMatches.map(\.dependency.name) == [
+        "\\.nearStoring", "any Named & Storing",
+        "any Named (name: \"label\")", "any Storing",
+      ], "\(disk)")
+    #expect(disk.description.contains("registered nearby: "), "\(disk)")
+    // MemoryStore is Storing only.
+    let memory = try #require(throws: ResolutionError.self) { try container.resolve(type: MemoryStore.self) }
+    #expect(memory.nearMatches.map(\.dependency.name) == ["\\.nearStoring", "any Storing"], "\(memory)")
+    // A type that conforms to none of them gets none.
+    let unrelated = try #require(throws: ResolutionError.self) { try container.resolve(type: NearThing.self) }
+    #expect(unrelated.nearMatches.isEmpty, "\(unrelated)")
   }
 
   @Test func aConformingTypeIsANearMatchInTheValidationReportToo() async throws {

@@ -3,9 +3,11 @@ import CKnapsack
 extension Container {
   /// The registrations closest to a dependency nobody provides, nearest first: the same type
   /// under another name (or without one), a key of that type, then a type with the same base
-  /// name (an optional or existential variant, or a type of that name from another module), then,
-  /// for an existential (`any Store`), the types and keys whose value conforms to it (a
-  /// `SQLiteStore` registered by its own type, which Knapsack does not resolve as `any Store`).
+  /// name (an optional or existential variant, or a type of that name from another module), then
+  /// those related by conformance: for an existential (`any Store`), the types and keys whose
+  /// value conforms to it (a `SQLiteStore` registered by its own type, which Knapsack does not
+  /// resolve as `any Store`); for any other type, the existentials it conforms to (`any Store`
+  /// registered, `SQLiteStore` asked for).
   ///
   /// Only errors call this. Its cost does not grow with the container: it looks only at the
   /// dependencies whose type has the same base name, or conforms, and keeps those visible from
@@ -55,13 +57,11 @@ extension Container {
       }
       nearest += others.sorted { NearMatchGroup.precedes($0.index, $1.index, in: descriptors) }.prefix(remaining)
     }
-    if nearest.count < limit, let wanted = descriptors[index].valueType,
-      let protocols = Conformance.protocols(of: wanted)
-    {
-      let conformers = table.conformers(to: wanted, protocols, in: descriptors)
+    if nearest.count < limit, let wanted = descriptors[index].valueType {
+      let related = table.relatedByConformance(to: wanted, in: descriptors)
       excluded.formUnion(nearest.map(\.index))
       let remaining = limit - nearest.count
-      let found = registered(conformers.types, remaining) + registered(conformers.keys, remaining)
+      let found = registered(related.types, remaining) + registered(related.keys, remaining)
       nearest += found.sorted { NearMatchGroup.precedes($0.index, $1.index, in: descriptors) }.prefix(remaining)
     }
     return nearest.map { ResolutionError.NearMatch(dependency: descriptors[$0.index].reference, site: $0.site) }
@@ -166,25 +166,24 @@ struct NearMatchGroup {
 }
 
 extension KeyTable {
-  /// The keys and types whose value conforms to every one of `protocols`, those of the
-  /// existential `wanted`, each list in name order (see ``byConformance``). `descriptors` is a
-  /// snapshot of every descriptor so far.
-  func conformers(
-    to wanted: Any.Type, _ protocols: [UnsafeRawPointer], in descriptors: Descriptors
-  ) -> NearMatchGroup {
-    byConformance.withLock { cache in
-      var (indexed, conformers) = cache[ObjectIdentifier(wanted)] ?? (0, NearMatchGroup())
-      guard indexed < descriptors.count else { return conformers }
+  /// The keys and types related to `wanted` by conformance (see ``Conformance/relates(_:_:to:)``),
+  /// each list in name order (see ``byConformance``). `descriptors` is a snapshot of every
+  /// descriptor so far.
+  func relatedByConformance(to wanted: Any.Type, in descriptors: Descriptors) -> NearMatchGroup {
+    let protocols = Conformance.protocols(of: wanted)
+    return byConformance.withLock { cache in
+      var (indexed, related) = cache[ObjectIdentifier(wanted)] ?? (0, NearMatchGroup())
+      guard indexed < descriptors.count else { return related }
       var added = NearMatchGroup()
       for descriptor in descriptors[indexed...] {
         // A multibinding or a contribution has no value type: never a near match.
-        guard let type = descriptor.valueType, Conformance.type(type, conformsTo: protocols) else { continue }
+        guard let type = descriptor.valueType, Conformance.relates(wanted, protocols, to: type) else { continue }
         added.append(descriptor)
       }
-      conformers.merge(added, in: descriptors)
+      related.merge(added, in: descriptors)
       indexed = descriptors.count
-      cache[ObjectIdentifier(wanted)] = (indexed, conformers)
-      return conformers
+      cache[ObjectIdentifier(wanted)] = (indexed, related)
+      return related
     }
   }
 }
@@ -217,6 +216,17 @@ enum Conformance {
       protocols.append(descriptor)
     }
     return protocols.isEmpty ? nil : protocols
+  }
+
+  /// Whether a dependency of type `candidate` may be what an error asking for `wanted` meant.
+  /// For an existential `wanted` (`protocols` are its protocols, see ``protocols(of:)``): a type
+  /// that conforms to it. For any other: an existential that `wanted` conforms to, one made of
+  /// protocols the runtime records (see ``protocols(of:)``).
+  static func relates(_ wanted: Any.Type, _ protocols: [UnsafeRawPointer]?, to candidate: Any.Type) -> Bool {
+    guard ObjectIdentifier(candidate) != ObjectIdentifier(wanted) else { return false }
+    if let protocols { return type(candidate, conformsTo: protocols) }
+    guard let candidateProtocols = Self.protocols(of: candidate) else { return false }
+    return type(wanted, conformsTo: candidateProtocols)
   }
 
   /// Whether `type` conforms to each of `protocols` (see ``protocols(of:)``).

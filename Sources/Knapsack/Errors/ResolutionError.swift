@@ -52,8 +52,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
 
   /// A registration whose type or name is close to the one asked for: the same type under
   /// another name, a key of that type, a type with the same base name (an optional or
-  /// existential variant, another module's type of that name), or, for an existential, a type
-  /// or key whose value conforms to it.
+  /// existential variant, another module's type of that name), or one related by conformance:
+  /// for an existential (`any Store`), a type or key whose value conforms to it; for another
+  /// type (`SQLiteStore`), an existential it conforms to.
   public struct NearMatch: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The dependency that is registered.
     public let dependency: DependencyReference

@@ -97,8 +97,9 @@ final class KeyTable: Sendable {
   /// error, extended on later ones.
   let byBaseName = Locked<(indexed: Int, groups: [String: [String: NearMatchGroup]])>((0, [:]))
 
-  /// For each existential an error asked for (`any Store`), the indices of the keys and types
-  /// whose value conforms to it, in name order, for the near matches an error lists: built on
+  /// For each type an error asked for, the indices of the keys and types related to it by
+  /// conformance (for `any Store`, those whose value conforms to it; for `SQLiteStore`, the
+  /// existentials it conforms to), in name order, for the near matches an error lists: built on
   /// the first such error, extended on later ones by the dependencies seen since.
   let byConformance = Locked<[ObjectIdentifier: (indexed: Int, conformers: NearMatchGroup)]>([:])
 
