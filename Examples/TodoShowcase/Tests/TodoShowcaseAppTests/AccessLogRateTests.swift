@@ -24,7 +24,7 @@ struct AccessLogRateTests {
   @Test("The budget writes a burst, then one line per 1/rate seconds, and counts what it drops")
   func budget() {
     let clock = ManualClock()
-    let budget = LogLineBudget(linesPerSecond: 2, now: { clock.now })
+    let budget = LogLineBudget("access log", linesPerSecond: 2, now: { clock.now })
     #expect(budget.take() == .write(droppedBefore: 0))
     #expect(budget.take() == .write(droppedBefore: 0))
     #expect(budget.take() == .drop)
@@ -42,7 +42,7 @@ struct AccessLogRateTests {
     #expect(budget.take() == .drop)
     // A clock read that goes back gives no credit.
     let early = ContinuousClock.now - .seconds(10)
-    let backwards = LogLineBudget(linesPerSecond: 1, now: { early })
+    let backwards = LogLineBudget("access log", linesPerSecond: 1, now: { early })
     #expect(backwards.take() == .write(droppedBefore: 0))
     #expect(backwards.take() == .drop)
   }
@@ -53,7 +53,7 @@ struct AccessLogRateTests {
     let logger = Logger(label: "test") { _ in sink.handler }
     let clock = ManualClock()
     var server = ShowcaseServer(storage: InMemoryStorage(), storageLabel: "test")
-    server.accessLogBudget = LogLineBudget(linesPerSecond: 2, now: { clock.now })
+    server.accessLogBudget = LogLineBudget("access log", linesPerSecond: 2, now: { clock.now })
     let router = server.makeRouter()
     try await Application(router: router, logger: logger).test(.router) { client in
       for _ in 0..<5 {

@@ -4,8 +4,10 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Synchronization
 import Testing
-import TodoShowcaseApp
+
+@testable import TodoShowcaseApp
 
 /// A storage whose file went bad after the app started.
 private struct BrokenStorage: LocalStorage {
@@ -74,6 +76,37 @@ struct FailureTests {
       let line = try #require(failureLines(sink, id: id).first)
       #expect(line.metadata["error"]?.contains("not valid <JSON>") == true)
     }
+  }
+
+  @Test("A storage that fails every request logs its failures within a budget, and says how many it dropped")
+  func failureLinesAreRateLimited() async throws {
+    let sink = LogLines()
+    let instant = Mutex(ContinuousClock.now)
+    var server = ShowcaseServer(storage: BrokenStorage(), storageLabel: "test")
+    server.failureLogBudget = LogLineBudget("internal failure", linesPerSecond: 2, now: { instant.withLock { $0 } })
+    let logger = Logger(label: "test") { _ in sink.handler }
+    try await Application(router: server.makeRouter(), logger: logger).test(.router) { client in
+      for _ in 0..<5 {
+        // Every request is still answered in full; only its failure line is dropped.
+        let reply = try await client.send(.get, "/api/todos")
+        #expect(reply.status == .internalServerError)
+        #expect(reply.errorMessage?.contains("request id") == true)
+      }
+      instant.withLock { $0 += .seconds(1) }
+      let reply = try await client.send(.get, "/")
+      #expect(reply.status == .internalServerError)
+    }
+    let lines = sink.lines.withLock { $0 }.filter {
+      ["internal failure", "internal failure lines dropped"].contains($0.message)
+    }
+    #expect(
+      lines.map(\.message) == [
+        "internal failure", "internal failure", "internal failure lines dropped", "internal failure",
+      ])
+    #expect(lines[2].level == .warning)
+    #expect(lines[2].metadata["log.dropped_lines"] == "3")
+    #expect(lines[2].metadata["hb.request.id"] == nil)
+    #expect(lines[3].metadata["hb.request.id"] != nil)
   }
 
   @Test("A body over 64 KiB gets a 413 JSON error and stores nothing")

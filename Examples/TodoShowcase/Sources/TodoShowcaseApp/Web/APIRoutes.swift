@@ -184,9 +184,13 @@ struct APIRoutes {
         return try errorResponse(.unprocessableContent, error.description)
       }
     } catch let error as StorageError {
-      return try errorResponse(.internalServerError, InternalFailure.report(error, kind: "storage", context: context))
+      return try errorResponse(
+        .internalServerError,
+        InternalFailure.report(error, kind: "storage", context: context, budget: server.failureLogBudget))
     } catch let error as ResolutionError {
-      return try errorResponse(.internalServerError, InternalFailure.report(error, kind: "wiring", context: context))
+      return try errorResponse(
+        .internalServerError,
+        InternalFailure.report(error, kind: "wiring", context: context, budget: server.failureLogBudget))
     }
   }
 

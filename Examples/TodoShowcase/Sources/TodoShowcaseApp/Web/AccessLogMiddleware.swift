@@ -67,25 +67,15 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
     }
   }
 
-  /// Writes the request's line (an error line for a 5xx) if the budget allows, after the count of
-  /// the lines dropped before it.
+  /// Writes the request's line (an error line for a 5xx) if the budget allows (see
+  /// ``LogLineBudget/log(to:_:)``).
   private func log(status: Int, metadata: Logger.Metadata, context: Context) {
-    guard case .write(let dropped) = budget.take() else { return }
-    if dropped > 0 {
-      // Not this request's: without its id.
-      var logger = context.logger
-      logger[metadataKey: "hb.request.id"] = nil
-      logger.warning(
-        "access log lines dropped",
-        metadata: [
-          "log.dropped_lines": "\(dropped)",
-          "log.lines_per_second": "\(budget.linesPerSecond)",
-        ])
-    }
-    if status >= 500 {
-      context.logger.error("request failed", metadata: metadata)
-    } else {
-      context.logger.info("request", metadata: metadata)
+    budget.log(to: context.logger) { logger in
+      if status >= 500 {
+        logger.error("request failed", metadata: metadata)
+      } else {
+        logger.info("request", metadata: metadata)
+      }
     }
   }
 }

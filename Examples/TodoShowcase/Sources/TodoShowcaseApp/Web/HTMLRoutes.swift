@@ -88,11 +88,11 @@ struct HTMLRoutes {
     } catch let error as StorageError {
       return errorPage(
         .internalServerError, title: "Storage error",
-        message: InternalFailure.report(error, kind: "storage", context: context))
+        message: InternalFailure.report(error, kind: "storage", context: context, budget: server.failureLogBudget))
     } catch let error as ResolutionError {
       return errorPage(
         .internalServerError, title: "Wiring error",
-        message: InternalFailure.report(error, kind: "wiring", context: context))
+        message: InternalFailure.report(error, kind: "wiring", context: context, budget: server.failureLogBudget))
     } catch let error as Pagination.Invalid {
       return errorPage(.badRequest, title: "No such page", message: error.message)
     }

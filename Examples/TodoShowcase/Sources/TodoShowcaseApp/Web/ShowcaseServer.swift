@@ -22,6 +22,9 @@ public struct ShowcaseServer: Sendable {
   let blockingWork: BlockingWork
   /// How many access log lines a second the routers write (see ``LogLineBudget``).
   var accessLogBudget: LogLineBudget
+  /// How many `internal failure` lines a second the routes write: as many as access log lines,
+  /// from a budget of their own, so that a flood of requests does not crowd them out.
+  var failureLogBudget: LogLineBudget
 
   /// The app on `storage`.
   ///
@@ -30,8 +33,9 @@ public struct ShowcaseServer: Sendable {
   ///   - storageLabel: Shown in the page header, such as `sqlite`.
   ///   - maximumStorageCalls: The most storage calls queued or running at once; a request that
   ///     would need one more gets 503 with `Retry-After` (`serve --max-storage-calls`).
-  ///   - accessLogLinesPerSecond: The most access log lines a second (as many at once); more are
-  ///     dropped and counted in the next line written (`serve --access-log-rate`).
+  ///   - accessLogLinesPerSecond: The most access log lines a second (as many at once), and
+  ///     the most `internal failure` lines; more are dropped and counted in the next line
+  ///     written (`serve --access-log-rate`).
   public init(
     storage: any LocalStorage,
     storageLabel: String,
@@ -41,7 +45,8 @@ public struct ShowcaseServer: Sendable {
     self.showcase = Showcase(storage: storage)
     self.storageLabel = storageLabel
     self.blockingWork = BlockingWork(limit: maximumStorageCalls)
-    self.accessLogBudget = LogLineBudget(linesPerSecond: accessLogLinesPerSecond)
+    self.accessLogBudget = LogLineBudget("access log", linesPerSecond: accessLogLinesPerSecond)
+    self.failureLogBudget = LogLineBudget("internal failure", linesPerSecond: accessLogLinesPerSecond)
   }
 
   /// How many access log lines a second are written by default.
