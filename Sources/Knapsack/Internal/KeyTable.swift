@@ -267,7 +267,7 @@ final class DescriptorPage: @unchecked Sendable {
   // Safe: a slot is written once, inside the key table's lock, before the count that covers it
   // is (also inside that lock); it is read only below a count read inside the lock, and never
   // written again. `filled` is changed only inside the lock, and read by `deinit`.
-  static let size = 1024
+  static let size = 256
   private let slots = UnsafeMutablePointer<Descriptor>.allocate(capacity: size)
   private var filled = 0
 
