@@ -847,8 +847,9 @@ func lazyOfEachKind(
 }
 
 /// What a factory runs to be held while the test acts: it notes that it started, then waits
-/// (bounded by ``hangBound``) until the test lets it go, blocking its thread (a synchronous or
-/// main-actor factory) or suspending (an asynchronous one, which so holds no thread of the pool).
+/// until the test lets it go, blocking its thread (a synchronous or main-actor factory; bounded
+/// by ``threadWaitBound``, so a test lets it go in a `defer` too, lest a failure leave the main
+/// thread blocked) or suspending (an asynchronous one, which so holds no thread of the pool).
 final class FactoryHold: Sendable {
   let entered = Counter()
   private let released = Counter()
@@ -857,7 +858,7 @@ final class FactoryHold: Sendable {
 
   func blocking<T>(_ make: () -> T) -> T {
     entered.increment()
-    _ = waitUntilSync(timeout: hangBound) { released.count > 0 }
+    _ = waitUntilSync(timeout: threadWaitBound) { released.count > 0 }
     return make()
   }
 

@@ -10,6 +10,7 @@ import Testing
   func anInstanceWhoseCreationWasUnderWayWhenDisposalBeganIsClosedByIt(kind: KeyKindCase) async throws {
     let container = Container()
     let hold = FactoryHold()
+    defer { hold.letGo() }
     let closed = Collected<String>()
     let close: @Sendable (Token) async throws -> Void = { closed.append($0.label) }
     let blocking: @Sendable () -> Token = { hold.blocking { Token("made") } }

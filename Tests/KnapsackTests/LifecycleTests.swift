@@ -397,8 +397,8 @@ final class LcTypedService: Sendable {}
     container.register(\.lcA, scope: .cached) { () -> LcResource in
       if calls.increment() == 1 {
         // Long bounds: they only end a hang, and a loaded machine may be slow to get here.
-        creating.arriveAndWait(timeout: hangBound)
-        _ = waitUntilSync(timeout: hangBound) { container.isDisposed }
+        creating.arriveAndWait(timeout: threadWaitBound)
+        _ = waitUntilSync(timeout: threadWaitBound) { container.isDisposed }
         throw PlannedFailure("interrupted by disposal")
       }
       return LcResource("made after disposal began", log: log)

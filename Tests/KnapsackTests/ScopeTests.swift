@@ -161,8 +161,8 @@ final class GraphRoot: Sendable {
       let call = calls.increment()
       if call == 1 {
         // Long bounds: they only end a hang, and a loaded machine may be slow to get here.
-        reading.arriveAndWait(timeout: hangBound)
-        _ = waitUntilSync(timeout: hangBound) { resetDone.withLock { $0 } }
+        reading.arriveAndWait(timeout: threadWaitBound)
+        _ = waitUntilSync(timeout: threadWaitBound) { resetDone.withLock { $0 } }
       }
       return Token("read \(call)")
     }

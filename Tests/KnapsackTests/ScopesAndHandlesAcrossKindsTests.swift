@@ -168,6 +168,7 @@ extension Dependencies {
   func aCachedInstanceMadeAcrossAResetIsHandedOutButNotKept(kind: KeyKindCase) async throws {
     let container = Container()
     let hold = FactoryHold()
+    defer { hold.letGo() }
     let made = Counter()
     let blocking: @Sendable () -> Token = { hold.blocking { Token("made \(made.increment())") } }
     let suspending: @Sendable () async -> Token = { await hold.suspending { Token("made \(made.increment())") } }

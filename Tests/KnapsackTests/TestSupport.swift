@@ -46,6 +46,15 @@ struct PlannedFailure: Error, CustomStringConvertible {
 /// out; a hang still fails, after it.
 let hangBound: Duration = .seconds(180)
 
+/// How long a thread a test started (or the main thread, in a main-actor factory) blocks waiting
+/// for the test's own next step: longer than any run. The whole suite's tests start at once and
+/// share the cooperative pool, so the step this thread waits for can be minutes away on a loaded
+/// machine or under ThreadSanitizer (a bound of ``hangBound`` on the clock ran out while the
+/// test's code was still queued, and the test saw an interleaving it did not set up). A passing
+/// test never waits it out; a hang is failed by the test's own wait, counted in polls (see
+/// ``waitUntil(timeout:isolation:_:)``), and this only ends the thread it left behind.
+let threadWaitBound: Duration = .seconds(3600)
+
 /// A gate that many threads wait at until it opens, so that they start at the same moment.
 final class StartGate: @unchecked Sendable {
   // Safe: `open` is only read and written while `condition` is locked.
@@ -148,7 +157,7 @@ func waitUntil(
 /// the wait. Long, because its clock runs while the test waits its turn on the cooperative pool
 /// that the whole run shares; a passing test ends as soon as its work does.
 extension Trait where Self == TimeLimitTrait {
-  static var hangGuard: Self { .timeLimit(.minutes(5)) }
+  static var hangGuard: Self { .timeLimit(.minutes(20)) }
 }
 
 /// The end of work a test runs in a task of its own: its result, or nil if the waiting test was
@@ -258,7 +267,7 @@ final class ManualExecutor: TaskExecutor {
   /// Runs enqueued jobs on the calling thread until `done()` holds (checked after each pass) or
   /// `timeout` passed; returns whether `done()` held.
   @discardableResult
-  func drain(until done: () -> Bool, timeout: Duration = hangBound) -> Bool {
+  func drain(until done: () -> Bool, timeout: Duration = threadWaitBound) -> Bool {
     let deadline = ContinuousClock.now + timeout
     while true {
       while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
