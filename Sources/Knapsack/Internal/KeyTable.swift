@@ -78,7 +78,7 @@ final class KeyTable: Sendable {
     }
 
     /// The descriptor of `index`, which is below ``count``.
-    subscript(index: Int) -> Descriptor { pages[index / DescriptorPage.size][index % DescriptorPage.size] }
+    subscript(index: Int) -> Descriptor { DescriptorPage.descriptor(index, in: pages) }
 
     var descriptors: Descriptors { Descriptors(pages: pages, count: count) }
   }
@@ -101,7 +101,7 @@ final class KeyTable: Sendable {
   /// conformance (for `any Store`, those whose value conforms to it; for `SQLiteStore`, the
   /// existentials it conforms to), in name order, for the near matches an error lists: built on
   /// the first such error, extended on later ones by the dependencies seen since.
-  let byConformance = Locked<[ObjectIdentifier: (indexed: Int, conformers: NearMatchGroup)]>([:])
+  let byConformance = Locked<[ObjectIdentifier: (indexed: Int, related: NearMatchGroup)]>([:])
 
   /// Every descriptor so far: a snapshot that copies none of them, and that later additions
   /// neither change nor copy (see ``Descriptors``).
@@ -258,7 +258,7 @@ struct Descriptors: RandomAccessCollection, Sendable {
 
   subscript(index: Int) -> Descriptor {
     precondition(index >= 0 && index < endIndex, "descriptor index out of range")
-    return pages[index / DescriptorPage.size][index % DescriptorPage.size]
+    return DescriptorPage.descriptor(index, in: pages)
   }
 }
 
@@ -278,7 +278,11 @@ final class DescriptorPage: @unchecked Sendable {
     filled += 1
   }
 
-  fileprivate subscript(slot: Int) -> Descriptor { slots[slot] }
+  /// The descriptor of `index` in `pages`, the table's pages in order; `index` is below a count
+  /// read inside the table's lock.
+  fileprivate static func descriptor(_ index: Int, in pages: [DescriptorPage]) -> Descriptor {
+    pages[index / size].slots[index % size]
+  }
 
   deinit {
     slots.deinitialize(count: filled)
