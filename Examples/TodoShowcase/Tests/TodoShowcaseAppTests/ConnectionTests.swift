@@ -237,15 +237,26 @@ struct ConnectionTests {
     }
     try storage.save(items, forKey: LiveTodoListViewModel.storageKey)
     let server = ShowcaseServer(storage: storage, storageLabel: "test")
-    let app = server.makeApplication(host: "127.0.0.1", port: 0, idleTimeout: .milliseconds(200))
+    let connections = ConnectionCounter(limit: .default)
+    let app = server.makeApplication(
+      host: "127.0.0.1", port: 0, idleTimeout: .milliseconds(200), connections: connections)
     let requests = 20
     try await app.test(.live) { client in
       let connection = try RawConnection(port: try #require(client.port), receiveBuffer: 4096)
       // Twenty whole lists of about 0.5 MB each: far more than the sockets can buffer.
       try connection.send(
         String(repeating: "GET /api/todos HTTP/1.1\r\nHost: localhost\r\n\r\n", count: requests))
-      // The client reads nothing for many times the timeout, then everything it can.
-      try await Task.sleep(for: .seconds(5))
+      // The client reads nothing until the server has closed the connection, however long the
+      // server takes to fill the sockets' buffers (a fixed wait of 5 s ran out first on a loaded
+      // machine: the client then read everything as fast as it came); the bound is for a hang.
+      var opened = false
+      for _ in 0..<6000 {
+        let open = connections.openConnections().total
+        if open > 0 { opened = true }
+        if opened && open == 0 { break }
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      #expect(opened && connections.openConnections().total == 0, "the server did not close the connection")
       var received = ""
       #expect(try await connection.waitForClose(within: .seconds(60), received: &received))
       // The server gave up on it: the connection ended before all the responses were sent.

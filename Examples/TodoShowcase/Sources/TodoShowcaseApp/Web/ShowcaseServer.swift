@@ -129,8 +129,22 @@ public struct ShowcaseServer: Sendable {
     onRunning: @escaping @Sendable (Int) -> Void = { _ in }
   ) -> some ApplicationProtocol {
     // One count for all of this application's connections.
-    let connections = ConnectionCounter(limit: connectionLimit)
-    return Application(
+    makeApplication(
+      host: host, port: port, idleTimeout: idleTimeout, allowedHosts: allowedHosts,
+      connections: ConnectionCounter(limit: connectionLimit), onRunning: onRunning)
+  }
+
+  /// ``makeApplication(host:port:idleTimeout:allowedHosts:connectionLimit:onRunning:)`` with the
+  /// count of its open connections given, so that a test can read it.
+  func makeApplication(
+    host: String,
+    port: Int,
+    idleTimeout: Duration,
+    allowedHosts: [String] = [],
+    connections: ConnectionCounter,
+    onRunning: @escaping @Sendable (Int) -> Void = { _ in }
+  ) -> some ApplicationProtocol {
+    Application(
       router: makeRouter(listenHost: host, allowedHosts: allowedHosts),
       server: .http1(
         configuration: .init(
