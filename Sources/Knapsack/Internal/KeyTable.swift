@@ -78,6 +78,7 @@ final class KeyTable: Sendable {
     }
 
     /// The descriptor of `index`, which is below ``count``.
+    @inline(__always)
     subscript(index: Int) -> Descriptor { DescriptorPage.descriptor(index, in: pages) }
 
     var descriptors: Descriptors { Descriptors(pages: pages, count: count) }
@@ -107,6 +108,10 @@ final class KeyTable: Sendable {
   /// neither change nor copy (see ``Descriptors``).
   var descriptors: Descriptors { state.withLock { $0.descriptors } }
 
+  /// The descriptor of `index`. Always inlined, with the page read below it: a caller that
+  /// uses one field (an error's `reference`) then copies only that field, where a call copied the
+  /// whole descriptor (650 more instructions on the failure path, S7).
+  @inline(__always)
   func descriptor(_ index: Int) -> Descriptor {
     state.withLock { $0[index] }
   }
@@ -284,6 +289,7 @@ final class DescriptorPage: @unchecked Sendable {
 
   /// The descriptor of `index` in `pages`, the table's pages in order; `index` is below a count
   /// read inside the table's lock.
+  @inline(__always)
   fileprivate static func descriptor(_ index: Int, in pages: [DescriptorPage]) -> Descriptor {
     pages[index / size].slots[index % size]
   }
