@@ -148,12 +148,19 @@ for i in "${!names[@]}"; do
   esac
 done
 echo "steps: $passed passed, $failed failed, $skipped skipped"
+# The lines of a log that tell a failure; a known issue (withKnownIssue) records its error too,
+# and is no failure.
+failure_lines() {
+  grep -E "✘|error: |Fatal error|Test Case .* failed|WARNING: ThreadSanitizer|exited with signal" "$1" |
+    grep -v "recorded a known issue" || true
+}
 for log in "$logs/test.log" "$logs/tsan.log"; do
   [[ -f $log ]] || continue
-  if grep -qE "✘|error: |Fatal error|Test Case .* failed|WARNING: ThreadSanitizer|exited with signal" "$log"; then
+  lines=$(failure_lines "$log")
+  if [[ -n $lines ]]; then
     echo
     echo "Failures in $(basename "$log") (first 40 lines):"
-    grep -E "✘|error: |Fatal error|Test Case .* failed|WARNING: ThreadSanitizer|exited with signal" "$log" | head -40
+    head -40 <<<"$lines"
   fi
 done
 ((failed == 0))
