@@ -684,3 +684,99 @@ extension ArgumentKeyBehindALazyTests {
     #expect(try await container.resolve(\.kindMain) === app, "the app's instance is untouched")
   }
 }
+
+extension Dependencies {
+  var capturedMade: Key<Token> { .required() }
+  var capturedAsyncMade: AsyncKey<Token> { .required() }
+  var capturedUser: Key<Int> { .required() }
+  var capturedAsyncUser: AsyncKey<Int> { .required() }
+}
+
+/// A `Provider` or `Lazy` of the app's container that a factory captured (made outside any
+/// override scope, before `validate()`) resolves in the dry run's copies, as a captured
+/// container does: the run makes none of the app's instances, and calls no factory registered
+/// with side effects.
+@Suite struct ValidationCapturedHandleTests {
+  @Test func aCapturedProviderDoesNotRunASideEffectFactoryOrMakeTheAppsSingleton() async throws {
+    for hasSideEffects in [true, false] {
+      let container = Container()
+      let made = Counter()
+      container.register(\.capturedMade, scope: .singleton, hasSideEffects: hasSideEffects) {
+        made.increment()
+        return Token("app")
+      }
+      let provider = container.provider(\.capturedMade)
+      container.register(\.capturedUser) {
+        _ = try provider.get()
+        return 1
+      }
+      let report = await container.validate()
+      #expect(report.isValid, "\(report)")
+      #expect(report.skipped.map(\.name).contains("\\.capturedMade") == hasSideEffects, "\(report)")
+      // The run made its own instance, if any: the app's is made by the app's first resolution.
+      #expect(made.count == (hasSideEffects ? 0 : 1))
+      _ = try provider.get()
+      #expect(made.count == (hasSideEffects ? 1 : 2))
+      _ = try container[\.capturedMade]
+      #expect(made.count == (hasSideEffects ? 1 : 2), "one singleton for the app")
+    }
+  }
+
+  @Test func aCapturedLazyReadInTheRunKeepsNothing() async throws {
+    for hasSideEffects in [true, false] {
+      let container = Container()
+      let made = Counter()
+      container.register(\.capturedMade, scope: .unique, hasSideEffects: hasSideEffects) {
+        Token("app \(made.increment())")
+      }
+      let lazy = container.lazy(\.capturedMade)
+      container.register(\.capturedUser) {
+        _ = try lazy.value
+        return 1
+      }
+      let report = await container.validate()
+      #expect(report.isValid, "\(report)")
+      #expect(made.count == (hasSideEffects ? 0 : 1))
+      // The app's first read makes the app's value, not the dry run's.
+      let value = try lazy.value
+      #expect(value.label == (hasSideEffects ? "app 1" : "app 2"))
+      #expect(try lazy.value === value)
+    }
+  }
+
+  @Test func aCapturedAsyncLazyReadInTheRunKeepsNothing() async throws {
+    let container = Container()
+    let made = Counter()
+    container.register(\.capturedAsyncMade, hasSideEffects: true) { Token("app \(made.increment())") }
+    let lazy = container.lazy(\.capturedAsyncMade)
+    container.register(\.capturedAsyncUser) {
+      _ = try await lazy.value
+      return 1
+    }
+    let report = await container.validate()
+    #expect(report.isValid, "\(report)")
+    #expect(report.skipped.map(\.name) == ["\\.capturedAsyncMade", "\\.capturedAsyncUser"], "\(report)")
+    #expect(made.count == 0)
+    let value = try await lazy.value
+    #expect(value.label == "app 1")
+    #expect(try await lazy.value === value)
+  }
+
+  @Test func aLazyTheAppReadBeforeTheRunKeepsTheAppsValue() async throws {
+    let container = Container()
+    let made = Counter()
+    container.register(\.capturedMade) { Token("app \(made.increment())") }
+    let lazy = container.lazy(\.capturedMade)
+    let value = try lazy.value
+    container.register(\.capturedUser) {
+      _ = try lazy.value
+      return 1
+    }
+    let report = await container.validate()
+    #expect(report.isValid, "\(report)")
+    // The run makes one as a root of its own; the factory that reads the handle gets the value
+    // the handle keeps, and makes none.
+    #expect(made.count == 2, "the run reads the value the handle keeps")
+    #expect(try lazy.value === value)
+  }
+}

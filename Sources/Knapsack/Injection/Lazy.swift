@@ -50,7 +50,9 @@ extension MultibindingKey: ElementsKey {
 /// ``ArgumentKey``.
 ///
 /// It resolves in the override scope it was made in (or in none, if it was made outside any),
-/// whatever scope is open where it is called. It holds its container, weakly if a factory made it
+/// whatever scope is open where it is called; but one made outside any scope and used in a
+/// validation run (a factory captured it) resolves in the run's copies, as a captured container
+/// does, so that `validate()` makes none of the app's instances. It holds its container, weakly if a factory made it
 /// for a singleton or cached instance of that container (which keeps the instance), or for a
 /// dependency the container makes for one; and then the override scope weakly too, which keeps
 /// its copy of the container: used after the container (or the scope) is gone, it then throws
@@ -119,7 +121,7 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   func resolve(_ argument: Key.Argument) throws -> Key.Value {
     do {
       let context = ResolutionContext(container: try container)
-      if OverrideScope.active === scope { return try resolve(argument, in: context) }
+      if resolvesWhereCalled { return try resolve(argument, in: context) }
       return try OverrideScope.bind(scope) { try resolve(argument, in: context) }
     } catch {
       throw located(error)
@@ -129,7 +131,7 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   func resolveAsync(_ argument: Key.Argument) async throws -> Key.Value {
     do {
       let context = ResolutionContext(container: try container)
-      if OverrideScope.active === scope { return try await resolveAsync(argument, in: context) }
+      if resolvesWhereCalled { return try await resolveAsync(argument, in: context) }
       return try await OverrideScope.$current.withValue(scope) { try await resolveAsync(argument, in: context) }
     } catch {
       throw located(error)
@@ -163,12 +165,27 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
     return located(container.crossResolutionCycle(loop, index, parent, underlying: ResolutionError.handleWaitNote))
   }
 
+  /// Whether a validation run serves this handle: one made outside any override scope and used
+  /// in a dry run (a factory captured it) resolves in the run's copies, as a captured container
+  /// does, so that the run makes no instance of the app's (nor calls a factory registered with
+  /// side effects).
+  var isServedByValidation: Bool { scope == nil && OverrideScope.active?.recorder != nil }
+
+  /// Whether this handle resolves in the scope open where it is called: its own, or a dry run's
+  /// that serves it (see ``isServedByValidation``).
+  private var resolvesWhereCalled: Bool {
+    let active = OverrideScope.active
+    return active === scope || (scope == nil && active?.recorder != nil)
+  }
+
   /// The value kept in `storage`, made by this handle's resolution for `argument` on the first
   /// read: how a ``Lazy`` of a key or a main-actor key, and a ``LazyInjected``, read
-  /// synchronously.
+  /// synchronously. A dry run's value is not the app's: a read in one keeps nothing.
   func read(_ storage: LazyStorage<Key.Value>, _ argument: Key.Argument) throws -> Key.Value {
     try storage.value {
       try resolve(argument)
+    } keeps: {
+      !isServedByValidation
     } cycle: {
       waitCycle($0, from: $1)
     }
@@ -315,6 +332,8 @@ extension Lazy where Key.Kind == AsyncKind {
       let argument = argument
       return try await storage.asyncValue {
         try await provider.resolveAsync(argument)
+      } keeps: {
+        !provider.isServedByValidation
       } reentered: {
         provider.cycleThroughHandle()
       } cycle: {
@@ -404,10 +423,13 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
     }
   }
 
-  /// The value, made by `make` on the first read. `cycle` is the error for a wait that would close
-  /// a loop (its dependencies, from this handle's on, and the step the reader runs in, if any).
+  /// The value, made by `make` on the first read. `keeps` tells, when no value is kept yet,
+  /// whether this read's value is to be kept (a dry run's is not: it is made and returned only).
+  /// `cycle` is the error for a wait that would close a loop (its dependencies, from this
+  /// handle's on, and the step the reader runs in, if any).
   func value(
-    _ make: () throws -> Value, cycle: ([Int], UnsafeMutablePointer<Frame>?) -> any Error
+    _ make: () throws -> Value, keeps: () -> Bool,
+    cycle: ([Int], UnsafeMutablePointer<Frame>?) -> any Error
   ) throws -> Value {
     let reader = currentThreadID()
     while true {
@@ -415,6 +437,7 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
       case .read(let value): return value
       case .reenter: return try make()
       case .make:
+        if !keeps() { return try make() }
         // Claims the making and takes `creation` in one step, so that every other reader finds it
         // being made and waits as a registered reader. Another thread may have claimed it
         // meanwhile (and be done by now): then look again.
@@ -436,11 +459,13 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
     }
   }
 
-  /// The value, made by `make` on the first read. `reentered` is the error for a read by the task
-  /// making the value: an asynchronous resolution from a handle starts a path of its own, so the
-  /// engine cannot see the loop. `cycle` is the error for a wait that would close a loop.
+  /// The value, made by `make` on the first read. `keeps` tells, when no value is kept yet,
+  /// whether this read's value is to be kept (see ``value(_:keeps:cycle:)``). `reentered` is
+  /// the error for a read by the task making the value: an asynchronous resolution from a handle
+  /// starts a path of its own, so the engine cannot see the loop. `cycle` is the error for a
+  /// wait that would close a loop.
   func asyncValue(
-    _ make: @escaping @Sendable () async throws -> Value, reentered: () -> any Error,
+    _ make: @escaping @Sendable () async throws -> Value, keeps: () -> Bool, reentered: () -> any Error,
     cycle: ([Int], UnsafeMutablePointer<Frame>?) -> any Error
   ) async throws -> Value {
     // A task's address: unique among running tasks, and the maker's task runs until it is done.
@@ -450,6 +475,7 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
       case .read(let value): return value
       case .reenter: throw reentered()
       case .make:
+        if !keeps() { return try await make() }
         // The making runs as a call of its own, which the wait graph knows it by: a reader in a
         // child task it awaits is under it.
         let call = FactoryCall(frame: nil)
