@@ -981,6 +981,21 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
         == true, "\(report)")
   }
 
+  @Test func aWrongSampleForAKeyNobodyProvidedIsAMismatchToo() async throws {
+    // Told with the missing registration, from the key's declaration, not once it is provided.
+    let report = await Container().validate(arguments: [\.valMissing: 5, \.valProfile: "seven"])
+    #expect(
+      report.problems(.requiredKeyNotProvided).map(\.dependency.name).sorted() == [#"\.valMissing"#, #"\.valProfile"#],
+      "\(report)")
+    let mismatch = report.problems(.factoryMismatch).sorted { $0.dependency.name < $1.dependency.name }
+    #expect(mismatch.map(\.dependency.name) == [#"\.valMissing"#, #"\.valProfile"#], "\(report)")
+    #expect(mismatch.first?.message.contains("is Int, but the key takes no argument") == true, "\(report)")
+    #expect(mismatch.last?.message.contains("is String, but the key takes Int") == true, "\(report)")
+    // A sample of the declared type is no mistake.
+    let right = await Container().validate(arguments: [\.valProfile: 7])
+    #expect(right.problems.map(\.kind) == [.requiredKeyNotProvided], "\(right)")
+  }
+
   @Test func aSampleForAMultibindingIsAMismatch() async throws {
     let container = Container()
     container.contribute(to: \.valPlugins) { _ in "one" }

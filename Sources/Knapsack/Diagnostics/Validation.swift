@@ -1053,8 +1053,7 @@ extension Container {
       // another container), and none at all is an empty set.
       if registration == nil, descriptor.kind == .multibinding {
         // It takes no argument, like a key without one: a sample given for it is a mistake.
-        if let sample = samples[index] {
-          let wrong = WrongSampleArgument(given: type(of: sample), expected: Void.self)
+        if let sample = samples[index], let wrong = WrongSampleArgument.checking(sample, against: nil) {
           problems.append(problem(from: failure(.factoryMismatch, index, nil, underlying: wrong)))
         }
         for contribution in contributions(to: index).reversed()
@@ -1067,6 +1066,13 @@ extension Container {
       guard let registration else {
         let missing = failure(descriptor.kind == .type ? .notRegistered : .requiredKeyNotProvided, index, nil)
         problems.append(rootProblem(missing))
+        // A wrong sample is told now too, checked against the key's declared argument type:
+        // not only once the key is provided.
+        if let sample = samples[index],
+          let wrong = WrongSampleArgument.checking(sample, against: descriptor.argumentType)
+        {
+          problems.append(problem(from: failure(.factoryMismatch, index, nil, underlying: wrong)))
+        }
         continue
       }
       // An argument key made with another factory's argument has not been run with its sample,

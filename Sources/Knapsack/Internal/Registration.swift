@@ -52,6 +52,14 @@ struct WrongSampleArgument: Error, CustomStringConvertible {
     let takes = expected == Void.self ? "no argument" : KeyTable.typeName(expected)
     return "the sample argument given to validate() is \(KeyTable.typeName(given)), but the key takes \(takes)"
   }
+
+  /// The mistake in `sample` for a key that takes an argument of type `expected` (nil: none),
+  /// if it is one: what a key nobody registered is checked by, with its declared argument type.
+  static func checking(_ sample: any Sendable, against expected: (any Sendable.Type)?) -> Self? {
+    guard let expected else { return Self(given: type(of: sample), expected: Void.self) }
+    func fits<Argument: Sendable>(_: Argument.Type) -> Bool { sample is Argument }
+    return fits(expected) ? nil : Self(given: type(of: sample), expected: expected)
+  }
 }
 
 /// What a decorator threw, named by where the decorator was added: a resolution's error says the
