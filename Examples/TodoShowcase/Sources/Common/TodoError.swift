@@ -61,7 +61,8 @@ public enum TodoList {
 /// format character (category Cf) or line or paragraph separator (Zl, Zp): a direction override
 /// makes `invoice \u{202E}gnp.exe` look like `invoice exe.png`. The joiners U+200D and U+200C
 /// that emoji sequences and some scripts need are allowed, and so are the tag characters of a
-/// subdivision flag (🏴 + tags + U+E007F, such as the flag of Scotland).
+/// subdivision flag (🏴, 3 to 7 tag letters or digits, U+E007F: the flag of Scotland); other tags,
+/// which can hide a whole sentence behind a flag, are refused.
 public enum TodoTitle {
   /// The longest title allowed, in characters.
   public static let maximumLength = 200
@@ -93,12 +94,12 @@ public enum TodoTitle {
   static func firstInvisibleCharacter(in text: String) -> Unicode.Scalar? {
     for character in text {
       let scalars = character.unicodeScalars
-      let isTagSequence = scalars.first == "\u{1F3F4}" && scalars.last == "\u{E007F}"
+      let isFlag = isSubdivisionFlag(character)
       for scalar in scalars {
         switch scalar.properties.generalCategory {
         case .format:
           if scalar == "\u{200D}" || scalar == "\u{200C}" { continue }
-          if isTagSequence, (0xE0020...0xE007F).contains(scalar.value) { continue }
+          if isFlag { continue }
           return scalar
         case .lineSeparator, .paragraphSeparator:
           return scalar
@@ -108,6 +109,20 @@ public enum TodoTitle {
       }
     }
     return nil
+  }
+
+  /// Whether `character` is a subdivision flag as Unicode defines them (UTS #51): 🏴, the tags of a
+  /// subdivision id (3 to 7 tag letters a-z or digits, such as `gbsct`), then CANCEL TAG. Any
+  /// other run of tags is invisible text (a whole sentence can hide behind one flag), so its
+  /// tags are refused like any other format character.
+  static func isSubdivisionFlag(_ character: Character) -> Bool {
+    let scalars = Array(character.unicodeScalars)
+    guard scalars.count >= 5, scalars.count <= 9, scalars.first == "\u{1F3F4}", scalars.last == "\u{E007F}" else {
+      return false
+    }
+    return scalars.dropFirst().dropLast().allSatisfy {
+      (0xE0030...0xE0039).contains($0.value) || (0xE0061...0xE007A).contains($0.value)
+    }
   }
 
   /// `value` as four or more uppercase hex digits, as in `U+001B`.

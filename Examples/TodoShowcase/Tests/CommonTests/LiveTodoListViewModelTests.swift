@@ -110,6 +110,31 @@ struct LiveTodoListViewModelTests {
     #expect(try viewModel.add(title: title).title == title)
   }
 
+  @Test(
+    "Add refuses tags that are no subdivision flag: text hidden behind a flag",
+    arguments: [
+      // "ignore" in tags, with a tag space, behind a flag: shown as a bare 🏴.
+      ("Buy milk 🏴\u{E0069}\u{E0067}\u{E006E}\u{E0020}\u{E006F}\u{E007F}", 0xE0069),
+      ("🏴\u{E0047}\u{E0042}\u{E0053}\u{E0043}\u{E0054}\u{E007F}", 0xE0047),  // upper-case tags
+      ("🏴\u{E0067}\u{E0062}\u{E007F}", 0xE0067),  // two tags: too short for a subdivision id
+      ("🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}", 0xE0067),  // no CANCEL TAG
+      ("a\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}", 0xE0067),  // not after 🏴
+    ] as [(String, UInt32)])
+  func addRefusesHiddenTags(title: String, value: UInt32) throws {
+    #expect(throws: TodoError.invisibleCharacter(value)) { try makeViewModel().add(title: title) }
+    #expect(storage.storedItems == TodoFixtures.twoItems)
+  }
+
+  @Test("Add accepts the subdivision flags of England and Wales")
+  func addAcceptsSubdivisionFlags() throws {
+    let viewModel = makeViewModel()
+    for title in [
+      "🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}", "🏴\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073}\u{E007F}",
+    ] {
+      #expect(try viewModel.add(title: title).title == title)
+    }
+  }
+
   @Test("Toggle and setDone change one item")
   func toggle() throws {
     let viewModel = makeViewModel()
