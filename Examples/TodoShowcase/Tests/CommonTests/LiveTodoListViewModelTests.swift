@@ -129,7 +129,8 @@ struct LiveTodoListViewModelTests {
   func addAcceptsSubdivisionFlags() throws {
     let viewModel = makeViewModel()
     for title in [
-      "🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}", "🏴\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073}\u{E007F}",
+      "🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}",
+      "🏴\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073}\u{E007F}",
     ] {
       #expect(try viewModel.add(title: title).title == title)
     }

@@ -213,6 +213,18 @@ struct SecurityTests {
         == "Accepting Host: IP addresses, loopback names and todo.lan, box")
   }
 
+  @Test("Listening beyond loopback warns that the list is open to whoever reaches the port")
+  func exposureWarning() {
+    for host in ["127.0.0.1", "::1", "localhost"] {
+      #expect(HostPolicy(listenHost: host).exposureWarning == nil, "\(host)")
+    }
+    for host in ["0.0.0.0", "192.168.1.20", "::"] {
+      let warning = HostPolicy(listenHost: host).exposureWarning
+      #expect(warning?.contains("no sign-in and no TLS") == true, "\(host)")
+      #expect(warning?.contains("anyone who can reach this port can read and change the list") == true, "\(host)")
+    }
+  }
+
   @Test("A doubled slash does not bypass the API's content-type check", arguments: ["//api/todos", "/api//todos"])
   func doubledSlash(path: String) async throws {
     try await withApp { client in

@@ -63,6 +63,15 @@ struct HostPolicy: Sendable, Equatable {
       + "not the host \(foreign); to accept that name, start it with --allowed-host \(name)"
   }
 
+  /// The start-up warning for a server that listens beyond loopback, nil on loopback: the
+  /// showcase has no sign-in and no TLS, so whoever reaches the port reads and changes the list.
+  var exposureWarning: String? {
+    guard !loopbackOnly else { return nil }
+    return "warning: listening beyond loopback with no sign-in and no TLS: anyone who can reach this port can "
+      + "read and change the list; put it behind a proxy that authenticates and terminates TLS, "
+      + "or listen on 127.0.0.1"
+  }
+
   /// The start-up line that says which `Host` values are answered.
   var announcement: String {
     var kinds = loopbackOnly ? ["loopback names"] : ["IP addresses", "loopback names"]

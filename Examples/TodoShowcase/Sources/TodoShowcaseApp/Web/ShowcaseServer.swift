@@ -100,6 +100,7 @@ public struct ShowcaseServer: Sendable {
     ) { boundPort in
       Console.announce(Self.listeningLine(host: host, port: boundPort))
       Console.announce(policy.announcement)
+      if let warning = policy.exposureWarning { Console.note(warning) }
     }
     do {
       try await app.runService()
