@@ -149,7 +149,15 @@ public final class StartupProfiler: ResolutionObserver {
       let children = state.childSpans.removeValue(forKey: event.dependency) ?? []
       if let asker = event.requestedBy { state.childSpans[asker, default: []].append(span) }
       guard event.outcome == .created else { return }
-      let busy = Self.union(of: children)
+      // Only the part of each child span inside this resolution's own span counts: a span left
+      // under this dependency's name by a resolution this profiler did not see end (a child
+      // container's step, say) lies before it and must not be subtracted from it.
+      let busy = Self.union(
+        of: children.compactMap { child in
+          let start = max(child.start, span.start)
+          let end = min(child.end, span.end)
+          return end > start ? Span(start: start, end: end) : nil
+        })
       state.entries.append(
         Entry(
           dependency: event.dependency, scope: event.scope, selfDuration: max(.zero, event.duration - busy),
