@@ -52,11 +52,11 @@ extension MultibindingKey: ElementsKey {
 /// It resolves in the override scope it was made in (or in none, if it was made outside any),
 /// whatever scope is open where it is called; but one made outside any scope and used in a
 /// validation run (a factory captured it) resolves in the run's copies, as a captured container
-/// does, so that `validate()` makes none of the app's instances. It holds its container, weakly if a factory made it
-/// for a singleton or cached instance of that container (which keeps the instance), or for a
-/// dependency the container makes for one; and then the override scope weakly too, which keeps
-/// its copy of the container: used after the container (or the scope) is gone, it then throws
-/// ``ResolutionError/Kind/containerDisposed``.
+/// does, so that `validate()` makes none of the app's instances. It holds its container, weakly
+/// if a factory made it for a singleton or cached instance of that container (which keeps the
+/// instance), or for a dependency the container makes for one; and then the override scope
+/// weakly too, which keeps its copy of the container: used after the container (or the scope)
+/// is gone, it then throws ``ResolutionError/Kind/containerDisposed``.
 public struct Provider<Key: DependencyKeyType>: Sendable {
   let index: Int
   /// The container the handle resolves from, and the override scope it was made in, which it
@@ -169,14 +169,17 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   /// in a dry run (a factory captured it) resolves in the run's copies, as a captured container
   /// does, so that the run makes no instance of the app's (nor calls a factory registered with
   /// side effects).
-  var isServedByValidation: Bool { scope == nil && OverrideScope.active?.recorder != nil }
+  var isServedByValidation: Bool { isServed(by: OverrideScope.active) }
 
   /// Whether this handle resolves in the scope open where it is called: its own, or a dry run's
   /// that serves it (see ``isServedByValidation``).
   private var resolvesWhereCalled: Bool {
     let active = OverrideScope.active
-    return active === scope || (scope == nil && active?.recorder != nil)
+    return active === scope || isServed(by: active)
   }
+
+  /// Whether `active`, the scope open where the handle is used, is a dry run's that serves it.
+  private func isServed(by active: OverrideScope?) -> Bool { scope == nil && active?.recorder != nil }
 
   /// The value kept in `storage`, made by this handle's resolution for `argument` on the first
   /// read: how a ``Lazy`` of a key or a main-actor key, and a ``LazyInjected``, read

@@ -93,13 +93,11 @@ public enum TodoTitle {
   /// The first scalar of `text` in category Cf, Zl or Zp that no emoji or script needs.
   static func firstInvisibleCharacter(in text: String) -> Unicode.Scalar? {
     for character in text {
-      let scalars = character.unicodeScalars
-      let isFlag = isSubdivisionFlag(character)
-      for scalar in scalars {
+      for scalar in character.unicodeScalars {
         switch scalar.properties.generalCategory {
         case .format:
           if scalar == "\u{200D}" || scalar == "\u{200C}" { continue }
-          if isFlag { continue }
+          if isSubdivisionFlag(character) { continue }
           return scalar
         case .lineSeparator, .paragraphSeparator:
           return scalar
