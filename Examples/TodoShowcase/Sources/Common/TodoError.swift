@@ -15,6 +15,13 @@ public enum TodoError: Error, Equatable, Sendable, CustomStringConvertible {
   /// right-to-left override U+202E or the zero width space U+200B) or a line or paragraph
   /// separator (Zl, Zp), which would change how the title looks rather than what it says.
   case invisibleCharacter(UInt32)
+  /// The title has a variation selector that selects nothing: one right after another selector
+  /// or at the start, or an ideographic one (VS17 to VS256) after a character that is no CJK
+  /// ideograph. Such selectors show as nothing, and a run of them can carry hidden bytes.
+  case strayVariationSelector(UInt32)
+  /// The title is made only of characters that look blank though they are no whitespace (such as
+  /// U+3164 HANGUL FILLER or U+2800 BRAILLE PATTERN BLANK), so the item would show no text.
+  case blankTitle(UInt32)
   /// No item has this id.
   case notFound(UUID)
   /// The list already has ``TodoList/maximumItems`` items (or the store's own limit), so a new
@@ -36,6 +43,11 @@ public enum TodoError: Error, Equatable, Sendable, CustomStringConvertible {
     case .invisibleCharacter(let value):
       "The title must not contain invisible formatting characters such as direction overrides "
         + "(found U+\(TodoTitle.hex(value))), which change how the title looks."
+    case .strayVariationSelector(let value):
+      "The title must not contain a variation selector that selects nothing (found U+\(TodoTitle.hex(value)) "
+        + "after another selector, at the start or after a character it cannot vary); such selectors are invisible."
+    case .blankTitle(let value):
+      "The title must show some text: it has only characters that look blank (found U+\(TodoTitle.hex(value)))."
     case .notFound(let id):
       "No to-do item has the id \(id.uuidString)."
     case .listFull(let maximum):
@@ -62,7 +74,10 @@ public enum TodoList {
 /// makes `invoice \u{202E}gnp.exe` look like `invoice exe.png`. The joiners U+200D and U+200C
 /// that emoji sequences and some scripts need are allowed, and so are the tag characters of a
 /// subdivision flag (🏴, 3 to 7 tag letters or digits, U+E007F: the flag of Scotland); other tags,
-/// which can hide a whole sentence behind a flag, are refused.
+/// which can hide a whole sentence behind a flag, are refused. A variation selector must follow
+/// a character it can vary, one at a time (a run of them shows as nothing and can carry hidden
+/// bytes), and a title must not be made only of characters that look blank, such as U+3164
+/// HANGUL FILLER.
 public enum TodoTitle {
   /// The longest title allowed, in characters.
   public static let maximumLength = 200
@@ -80,6 +95,14 @@ public enum TodoTitle {
     }
     if let invisible = firstInvisibleCharacter(in: trimmed) {
       throw .invisibleCharacter(invisible.value)
+    }
+    if let selector = firstStrayVariationSelector(in: trimmed) {
+      throw .strayVariationSelector(selector.value)
+    }
+    if trimmed.unicodeScalars.allSatisfy({ $0.properties.isWhitespace || looksBlank($0) }),
+      let blank = trimmed.unicodeScalars.first(where: looksBlank)
+    {
+      throw .blankTitle(blank.value)
     }
     let scalars = trimmed.unicodeScalars.count
     guard scalars <= maximumScalars else {
@@ -120,6 +143,41 @@ public enum TodoTitle {
     }
     return scalars.dropFirst().dropLast().allSatisfy {
       (0xE0030...0xE0039).contains($0.value) || (0xE0061...0xE007A).contains($0.value)
+    }
+  }
+
+  /// The first variation selector of `text` that selects nothing: one after another selector or
+  /// with nothing before it, or an ideographic one (VS17 to VS256, U+E0100 to U+E01EF) after
+  /// anything but a CJK ideograph. A base character takes one selector; each further one shows as
+  /// nothing and can carry a hidden byte.
+  static func firstStrayVariationSelector(in text: String) -> Unicode.Scalar? {
+    var previous: Unicode.Scalar?
+    for scalar in text.unicodeScalars {
+      if isVariationSelector(scalar) {
+        guard let base = previous, !isVariationSelector(base) else { return scalar }
+        if scalar.value >= 0xE0100, !base.properties.isUnifiedIdeograph { return scalar }
+      }
+      previous = scalar
+    }
+    return nil
+  }
+
+  /// Whether `scalar` is a variation selector: VS1 to VS16, VS17 to VS256, or a Mongolian free
+  /// variation selector.
+  static func isVariationSelector(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0xFE00...0xFE0F, 0xE0100...0xE01EF, 0x180B...0x180D, 0x180F: true
+    default: false
+    }
+  }
+
+  /// Whether `scalar` is a letter or symbol that draws nothing, though it is no whitespace: the
+  /// Hangul fillers and the blank braille pattern. Inside text they have their uses (a filler
+  /// completes an old Hangul syllable); a title made only of them shows nothing.
+  static func looksBlank(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800: true
+    default: false
     }
   }
 

@@ -16,10 +16,11 @@ public protocol TodoListViewModel: Sendable {
   /// id. Leaves ``items`` as they were.
   func item(id: UUID) throws -> TodoItem
 
-  /// Adds an item; throws ``TodoError/emptyTitle``, ``TodoError/titleTooLong(length:)``,
-  /// ``TodoError/titleTooComplex(scalars:)``, ``TodoError/controlCharacter(_:)`` or
-  /// ``TodoError/invisibleCharacter(_:)``, or ``TodoError/listFull(maximum:)`` when the list
-  /// already has ``TodoList/maximumItems`` items.
+  /// Adds an item; throws ``TodoError/emptyTitle``, ``TodoError/blankTitle(_:)``,
+  /// ``TodoError/titleTooLong(length:)``, ``TodoError/titleTooComplex(scalars:)``,
+  /// ``TodoError/controlCharacter(_:)``, ``TodoError/invisibleCharacter(_:)`` or
+  /// ``TodoError/strayVariationSelector(_:)`` for a title that breaks a rule of ``TodoTitle``, or
+  /// ``TodoError/listFull(maximum:)`` when the list already has ``TodoList/maximumItems`` items.
   @discardableResult
   func add(title: String) throws -> TodoItem
 

@@ -125,6 +125,51 @@ struct LiveTodoListViewModelTests {
     #expect(storage.storedItems == TodoFixtures.twoItems)
   }
 
+  @Test(
+    "Add refuses a title made only of characters that look blank",
+    arguments: [
+      ("\u{3164}", 0x3164), ("\u{2800}\u{2800}\u{2800}", 0x2800), (" \u{3164} \u{FFA0} ", 0x3164),
+      ("\u{115F}\u{1160}", 0x115F),
+    ] as [(String, UInt32)])
+  func addRefusesBlankLookingTitles(title: String, value: UInt32) throws {
+    #expect(throws: TodoError.blankTitle(value)) { try makeViewModel().add(title: title) }
+    #expect(storage.storedItems == TodoFixtures.twoItems)
+    #expect(TodoError.blankTitle(value).description.contains(String(format: "(found U+%04X)", value)))
+  }
+
+  @Test("Add accepts blank-looking characters among visible text")
+  func addAcceptsBlankLookingCharactersInText() throws {
+    let viewModel = makeViewModel()
+    for title in ["\u{3164}Buy milk", "⠁\u{2800}⠃", "\u{1100}\u{1160}"] {
+      #expect(try viewModel.add(title: title).title == title)
+    }
+  }
+
+  @Test(
+    "Add refuses variation selectors that select nothing: hidden bytes behind a letter",
+    arguments: [
+      // A letter carrying the bytes "hi" as ideographic selectors: shows as a bare "a".
+      ("a\u{E0158}\u{E0159}", 0xE0158),
+      ("❤\u{FE0F}\u{FE0F}", 0xFE0F),  // a second selector on one base
+      ("x\u{FE0E}\u{E0100}", 0xE0100),  // a run of two kinds
+      ("\u{FE0F}start", 0xFE0F),  // nothing before it
+      ("\u{6F22}\u{E0100}\u{E0101}", 0xE0101),  // an ideograph takes one selector too
+    ] as [(String, UInt32)])
+  func addRefusesStrayVariationSelectors(title: String, value: UInt32) throws {
+    #expect(throws: TodoError.strayVariationSelector(value)) { try makeViewModel().add(title: title) }
+    #expect(storage.storedItems == TodoFixtures.twoItems)
+    #expect(TodoError.strayVariationSelector(value).description.contains(String(format: "(found U+%04X", value)))
+  }
+
+  @Test("Add accepts one variation selector after a character it varies")
+  func addAcceptsVariationSequences() throws {
+    let viewModel = makeViewModel()
+    // Emoji and text presentation, a keycap, a flag in a ZWJ sequence, an ideographic variant.
+    for title in ["❤\u{FE0F} tea", "☺\u{FE0E}", "1\u{FE0F}\u{20E3}", "🏳\u{FE0F}\u{200D}🌈", "\u{845B}\u{E0100}"] {
+      #expect(try viewModel.add(title: title).title == title)
+    }
+  }
+
   @Test("Add accepts the subdivision flags of England and Wales")
   func addAcceptsSubdivisionFlags() throws {
     let viewModel = makeViewModel()

@@ -109,6 +109,15 @@ struct APIRoutesTests {
       "The title must not contain invisible formatting characters such as direction overrides (found U+2028), "
         + "which change how the title looks."
     ),
+    (
+      #"{"title": "\u3164 \u3164"}"#, 422,
+      "The title must show some text: it has only characters that look blank (found U+3164)."
+    ),
+    (
+      #"{"title": "a\uDB40\uDD58\uDB40\uDD59"}"#, 422,
+      "The title must not contain a variation selector that selects nothing (found U+E0158 after another selector, "
+        + "at the start or after a character it cannot vary); such selectors are invisible."
+    ),
     (#"{"title": "unterminated"#, 400, #"The body must be JSON like {"title": "Buy milk"}."#),
     ("not json at all", 400, #"The body must be JSON like {"title": "Buy milk"}."#),
     ("", 400, #"The body must be JSON like {"title": "Buy milk"}."#),

@@ -180,7 +180,8 @@ struct APIRoutes {
       switch error {
       case .notFound: return try errorResponse(.notFound, error.description)
       case .listFull: return try errorResponse(.conflict, error.description)
-      case .emptyTitle, .titleTooLong, .titleTooComplex, .controlCharacter, .invisibleCharacter:
+      case .emptyTitle, .blankTitle, .titleTooLong, .titleTooComplex, .controlCharacter, .invisibleCharacter,
+        .strayVariationSelector:
         return try errorResponse(.unprocessableContent, error.description)
       }
     } catch let error as StorageError {
