@@ -124,6 +124,27 @@ private func normalised(_ text: String) -> String {
       ])
   }
 
+  /// A child with an observer of its own makes `\.trApp`; the parent keeps the singleton
+  /// `\.trRepository` and traces only its own step, asked for by a step it never saw: that tree
+  /// starts at the margin and names who asked, rather than hanging indented under nothing.
+  @Test func aStepAskedForByAnUnseenStepStartsItsOwnTree() async throws {
+    let parent = Container()
+    parent.register(\.trRepository, scope: .singleton) { r in TrNode("repository", [try r[\.trStore]]) }
+    let written = Collected<String>()
+    parent.observe(ResolutionTracer { written.append($0) })
+    let child = parent.makeChild()
+    child.register(\.trApp) { r in TrNode("app", [try r[\.trRepository]]) }
+    child.observe(ResolutionTracer { _ in })
+    _ = try child[\.trApp]
+    #expect(
+      written.all.map(normalised) == [
+        #"""
+        \.trRepository (singleton) created in <t>, asked for by \.trApp
+          \.trStore (singleton) created in <t>
+        """#
+      ])
+  }
+
   @Test func tracerWritesMillisecondsWithThreeDecimals() async throws {
     let (container, _) = knownContainer()
     let written = Collected<String>()

@@ -12,7 +12,10 @@ import Synchronization
 /// ```
 ///
 /// Dependencies a factory resolves side by side (with `async let` or a task group) are drawn
-/// under the dependency that asked for them. It expects one top-level resolution at a time
+/// under the dependency that asked for them. A dependency asked for by a step this tracer did not
+/// see (a child container with an observer of its own made it, and this container keeps the
+/// dependency) starts a tree of its own, whose first line ends with `asked for by` and that step.
+/// It expects one top-level resolution at a time
 /// (start-up, a test); concurrent top-level resolutions through the same tracer interleave.
 public final class ResolutionTracer: ResolutionObserver {
   private struct Line {
@@ -61,6 +64,9 @@ public final class ResolutionTracer: ResolutionObserver {
         state.lines[index].parent = state.lines[..<index].lastIndex {
           !$0.isFinished && $0.name == asker && $0.depth == event.depth - 1
         }
+        // Asked for by a step this tracer never saw (one a child container made, whose observer
+        // is another): the line starts a tree of its own and says who asked.
+        if state.lines[index].parent == nil { state.lines[index].text += ", asked for by \(asker)" }
       }
       guard state.lines.allSatisfy(\.isFinished) else { return nil }
       defer { state.lines = [] }
@@ -69,7 +75,8 @@ public final class ResolutionTracer: ResolutionObserver {
     if let finished { write(finished) }
   }
 
-  /// The lines as a tree: each under the one that asked for it, in the order they began.
+  /// The lines as a tree: each under the one that asked for it, in the order they began, indented
+  /// one step deeper than it. A root starts at the margin, whatever its depth.
   private static func tree(_ lines: [Line]) -> String {
     var children: [Int: [Int]] = [:]
     var roots: [Int] = []
@@ -78,10 +85,10 @@ public final class ResolutionTracer: ResolutionObserver {
     }
     var output: [String] = []
     // Depth first, with an explicit stack: a deep chain's tree is as deep as the chain.
-    var pending = Array(roots.reversed())
-    while let index = pending.popLast() {
-      output.append(String(repeating: "  ", count: lines[index].depth) + lines[index].text)
-      pending += (children[index] ?? []).reversed()
+    var pending = roots.reversed().map { (index: $0, indent: 0) }
+    while let (index, indent) = pending.popLast() {
+      output.append(String(repeating: "  ", count: indent) + lines[index].text)
+      pending += (children[index] ?? []).reversed().map { (index: $0, indent: indent + 1) }
     }
     return output.joined(separator: "\n")
   }
