@@ -381,10 +381,19 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   return Array(Set(findings)).sorted()
 }
 
-/// The scope `call` registers with through the scope parameter labelled `label` of `helper`:
-/// the one it passes (nil if not a literal scope), or the parameter's default if it passes none.
-func scopeOf(_ call: KeyPathCall, passedTo label: String, _ helper: RegisteringFunction) -> String? {
-  call.labels.contains(label) ? call.scopes[label] : helper.scopeDefault
+/// The scope `call` registers with through the scope parameter at position `parameter` of
+/// `helper`: the one it passes (nil if not a literal scope), or the parameter's default if it
+/// passes none. Arguments are matched to parameters in order, as Swift does: an argument goes to
+/// the next parameter with its label; a parameter it skips has a default, or is given by a
+/// trailing closure.
+func scopeOf(_ call: KeyPathCall, passedTo parameter: Int, _ helper: RegisteringFunction) -> String? {
+  var next = 0
+  for (position, label) in helper.parameterLabels.enumerated() {
+    let matches = next < call.labels.count && call.labels[next] == label
+    if position == parameter { return matches ? call.scopes[next] : helper.scopeDefault }
+    if matches { next += 1 }
+  }
+  return helper.scopeDefault
 }
 
 /// The modules' facts with each call of a registration helper (see ``RegisteringFunction``) that
@@ -414,7 +423,7 @@ func helpersFollowed(_ modules: [ModuleFacts]) -> [ModuleFacts] {
         file.registrations.append(
           Registration(
             id: .key(call.key),
-            scope: helper.scope ?? helper.scopeLabel.flatMap { scopeOf(call, passedTo: $0, helper) },
+            scope: helper.scope ?? helper.scopeParameter.flatMap { scopeOf(call, passedTo: $0, helper) },
             resolves: call.resolves, constructions: call.constructions, deferred: call.deferred, site: call.site,
             caveat: call.isInLoop ? "this registration is in a loop" : nil))
       }

@@ -11,11 +11,14 @@ let multibindingKinds: Set<String> = ["Multibinding", "AsyncMultibinding", "Main
 let keyKinds = Set(["Key", "AsyncKey", "MainActorKey", "ArgumentKey", "DependencyKey"]).union(multibindingKinds)
 
 /// The modules a file imports, read line by line without parsing (for a file that cannot
-/// declare, register or resolve a key): `import M`, `@testable import M`, `import struct M.T`.
+/// declare, register or resolve a key): `import M`, `public import M`, `@testable import M`,
+/// `import struct M.T`.
 func importedModules(_ source: String) -> [String] {
   source.split(whereSeparator: \.isNewline).compactMap { line in
     let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-    guard let position = words.firstIndex(of: "import"), words[..<position].allSatisfy({ $0.hasPrefix("@") }),
+    let accessLevels: Set<Substring> = ["public", "package", "internal", "fileprivate", "private"]
+    guard let position = words.firstIndex(of: "import"),
+      words[..<position].allSatisfy({ $0.hasPrefix("@") || accessLevels.contains($0) }),
       position + 1 < words.count
     else { return nil }
     let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "func", "var", "let", "actor"]
@@ -278,22 +281,14 @@ final class FactsCollector: SyntaxVisitor {
     }
     for (index, argument) in call.arguments.enumerated() {
       guard let keyPath = argument.expression.as(KeyPathExprSyntax.self), let key = keyName(keyPath) else { continue }
-      var scopes: [String: String] = [:]
-      for other in call.arguments {
-        if let label = other.label?.text, let member = other.expression.as(MemberAccessExprSyntax.self),
-          member.base == nil
-        {
-          scopes[label] = member.declName.baseName.text
-        }
-      }
       let closure =
         call.trailingClosure
         ?? call.arguments.reversed().lazy.compactMap { $0.expression.as(ClosureExprSyntax.self) }
         .first
       facts.keyPathCalls.append(
         KeyPathCall(
-          callee: callee, argument: index, label: argument.label?.text, key: key, scopes: scopes,
-          labels: call.arguments.compactMap { $0.label?.text },
+          callee: callee, argument: index, label: argument.label?.text, key: key,
+          labels: call.arguments.map { $0.label?.text }, scopes: call.arguments.map { literalScope($0.expression) },
           resolves: closure.map { references(in: $0, factory: $0) } ?? [],
           constructions: closure.map { constructions(in: $0) } ?? [],
           deferred: closure.map { handles(in: $0, factory: $0) } ?? [], site: site(call), isInLoop: isInLoop(call),
@@ -315,23 +310,24 @@ final class FactsCollector: SyntaxVisitor {
       parameter.firstName.text == "_" ? nil : parameter.firstName.text
     }
     var scope: String?
-    var scopeLabel: String?
+    var scopeParameter: Int?
     var scopeDefault: String?
     if let argument = call.arguments.first(where: { $0.label?.text == "scope" }) {
       if let member = argument.expression.as(MemberAccessExprSyntax.self) {
         scope = member.declName.baseName.text
       } else if let reference = argument.expression.as(DeclReferenceExprSyntax.self),
-        let parameter = parameters.first(where: { name($0) == reference.baseName.text })
+        let parameter = parameters.firstIndex(where: { name($0) == reference.baseName.text })
       {
-        scopeLabel = label(parameter)
+        scopeParameter = parameter
         // `scope: Scope = .singleton`: what a call that passes no scope registers with.
-        scopeDefault = parameter.defaultValue?.value.as(MemberAccessExprSyntax.self)?.declName.baseName.text
+        scopeDefault = parameters[parameter].defaultValue.flatMap { literalScope($0.value) }
       }
     }
     facts.registeringFunctions.append(
       RegisteringFunction(
         name: function.name.text, parameter: position, label: label(parameters[position]), scope: scope,
-        scopeLabel: scopeLabel, scopeDefault: scopeDefault, site: site(call)))
+        scopeParameter: scopeParameter, scopeDefault: scopeDefault, parameterLabels: parameters.map(label),
+        site: site(call)))
     return true
   }
 
@@ -407,7 +403,12 @@ final class FactsCollector: SyntaxVisitor {
     let required = !multibindingKinds.contains(kind) && key.map(isRequired) ?? false
     let call = key?.as(FunctionCallExprSyntax.self)
     let factory = call?.trailingClosure ?? call?.arguments.last?.expression.as(ClosureExprSyntax.self)
-    let comments = variable.leadingTrivia.pieces.compactMap { piece -> String? in
+    // The key's leading comments: before the declaration, and between its attributes and
+    // modifiers and `var` (`@available(*, deprecated)` on the line above the comment).
+    let specifier = variable.bindingSpecifier.id
+    let heading = variable.tokens(viewMode: .sourceAccurate).prefix { $0.id != specifier } + [variable.bindingSpecifier]
+    let trivia = heading.flatMap { Array($0.leadingTrivia.pieces) + Array($0.trailingTrivia.pieces) }
+    let comments = trivia.compactMap { piece -> String? in
       switch piece {
       case .lineComment(let text), .blockComment(let text), .docLineComment(let text), .docBlockComment(let text):
         text
@@ -998,6 +999,14 @@ func getterExpression(_ accessors: AccessorBlockSyntax) -> ExprSyntax? {
   case .stmt(let statement): return statement.as(ReturnStmtSyntax.self)?.expression
   default: return nil
   }
+}
+
+/// The scope `expression` names if it is a literal one: `.singleton`, `Scope.singleton` or
+/// `Knapsack.Scope.singleton`.
+func literalScope(_ expression: ExprSyntax) -> String? {
+  guard let member = expression.as(MemberAccessExprSyntax.self) else { return nil }
+  guard let base = member.base else { return member.declName.baseName.text }
+  return ["Scope", "Knapsack.Scope"].contains(base.trimmedDescription) ? member.declName.baseName.text : nil
 }
 
 /// A key expression without the modifiers called on it (`.scope(_:)`), and the scope that the

@@ -195,12 +195,14 @@ struct RegisteringFunction: Codable, Hashable {
   /// The position of the key path among the function's parameters, and its argument label.
   var parameter: Int
   var label: String?
-  /// The scope its `register` call names, or the label of the parameter it passes as the scope
-  /// and that parameter's default (`scope: Scope = .singleton`), the scope of a call that passes
-  /// none.
+  /// The scope its `register` call names, or the position of the parameter it passes as the
+  /// scope (labelled or not) and that parameter's default (`scope: Scope = .singleton`), the scope
+  /// of a call that passes none.
   var scope: String?
-  var scopeLabel: String?
+  var scopeParameter: Int?
   var scopeDefault: String?
+  /// Its parameters' argument labels (nil for `_`): what matches a call's arguments to them.
+  var parameterLabels: [String?] = []
   /// Its `register` call.
   var site: Site
 }
@@ -213,11 +215,11 @@ struct KeyPathCall: Codable, Hashable {
   var argument: Int
   var label: String?
   var key: String
-  /// The scopes the call passes, by label: `scope: .singleton`.
-  var scopes: [String: String] = [:]
-  /// The labels of the arguments it passes: a helper's scope parameter it leaves out has its
-  /// default.
-  var labels: [String] = []
+  /// The labels of the arguments it passes (nil for none), and the scope each one is if it is a
+  /// literal scope (`.singleton`, `Scope.singleton`): a helper's scope parameter it leaves out
+  /// has its default. A trailing closure is no argument here.
+  var labels: [String?] = []
+  var scopes: [String?] = []
   /// What the closure it passes (its trailing closure, else its last closure argument) resolves.
   var resolves: [Reference] = []
   var constructions: [Construction] = []

@@ -43,8 +43,10 @@ struct FactsCache: Codable {
   struct Entry: Codable {
     var hash: UInt64
     var facts: FileFacts
+    /// Whether the facts are a parse's, or only the imports and types of a skipped file.
+    var isParsed: Bool
   }
-  static let version = 13
+  static let version = 14
   var version = FactsCache.version
   var entries: [String: Entry] = [:]
 }
@@ -59,6 +61,22 @@ func contentHash(_ data: Data) -> UInt64 {
   return hash
 }
 
+/// Whether `source` names `word` as a whole identifier, as a call of a function of that name would.
+func names(_ source: String, _ word: String) -> Bool {
+  func isIdentifier(_ character: Character?) -> Bool {
+    guard let character else { return false }
+    return character == "_" || character.isLetter || character.isNumber
+  }
+  var searched = source[...]
+  while let range = searched.range(of: word) {
+    let before = range.lowerBound == source.startIndex ? nil : source[source.index(before: range.lowerBound)]
+    let after = range.upperBound == source.endIndex ? nil : source[range.upperBound]
+    if !isIdentifier(before), !isIdentifier(after) { return true }
+    searched = source[range.upperBound...]
+  }
+  return false
+}
+
 let start = Date()
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 let cacheURL = options.cache.map { URL(fileURLWithPath: $0).appendingPathComponent("facts.json") }
@@ -70,10 +88,43 @@ if let cacheURL, let data = try? Data(contentsOf: cacheURL),
 }
 var parsed = 0
 var skipped = 0
-var modules: [ModuleFacts] = []
 var fresh = FactsCache()
-for module in options.modules {
-  var files: [FileFacts] = []
+
+/// One file's facts: the cached ones if the file is unchanged and they are what is needed (a
+/// parse's, when `parse` is set), else parsed or, for a file that needs no parse, its imports and
+/// top-level types.
+@MainActor func facts(of path: String, source: String, hash: UInt64, parse: Bool) -> FileFacts {
+  if let entry = cache.entries[path], entry.hash == hash, entry.isParsed || !parse {
+    fresh.entries[path] = entry
+    return entry.facts
+  }
+  let facts: FileFacts
+  if parse {
+    facts = extractFacts(path: path, source: source)
+    parsed += 1
+  } else {
+    // Its imports still count (a key is visible through a module that only imports another), and
+    // so do its top-level types (a singleton may keep a struct; two keys' types may be alike).
+    let types = topLevelTypes(source)
+    facts = FileFacts(
+      imports: importedModules(source), valueTypes: types.valueTypes, declaredTypes: types.declared,
+      typeAliases: types.typeAliases)
+    skipped += 1
+  }
+  fresh.entries[path] = FactsCache.Entry(hash: hash, facts: facts, isParsed: parse)
+  return facts
+}
+
+// A file that names none of these cannot declare, register or resolve a key through Knapsack's
+// own API: it is parsed only if it names a registration helper (a function of the app's that
+// registers the key path its caller passes, declared in a file that is parsed), and otherwise
+// skipped (most files of third-party packages in the graph). `Injected` finds a type with an
+// `@Injected` or `@LazyInjected` property, which a factory elsewhere may make.
+let words = ["Knapsack", "Dependencies", "register", "resolve", "Injected"]
+var files: [[FileFacts?]] = []
+var unparsed: [(module: Int, file: Int, path: String, source: String, hash: UInt64)] = []
+for (moduleIndex, module) in options.modules.enumerated() {
+  files.append([])
   for path in module.files {
     guard let data = FileManager.default.contents(atPath: path), let source = String(data: data, encoding: .utf8)
     else {
@@ -81,30 +132,21 @@ for module in options.modules {
       exit(1)
     }
     let hash = contentHash(data)
-    if let entry = cache.entries[path], entry.hash == hash {
-      files.append(entry.facts)
-      fresh.entries[path] = entry
-      continue
+    if words.contains(where: { source.contains($0) }) {
+      files[moduleIndex].append(facts(of: path, source: source, hash: hash, parse: true))
+    } else {
+      unparsed.append((moduleIndex, files[moduleIndex].count, path, source, hash))
+      files[moduleIndex].append(nil)
     }
-    // A file that names none of these cannot declare, register or resolve a key: skip parsing it
-    // (most files of third-party packages in the graph).
-    // `Injected` finds a type with an `@Injected` or `@LazyInjected` property, which a factory
-    // elsewhere may make.
-    let relevant = ["Knapsack", "Dependencies", "register", "resolve", "Injected"].contains { source.contains($0) }
-    // Its imports still count (a key is visible through a module that only imports another), and
-    // so do its top-level types (a singleton may keep a struct; two keys' types may be alike).
-    let types = relevant ? nil : topLevelTypes(source)
-    let facts =
-      relevant
-      ? extractFacts(path: path, source: source)
-      : FileFacts(
-        imports: importedModules(source), valueTypes: types?.valueTypes ?? [], declaredTypes: types?.declared ?? [],
-        typeAliases: types?.typeAliases ?? [])
-    if relevant { parsed += 1 } else { skipped += 1 }
-    files.append(facts)
-    fresh.entries[path] = FactsCache.Entry(hash: hash, facts: facts)
   }
-  modules.append(ModuleFacts(name: module.name, files: files))
+}
+let helpers = Set(files.joined().compactMap { $0 }.flatMap { $0.registeringFunctions.map(\.name) })
+for file in unparsed {
+  let callsHelper = helpers.contains { names(file.source, $0) }
+  files[file.module][file.file] = facts(of: file.path, source: file.source, hash: file.hash, parse: callsHelper)
+}
+let modules = zip(options.modules, files).map { module, facts in
+  ModuleFacts(name: module.name, files: facts.compactMap { $0 })
 }
 if let cacheURL {
   try? FileManager.default.createDirectory(at: cacheURL.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -376,7 +376,7 @@ final class LcTypedService: Sendable {}
         outcome.append("\(error)")
       }
     }
-    #expect(await creating.arrive())
+    #expect(await creating.arrive(timeout: hangBound))
     try? await container.dispose()
     disposeReturned.withLock { $0 = true }
     #expect(await resolving.join())

@@ -1,0 +1,5 @@
+public import Knapsack
+
+extension Dependencies {
+  public var config: Key<Int> { .required() }
+}

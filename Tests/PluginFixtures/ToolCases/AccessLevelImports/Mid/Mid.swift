@@ -1,0 +1,3 @@
+public import Keys
+
+public func hello() {}

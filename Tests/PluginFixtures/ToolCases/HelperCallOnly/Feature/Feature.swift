@@ -1,0 +1,3 @@
+public import Knapsack
+
+public func makeContainer() -> Container { Container() }

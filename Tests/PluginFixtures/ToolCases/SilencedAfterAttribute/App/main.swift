@@ -1,0 +1,3 @@
+import Knapsack
+
+let container = Container()
