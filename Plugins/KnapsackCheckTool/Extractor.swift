@@ -147,14 +147,23 @@ final class FactsCollector: SyntaxVisitor {
   /// `@LazyInjected` properties, and the types its stored properties and initializers make.
   func injectingType(_ node: some NamedDeclSyntax & DeclGroupSyntax) {
     guard let name = qualifiedName(node) else { return }
-    record(InjectingType(name: name), members: node.memberBlock.members)
+    var type = InjectingType(name: name)
+    if node.is(ClassDeclSyntax.self), let inherited = node.inheritanceClause?.inheritedTypes.first?.type {
+      let written = inherited.trimmedDescription
+      type.superclass = Construction(
+        type: String(written.prefix { $0 != "<" }), context: name, call: "\(node.name.text): \(written)",
+        site: site(inherited))
+    }
+    record(type, members: node.memberBlock.members)
   }
 
   /// Records `type` with what `members` add to it, if anything.
   func record(_ type: InjectingType, members: MemberBlockItemListSyntax) {
     var type = type
     injections(in: members, into: &type)
-    if !type.injections.isEmpty || !type.lazyInjections.isEmpty || !type.constructions.isEmpty {
+    if !type.injections.isEmpty || !type.lazyInjections.isEmpty || !type.constructions.isEmpty
+      || type.superclass != nil
+    {
       facts.injectingTypes.append(type)
     }
   }

@@ -127,7 +127,8 @@ struct Construction: Codable, Hashable {
 
 /// A type declared in the file (struct, class, actor or enum, or an extension of one) that
 /// resolves dependencies when an instance is made: its `@Injected` properties, or the types its
-/// stored property initializers and initializers make. Recorded only when it has any.
+/// stored property initializers and initializers make, or a class with a superclass that may have
+/// them. Recorded only when it has any.
 struct InjectingType: Codable, Hashable {
   /// Qualified by the types it is nested in (`API.Screen`), not by its module.
   var name: String
@@ -138,6 +139,10 @@ struct InjectingType: Codable, Hashable {
   /// The calls in its stored property initializers (not `lazy` or `static` ones) and
   /// initializers that may make another type.
   var constructions: [Construction] = []
+  /// For a class, the first type of its inheritance clause, its superclass if it is one: making
+  /// an instance makes the superclass's `@Injected` properties too. Looked up like a construction
+  /// in the class.
+  var superclass: Construction?
 }
 
 /// A key declared in `extension Dependencies`.

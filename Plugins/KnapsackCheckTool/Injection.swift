@@ -78,12 +78,19 @@ func injectionsFollowed(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFa
   // What each type makes, read where it is declared.
   var makes: [String: [(id: String, construction: Construction)]] = [:]
   var remarks: [String: [Reference]] = [:]
+  // Each class's superclass among `types`: an instance's inherited properties are its own.
+  var superclasses: [String: String] = [:]
   for (id, list) in places {
     for (type, module, imports) in list {
       for construction in type.constructions {
         let (target, remark) = made(by: construction, in: module, imports: imports)
         if let target { makes[id, default: []].append((target, construction)) }
         if let remark { remarks[id, default: []].append(remark) }
+      }
+      if let superclass = type.superclass, let target = made(by: superclass, in: module, imports: imports).id,
+        target != id
+      {
+        superclasses[id] = target
       }
     }
   }
@@ -126,6 +133,10 @@ func injectionsFollowed(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFa
         }
         for (next, construction) in (makes[id] ?? []).reversed() where visited.insert(next).inserted {
           pending.append((next, chain + [construction]))
+        }
+        // The superclass's part of the same instance, made by the same calls.
+        if let superclass = superclasses[id], visited.insert(superclass).inserted {
+          pending.append((superclass, chain))
         }
       }
     }

@@ -1,0 +1,5 @@
+import Keys
+import Knapsack
+
+let container = Container()
+container.register(\.settings) { SettingsScreen() }
