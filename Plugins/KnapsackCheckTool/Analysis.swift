@@ -381,6 +381,28 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
   return Array(Set(findings)).sorted()
 }
 
+/// The name of the type a key's values have, as a factory's call names it: the key type's last
+/// generic argument, without a trailing `?` or `!` (a made instance is promoted to an optional)
+/// and without generic arguments of its own. `Billing.Box` for `Key<Billing.Box<Int>?>`.
+func valueTypeName(ofKey keyType: String) -> String? {
+  guard let open = keyType.firstIndex(of: "<"), keyType.last == ">" else { return nil }
+  let arguments = keyType[keyType.index(after: open)..<keyType.index(before: keyType.endIndex)]
+  // The last argument at the top level: after the last comma outside brackets.
+  var depth = 0
+  var start = arguments.startIndex
+  for index in arguments.indices {
+    switch arguments[index] {
+    case "<", "(", "[": depth += 1
+    case ">", ")", "]": depth -= 1
+    case "," where depth == 0: start = arguments.index(after: index)
+    default: break
+    }
+  }
+  var value = arguments[start...].trimmingCharacters(in: .whitespaces)
+  while value.hasSuffix("?") || value.hasSuffix("!") { value.removeLast() }
+  return String(value.prefix { $0 != "<" })
+}
+
 /// The scope `call` registers with through the scope parameter at position `parameter` of
 /// `helper`: the one it passes (nil if not a literal scope), or the parameter's default if it
 /// passes none. Arguments are matched to parameters in order, as Swift does: an argument goes to
@@ -559,7 +581,7 @@ func keysToldApart(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts] 
           let type = names.qualified(made, in: module.name, imports: file.imports)
           let matching = candidates.filter { declarer in
             guard type.isCertain, case let keyType?? = keyTypes[registration.id.text]?[declarer] else { return false }
-            return keyType.hasSuffix("<\(type.text)>") || keyType.hasSuffix(",\(type.text)>")
+            return valueTypeName(ofKey: keyType) == type.text
           }
           if matching.count == 1, let declarer = matching.first { id = registration.id.declared(in: declarer) }
         }
