@@ -86,7 +86,8 @@ for case in "$fixtures"/ToolCases/*/; do
   (
     cd "$case"
     args=(--app App)
-    for module in */; do args+=(--module "${module%/}" "$module"*.swift); done
+    # Every Swift file of the module's folder, also in its subfolders (no case has spaces in names).
+    for module in */; do args+=(--module "${module%/}" $(find "$module" -name '*.swift' | sort)); done
     "$tool" "${args[@]}"
   ) >"$work/tool-$name.txt"
   status=$?

@@ -81,9 +81,9 @@ func withoutAttributeArguments(_ line: Substring) -> String {
 }
 
 /// Reads one file's key declarations, registrations and resolutions.
-func extractFacts(path: String, source: String) -> FileFacts {
+func extractFacts(path: String, module: String, source: String) -> FileFacts {
   let tree = Parser.parse(source: source)
-  let collector = FactsCollector(path: path, tree: tree)
+  let collector = FactsCollector(path: path, module: module, tree: tree)
   collector.walk(tree)
   return collector.facts
 }
@@ -91,17 +91,19 @@ func extractFacts(path: String, source: String) -> FileFacts {
 final class FactsCollector: SyntaxVisitor {
   let converter: SourceLocationConverter
   let path: String
+  let module: String
   var facts = FileFacts()
 
-  init(path: String, tree: SourceFileSyntax) {
+  init(path: String, module: String, tree: SourceFileSyntax) {
     self.path = path
+    self.module = module
     converter = SourceLocationConverter(fileName: path, tree: tree)
     super.init(viewMode: .sourceAccurate)
   }
 
   func site(_ node: some SyntaxProtocol) -> Site {
     let location = node.startLocation(converter: converter)
-    return Site(file: path, line: location.line, column: location.column)
+    return Site(file: path, line: location.line, column: location.column, module: module)
   }
 
   override func visit(_ node: ImportDeclSyntax) -> SyntaxVisitorContinueKind {

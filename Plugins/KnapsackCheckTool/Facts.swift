@@ -3,6 +3,8 @@ struct Site: Codable, Hashable, Comparable {
   var file: String
   var line: Int
   var column: Int
+  /// The module of the file, which the runtime names a file by (`#fileID`, `Module/Name.swift`).
+  var module: String?
 
   static func < (lhs: Site, rhs: Site) -> Bool {
     (lhs.file, lhs.line, lhs.column) < (rhs.file, rhs.line, rhs.column)
@@ -11,8 +13,13 @@ struct Site: Codable, Hashable, Comparable {
   /// `file:line:column`, the prefix of a compiler diagnostic.
   var prefix: String { "\(file):\(line):\(column)" }
 
-  /// `Name.swift:line`, short enough to list several in one message.
-  var short: String { "\(file.split(separator: "/").suffix(2).joined(separator: "/")):\(line)" }
+  /// `Module/Name.swift:line`, as the runtime names the place (the folder the file is in, when
+  /// the module is not known), short enough to list several in one message.
+  var short: String {
+    let parts = file.split(separator: "/")
+    let folder = module ?? (parts.count > 1 ? String(parts[parts.count - 2]) : nil)
+    return "\(([folder].compactMap { $0 } + [parts.last.map(String.init) ?? file]).joined(separator: "/")):\(line)"
+  }
 }
 
 /// A reference to a dependency: a key path into `Dependencies` or a type with an optional name.

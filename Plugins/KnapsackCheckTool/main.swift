@@ -93,14 +93,14 @@ var fresh = FactsCache()
 /// One file's facts: the cached ones if the file is unchanged and they are what is needed (a
 /// parse's, when `parse` is set), else parsed or, for a file that needs no parse, its imports and
 /// top-level types.
-@MainActor func facts(of path: String, source: String, hash: UInt64, parse: Bool) -> FileFacts {
+@MainActor func facts(of path: String, module: String, source: String, hash: UInt64, parse: Bool) -> FileFacts {
   if let entry = cache.entries[path], entry.hash == hash, entry.isParsed || !parse {
     fresh.entries[path] = entry
     return entry.facts
   }
   let facts: FileFacts
   if parse {
-    facts = extractFacts(path: path, source: source)
+    facts = extractFacts(path: path, module: module, source: source)
     parsed += 1
   } else {
     // Its imports still count (a key is visible through a module that only imports another), and
@@ -133,7 +133,7 @@ for (moduleIndex, module) in options.modules.enumerated() {
     }
     let hash = contentHash(data)
     if words.contains(where: { source.contains($0) }) {
-      files[moduleIndex].append(facts(of: path, source: source, hash: hash, parse: true))
+      files[moduleIndex].append(facts(of: path, module: module.name, source: source, hash: hash, parse: true))
     } else {
       unparsed.append((moduleIndex, files[moduleIndex].count, path, source, hash))
       files[moduleIndex].append(nil)
@@ -143,7 +143,8 @@ for (moduleIndex, module) in options.modules.enumerated() {
 let helpers = Set(files.joined().compactMap { $0 }.flatMap { $0.registeringFunctions.map(\.name) })
 for file in unparsed {
   let callsHelper = helpers.contains { names(file.source, $0) }
-  files[file.module][file.file] = facts(of: file.path, source: file.source, hash: file.hash, parse: callsHelper)
+  files[file.module][file.file] = facts(
+    of: file.path, module: options.modules[file.module].name, source: file.source, hash: file.hash, parse: callsHelper)
 }
 let modules = zip(options.modules, files).map { module, facts in
   ModuleFacts(name: module.name, files: facts.compactMap { $0 })
