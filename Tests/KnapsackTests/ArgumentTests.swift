@@ -180,6 +180,11 @@ extension Dependencies {
     }
     #expect(error?.kind == .resolutionTooDeep, "\(String(describing: error))")
     #expect(error?.path.allSatisfy { $0.name == "\\.argumentTreeLoop" } == true)
+    // The fix says the key asks for itself at every level, not only to find a larger stack.
+    #expect(
+      error?.description.contains(
+        "fix: \\.argumentTreeLoop asks for itself at every level, each time with a new argument: if that never stops,"
+      ) == true, "\(String(describing: error))")
   }
 
   @Test func anArgumentKeyMayResolveItselfWithAnotherArgument() async throws {

@@ -464,6 +464,12 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       return
         "use the instance while the scope is open, or make the handle outside the scope: what an override"
         + " scope made ends with it."
+    case .containerDisposed where underlying == Self.handleContainerReleased:
+      return
+        "keep the container for as long as the instances it made are used (a property of the app or of the"
+        + " test, not a local variable), or, for one made in an override scope, use it inside the scope."
+    case .containerDisposed where underlying == Self.handleRunEnded:
+      return "use what a validation run makes only during the run; resolve from the container itself after it."
     case .containerDisposed:
       return "resolve from a live container; a disposed one stays disposed."
     case .resolutionTooDeep where underlying == StackGuard.Limit.asynchronousSteps.description:
@@ -472,6 +478,13 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
         "shorten the chain: an asynchronous resolution stops at a fixed number of steps, and a key that asks"
         + " for itself with a new argument each time goes one step deeper per argument; a `Provider` or `Lazy`"
         + " edge resolves later, as a resolution of its own."
+    case .resolutionTooDeep where path.count >= 2 && Set(path.suffix(64).map(\.name)).count == 1:
+      // One key at every level the path shows: a key asking for itself anew, with a new argument
+      // each time, which no stack is deep enough for if it never stops.
+      return
+        "\(dependency.name) asks for itself at every level, each time with a new argument: if that never"
+        + " stops, give its factory a case that returns without resolving \(dependency.name) again; if it"
+        + " does, resolve it on a thread with a larger stack."
     case .resolutionTooDeep:
       return
         "resolve it on a thread with a larger stack, or shorten the chain (a `Provider` or `Lazy` edge"
@@ -480,6 +493,15 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       return nil
     }
   }
+
+  /// Why a `Lazy` or `Provider` that a singleton or cached instance holds cannot resolve: its
+  /// container was released (the handle holds it weakly).
+  static let handleContainerReleased =
+    "the handle was made for a singleton or cached instance of its container, which was released (not"
+    + " disposed): the handle holds that container weakly, so that the two do not keep each other alive"
+
+  /// Why a handle that a validation run made cannot resolve.
+  static let handleRunEnded = "the handle was made by a validation run, which has ended"
 
   /// `declared at A, registered at B`, whichever are known; one site once (a multibinding
   /// contribution is declared where it is registered).

@@ -110,11 +110,8 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
       let dependency = KeyTable.shared.descriptor(index).reference
       throw ResolutionError(
         kind: .containerDisposed, dependency: dependency, path: [dependency],
-        underlying: keptByItsContainer
-          ? "the handle was made for a singleton or cached instance of its container, which was released: the"
-            + " handle holds that container weakly, so that the two do not keep each other alive; keep the"
-            + " container while the instance is used (for one made in an override scope, use it inside the scope)"
-          : "the handle was made by a validation run, which has ended")
+        underlying: keptByItsContainer ? ResolutionError.handleContainerReleased : ResolutionError.handleRunEnded,
+        requestedAt: site?.location)
     }
   }
 
