@@ -192,6 +192,17 @@ extension DependencyKey where Kind == SyncKind, Argument == Void {
     _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
     _ factory: @escaping @Sendable (Resolver) async throws -> Value
   ) { self.init(name, fileID: fileID, line: line) { (_: Resolver) throws -> Value in throw UnavailableCall() } }
+
+  /// Not available: a ``Key``'s factory is synchronous; declare an ``AsyncKey`` for one that
+  /// awaits.
+  @available(
+    *, unavailable,
+    message: "a Key's factory cannot await: declare the key as AsyncKey<Value> (resolved with `try await`)"
+  )
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable () async throws -> Value
+  ) { self.init(name, fileID: fileID, line: line) { (_: Resolver) throws -> Value in throw UnavailableCall() } }
 }
 
 extension DependencyKey where Kind == SyncKind {
@@ -319,6 +330,18 @@ extension DependencyKey where Kind == MainActorKind, Argument == Void {
   public init(
     _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
     _ factory: @escaping @Sendable (Resolver) async throws -> Value
+  ) { self.init(name, fileID: fileID, line: line) { (_: Resolver) throws -> Value in throw UnavailableCall() } }
+
+  /// Not available: a main-actor factory runs synchronously; declare an ``AsyncKey`` for one
+  /// that awaits.
+  @available(
+    *, unavailable,
+    message:
+      "a MainActorKey's factory runs synchronously on the main actor and cannot await: declare the key as AsyncKey<Value>, or pass what it awaits in from an AsyncKey"
+  )
+  public init(
+    _ name: StaticString = #function, fileID: StaticString = #fileID, line: UInt = #line,
+    _ factory: @escaping @Sendable () async throws -> Value
   ) { self.init(name, fileID: fileID, line: line) { (_: Resolver) throws -> Value in throw UnavailableCall() } }
 }
 
