@@ -27,7 +27,7 @@ extension Dependencies {
     let error = try #require(throws: ResolutionError.self) { try holder.clock.value }
     #expect(error.kind == .containerDisposed)
     #expect(error.requestedAt == CodeLocation(fileID: "KnapsackTests/HandleReleasedContainerTests.swift", line: 12))
-    #expect(error.description.contains("its container, which was released (not disposed)"), "\(error)")
+    #expect(error.description.contains("its container, which was released (not disposed;"), "\(error)")
     #expect(error.description.contains("asked for at KnapsackTests/HandleReleasedContainerTests.swift:12"), "\(error)")
     #expect(error.description.contains("fix: keep the container for as long as the instances it made are used"))
     #expect(!error.description.contains("a disposed one stays disposed"))

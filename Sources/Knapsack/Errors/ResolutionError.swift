@@ -498,7 +498,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// container was released (the handle holds it weakly).
   static let handleContainerReleased =
     "the handle was made for a singleton or cached instance of its container, which was released (not"
-    + " disposed): the handle holds that container weakly, so that the two do not keep each other alive"
+    + " disposed; for an instance made in an override scope, that is the scope's copy of the container,"
+    + " which ends with the scope): the handle holds that container weakly, so that the two do not keep"
+    + " each other alive"
 
   /// Why a handle that a validation run made cannot resolve.
   static let handleRunEnded = "the handle was made by a validation run, which has ended"
