@@ -700,7 +700,7 @@ struct TypeNames {
     var result = ""
     var path = ""
     for character in type {
-      if character.isLetter || character.isNumber || character == "_" || character == "." || character == "`" {
+      if character.isIdentifierPart || character == "." || character == "`" {
         path.append(character)
       } else {
         result += qualify(path)

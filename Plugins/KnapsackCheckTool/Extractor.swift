@@ -47,7 +47,7 @@ func topLevelTypes(_ source: String) -> (declared: [String], valueTypes: [String
     guard let position = words.firstIndex(where: { !$0.hasPrefix("@") && !modifiers.contains($0) }),
       kinds.contains(words[position]), position + 1 < words.count
     else { continue }
-    let name = String(words[position + 1].prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+    let name = String(words[position + 1].prefix(while: \.isIdentifierPart))
     guard !name.isEmpty else { continue }
     declared.append(name)
     if words[position] == "struct" || words[position] == "enum" { valueTypes.append(name) }
@@ -72,7 +72,7 @@ func withoutAttributeArguments(_ line: Substring) -> String {
     } else if inAttribute, character == "(" {
       depth = 1
       continue
-    } else if !(character.isLetter || character.isNumber || character == "_") {
+    } else if !character.isIdentifierPart {
       inAttribute = false
     }
     result.append(character)
@@ -954,7 +954,7 @@ func typeText(_ base: ExprSyntax) -> String {
 /// and `Dictionary<K, V>` written `[T]`, `T?` and `[K:V]`.
 func normalizedType(_ text: String) -> String {
   // A plain name, the common case, needs no parse.
-  if text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) { return text }
+  if text.allSatisfy(\.isIdentifierPart) { return text }
   var parser = Parser(text)
   return normalized(TypeSyntax.parse(from: &parser))
 }

@@ -1,3 +1,9 @@
+extension Character {
+  /// Whether the character may stand in a Swift identifier (a letter, a digit or `_`), as the
+  /// line-by-line readers of the check take it.
+  var isIdentifierPart: Bool { isLetter || isNumber || self == "_" }
+}
+
 /// A place in a source file, 1-based, as the compiler prints it.
 struct Site: Codable, Hashable, Comparable {
   var file: String
@@ -17,8 +23,9 @@ struct Site: Codable, Hashable, Comparable {
   /// the module is not known), short enough to list several in one message.
   var short: String {
     let parts = file.split(separator: "/")
+    let name = parts.last.map(String.init) ?? file
     let folder = module ?? (parts.count > 1 ? String(parts[parts.count - 2]) : nil)
-    return "\(([folder].compactMap { $0 } + [parts.last.map(String.init) ?? file]).joined(separator: "/")):\(line)"
+    return "\(folder.map { "\($0)/" } ?? "")\(name):\(line)"
   }
 }
 
@@ -32,7 +39,7 @@ struct DependencyID: Codable, Hashable, Comparable, CustomStringConvertible {
   var written: String?
 
   static func key(_ name: String) -> DependencyID {
-    let isPlain = !(name.first?.isNumber ?? true) && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+    let isPlain = !(name.first?.isNumber ?? true) && name.allSatisfy(\.isIdentifierPart)
     return DependencyID(text: isPlain ? "\\.\(name)" : "\\.`\(name)`", isType: false)
   }
 

@@ -63,10 +63,7 @@ func contentHash(_ data: Data) -> UInt64 {
 
 /// Whether `source` names `word` as a whole identifier, as a call of a function of that name would.
 func names(_ source: String, _ word: String) -> Bool {
-  func isIdentifier(_ character: Character?) -> Bool {
-    guard let character else { return false }
-    return character == "_" || character.isLetter || character.isNumber
-  }
+  func isIdentifier(_ character: Character?) -> Bool { character?.isIdentifierPart ?? false }
   var searched = source[...]
   while let range = searched.range(of: word) {
     let before = range.lowerBound == source.startIndex ? nil : source[source.index(before: range.lowerBound)]
