@@ -914,7 +914,7 @@ struct TodoRepositoryTests {
       ])
     #expect(report.problems(.captiveDependency).map(\.dependency.name) == ["\\.todoSaver", "\\.todoSaver"])
     #expect(report.problems(.cycle).first?.path.map(\.name) == ["\\.notifier", "\\.inbox", "\\.notifier"])
-    #expect(report.description.hasPrefix("Knapsack validation: 6 problem(s) in 12 dependencies.\n"))
+    #expect(report.description.hasPrefix("Knapsack validation: 6 problems in 12 dependencies.\n"))
   }
 
   @Test func reportsAreCodable() async throws {

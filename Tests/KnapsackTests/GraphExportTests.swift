@@ -232,10 +232,14 @@ private let expectedMermaid = #"""
     let graph = await container.graph()
     #expect(
       graph.dot.contains(
-        #""GxLogger (name: \"say \"hi\"\")" [label="GxLogger (name: \"say \"hi\"\")\nGxLogger\nunique"];"#))
+        #""GxLogger (name: \"say \\\"hi\\\"\")" [label="GxLogger (name: \"say \\\"hi\\\"\")\nGxLogger\nunique"];"#))
     #expect(graph.dot.contains(#""GxBox<Int>" [label="GxBox<Int>\nunique"];"#))
-    #expect(graph.mermaid.contains(#"["GxLogger (name: #quot;say #quot;hi#quot;#quot;)<br/>GxLogger · unique"]"#))
+    #expect(graph.mermaid.contains(##"["GxLogger (name: #quot;say \#quot;hi\#quot;#quot;)<br/>GxLogger · unique"]"##))
     #expect(graph.mermaid.contains(#"["GxBox#lt;Int#gt;<br/>unique"]"#))
+    // A `<br/>` in a name is text, not a line break.
+    let tagged = Container()
+    tagged.register(type: GxLogger.self, name: "a<br/>b") { GxLogger() }
+    #expect(await tagged.graph().mermaid.contains("a#lt;br/#gt;b"))
     // No raw quote is left inside a Mermaid label.
     for line in graph.mermaid.split(separator: "\n") where line.contains("[\"") {
       let label = line.drop { $0 != "[" }.dropFirst(2).dropLast(2)
@@ -280,13 +284,15 @@ private let expectedMermaid = #"""
     }
     let graph = await container.graph()
     let dot = graph.dot
-    // Every line of the DOT text is a whole statement, and the names are spelt with DOT's `\n`.
-    #expect(dot.contains(#"two\nlines"#), "\(dot)")
-    #expect(dot.contains(#"crlf\nname"#), "\(dot)")
+    // Every line of the DOT text is a whole statement. A name is spelt as a Swift string literal
+    // (`"two\nlines"`, as in a message), whose backslash DOT's text escapes.
+    #expect(dot.contains(#"two\\nlines"#), "\(dot)")
+    #expect(dot.contains(#"crlf\\r\\nname"#), "\(dot)")
     #expect(!dot.split(separator: "\n").contains { $0.hasPrefix("lines") || $0.hasPrefix("name") }, "\(dot)")
     let mermaid = graph.mermaid
-    #expect(mermaid.contains("two<br/>lines"), "\(mermaid)")
-    #expect(mermaid.contains("crlf<br/>name"), "\(mermaid)")
+    #expect(mermaid.contains(#"two\nlines"#), "\(mermaid)")
+    #expect(mermaid.contains(#"crlf\r\nname"#), "\(mermaid)")
+    #expect(!mermaid.contains("two<br/>"), "\(mermaid)")
     #expect(!mermaid.split(separator: "\n").contains { $0.hasPrefix("lines") || $0.hasPrefix("name") }, "\(mermaid)")
   }
 }

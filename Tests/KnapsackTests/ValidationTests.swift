@@ -345,14 +345,14 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let report = await container.validate()
     #expect(report.problems(.notRegistered).count == 10, "\(report)")
     let text = report.description
-    #expect(text.hasPrefix("Knapsack validation: 11 problem(s)"), "\(text)")
+    #expect(text.hasPrefix("Knapsack validation: 11 problems"), "\(text)")
     #expect(
       text.components(separatedBy: "✗ notRegistered: nothing is registered for ValThing (name: \"missing\")").count
         == 4, "\(text)")
     let askers = (3..<10).map { "ValThing (name: \"asker \($0)\")" }.joined(separator: ", ")
     #expect(
       text.contains(
-        "\n  … and 7 more problem(s) of ValThing (name: \"missing\"), asked for by \(askers) (each is in `problems`)"),
+        "\n  … and 7 more problems of ValThing (name: \"missing\"), asked for by \(askers) (each is in `problems`)"),
       "\(text)")
     // Another missing dependency is shown as before.
     #expect(text.contains("✗ requiredKeyNotProvided: required key \\.valMissing"), "\(text)")
@@ -392,7 +392,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let text = report.description
     let lines = text.components(separatedBy: "\n")
     #expect(
-      lines.first == "Knapsack validation: \(report.problems.count) problem(s) in \(report.checkedCount) dependencies.")
+      lines.first == "Knapsack validation: \(report.problems.count) problems in \(report.checkedCount) dependencies.")
     for problem in report.problems {
       #expect(text.contains("✗ \(problem.kind.rawValue): \(problem.message)"))
     }
@@ -409,7 +409,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     let text = await container.validate().description
     #expect(
       text == """
-        Knapsack validation: 1 problem(s) in 1 dependencies.
+        Knapsack validation: 1 problem in 1 dependency.
           ✗ factoryFailed: the factory of \\.valThrows threw: no disk
               declared at \(file):\(try declaration(of: "valThrows").line)
               registered at \(file):\(line)

@@ -110,8 +110,11 @@ public struct DependencyGraph: Sendable, Hashable, Codable {
     var lines = ["graph LR"]
     for node in nodes {
       let scope = node.scope?.description ?? "not provided"
-      let label = "\(node.dependency.name)<br/>\(node.typeLine.map { "\($0) · " } ?? "")\(scope)"
-      lines.append("  \(ids[node.dependency.name] ?? "")[\"\(Self.mermaidEscaped(label))\"]")
+      // Each line escaped on its own: a `<br/>` in a name is text, not a break.
+      let label =
+        Self.mermaidEscaped(node.dependency.name) + "<br/>"
+        + Self.mermaidEscaped("\(node.typeLine.map { "\($0) · " } ?? "")\(scope)")
+      lines.append("  \(ids[node.dependency.name] ?? "")[\"\(label)\"]")
     }
     for edge in edges {
       guard let from = ids[edge.from], let to = ids[edge.to] else { continue }
@@ -136,8 +139,9 @@ public struct DependencyGraph: Sendable, Hashable, Codable {
   /// Text inside a Mermaid label; a line break in a name becomes the label's `<br/>`.
   private static func mermaidEscaped(_ text: String) -> String {
     text.replacingOccurrences("\"", with: "#quot;").replacingOccurrences("<", with: "#lt;")
-      .replacingOccurrences(">", with: "#gt;").replacingOccurrences("#lt;br/#gt;", with: "<br/>")
-      .replacingOccurrences("\r\n", with: "<br/>").replacingOccurrences("\n", with: "<br/>")
+      .replacingOccurrences(">", with: "#gt;").replacingOccurrences("\r\n", with: "<br/>").replacingOccurrences(
+        "\n", with: "<br/>"
+      )
       .replacingOccurrences("\r", with: "<br/>")
   }
 }

@@ -157,10 +157,11 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
   /// dependency, the first three in full and the names of up to 20 of the others (every one is
   /// in ``problems``).
   public var description: String {
+    let checked = checkedCount.counting("dependency", "dependencies")
     let summary =
       isValid
-      ? "Knapsack validation: no problems in \(checkedCount) dependencies."
-      : "Knapsack validation: \(problems.count) problem(s) in \(checkedCount) dependencies."
+      ? "Knapsack validation: no problems in \(checked)."
+      : "Knapsack validation: \(problems.count.counting("problem", "problems")) in \(checked)."
     var lines = [summary]
     // Many dependencies asking for one missing dependency make as many problems (each with its
     // own path and asking line, all in `problems`); the text shows the first few of them in full
@@ -186,7 +187,7 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
         let named = askers.prefix(Self.namedAskers).joined(separator: ", ")
         let more = askers.count > Self.namedAskers ? ", and \(askers.count - Self.namedAskers) more" : ""
         lines.append(
-          "  … and \(rest.count) more problem(s) of \(problem.dependency.name), asked for by \(named)\(more)"
+          "  … and \(rest.count.counting("more problem", "more problems")) of \(problem.dependency.name), asked for by \(named)\(more)"
             + " (each is in `problems`)")
       }
       index = end
@@ -227,9 +228,22 @@ extension String {
   }
 }
 
+extension Int {
+  /// This number and the noun that goes with it: `1 problem`, `2 problems`.
+  func counting(_ singular: String, _ plural: String) -> String { "\(self) \(self == 1 ? singular : plural)" }
+}
+
 /// Thrown inside a validation copy instead of calling a factory registered with side effects.
 struct ValidationSkipped: Error {
   let index: Int
+
+  /// Why a property wrapper read during the run has no value (after "@Injected at file:line").
+  var unreadable: String {
+    let dependency = KeyTable.shared.descriptor(index).reference
+    return "was read during validate(), which does not call the factory of \(dependency.subject) (it is"
+      + " registered with hasSideEffects: true), so the property has no value in the run. Resolve it with the"
+      + " factory's resolver and pass it to the initializer: validate() then lists it as skipped and goes on."
+  }
 }
 
 /// What one step of a validation run made, as the captive check needs it: a class instance,
@@ -304,7 +318,7 @@ final class ValidationRecorder: Sendable {
   /// The failures of `@Injected` properties in the root running now, first first: a property
   /// wrapper cannot throw, so it tells the run here and goes on (see ``Injected``), and the run
   /// reports the first as the root's failure.
-  private let injectionFailures = Locked<[ResolutionError]>([])
+  private let injectionFailures = Locked<[any Error]>([])
 
   /// The decorator running now for each dependency whose step is applying one (the location it
   /// was added at), and, for each requester and dependency (by name), where the decorator that
@@ -375,14 +389,14 @@ final class ValidationRecorder: Sendable {
   /// The `Lazy` handles kept by the steps that made them (see ``lazies``).
   var keptLazies: Set<KeptLazy> { lazies.withLock { $0.kept } }
 
-  /// Notes that an `@Injected` property could not resolve its dependency (see
-  /// ``injectionFailures``).
-  func noteInjectionFailure(_ error: ResolutionError) {
+  /// Notes that an `@Injected` property could not resolve its dependency, or reached one the run
+  /// does not call (a ``ValidationSkipped``; see ``injectionFailures``).
+  func noteInjectionFailure(_ error: any Error) {
     injectionFailures.withLock { $0.append(error) }
   }
 
   /// The `@Injected` failures noted since the last call, which it forgets.
-  func takeInjectionFailures() -> [ResolutionError] {
+  func takeInjectionFailures() -> [any Error] {
     injectionFailures.withLock { failures in
       defer { failures = [] }
       return failures
@@ -1089,6 +1103,9 @@ extension Container {
       do {
         // The same resolution routine as the app's, with the registration's own types.
         switch try await registration.dryRun(self, argument: samples[index]) {
+        case .needsSample where registration.hasSideEffects:
+          // A sample would not run it either: listed with what the run does not call.
+          skipped.append(descriptor.reference)
         case .needsSample:
           needsSample.append((index, descriptor.reference))
         case .made(let value):
@@ -1208,7 +1225,10 @@ extension Container {
         : "the factory of \(error.dependency.name) threw: \(error.underlying ?? "an error")"
     case .factoryMismatch:
       kind = .factoryMismatch
-      message = "the factory of \(error.dependency.name) cannot be used: \(error.underlying ?? "mismatch")"
+      message =
+        error.isWrongSample
+        ? "\(error.dependency.name): \(error.underlying ?? "")"
+        : "the factory of \(error.dependency.name) cannot be used: \(error.underlying ?? "mismatch")"
     case .containerDisposed:
       kind = .containerDisposed
       message = "\(error.dependency.subject) cannot be resolved: \(error.underlying ?? "the container was disposed")"

@@ -489,10 +489,18 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
       return
         "resolve it on a thread with a larger stack, or shorten the chain (a `Provider` or `Lazy` edge"
         + " resolves later, from a fresh stack depth)."
+    case .factoryMismatch where isWrongSample:
+      return underlying?.hasSuffix(WrongSampleArgument.noArgument) == true
+        ? "leave \(dependency.spelling) out of `validate(arguments:)`: only a key that takes an argument is given a sample."
+        : "give \(dependency.spelling) a sample of the type it takes in `validate(arguments:)`, or none (it is then"
+          + " listed as not run)."
     case .factoryFailed, .factoryMismatch:
       return nil
     }
   }
+
+  /// Whether this is validation's report of a sample argument of the wrong type.
+  var isWrongSample: Bool { kind == .factoryMismatch && underlying?.hasPrefix(WrongSampleArgument.prefix) == true }
 
   /// Why a `Lazy` or `Provider` that a singleton or cached instance holds cannot resolve: its
   /// container was released (the handle holds it weakly).

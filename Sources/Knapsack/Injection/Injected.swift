@@ -48,14 +48,15 @@ public struct Injected<Value: Sendable>: Sendable {
   ) -> Resolved {
     do {
       return .value(try resolve())
-    } catch let error as ResolutionError {
-      guard let recorder = OverrideScope.current?.recorder else {
+    } catch {
+      // A failure the run reports, or a registration with side effects that it does not call
+      // (and lists as skipped, with the dependency whose factory made this instance).
+      guard error is ResolutionError || error is ValidationSkipped, let recorder = OverrideScope.current?.recorder
+      else {
         stopResolving("@Injected", fileID, line, from: source.reason, error)
       }
       recorder.noteInjectionFailure(error)
       return .failed(InjectionFailure(fileID: fileID, line: line, error: error))
-    } catch {
-      stopResolving("@Injected", fileID, line, from: source.reason, error)
     }
   }
 
@@ -447,6 +448,9 @@ private func stopResolving(
 ) -> Never {
   // In a dry run (a `@LazyInjected` read there), the problem is one `validate()` would report,
   // but the property has no value to give: say what to do instead.
+  if let skipped = error as? ValidationSkipped {
+    stopProgram("\(wrapper) at \(fileID):\(line) \(skipped.unreadable)", fileID, line)
+  }
   let inValidation =
     OverrideScope.current?.recorder != nil
     ? "\n(during validate(): a property wrapper cannot throw, so validation cannot report this problem;"
@@ -462,23 +466,29 @@ private func stopProgram(_ message: String, _ fileID: StaticString, _ line: UInt
   fatalError(message, file: fileID, line: line)
 }
 
-/// An `@Injected` property that a validation run could not resolve, and reported: reading it
-/// stops the program, since there is no value to read.
+/// An `@Injected` property that a validation run could not resolve (a ``ResolutionError``), or
+/// did not (a ``ValidationSkipped``), and told: reading it stops the program, since there is no
+/// value to read.
 private final class InjectionFailure: Sendable {
   let fileID: StaticString
   let line: UInt
-  let error: ResolutionError
+  let error: any Error
 
-  init(fileID: StaticString, line: UInt, error: ResolutionError) {
+  init(fileID: StaticString, line: UInt, error: any Error) {
     self.fileID = fileID
     self.line = line
     self.error = error
   }
 
   func stop() -> Never {
+    if let skipped = error as? ValidationSkipped {
+      stopProgram("@Injected at \(fileID):\(line) \(skipped.unreadable)", fileID, line)
+    }
     stopProgram(
-      "@Injected at \(fileID):\(line) was read during validate(), which could not resolve it and reports this "
-        + "problem; the instance the run made has no value to read.\n\(error)", fileID, line)
+      "@Injected at \(fileID):\(line) was read during validate(), which could not resolve it: the instance the"
+        + " run made has no value to read, so the run stops here instead of reporting the problem. Pass the"
+        + " dependency to the initializer from the factory's resolver, and validate() reports it.\n\(error)",
+      fileID, line)
   }
 }
 

@@ -202,7 +202,9 @@ final class KeyTable: Sendable {
     let index: Int = state.withLock { state in
       if let known = state.byType[key] { return known }
       let index = state.count
-      func shown(_ typeName: String) -> String { name.map { "\(typeName) (name: \"\($0)\")" } ?? typeName }
+      // The name as a Swift string literal (quotes, backslashes and line breaks escaped), as a
+      // fix that registers it spells it.
+      func shown(_ typeName: String) -> String { name.map { "\(typeName) (name: \($0.debugDescription))" } ?? typeName }
       var typeName = Self.typeName(type)
       // Another type of the same name (from another module, or nested in another type) is
       // registered: this one is named by its qualified name.

@@ -48,9 +48,14 @@ struct Factory<Argument: Sendable, Value: Sendable>: Sendable {
 struct WrongSampleArgument: Error, CustomStringConvertible {
   let given: Any.Type
   let expected: Any.Type
+  /// How the description starts: a problem's message and fix recognise the mistake by it.
+  static let prefix = "the sample argument given to validate() is "
+  /// How the description ends for a key that takes no argument.
+  static let noArgument = "but the key takes no argument"
+
   var description: String {
-    let takes = expected == Void.self ? "no argument" : KeyTable.typeName(expected)
-    return "the sample argument given to validate() is \(KeyTable.typeName(given)), but the key takes \(takes)"
+    let takes = expected == Void.self ? Self.noArgument : "but the key takes \(KeyTable.typeName(expected))"
+    return "\(Self.prefix)\(KeyTable.typeName(given)), \(takes)"
   }
 
   /// The mistake in `sample` for a key that takes an argument of type `expected` (nil: none),
