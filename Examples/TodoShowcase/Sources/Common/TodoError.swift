@@ -74,7 +74,9 @@ public enum TodoList {
 /// makes `invoice \u{202E}gnp.exe` look like `invoice exe.png`. The joiners U+200D and U+200C
 /// that emoji sequences and some scripts need are allowed, and so are the tag characters of a
 /// subdivision flag (🏴, 3 to 7 tag letters or digits, U+E007F: the flag of Scotland); other tags,
-/// which can hide a whole sentence behind a flag, are refused. A variation selector must follow
+/// which can hide a whole sentence behind a flag, are refused. A joiner must follow a character
+/// that is no joiner, and other code points that show nothing (default-ignorable ones, such as
+/// U+034F COMBINING GRAPHEME JOINER) are refused. A variation selector must follow
 /// a character it can vary, one at a time (a run of them shows as nothing and can carry hidden
 /// bytes), and a title must not be made only of characters that look blank, such as U+3164
 /// HANGUL FILLER.
@@ -99,10 +101,12 @@ public enum TodoTitle {
     if let selector = firstStrayVariationSelector(in: trimmed) {
       throw .strayVariationSelector(selector.value)
     }
-    if trimmed.unicodeScalars.allSatisfy({ $0.properties.isWhitespace || looksBlank($0) }),
-      let blank = trimmed.unicodeScalars.first(where: looksBlank)
-    {
-      throw .blankTitle(blank.value)
+    // Blank-looking letters and whitespace, with what shows nothing (joiners, selectors) between.
+    if trimmed.unicodeScalars.allSatisfy({
+      $0.properties.isWhitespace || looksBlank($0) || $0.properties.isDefaultIgnorableCodePoint
+    }) {
+      let blank = trimmed.unicodeScalars.first(where: looksBlank) ?? trimmed.unicodeScalars.first(where: isJoiner)
+      throw .blankTitle((blank ?? trimmed.unicodeScalars[trimmed.unicodeScalars.startIndex]).value)
     }
     let scalars = trimmed.unicodeScalars.count
     guard scalars <= maximumScalars else {
@@ -113,24 +117,39 @@ public enum TodoTitle {
     return trimmed
   }
 
-  /// The first scalar of `text` in category Cf, Zl or Zp that no emoji or script needs.
+  /// The first scalar of `text` that no emoji or script needs and that shows nothing: in
+  /// category Cf, Zl or Zp, or any other default-ignorable code point (U+034F COMBINING GRAPHEME
+  /// JOINER, the Khmer inherent vowels U+17B4 and U+17B5, unassigned ones) but the variation
+  /// selectors and blank-looking letters, which have rules of their own. A joiner (U+200D,
+  /// U+200C) joins the character before it to what follows: one at the start, or right after
+  /// another, joins nothing, and a run of them would hide bytes behind a letter.
   static func firstInvisibleCharacter(in text: String) -> Unicode.Scalar? {
+    var previous: Unicode.Scalar?
     for character in text {
       for scalar in character.unicodeScalars {
+        defer { previous = scalar }
+        if isJoiner(scalar) {
+          guard let before = previous, !isJoiner(before) else { return scalar }
+          continue
+        }
         switch scalar.properties.generalCategory {
         case .format:
-          if scalar == "\u{200D}" || scalar == "\u{200C}" { continue }
           if isSubdivisionFlag(character) { continue }
           return scalar
         case .lineSeparator, .paragraphSeparator:
           return scalar
         default:
-          continue
+          if scalar.properties.isDefaultIgnorableCodePoint, !isVariationSelector(scalar), !looksBlank(scalar) {
+            return scalar
+          }
         }
       }
     }
     return nil
   }
+
+  /// Whether `scalar` is ZERO WIDTH JOINER or ZERO WIDTH NON-JOINER.
+  static func isJoiner(_ scalar: Unicode.Scalar) -> Bool { scalar == "\u{200D}" || scalar == "\u{200C}" }
 
   /// Whether `character` is a subdivision flag as Unicode defines them (UTS #51): 🏴, the tags of a
   /// subdivision id (3 to 7 tag letters a-z or digits, such as `gbsct`), then CANCEL TAG. Any

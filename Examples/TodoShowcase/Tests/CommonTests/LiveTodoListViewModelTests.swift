@@ -100,9 +100,21 @@ struct LiveTodoListViewModelTests {
   }
 
   @Test(
+    "Add refuses what shows nothing: a joiner that joins nothing, a run of joiners, other default-ignorable code points",
+    arguments: [
+      ("\u{200D}", 0x200D), ("\u{200C}\u{200C}", 0x200C), ("ok\u{200D}\u{200C}\u{200D}\u{200C}", 0x200C),
+      ("\u{034F}", 0x034F), ("ok" + String(repeating: "\u{034F}", count: 700), 0x034F), ("\u{17B4}\u{17B5}", 0x17B4),
+    ] as [(String, UInt32)])
+  func addRefusesWhatShowsNothing(title: String, value: UInt32) throws {
+    #expect(throws: TodoError.invisibleCharacter(value)) { try makeViewModel().add(title: title) }
+    #expect(storage.storedItems == TodoFixtures.twoItems)
+  }
+
+  @Test(
     "Add accepts the joiners and tags that emoji and scripts need",
     arguments: [
-      "👨\u{200D}👩\u{200D}👧 family", "🏳️\u{200D}🌈", "می\u{200C}خواهم",
+      "👨\u{200D}👩\u{200D}👧 family", "🏳️\u{200D}🌈", "می\u{200C}خواهم", "❤\u{FE0F}\u{200D}🔥",
+      "\u{0D28}\u{0D4D}\u{200D}",  // a Malayalam chillu in the older encoding: a joiner at the end
       "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F} Scotland",
     ])
   func addAcceptsJoiners(title: String) throws {
@@ -129,7 +141,7 @@ struct LiveTodoListViewModelTests {
     "Add refuses a title made only of characters that look blank",
     arguments: [
       ("\u{3164}", 0x3164), ("\u{2800}\u{2800}\u{2800}", 0x2800), (" \u{3164} \u{FFA0} ", 0x3164),
-      ("\u{115F}\u{1160}", 0x115F),
+      ("\u{115F}\u{1160}", 0x115F), ("\u{3164}\u{200D}\u{3164}", 0x3164), ("\u{2800}\u{FE0F}", 0x2800),
     ] as [(String, UInt32)])
   func addRefusesBlankLookingTitles(title: String, value: UInt32) throws {
     #expect(throws: TodoError.blankTitle(value)) { try makeViewModel().add(title: title) }
