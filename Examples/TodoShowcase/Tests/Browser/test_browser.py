@@ -437,13 +437,63 @@ def test_keyboard_alone_adds_toggles_and_deletes(browser, server):
     field.send_keys(Keys.ENTER)
     wait(browser).until(lambda driver: titles(driver, "manual") == ["Typed without a mouse"])
 
+    # Back from the add, the field has the focus again, for the next item.
+    wait(browser).until(lambda driver: driver.switch_to.active_element.get_attribute("id") == "title-manual")
+
     toggle = tab_to(browser, lambda element: "toggle" in (element.get_attribute("class") or ""))
     assert_focus_visible(browser, toggle)
+    assert toggle.get_attribute("aria-label") == "Mark as done: Typed without a mouse"
     toggle.send_keys(Keys.SPACE)
     wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-manual li.item.done")))
+    # The item's toggle keeps the focus across the page the change went back to.
+    wait(browser).until(lambda driver: "toggle" in (driver.switch_to.active_element.get_attribute("class") or ""))
+    assert browser.switch_to.active_element.get_attribute("aria-label") == "Mark as not done: Typed without a mouse"
 
     delete = tab_to(browser, lambda element: "delete" in (element.get_attribute("class") or ""))
     assert_focus_visible(browser, delete)
     delete.send_keys(Keys.ENTER)
     wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-manual .empty")))
     assert titles(browser, "manual") == []
+    # No item followed it: the add field has the focus.
+    wait(browser).until(lambda driver: driver.switch_to.active_element.get_attribute("id") == "title-manual")
+
+
+def test_a_change_far_down_the_list_keeps_the_place_and_the_focus(browser, server):
+    for number in range(20):
+        add_through_api(server, f"Far item {number:02d}")
+    browser.get(server.url + "/?tab=swinject")
+    wait(browser).until(lambda driver: len(titles(driver, "swinject")) == 20)
+    items = browser.find_elements(By.CSS_SELECTOR, "#list-swinject li.item")
+    sixteenth, seventeenth = items[15].get_attribute("data-id"), items[16].get_attribute("data-id")
+    button = browser.find_element(By.CSS_SELECTOR, f'#list-swinject li[data-id="{sixteenth}"] button.toggle')
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'}); arguments[0].focus();", button)
+    button.send_keys(Keys.ENTER)
+    wait(browser).until(
+        EC.presence_of_element_located((By.CSS_SELECTOR, f'#list-swinject li.item.done[data-id="{sixteenth}"]'))
+    )
+    # Back on the page at the item changed, not at the top, with its toggle focused.
+    wait(browser).until(
+        lambda driver: driver.switch_to.active_element.find_element(By.XPATH, "./ancestor::li").get_attribute("data-id")
+        == sixteenth
+    )
+    assert browser.execute_script("return window.scrollY") > 0
+
+    # Deleting it lands on the item that followed it.
+    delete = browser.find_element(By.CSS_SELECTOR, f'#list-swinject li[data-id="{sixteenth}"] button.delete')
+    browser.execute_script("arguments[0].focus();", delete)
+    delete.send_keys(Keys.ENTER)
+    wait(browser).until(lambda driver: len(titles(driver, "swinject")) == 19)
+    wait(browser).until(
+        lambda driver: driver.switch_to.active_element.find_element(By.XPATH, "./ancestor::li").get_attribute("data-id")
+        == seventeenth
+    )
+    assert browser.execute_script("return window.scrollY") > 0
+
+
+def test_the_add_button_keeps_the_focus_across_a_live_update(browser, server):
+    browser.get(server.url + "/?tab=provider")
+    add = browser.find_element(By.ID, "add-provider")
+    browser.execute_script("arguments[0].focus();", add)
+    add_through_api(server, "Added while Add had the focus")
+    WebDriverWait(browser, 20).until(lambda driver: titles(driver, "provider") == ["Added while Add had the focus"])
+    assert browser.switch_to.active_element.get_attribute("id") == "add-provider"

@@ -206,6 +206,39 @@ struct ConnectionTests {
     }
   }
 
+  @Test(
+    "Connection: close ends the connection after the response, in any case and among other options",
+    arguments: ["Close", "CLOSE", "keep-alive, close", "close, TE", "close"])
+  func connectionCloseInAnyCase(option: String) async throws {
+    let server = ShowcaseServer(storage: InMemoryStorage(), storageLabel: "test")
+    let app = server.makeApplication(host: "127.0.0.1", port: 0, idleTimeout: .seconds(60))
+    try await app.test(.live) { client in
+      let connection = try RawConnection(port: try #require(client.port))
+      try connection.send("GET /api/todos?limit=1 HTTP/1.1\r\nHost: localhost\r\nConnection: \(option)\r\n\r\n")
+      // Well before the idle timeout.
+      var reply = ""
+      #expect(try await connection.waitForClose(within: .seconds(10), received: &reply))
+      #expect(reply.hasPrefix("HTTP/1.1 200 OK"), "\(reply)")
+      #expect(reply.lowercased().contains("\r\nconnection: close\r\n"), "\(reply)")
+    }
+  }
+
+  @Test("A kept-alive connection does not say it closes")
+  func keepAliveSaysNothingOfClosing() async throws {
+    let server = ShowcaseServer(storage: InMemoryStorage(), storageLabel: "test")
+    let app = server.makeApplication(host: "127.0.0.1", port: 0, idleTimeout: .seconds(60))
+    try await app.test(.live) { client in
+      let connection = try RawConnection(port: try #require(client.port))
+      // An unknown item: a short answer with a Content-Length, which the reader waits for.
+      try connection.send(
+        "GET /api/todos/00000000-0000-0000-0000-000000000000 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+      let reply = try await connection.readResponse(within: .seconds(10))
+      #expect(reply.hasPrefix("HTTP/1.1 404"), "\(reply)")
+      #expect(!reply.lowercased().contains("connection: close"), "\(reply)")
+      #expect(!connection.isClosed())
+    }
+  }
+
   @Test("A request body sent a byte at a time, each within the idle timeout, is cut off")
   func tricklingBodyIsClosed() async throws {
     let server = ShowcaseServer(storage: InMemoryStorage(), storageLabel: "test")

@@ -53,13 +53,60 @@ struct HTMLRoutesTests {
     }
   }
 
+  @Test(
+    "A path no route serves is the app's 404 page, or JSON under /api/",
+    arguments: ["/nope", "/static/nope.css", "/a/%3Cb%3E"])
+  func unknownPathIsThePage(path: String) async throws {
+    try await withApp { client in
+      let reply = try await client.send(.get, path)
+      #expect(reply.status == .notFound)
+      #expect(reply.headers[.contentType] == "text/html; charset=utf-8")
+      #expect(reply.text.contains("<h2>Not found</h2>"), "\(reply.text)")
+      #expect(reply.text.contains(#"<a href="/">Back to the lists</a>"#))
+      // Neither section is current.
+      #expect(!reply.text.contains(#"aria-current="page""#))
+      #expect(!reply.text.contains("<b>"))
+      #expect(reply.headers[.contentSecurityPolicy] != nil)
+    }
+  }
+
+  @Test("An API path no route serves answers JSON, as the API's other errors")
+  func unknownAPIPathIsJSON() async throws {
+    try await withApp { client in
+      let reply = try await client.send(.get, "/api/nope")
+      #expect(reply.status == .notFound)
+      #expect(reply.headers[.contentType]?.hasPrefix("application/json") == true)
+      #expect(reply.text.contains(#""error":"Nothing is at /api/nope.""#), "\(reply.text)")
+      let long = try await client.send(.get, "/api/" + String(repeating: "x", count: 5_000))
+      #expect(long.status == .notFound)
+      #expect(long.text.count < 400, "\(long.text.count)")
+    }
+  }
+
+  @Test("Deleting an item lands on the one after it on the page; a forged next id is ignored")
+  func deleteLandsOnTheNextItem() async throws {
+    try await withApp { client in
+      let first = try await client.addItem("First")
+      let second = try await client.addItem("Second")
+      let page = try await client.send(.get, "/styles/manual").text
+      #expect(page.contains(#"<input type="hidden" name="next" value="\#(second)">"#))
+      let deleted = try await client.send(
+        .post, "/styles/manual/todos/\(first)/delete", form: "return=%2Fstyles%2Fmanual&next=\(second)")
+      #expect(deleted.headers[.location] == "/styles/manual#toggle-\(second)")
+      let forged = try await client.send(
+        .post, "/styles/manual/todos/\(second)/delete", form: "return=%2Fstyles%2Fmanual&next=%22%3E%3Cscript%3E")
+      #expect(forged.headers[.location] == "/styles/manual#title-manual")
+    }
+  }
+
   @Test("An item added in one style's form shows in every style", arguments: styleIDs)
   func addSharesStorage(id: String) async throws {
     try await withApp { client in
       let reply = try await client.send(
         .post, "/styles/\(id)/todos", form: "title=Added+via+\(id)&return=%2F%3Ftab%3D\(id)")
       #expect(reply.status == .seeOther)
-      #expect(reply.headers[.location] == "/?tab=\(id)")
+      // Back at the add field, for the next item.
+      #expect(reply.headers[.location] == "/?tab=\(id)#title-\(id)")
       for other in Self.styleIDs {
         #expect(try await client.send(.get, "/styles/\(other)").text.contains("Added via \(id)"))
       }
@@ -73,11 +120,15 @@ struct HTMLRoutesTests {
       let item = try await client.addItem("Form me")
       let toggled = try await client.send(.post, "/styles/\(id)/todos/\(item)/toggle", form: "return=%2Fstyles%2F\(id)")
       #expect(toggled.status == .seeOther)
-      #expect(toggled.headers[.location] == "/styles/\(id)")
-      #expect(try await client.send(.get, "/styles/\(id)").text.contains(#"<li class="item done" data-id="\#(item)">"#))
+      // Back at the item changed, whose toggle then has the focus.
+      #expect(toggled.headers[.location] == "/styles/\(id)#toggle-\(item)")
+      #expect(
+        try await client.send(.get, "/styles/\(id)").text.contains(
+          #"<li class="item done" data-id="\#(item)">"#))
       let deleted = try await client.send(.post, "/styles/\(id)/todos/\(item)/delete", form: "return=%2F")
       #expect(deleted.status == .seeOther)
-      #expect(deleted.headers[.location] == "/")
+      // No item followed it: back at the add field.
+      #expect(deleted.headers[.location] == "/#title-\(id)")
       #expect(try await client.titles() == [])
     }
   }
@@ -191,7 +242,7 @@ struct HTMLRoutesTests {
   func unsafeReturnPath(path: String) async throws {
     try await withApp { client in
       let reply = try await client.send(.post, "/styles/provider/todos", form: "title=x&return=\(path)")
-      #expect(reply.headers[.location] == "/styles/provider")
+      #expect(reply.headers[.location] == "/styles/provider#title-provider")
     }
   }
 

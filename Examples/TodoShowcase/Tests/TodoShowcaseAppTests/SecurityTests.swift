@@ -113,7 +113,11 @@ struct SecurityTests {
     arguments: ["127.0.0.1", "::1", "localhost"])
   func foreignHostOnLoopback(listenHost: String) async throws {
     try await withApp(listenHost: listenHost) { client in
-      for host in ["rebind.evil.example:8080", "evil.example", "127.0.0.1.evil.example", "[::2]:8080"] {
+      for host in [
+        "rebind.evil.example:8080", "evil.example", "127.0.0.1.evil.example", "[::2]:8080",
+        // A loopback name followed by anything but a port.
+        "localhost:1@evil.example", "localhost:abc", "[::1]junk", "127.0.0.1:80808080", "localhost:",
+      ] {
         let page = try await client.raw(.get, "/", headers: Self.headers([("Host", host)]))
         #expect(page.status == .forbidden, "Host: \(host)")
         #expect(page.text.contains("does not answer for the host \(host)"))

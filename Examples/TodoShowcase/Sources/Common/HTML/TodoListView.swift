@@ -37,7 +37,7 @@ struct TodoListView {
           <label for="title-\(styleID)">New item</label>
           <input id="title-\(styleID)" name="title" maxlength="\(TodoTitle.maximumLength)" \
       placeholder="What needs doing?" autocomplete="off"\(typedValue)>
-          <button type="submit">Add</button>
+          <button type="submit" id="add-\(styleID)">Add</button>
         </form>
 
       """
@@ -48,18 +48,23 @@ struct TodoListView {
       html += "  <p class=\"empty\">Nothing to do.</p>\n"
     } else {
       html += "  <ul class=\"items\">\n"
-      for item in items {
+      for (offset, item) in items.enumerated() {
         let id = item.id.uuidString
         let mark = item.done ? "Mark as not done" : "Mark as done"
         let machine = Self.machineDate(item.created)
+        let title = HTML.escape(item.title)
+        // Where a deletion lands: the item after this one on the page, if there is one.
+        let nextField =
+          offset + 1 < items.count
+          ? #"<input type="hidden" name="next" value="\#(items[offset + 1].id.uuidString)">"# : ""
         html += """
               <li class="item\(item.done ? " done" : "")" data-id="\(id)">
                 <form method="post" action="\(base)/\(id)/toggle">\(returnField)\
-          <button class="toggle" title="\(mark)" aria-label="\(mark)">\(item.done ? "☑" : "☐")</button></form>
-                <span class="title">\(HTML.escape(item.title))</span>
+          <button class="toggle" id="toggle-\(id)" title="\(mark)" aria-label="\(mark): \(title)">\(item.done ? "☑" : "☐")</button></form>
+                <span class="title" dir="auto">\(title)</span>
                 <time datetime="\(machine)">\(Self.humanDate(machine))</time>
-                <form method="post" action="\(base)/\(id)/delete">\(returnField)\
-          <button class="delete" title="Delete" aria-label="Delete">✕</button></form>
+                <form method="post" action="\(base)/\(id)/delete">\(returnField)\(nextField)\
+          <button class="delete" title="Delete" aria-label="Delete: \(title)">✕</button></form>
               </li>
 
           """
@@ -71,10 +76,10 @@ struct TodoListView {
     if let pager, pager.first != nil || pager.next != nil {
       html += "  <nav class=\"pager\" aria-label=\"Pages\">"
       if let first = pager.first {
-        html += "<a class=\"first\" href=\"\(HTML.escape(first))\">« First page</a>"
+        html += "<a class=\"first\" href=\"\(HTML.escape(first))\" id=\"first-\(styleID)\">« First page</a>"
       }
       if let next = pager.next {
-        html += "<a class=\"next\" rel=\"next\" href=\"\(HTML.escape(next))\">Next page »</a>"
+        html += "<a class=\"next\" rel=\"next\" href=\"\(HTML.escape(next))\" id=\"next-\(styleID)\">Next page »</a>"
       }
       html += "</nav>\n"
     }

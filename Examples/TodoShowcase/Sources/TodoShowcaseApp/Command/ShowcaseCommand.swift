@@ -115,7 +115,7 @@ extension ShowcaseCommand {
       }
       if let name = allowedHosts.first(where: { !HostPolicy.isValidName($0) }) {
         throw ValidationError(
-          "--allowed-host \"\(name)\" is not a host name (letters, digits, '-' and dots, no port), e.g. todo.lan."
+          "--allowed-host \"\(name)\" is not a host name (letters, digits, '-', '_' and dots, no port), e.g. todo.lan."
         )
       }
     }

@@ -32,7 +32,9 @@ struct HTMLRoutes {
     router.post("/styles/:style/todos") { request, context in
       let form = try await FormFields(request: request)
       return try await guarded(context) {
-        try change(styleID: context.parameters.require("style"), form: form) { screen in
+        // Back at the add field, ready for the next item.
+        let styleID = try context.parameters.require("style")
+        return try change(styleID: styleID, form: form, landing: "title-\(styleID)") { screen in
           try screen.viewModel.add(title: form["title"] ?? "")
         }
       }
@@ -40,7 +42,9 @@ struct HTMLRoutes {
     router.post("/styles/:style/todos/:id/toggle") { request, context in
       let form = try await FormFields(request: request)
       return try await guarded(context) {
-        try change(styleID: context.parameters.require("style"), form: form) { screen in
+        // Back at the item's toggle, which the fragment focuses.
+        let landing = context.parameters.get("id").flatMap(UUID.init(uuidString:)).map { "toggle-\($0.uuidString)" }
+        return try change(styleID: context.parameters.require("style"), form: form, landing: landing) { screen in
           try screen.viewModel.toggle(id: try itemID(context))
         }
       }
@@ -48,7 +52,11 @@ struct HTMLRoutes {
     router.post("/styles/:style/todos/:id/delete") { request, context in
       let form = try await FormFields(request: request)
       return try await guarded(context) {
-        try change(styleID: context.parameters.require("style"), form: form) { screen in
+        // Back at the item that followed it on the page (the form's `next`), else the add field.
+        let styleID = try context.parameters.require("style")
+        let landing =
+          form["next"].flatMap(UUID.init(uuidString:)).map { "toggle-\($0.uuidString)" } ?? "title-\(styleID)"
+        return try change(styleID: styleID, form: form, landing: landing) { screen in
           try screen.viewModel.delete(id: try itemID(context))
         }
       }
@@ -125,14 +133,7 @@ struct HTMLRoutes {
   ) throws -> Response {
     guard let screen = try server.screen(styleID: styleID) else {
       return htmlResponse(
-        status: .notFound,
-        Layout.page(
-          title: "Not found",
-          section: .list,
-          storageLabel: server.storageLabel,
-          body:
-            #"<section class="panel"><h2>Not found</h2><p>There is no style called “\#(HTML.escape(styleID))”. <a href="/">Back to the lists</a>.</p></section>"#
-        )
+        status: .notFound, Layout.notFound(storageLabel: server.storageLabel, "There is no style called “\(styleID)”.")
       )
     }
     let cursor = try Pagination.cursor(after)
@@ -166,6 +167,7 @@ struct HTMLRoutes {
   private func change(
     styleID: String,
     form: FormFields,
+    landing: String? = nil,
     _ body: (TodoListScreen) throws -> Void
   ) throws -> Response {
     guard let screen = try server.screen(styleID: styleID) else {
@@ -209,7 +211,9 @@ struct HTMLRoutes {
         typedTitle: form["title"]
       )
     }
-    return .redirect(to: returnTo, type: .normal)
+    // The control to land on (an item's toggle or the add field), as the fragment: the browser
+    // scrolls back to where the change was made and gives that control the focus.
+    return .redirect(to: returnTo + (landing.map { "#" + $0 } ?? ""), type: .normal)
   }
 
   /// What a form whose text is not valid percent-encoded UTF-8 is told; it changes nothing.

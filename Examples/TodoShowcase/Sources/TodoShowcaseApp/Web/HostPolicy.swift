@@ -45,6 +45,15 @@ struct HostPolicy: Sendable, Equatable {
   /// Whether a request whose `Host` is `authority` (`name`, `name:port`, `[v6]:port`) is answered.
   func accepts(authority: String) -> Bool {
     let host = HostNames.hostPart(ofAuthority: authority)
+    // After the host, nothing or a port: `localhost:1@evil.example` or `[::1]junk` names no host of ours.
+    let rest = authority.dropFirst(host.count)
+    guard
+      rest.isEmpty
+        || (rest.first == ":" && (2...6).contains(rest.count) && rest.dropFirst().allSatisfy(\.isASCII)
+          && rest.dropFirst().allSatisfy(\.isNumber))
+    else {
+      return false
+    }
     if HostNames.isLoopbackName(host) { return true }
     if allowedNames.contains(Self.canonicalName(host)) { return true }
     return !loopbackOnly && HostNames.isIPAddress(host)

@@ -5,6 +5,17 @@ enum Layout {
   enum Section {
     case list
     case graph
+    /// A page of neither section, such as "Not found".
+    case none
+  }
+
+  /// The page for something that is not there, saying `message` (plain text).
+  static func notFound(storageLabel: String, _ message: String) -> String {
+    page(
+      title: "Not found", section: .none, storageLabel: storageLabel,
+      body:
+        #"<section class="panel"><h2>Not found</h2><p>\#(HTML.escape(message)) <a href="/">Back to the lists</a>.</p></section>"#
+    )
   }
 
   static func page(title: String, section: Section, storageLabel: String, body: String) -> String {

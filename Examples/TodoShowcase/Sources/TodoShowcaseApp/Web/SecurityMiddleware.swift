@@ -21,6 +21,8 @@ import NIOCore
 struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
   /// The `Host` values answered; `nil` checks no `Host` (in-process tests).
   var hostPolicy: HostPolicy? = nil
+  /// The page for a path no route serves, given the path: the app's own page, not an empty 404.
+  var notFoundPage: @Sendable (String) -> String = { path in "Nothing is at \(path).\n" }
 
   /// The largest request body accepted; a larger one gets 413.
   static var bodyLimit: Int { 64 * 1024 }
@@ -33,6 +35,13 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     var response: Response
     do {
       response = try await checkedResponse(request, context: context, next: next)
+    } catch let error as HTTPError where error.status == .notFound && error.body == nil {
+      // No route serves the path (the router's own 404 has no text): JSON under /api/, as the
+      // API's other errors, else the app's page.
+      response =
+        Self.isAPI(request.uri.path)
+        ? Self.refusal(.notFound, "Nothing is at \(Self.shortPath(request.uri.path)).", request: request)
+        : htmlResponse(status: .notFound, notFoundPage(Self.shortPath(request.uri.path)))
     } catch let error as any HTTPResponseError {
       response = try error.response(from: request, context: context)
     }
@@ -151,6 +160,11 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
 
   /// A refusal: JSON for the API (encoded like every other API error, so a control character
   /// copied from a header is escaped), plain text elsewhere.
+  /// `path` as a message shows it: at most 200 characters, so a long one is not echoed whole.
+  static func shortPath(_ path: String) -> String {
+    path.count > 200 ? path.prefix(197) + "..." : path
+  }
+
   static func refusal(_ status: HTTPResponse.Status, _ message: String, request: Request) -> Response {
     if isAPI(request.uri.path), let response = try? jsonResponse(["error": message], status: status) {
       return response

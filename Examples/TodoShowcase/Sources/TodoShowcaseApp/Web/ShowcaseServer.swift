@@ -72,7 +72,11 @@ public struct ShowcaseServer: Sendable {
     router.add(middleware: AccessLogMiddleware(budget: accessLogBudget))
     router.add(
       middleware: SecurityMiddleware(
-        hostPolicy: listenHost.map { HostPolicy(listenHost: $0, allowedNames: allowedHosts) })
+        hostPolicy: listenHost.map { HostPolicy(listenHost: $0, allowedNames: allowedHosts) },
+        notFoundPage: { [label = storageLabel] path in
+          Layout.notFound(storageLabel: label, "There is no page at “\(path)”.")
+        }
+      )
     )
     StaticAssets.add(to: router)
     OpenAPIDocument.add(to: router)
@@ -152,7 +156,8 @@ public struct ShowcaseServer: Sendable {
           // Made anew for each connection. The limit's handler comes last, so the 503 it writes
           // goes out through the security headers' handler.
           additionalChannelHandlers: [
-            SlowClientHandler(timeout: .nanoseconds(Self.nanoseconds(idleTimeout))), SecurityHeadersHandler(),
+            SlowClientHandler(timeout: .nanoseconds(Self.nanoseconds(idleTimeout))), ConnectionCloseHandler(),
+            SecurityHeadersHandler(),
             HeaderOverflowHandler(), ConnectionLimitHandler(counter: connections),
           ],
           idleTimeout: .nanoseconds(Self.nanoseconds(idleTimeout))
