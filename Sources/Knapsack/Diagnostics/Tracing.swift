@@ -29,6 +29,44 @@ public final class ResolutionTracer: ResolutionObserver {
 
   private struct State {
     var lines: [Line] = []
+    /// The open lines of each dependency at each depth, by index, oldest first: a step finds its
+    /// own line and its asker's here, not by scanning every line (a factory that resolves 10,000
+    /// dependencies would scan 10,000 lines for each).
+    var open: [OpenKey: [Int]] = [:]
+    /// How many lines are open: the tree is written when none is.
+    var openCount = 0
+
+    /// Opens a line, finished or not.
+    mutating func append(_ line: Line) -> Int {
+      lines.append(line)
+      let index = lines.count - 1
+      if !line.isFinished {
+        open[OpenKey(name: line.name, depth: line.depth), default: []].append(index)
+        openCount += 1
+      }
+      return index
+    }
+
+    /// The latest open line of `name` at `depth` before `limit`, if any.
+    func latestOpen(_ name: String, depth: Int, before limit: Int) -> Int? {
+      open[OpenKey(name: name, depth: depth)]?.last { $0 < limit }
+    }
+
+    /// Marks the open line `index` finished.
+    mutating func finish(_ index: Int) {
+      let key = OpenKey(name: lines[index].name, depth: lines[index].depth)
+      if let position = open[key]?.lastIndex(of: index) {
+        open[key]?.remove(at: position)
+        if open[key]?.isEmpty == true { open[key] = nil }
+        openCount -= 1
+      }
+      lines[index].isFinished = true
+    }
+  }
+
+  private struct OpenKey: Hashable {
+    let name: String
+    let depth: Int
   }
 
   private let state = Locked(State())
@@ -41,7 +79,7 @@ public final class ResolutionTracer: ResolutionObserver {
 
   /// Opens a line for the dependency.
   public func willResolve(_ dependency: DependencyReference, depth: Int) {
-    state.withLock { $0.lines.append(Line(depth: depth, name: dependency.name, text: dependency.name)) }
+    state.withLock { _ = $0.append(Line(depth: depth, name: dependency.name, text: dependency.name)) }
   }
 
   /// Completes the dependency's line; writes the tree when a top-level resolution ends.
@@ -53,23 +91,18 @@ public final class ResolutionTracer: ResolutionObserver {
       // side by side finish in any order), under the open line of the dependency that asked.
       let name = event.dependency.name
       let index =
-        state.lines.lastIndex { !$0.isFinished && $0.name == name && $0.depth == event.depth }
-        ?? {
-          state.lines.append(Line(depth: event.depth, name: name, text: text))
-          return state.lines.count - 1
-        }()
+        state.latestOpen(name, depth: event.depth, before: state.lines.count)
+        ?? state.append(Line(depth: event.depth, name: name, text: text, isFinished: true))
       state.lines[index].text = text
-      state.lines[index].isFinished = true
+      state.finish(index)
       if let asker = event.requestedBy?.name {
-        state.lines[index].parent = state.lines[..<index].lastIndex {
-          !$0.isFinished && $0.name == asker && $0.depth == event.depth - 1
-        }
+        state.lines[index].parent = state.latestOpen(asker, depth: event.depth - 1, before: index)
         // Asked for by a step this tracer never saw (one a child container made, whose observer
         // is another): the line starts a tree of its own and says who asked.
         if state.lines[index].parent == nil { state.lines[index].text += ", asked for by \(asker)" }
       }
-      guard state.lines.allSatisfy(\.isFinished) else { return nil }
-      defer { state.lines = [] }
+      guard state.openCount == 0 else { return nil }
+      defer { state = State() }
       return Self.tree(state.lines)
     }
     if let finished { write(finished) }
