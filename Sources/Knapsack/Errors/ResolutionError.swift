@@ -487,8 +487,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
         + " does, resolve it on a thread with a larger stack."
     case .resolutionTooDeep:
       return
-        "resolve it on a thread with a larger stack, or shorten the chain (a `Provider` or `Lazy` edge"
-        + " resolves later, from a fresh stack depth)."
+        "resolve it on a thread with a larger stack, or shorten the chain (a `Provider` or `Lazy` edge read"
+        + " after the factory returns resolves from a fresh stack depth; one read inside the factory nests"
+        + " like a direct resolve)."
     case .factoryMismatch where isWrongSample:
       return underlying?.hasSuffix(WrongSampleArgument.noArgument) == true
         ? "leave \(dependency.spelling) out of `validate(arguments:)`: only a key that takes an argument is given a sample."
