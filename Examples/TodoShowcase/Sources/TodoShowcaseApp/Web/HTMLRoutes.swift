@@ -43,7 +43,7 @@ struct HTMLRoutes {
       let form = try await FormFields(request: request)
       return try await guarded(context) {
         // Back at the item's toggle, which the fragment focuses.
-        let landing = context.parameters.get("id").flatMap(UUID.init(uuidString:)).map { "toggle-\($0.uuidString)" }
+        let landing = Self.toggleAnchor(context.parameters.get("id"))
         return try change(styleID: context.parameters.require("style"), form: form, landing: landing) { screen in
           try screen.viewModel.toggle(id: try itemID(context))
         }
@@ -54,8 +54,7 @@ struct HTMLRoutes {
       return try await guarded(context) {
         // Back at the item that followed it on the page (the form's `next`), else the add field.
         let styleID = try context.parameters.require("style")
-        let landing =
-          form["next"].flatMap(UUID.init(uuidString:)).map { "toggle-\($0.uuidString)" } ?? "title-\(styleID)"
+        let landing = Self.toggleAnchor(form["next"]) ?? "title-\(styleID)"
         return try change(styleID: styleID, form: form, landing: landing) { screen in
           try screen.viewModel.delete(id: try itemID(context))
         }
@@ -214,6 +213,11 @@ struct HTMLRoutes {
     // The control to land on (an item's toggle or the add field), as the fragment: the browser
     // scrolls back to where the change was made and gives that control the focus.
     return .redirect(to: returnTo + (landing.map { "#" + $0 } ?? ""), type: .normal)
+  }
+
+  /// The id of the toggle button of the item `id` names (as the list renders it), if `id` is one.
+  private static func toggleAnchor(_ id: String?) -> String? {
+    id.flatMap(UUID.init(uuidString:)).map { "toggle-\($0.uuidString)" }
   }
 
   /// What a form whose text is not valid percent-encoded UTF-8 is told; it changes nothing.

@@ -49,8 +49,8 @@ struct HostPolicy: Sendable, Equatable {
     let rest = authority.dropFirst(host.count)
     guard
       rest.isEmpty
-        || (rest.first == ":" && (2...6).contains(rest.count) && rest.dropFirst().allSatisfy(\.isASCII)
-          && rest.dropFirst().allSatisfy(\.isNumber))
+        || (rest.first == ":" && (2...6).contains(rest.count)
+          && rest.dropFirst().allSatisfy { $0.isASCII && $0.isNumber })
     else {
       return false
     }

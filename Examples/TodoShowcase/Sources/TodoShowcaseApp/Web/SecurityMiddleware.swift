@@ -158,13 +158,13 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     return originAuthority == host ? nil : "Origin \(origin) is not this site"
   }
 
-  /// A refusal: JSON for the API (encoded like every other API error, so a control character
-  /// copied from a header is escaped), plain text elsewhere.
   /// `path` as a message shows it: at most 200 characters, so a long one is not echoed whole.
   static func shortPath(_ path: String) -> String {
     path.count > 200 ? path.prefix(197) + "..." : path
   }
 
+  /// A refusal: JSON for the API (encoded like every other API error, so a control character
+  /// copied from a header is escaped), plain text elsewhere.
   static func refusal(_ status: HTTPResponse.Status, _ message: String, request: Request) -> Response {
     if isAPI(request.uri.path), let response = try? jsonResponse(["error": message], status: status) {
       return response
