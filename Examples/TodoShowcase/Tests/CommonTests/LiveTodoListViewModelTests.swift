@@ -235,12 +235,14 @@ struct LiveTodoListViewModelTests {
 
 @Suite("HTML")
 struct HTMLTests {
-  @Test("Escape replaces the five special characters")
+  @Test("Escape replaces the five special characters and shows control characters as U+FFFD")
   func escape() {
     #expect(
       HTML.escape(#"<script>alert("x") & 'y'</script>"#)
         == "&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;")
     #expect(HTML.escape("plain ✓") == "plain ✓")
+    #expect(HTML.escape("a\u{0}b\u{1B}c\u{7F}d\u{85}e") == "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}e")
+    #expect(HTML.escape("tab\tline\ncr\r") == "tab\tline\ncr\r")
   }
 
   @Test("A rendered screen shows user text as text")

@@ -107,6 +107,7 @@ struct EarlyRefusalTests {
     #expect(fields["x-content-type-options"] == "nosniff", "\(name)")
     #expect(fields["x-frame-options"] == "DENY", "\(name)")
     #expect(fields["referrer-policy"] == "same-origin", "\(name)")
+    #expect(fields["cache-control"] == "no-store", "\(name)")
   }
 
   @Test("A head over the limits after a routed 400 on the same connection gets 431; the routed 400 stays")
@@ -126,7 +127,9 @@ struct EarlyRefusalTests {
     let response = try await Self.response(to: "GET /nope HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
     let head = response.components(separatedBy: "\r\n\r\n").first ?? ""
     #expect(head.hasPrefix("HTTP/1.1 404 "))
-    for name in ["content-security-policy", "x-content-type-options", "x-frame-options", "referrer-policy"] {
+    for name in [
+      "content-security-policy", "x-content-type-options", "x-frame-options", "referrer-policy", "cache-control",
+    ] {
       let count = head.components(separatedBy: "\r\n").filter { $0.lowercased().hasPrefix(name + ":") }.count
       #expect(count == 1, "\(name)")
     }

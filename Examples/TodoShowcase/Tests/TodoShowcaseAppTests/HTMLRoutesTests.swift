@@ -164,6 +164,22 @@ struct HTMLRoutesTests {
     }
   }
 
+  @Test("A refused title with control characters is echoed with U+FFFD in their place, never raw")
+  func refusedControlCharacters() async throws {
+    try await withApp { client in
+      let refused = try await client.send(
+        .post, "/styles/knapsack/todos", form: "title=a%00b%1Bc%C2%85d&return=%2F%3Ftab%3Dknapsack")
+      #expect(refused.status == .unprocessableContent)
+      #expect(refused.text.contains("must not contain control characters (found U+0000)"))
+      #expect(refused.text.contains("value=\"a\u{FFFD}b\u{FFFD}c\u{FFFD}d\">"))
+      #expect(
+        !refused.text.unicodeScalars.contains {
+          $0.properties.generalCategory == .control && !"\n\t\r".unicodeScalars.contains($0)
+        })
+      #expect(try await client.titles() == [])
+    }
+  }
+
   @Test("A form title with a direction override is refused with the same rule as the API")
   func refusedInvisibleTitle() async throws {
     try await withApp { client in

@@ -59,7 +59,30 @@ struct SecurityTests {
         body: "title=forged&return=/"
       )
       #expect(reply.status == .forbidden)
+      // A person sees the app's page saying why, not a line of plain text.
+      #expect(reply.headers[.contentType] == "text/html; charset=utf-8")
+      #expect(reply.text.contains("<h2>Forbidden</h2>"), "\(reply.text)")
+      #expect(
+        reply.text.contains(
+          #"<p class="error" role="alert">Cross-site request refused: Sec-Fetch-Site is \#(site).</p>"#))
+      #expect(reply.text.contains(#"<a href="/">Back to the lists</a>"#))
       #expect(try await client.titles() == [])
+    }
+  }
+
+  @Test("A wrong method on a page is the app's 405 page with Allow; on the API it is JSON")
+  func wrongMethodPage() async throws {
+    try await withApp { client in
+      let page = try await client.raw(.delete, "/styles/knapsack")
+      #expect(page.status == .methodNotAllowed)
+      #expect(page.headers[.allow] == "GET, HEAD")
+      #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+      #expect(page.text.contains("<h2>Method not allowed</h2>"), "\(page.text)")
+      #expect(page.text.contains("DELETE is not allowed here; use GET, HEAD."))
+      let api = try await client.raw(.put, "/api/todos")
+      #expect(api.status == .methodNotAllowed)
+      #expect(api.headers[.contentType] == "application/json; charset=utf-8")
+      #expect(api.errorMessage == "PUT is not allowed here; use GET, HEAD, POST.")
     }
   }
 
@@ -272,7 +295,7 @@ struct SecurityTests {
   }
 
   @Test(
-    "Security headers are on pages, the API, static files and errors",
+    "Security headers are on pages, the API, static files and errors; only static files may be cached",
     arguments: ["/", "/api/todos", "/graph", "/static/app.css", "/nope"])
   func securityHeaders(path: String) async throws {
     try await withApp { client in
@@ -283,6 +306,8 @@ struct SecurityTests {
       #expect(!csp.contains("unsafe-inline"))
       #expect(reply.headers[.xContentTypeOptions] == "nosniff")
       #expect(reply.headers[HTTPField.Name("Referrer-Policy")!] == "same-origin")
+      // Pages, the API and errors are never cached; a static file is revalidated.
+      #expect(reply.headers[.cacheControl] == (path.hasPrefix("/static/") ? "no-cache" : "no-store"))
     }
   }
 

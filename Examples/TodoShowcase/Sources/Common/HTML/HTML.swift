@@ -1,7 +1,9 @@
 /// Helpers for writing HTML by hand.
 public enum HTML {
   /// `text` with the five HTML-special characters replaced by entities, safe in element
-  /// content and in quoted attribute values.
+  /// content and in quoted attribute values. A control character other than tab, line feed and
+  /// carriage return (which HTML forbids as text, so a refused title echoed back would make the
+  /// page invalid) is shown as U+FFFD, the replacement character.
   public static func escape(_ text: some StringProtocol) -> String {
     var escaped = ""
     escaped.reserveCapacity(text.utf8.count)
@@ -12,6 +14,8 @@ public enum HTML {
       case ">": escaped += "&gt;"
       case "\"": escaped += "&quot;"
       case "'": escaped += "&#39;"
+      case "\t", "\n", "\r": escaped.unicodeScalars.append(character)
+      case _ where character.properties.generalCategory == .control: escaped += "\u{FFFD}"
       default: escaped.unicodeScalars.append(character)
       }
     }

@@ -107,18 +107,7 @@ struct HTMLRoutes {
 
   private func errorPage(_ status: HTTPResponse.Status, title: String, message: String) -> Response {
     htmlResponse(
-      status: status,
-      Layout.page(
-        title: title,
-        section: .list,
-        storageLabel: server.storageLabel,
-        body: """
-          <section class="panel"><h2>\(HTML.escape(title))</h2>\
-          <p class="error" role="alert">\(HTML.escape(message))</p>\
-          <p><a href="/">Back to the lists</a></p></section>
-          """
-      )
-    )
+      status: status, Layout.errorPage(storageLabel: server.storageLabel, title: title, section: .list, message))
   }
 
   /// Renders a style's list, on the tabbed page or on its own page.
@@ -132,7 +121,9 @@ struct HTMLRoutes {
   ) throws -> Response {
     guard let screen = try server.screen(styleID: styleID) else {
       return htmlResponse(
-        status: .notFound, Layout.notFound(storageLabel: server.storageLabel, "There is no style called “\(styleID)”.")
+        status: .notFound,
+        Layout.errorPage(
+          storageLabel: server.storageLabel, title: "Not found", "There is no style called “\(styleID)”.")
       )
     }
     let cursor = try Pagination.cursor(after)

@@ -9,12 +9,16 @@ enum Layout {
     case none
   }
 
-  /// The page for something that is not there, saying `message` (plain text).
-  static func notFound(storageLabel: String, _ message: String) -> String {
+  /// The page for a request the app cannot answer as asked (not there, refused, failed): `title`
+  /// as its heading and `message` (plain text) as an alert, with a link back to the lists.
+  static func errorPage(storageLabel: String, title: String, section: Section = .none, _ message: String) -> String {
     page(
-      title: "Not found", section: .none, storageLabel: storageLabel,
-      body:
-        #"<section class="panel"><h2>Not found</h2><p>\#(HTML.escape(message)) <a href="/">Back to the lists</a>.</p></section>"#
+      title: title, section: section, storageLabel: storageLabel,
+      body: """
+        <section class="panel"><h2>\(HTML.escape(title))</h2>\
+        <p class="error" role="alert">\(HTML.escape(message))</p>\
+        <p><a href="/">Back to the lists</a></p></section>
+        """
     )
   }
 
@@ -76,6 +80,7 @@ enum Layout {
     nav.tabs a.active { background: #fff; color: #1d2433; border-color: var(--line); font-weight: 600; margin-bottom: -1px; }
     section.todo-list, section.panel { background: #fff; border: 1px solid var(--line); border-top: none; padding: 1rem 1.5rem; border-radius: 0 0 8px 8px; }
     section.panel { border-top: 1px solid var(--line); border-radius: 8px; margin-bottom: 1rem; }
+    section.panel a { color: var(--accent); }
     section.todo-list h2 { margin: .25rem 0; font-size: 1.2rem; }
     .summary { color: var(--muted); margin-top: 0; }
     form.add { display: flex; gap: .5rem; align-items: center; margin: 1rem 0; }

@@ -3,7 +3,10 @@ import NIOCore
 import NIOHTTPTypes
 
 /// The headers every response carries: a Content-Security-Policy with no inline script or style
-/// and no framing, `nosniff`, `X-Frame-Options: DENY` and `Referrer-Policy: same-origin`.
+/// and no framing, `nosniff`, `X-Frame-Options: DENY`, `Referrer-Policy: same-origin`, and
+/// `Cache-Control: no-store` unless the response says how it may be cached (the static files do):
+/// a page or JSON list is never kept, so Back or a shared computer's cache never shows a list
+/// that has changed or that another user saw.
 enum SecurityHeaders {
   /// The Content-Security-Policy: no inline script or style, no framing.
   static var contentSecurityPolicy: String {
@@ -11,13 +14,15 @@ enum SecurityHeaders {
       + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
   }
 
-  /// Sets the security headers in `headers`, replacing any of the same name.
+  /// Sets the security headers in `headers`, replacing any of the same name, and `no-store` as
+  /// the `Cache-Control` if `headers` has none.
   static func add(to headers: inout HTTPFields) {
     headers[.contentSecurityPolicy] = contentSecurityPolicy
     headers[.xContentTypeOptions] = "nosniff"
     // Both names are valid header tokens, so the optional initializer always succeeds.
     if let frameOptions = HTTPField.Name("X-Frame-Options") { headers[frameOptions] = "DENY" }
     if let referrerPolicy = HTTPField.Name("Referrer-Policy") { headers[referrerPolicy] = "same-origin" }
+    if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
   }
 }
 

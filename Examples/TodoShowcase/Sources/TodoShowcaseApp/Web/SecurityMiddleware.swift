@@ -21,8 +21,10 @@ import NIOCore
 struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
   /// The `Host` values answered; `nil` checks no `Host` (in-process tests).
   var hostPolicy: HostPolicy? = nil
-  /// The page for a path no route serves, given the path: the app's own page, not an empty 404.
-  var notFoundPage: @Sendable (String) -> String = { path in "Nothing is at \(path).\n" }
+  /// The app's page for a path no route serves and for a refused request outside the API, given
+  /// a title and a message (plain text), so a person sees the app's own page; `nil` answers
+  /// them in plain text.
+  var errorPage: (@Sendable (_ title: String, _ message: String) -> String)? = nil
 
   /// The largest request body accepted; a larger one gets 413.
   static var bodyLimit: Int { 64 * 1024 }
@@ -38,10 +40,7 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     } catch let error as HTTPError where error.status == .notFound && error.body == nil {
       // No route serves the path (the router's own 404 has no text): JSON under /api/, as the
       // API's other errors, else the app's page.
-      response =
-        Self.isAPI(request.uri.path)
-        ? Self.refusal(.notFound, "Nothing is at \(Self.shortPath(request.uri.path)).", request: request)
-        : htmlResponse(status: .notFound, notFoundPage(Self.shortPath(request.uri.path)))
+      response = refusal(.notFound, "Nothing is at \(Self.shortPath(request.uri.path)).", request: request)
     } catch let error as any HTTPResponseError {
       response = try error.response(from: request, context: context)
     }
@@ -57,10 +56,10 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     var request = request
     let method = request.method
     if let reason = hostPolicy?.refusalReason(Self.hostNames(request)) {
-      return Self.refusal(.forbidden, "Request refused: \(reason).", request: request)
+      return refusal(.forbidden, "Request refused: \(reason).", request: request)
     }
     if let allowed = Self.allowedMethods(path: request.uri.path), !allowed.contains(method.rawValue) {
-      var response = Self.refusal(
+      var response = refusal(
         .methodNotAllowed,
         "\(method.rawValue) is not allowed here; use \(allowed.joined(separator: ", ")).",
         request: request
@@ -72,13 +71,13 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
       return try await next(request, context)
     }
     if let reason = Self.crossSiteReason(request.headers, authority: request.head.authority) {
-      return Self.refusal(.forbidden, "Cross-site request refused: \(reason).", request: request)
+      return refusal(.forbidden, "Cross-site request refused: \(reason).", request: request)
     }
     if Self.isAPI(request.uri.path), method != .delete {
       let type = request.headers[.contentType]?.lowercased() ?? ""
       let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
       guard mediaType == "application/json" else {
-        return Self.refusal(
+        return refusal(
           .unsupportedMediaType,
           "The API accepts only Content-Type: application/json.",
           request: request
@@ -86,7 +85,7 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
       }
     }
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.bodyLimit {
-      return Self.refusal(
+      return refusal(
         .contentTooLarge,
         "The body is larger than \(Self.bodyLimit / 1024) KiB.",
         request: request
@@ -95,7 +94,7 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     do {
       _ = try await request.collectBody(upTo: Self.bodyLimit)
     } catch is NIOTooManyBytesError {
-      return Self.refusal(
+      return refusal(
         .contentTooLarge,
         "The body is larger than \(Self.bodyLimit / 1024) KiB.",
         request: request
@@ -103,7 +102,7 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     } catch {
       // The HTTP decoder refused the body (a chunk size that is not hex, say): it is not "too
       // large", it is malformed. Hummingbird closes the connection after this answer.
-      return Self.refusal(.badRequest, "The body could not be read: it is not valid HTTP/1.1.", request: request)
+      return refusal(.badRequest, "The body could not be read: it is not valid HTTP/1.1.", request: request)
     }
     return try await next(request, context)
   }
@@ -164,10 +163,15 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
   }
 
   /// A refusal: JSON for the API (encoded like every other API error, so a control character
-  /// copied from a header is escaped), plain text elsewhere.
-  static func refusal(_ status: HTTPResponse.Status, _ message: String, request: Request) -> Response {
-    if isAPI(request.uri.path), let response = try? jsonResponse(["error": message], status: status) {
+  /// copied from a header is escaped), the ``errorPage`` elsewhere, else plain text.
+  func refusal(_ status: HTTPResponse.Status, _ message: String, request: Request) -> Response {
+    if Self.isAPI(request.uri.path), let response = try? jsonResponse(["error": message], status: status) {
       return response
+    }
+    if let errorPage {
+      // "Method Not Allowed" reads as a heading as "Method not allowed".
+      let phrase = status.reasonPhrase
+      return htmlResponse(status: status, errorPage(phrase.prefix(1) + phrase.dropFirst().lowercased(), message))
     }
     return Response(
       status: status,

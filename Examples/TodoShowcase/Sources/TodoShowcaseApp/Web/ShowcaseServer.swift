@@ -73,8 +73,8 @@ public struct ShowcaseServer: Sendable {
     router.add(
       middleware: SecurityMiddleware(
         hostPolicy: listenHost.map { HostPolicy(listenHost: $0, allowedNames: allowedHosts) },
-        notFoundPage: { [label = storageLabel] path in
-          Layout.notFound(storageLabel: label, "There is no page at “\(path)”.")
+        errorPage: { [label = storageLabel] title, message in
+          Layout.errorPage(storageLabel: label, title: title, message)
         }
       )
     )
