@@ -553,6 +553,43 @@ let isThreadSanitized: Bool = {
     #expect(try container.resolve(type: Token.self, name: "replaced mid-resolution").label == "new")
   }
 
+  @Test func retirementsHeldBackByTwoRunningResolutionsAreFreedAsEachEnds() async throws {
+    // A resolution that holds back one retirement holds back every later one too; when the
+    // first ends, what only a later resolution still holds back is released when that one ends.
+    let container = Container()
+    let early = try registerAndResolveSingleton(container, name: "replaced under the first reader")
+    let late = try registerAndResolveSingleton(container, name: "replaced under both readers")
+    let firstReader = await startBlockedResolution(container, name: "first reader")
+    container.register(type: Token.self, name: "replaced under the first reader", scope: .singleton) { Token("new") }
+    let secondReader = await startBlockedResolution(container, name: "second reader")
+    container.register(type: Token.self, name: "replaced under both readers", scope: .singleton) { Token("new") }
+    #expect(early.isAnyAlive && late.isAnyAlive, "plans running resolutions may read are kept")
+    #expect(await firstReader.finish())
+    #expect(await freedSoon { !early.isAnyAlive }, "what only the first reader held back is freed when it ends")
+    #expect(late.isAnyAlive, "the second reader began before the replacement and still runs")
+    #expect(await secondReader.finish())
+    #expect(await freedSoon { !late.isAnyAlive }, "freed once the second reader ends, with no later store")
+  }
+
+  @Test func manyRetirementsUnderOneRunningResolutionAreAllFreedWhenItEnds() async throws {
+    let container = Container()
+    let reader = await startBlockedResolution(container, name: "long reader")
+    let probes = (0..<2_000).map { _ in LifeProbe() }
+    for (round, probe) in probes.enumerated() {
+      let captured = Token("captured \(round)")
+      probe.captured = captured
+      container.register(type: Token.self, name: "replaced often") { Token(captured.label + " made") }
+      // Planned, so that the next registration retires the plan, which the reader may read.
+      #expect(try container.resolve(type: Token.self, name: "replaced often").label == "captured \(round) made")
+    }
+    #expect(probes.filter(\.isAnyAlive).count > 1, "the running resolution holds the replaced plans back")
+    #expect(await reader.finish())
+    #expect(
+      await freedSoon { probes.dropLast().allSatisfy { !$0.isAnyAlive } },
+      "every replaced plan is freed once the resolution ends")
+    #expect(probes.last?.isAnyAlive == true, "the current registration keeps what it captured")
+  }
+
   @Test func aChildsRunningResolutionHoldsBackOnlyWhatItsParentReplacedBeforeItReadTheParent() async throws {
     // A child's resolution reads its parent in a nested section, which lists the parent with
     // the parent's epoch at that moment. What the parent replaced before then, that section

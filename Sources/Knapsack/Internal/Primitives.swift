@@ -144,7 +144,10 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
   private let domainRecord: UnsafeMutablePointer<knapsack_domain>
   /// Elements of indices from ``directCapacity`` on, as retained addresses.
   private let overflow = Locked<[Int: UInt]>([:])
-  /// Replaced elements (retained addresses) and the epoch in which each was replaced.
+  /// Replaced elements (retained addresses) and the epoch in which each was replaced, oldest
+  /// first. A reader that holds back one retirement holds back every later one too, so what can
+  /// be released is always a prefix, and a release reads no further than the first entry it
+  /// must keep: retiring while a long read section holds many back costs the same as any other.
   private let retired = Locked<[(epoch: UInt64, element: UInt)]>([])
   /// How many elements are retired: a store with nothing to replace looks here before locking.
   private let retiredCount = Atomic<Int>(0)
@@ -251,13 +254,18 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
   private func release(retiring element: UInt, in epoch: UInt64) {
     let domain = self.domain
     let reclaimable = retired.withLock { retired -> [UInt] in
-      if element != 0 { retired.append((epoch, element)) }
-      var released: [UInt] = []
-      retired.removeAll { entry in
-        guard knapsack_reclaimable(entry.epoch, domain) != 0 else { return false }
-        released.append(entry.element)
-        return true
+      if element != 0 {
+        // Writers take their epochs before this lock, so one may arrive after a later one.
+        var position = retired.endIndex
+        while position > retired.startIndex, retired[position - 1].epoch > epoch { position -= 1 }
+        retired.insert((epoch, element), at: position)
       }
+      // `knapsack_reclaimable` is monotonic in the epoch: a section that began reading this
+      // domain by one retirement's epoch began by every later one's. The first entry a reader
+      // holds back marks that reader, whose end retries the rest (see `HeldBackTables`).
+      let kept = retired.firstIndex { knapsack_reclaimable($0.epoch, domain) == 0 } ?? retired.endIndex
+      let released = retired[..<kept].map(\.element)
+      if kept > 0 { retired.removeSubrange(..<kept) }
       retiredCount.store(retired.count, ordering: .relaxed)
       // Under this lock, so that the registry's entry follows the last change of `retired`.
       if !isClosed.load(ordering: .relaxed), retired.isEmpty == isHeldBack.load(ordering: .relaxed) {
