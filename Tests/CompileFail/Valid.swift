@@ -86,6 +86,11 @@ extension Dependencies {
   let _: ScreenModel = try container.lazy(\.profileScreen, argument: 5).value
 }
 
+@MainActor func correctAsyncMainActorUse(_ container: Container) async throws {
+  let _: ScreenModel = try container[\.screenModel]
+  let _: ScreenModel = try await container.resolve(\.screenModel)
+}
+
 @MainActor final class MainActorHolder {
   @Injected(\.screenModel) var screenModel: ScreenModel
   @LazyInjected(\.screenModel) var laterScreenModel: ScreenModel

@@ -280,6 +280,32 @@ struct SecurityTests {
     }
   }
 
+  @Test(
+    "A form route refuses a body that is not URL-encoded with 415 on the app's page, not as an empty title",
+    arguments: ["application/json", "multipart/form-data; boundary=x", "text/plain"])
+  func formContentType(type: String) async throws {
+    try await withApp { client in
+      let reply = try await client.raw(
+        .post, "/styles/knapsack/todos", headers: Self.headers([("Content-Type", type)]), body: #"{"title": "x"}"#)
+      #expect(reply.status == .unsupportedMediaType)
+      #expect(reply.headers[.contentType] == "text/html; charset=utf-8")
+      #expect(reply.text.contains("The forms accept only Content-Type: application/x-www-form-urlencoded."))
+      #expect(!reply.text.contains("must not be empty"))
+      #expect(try await client.titles() == [])
+      // A form of any case, with a charset, is read; so is a post with no body and no type.
+      let added = try await client.raw(
+        .post, "/styles/knapsack/todos",
+        headers: Self.headers([("Content-Type", "Application/X-WWW-Form-URLEncoded; charset=UTF-8")]),
+        body: "title=Read")
+      #expect(added.status == .seeOther)
+      let listed = { try await client.send(.get, "/api/todos").json as? [[String: Any]] ?? [] }
+      let id = try #require(try await listed().first?["id"] as? String)
+      let toggled = try await client.raw(.post, "/styles/knapsack/todos/\(id)/toggle")
+      #expect(toggled.status == .seeOther)
+      #expect(try await listed().map { $0["done"] as? Bool } == [true])
+    }
+  }
+
   @Test("A body over the limit gets 413 and creates nothing")
   func bodyLimit() async throws {
     try await withApp { client in

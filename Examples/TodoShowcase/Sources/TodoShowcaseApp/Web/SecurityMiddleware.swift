@@ -73,16 +73,25 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     if let reason = Self.crossSiteReason(request.headers, authority: request.head.authority) {
       return refusal(.forbidden, "Cross-site request refused: \(reason).", request: request)
     }
-    if Self.isAPI(request.uri.path), method != .delete {
-      let type = request.headers[.contentType]?.lowercased() ?? ""
-      let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
-      guard mediaType == "application/json" else {
+    let mediaType = request.headers[.contentType].map {
+      ($0.split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+    }
+    if Self.isAPI(request.uri.path) {
+      if method != .delete, mediaType != "application/json" {
         return refusal(
           .unsupportedMediaType,
           "The API accepts only Content-Type: application/json.",
           request: request
         )
       }
+    } else if let mediaType, mediaType != "application/x-www-form-urlencoded" {
+      // A form route reads only URL-encoded fields: JSON or multipart would read as no title.
+      // A request with no body (and so no Content-Type) is still a form with no fields.
+      return refusal(
+        .unsupportedMediaType,
+        "The forms accept only Content-Type: application/x-www-form-urlencoded.",
+        request: request
+      )
     }
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.bodyLimit {
       return refusal(
