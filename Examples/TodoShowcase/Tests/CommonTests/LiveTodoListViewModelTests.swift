@@ -242,7 +242,11 @@ struct HTMLTests {
         == "&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;")
     #expect(HTML.escape("plain ✓") == "plain ✓")
     #expect(HTML.escape("a\u{0}b\u{1B}c\u{7F}d\u{85}e") == "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}e")
-    #expect(HTML.escape("tab\tline\ncr\r") == "tab\tline\ncr\r")
+    #expect(HTML.escape("tab\tline\nfeed\u{0C}cr\r") == "tab\tline\nfeed\u{0C}cr\r")
+    // Swift refuses noncharacters in a literal: made from their code points.
+    let noncharacters = ([0xFDD0, 0xFFFE, 0x10FFFF] as [UInt32]).compactMap(Unicode.Scalar.init).map(String.init)
+    #expect(noncharacters.count == 3)
+    #expect(HTML.escape("a" + noncharacters.joined(separator: "b")) == "a\u{FFFD}b\u{FFFD}b\u{FFFD}")
   }
 
   @Test("A rendered screen shows user text as text")

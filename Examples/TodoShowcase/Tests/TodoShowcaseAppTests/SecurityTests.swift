@@ -303,6 +303,9 @@ struct SecurityTests {
       let toggled = try await client.raw(.post, "/styles/knapsack/todos/\(id)/toggle")
       #expect(toggled.status == .seeOther)
       #expect(try await listed().map { $0["done"] as? Bool } == [true])
+      // A path no route serves is not found, whatever its body.
+      let unknown = try await client.raw(.post, "/nope", headers: Self.headers([("Content-Type", type)]), body: "{}")
+      #expect(unknown.status == .notFound)
     }
   }
 

@@ -84,9 +84,12 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
           request: request
         )
       }
-    } else if let mediaType, mediaType != "application/x-www-form-urlencoded" {
+    } else if let mediaType, mediaType != "application/x-www-form-urlencoded",
+      Self.allowedMethods(path: request.uri.path) != nil
+    {
       // A form route reads only URL-encoded fields: JSON or multipart would read as no title.
-      // A request with no body (and so no Content-Type) is still a form with no fields.
+      // A request with no body (and so no Content-Type) is still a form with no fields. A path
+      // no route serves gets its 404.
       return refusal(
         .unsupportedMediaType,
         "The forms accept only Content-Type: application/x-www-form-urlencoded.",
