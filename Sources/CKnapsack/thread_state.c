@@ -142,6 +142,11 @@ uint64_t knapsack_retire(struct knapsack_domain *domain) {
 }
 
 int knapsack_reclaimable(uint64_t epoch, uintptr_t domain) {
+  // Every reader that holds the epoch back is marked, not only the first found: a section that
+  // ends just as it is marked may miss the mark (its end read `held_back` first), and then
+  // another holder's end must still retry. A holder of one retirement holds every later one, so
+  // a writer that stops at the first retirement held back still marks every live holder.
+  int reclaimable = 1;
   for (struct knapsack_reader *reader = __atomic_load_n(&readers, __ATOMIC_SEQ_CST); reader; reader = reader->next) {
     uint64_t reading = __atomic_load_n(&reader->epoch, __ATOMIC_SEQ_CST);
     if (reading == 0) continue;
@@ -164,10 +169,10 @@ int knapsack_reclaimable(uint64_t epoch, uintptr_t domain) {
     }
     if (reads) {
       __atomic_store_n(&reader->held_back, 1, __ATOMIC_RELAXED);
-      return 0;
+      reclaimable = 0;
     }
   }
-  return 1;
+  return reclaimable;
 }
 
 extern void swift_release(void *object);

@@ -204,7 +204,8 @@ static inline uint64_t knapsack_domain_epoch(const struct knapsack_domain *domai
 
 /// Whether no thread is still reading `domain` in a section that began reading it in `epoch` of
 /// that domain or earlier (or in any section, for a thread reading more domains than its record
-/// lists).
+/// lists). Marks every such section, so that its end retries the release. Monotonic in `epoch`:
+/// a section that holds one retirement back holds back every later one of the domain.
 int knapsack_reclaimable(uint64_t epoch, uintptr_t domain);
 
 // The key cache: a direct-mapped table from the address of a key path object (or a metatype) to

@@ -261,8 +261,9 @@ final class SlotTable<Element: AnyObject>: RetiredReleasing, @unchecked Sendable
         retired.insert((epoch, element), at: position)
       }
       // `knapsack_reclaimable` is monotonic in the epoch: a section that began reading this
-      // domain by one retirement's epoch began by every later one's. The first entry a reader
-      // holds back marks that reader, whose end retries the rest (see `HeldBackTables`).
+      // domain by one retirement's epoch began by every later one's. The first entry held back
+      // marks every section that holds it, so every one that holds the rest: each one's end
+      // retries them (see `HeldBackTables`).
       let kept = retired.firstIndex { knapsack_reclaimable($0.epoch, domain) == 0 } ?? retired.endIndex
       let released = retired[..<kept].map(\.element)
       if kept > 0 { retired.removeSubrange(..<kept) }
