@@ -22,9 +22,8 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
   /// The `Host` values answered; `nil` checks no `Host` (in-process tests).
   var hostPolicy: HostPolicy? = nil
   /// The app's page for a path no route serves and for a refused request outside the API, given
-  /// a title and a message (plain text), so a person sees the app's own page; `nil` answers
-  /// them in plain text.
-  var errorPage: (@Sendable (_ title: String, _ message: String) -> String)? = nil
+  /// a title and a message (plain text), so a person sees the app's own page.
+  var errorPage: @Sendable (_ title: String, _ message: String) -> String
 
   /// The largest request body accepted; a larger one gets 413.
   static var bodyLimit: Int { 64 * 1024 }
@@ -58,7 +57,8 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     if let reason = hostPolicy?.refusalReason(Self.hostNames(request)) {
       return refusal(.forbidden, "Request refused: \(reason).", request: request)
     }
-    if let allowed = Self.allowedMethods(path: request.uri.path), !allowed.contains(method.rawValue) {
+    let allowed = Self.allowedMethods(path: request.uri.path)
+    if let allowed, !allowed.contains(method.rawValue) {
       var response = refusal(
         .methodNotAllowed,
         "\(method.rawValue) is not allowed here; use \(allowed.joined(separator: ", ")).",
@@ -84,9 +84,7 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
           request: request
         )
       }
-    } else if let mediaType, mediaType != "application/x-www-form-urlencoded",
-      Self.allowedMethods(path: request.uri.path) != nil
-    {
+    } else if let mediaType, mediaType != "application/x-www-form-urlencoded", allowed != nil {
       // A form route reads only URL-encoded fields: JSON or multipart would read as no title.
       // A request with no body (and so no Content-Type) is still a form with no fields. A path
       // no route serves gets its 404.
@@ -175,21 +173,14 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
   }
 
   /// A refusal: JSON for the API (encoded like every other API error, so a control character
-  /// copied from a header is escaped), the ``errorPage`` elsewhere, else plain text.
+  /// copied from a header is escaped), the ``errorPage`` elsewhere.
   func refusal(_ status: HTTPResponse.Status, _ message: String, request: Request) -> Response {
     if Self.isAPI(request.uri.path), let response = try? jsonResponse(["error": message], status: status) {
       return response
     }
-    if let errorPage {
-      // "Method Not Allowed" reads as a heading as "Method not allowed".
-      let phrase = status.reasonPhrase
-      return htmlResponse(status: status, errorPage(phrase.prefix(1) + phrase.dropFirst().lowercased(), message))
-    }
-    return Response(
-      status: status,
-      headers: [.contentType: "text/plain; charset=utf-8"],
-      body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n"))
-    )
+    // "Method Not Allowed" reads as a heading as "Method not allowed".
+    let phrase = status.reasonPhrase
+    return htmlResponse(status: status, errorPage(phrase.prefix(1) + phrase.dropFirst().lowercased(), message))
   }
 }
 
