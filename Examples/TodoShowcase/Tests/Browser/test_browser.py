@@ -187,16 +187,22 @@ def test_graph_page_draws_the_container(browser, server):
     assert len(swinject) == 4 and any(line.startswith("Service: TodoListScreen") for line in swinject)
     assert browser.find_elements(By.CSS_SELECTOR, "#provider-registrations li")
 
-    desktop_screenshot(browser, SCREENSHOT.with_name("graph.png"))
+    desktop_screenshot(browser, "graph.png")
 
 
-def desktop_screenshot(driver, path):
+def screenshot(driver, name):
+    """A screenshot of the viewport as it is, beside the others."""
+    path = SCREENSHOT.with_name(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    assert driver.save_screenshot(str(path))
+    return path
+
+
+def desktop_screenshot(driver, name):
     """A 1280-pixel-wide screenshot of the whole page."""
     height = driver.execute_script("return document.documentElement.scrollHeight")
     driver.set_window_size(1280, min(max(height + 140, 720), 6000))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    assert driver.save_screenshot(str(path))
-    assert path.stat().st_size > 10_000
+    assert screenshot(driver, name).stat().st_size > 10_000
 
 
 def test_each_tab_shows_its_wiring_and_trade_offs(browser, server):
@@ -219,7 +225,7 @@ def test_each_tab_shows_its_wiring_and_trade_offs(browser, server):
     assert "extension Container: DependencyProvider {}" in code
     open_tab(browser, "knapsack")
     add_item(browser, "knapsack", "Read the wiring")
-    desktop_screenshot(browser, SCREENSHOT.with_name("tab-knapsack.png"))
+    desktop_screenshot(browser, "tab-knapsack.png")
 
 
 def test_item_added_in_one_window_appears_in_another_without_reload(browser, server):
@@ -384,9 +390,7 @@ def test_phone_width_never_scrolls_sideways(browser, server):
         scroll = browser.execute_script("return document.documentElement.scrollWidth")
         assert inner == 390, name
         assert scroll <= inner, f"{path} is {scroll} px wide at a {inner} px viewport"
-        screenshot = SCREENSHOT.with_name(f"phone-{name}.png")
-        screenshot.parent.mkdir(parents=True, exist_ok=True)
-        assert browser.save_screenshot(str(screenshot))
+        screenshot(browser, f"phone-{name}.png")
 
     # The graph keeps its natural size, so its labels stay readable, and scrolls sideways inside its frame.
     browser.get(server.url + "/graph")
@@ -410,6 +414,46 @@ def test_phone_width_never_scrolls_sideways(browser, server):
     assert titles(browser, "knapsack") == [f"Phone item {number}" for number in range(50, 56)]
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     assert browser.find_element(By.CSS_SELECTOR, "#list-knapsack footer").text == "56 items, 0 done"
+
+
+LINES_OF = """
+const walker = document.createTreeWalker(arguments[0], NodeFilter.SHOW_TEXT);
+let text = "", top = null;
+for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  for (let i = 0; i < node.length; i++) {
+    const range = document.createRange();
+    range.setStart(node, i);
+    range.setEnd(node, i + 1);
+    const y = Math.round(range.getBoundingClientRect().top);
+    if (top !== null && y > top + 2) text += "|";
+    top = y;
+    text += node.data[i];
+  }
+}
+return text;
+"""
+
+
+def test_phone_tabs_are_a_grid_whose_labels_break_between_words(browser, server):
+    # At the narrowest common phone width the four tabs are two rows of two equal buttons, and
+    # "DependencyProvider" breaks after "Dependency", never inside a word.
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": 320, "height": 640, "deviceScaleFactor": 1, "mobile": True}
+    )
+    browser.get(server.url + "/?tab=provider")
+    tabs = browser.find_elements(By.CSS_SELECTOR, "nav.tabs a")
+    boxes = [browser.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width];", tab) for tab in tabs]
+    # Each label as drawn, with "|" where a line ends.
+    lines = [browser.execute_script(LINES_OF, tab) for tab in tabs]
+    assert lines == ["Manual DI", "Dependency|Provider", "Knapsack", "Swinject"], lines
+    assert boxes[0][1] == boxes[1][1] and boxes[2][1] == boxes[3][1] and boxes[2][1] > boxes[0][1]
+    assert boxes[0][0] == boxes[2][0] and boxes[1][0] == boxes[3][0] and boxes[1][0] > boxes[0][0]
+    assert len({round(box[2]) for box in boxes}) == 1, boxes
+    for tab in tabs:
+        assert browser.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth", tab), tab.text
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(browser, "phone-320-tabs.png")
 
 
 def tab_to(driver, matches, limit=60):

@@ -221,6 +221,19 @@ struct HTMLRoutesTests {
     }
   }
 
+  @Test(
+    "A form that repeats a field is refused, naming the field, and changes nothing",
+    arguments: ["title=First&title=Second", "title=Only&return=%2F&return=%2Fstyles%2Fmanual"])
+  func repeatedField(form: String) async throws {
+    try await withApp { client in
+      let reply = try await client.send(.post, "/styles/manual/todos", form: form)
+      #expect(reply.status == .badRequest)
+      let field = form.hasPrefix("title=Only") ? "return" : "title"
+      #expect(reply.text.contains("The form has the field “\(field)” more than once"))
+      #expect(try await client.titles() == [])
+    }
+  }
+
   /// A byte that is not UTF-8 sent as it is, not percent-encoded: the form is as malformed as
   /// `title=%FF`, and no item titled "caf\u{FFFD}" is added.
   @Test("A form body that is not UTF-8 is refused as such and changes nothing")

@@ -165,13 +165,13 @@ struct HTMLRoutes {
     }
     let returnTo = Self.safeReturnPath(form["return"], styleID: styleID)
     let after = Self.cursorText(of: returnTo)
-    guard !form.isMalformed else {
+    if let problem = form.problem {
       return try page(
         styleID: styleID,
         onTabsPage: returnTo.hasPrefix("/?"),
         after: after,
         status: .badRequest,
-        error: Self.malformedFormMessage
+        error: problem
       )
     }
     do {
@@ -211,9 +211,6 @@ struct HTMLRoutes {
     id.flatMap(UUID.init(uuidString:)).map { "toggle-\($0.uuidString)" }
   }
 
-  /// What a form whose text is not valid percent-encoded UTF-8 is told; it changes nothing.
-  static let malformedFormMessage = "The form's text is not valid URL-encoded UTF-8; nothing was changed."
-
   /// The form's `return` path if it is one of this app's list pages (optionally after a valid
   /// cursor), else the style's own page.
   static func safeReturnPath(_ path: String?, styleID: String) -> String {
@@ -240,10 +237,14 @@ struct HTMLRoutes {
 /// The fields of a URL-encoded form body.
 struct FormFields {
   private let fields: [String: String]
-  /// Whether the body is not UTF-8 (a raw `\xFF`) or a field's name or value is not valid
-  /// percent-encoded UTF-8 (`title=%FF`): the form is refused as such, not read as an empty title
-  /// or one with U+FFFD in it.
-  let isMalformed: Bool
+  /// Why the form is refused as a whole, or `nil`: the body is not UTF-8 (a raw `\xFF`), a
+  /// field's name or value is not valid percent-encoded UTF-8 (`title=%FF`), or a field comes
+  /// twice (`title=a&title=b`, which no page of this app sends, so neither value is guessed at).
+  /// Such a form is not read as an empty title or one with U+FFFD in it, and changes nothing.
+  let problem: String?
+
+  /// What a form whose text is not valid percent-encoded UTF-8 is told.
+  static let malformedMessage = "The form's text is not valid URL-encoded UTF-8; nothing was changed."
 
   init(request: Request) async throws {
     let body = try await request.body.collect(upTo: 64 * 1024)
@@ -252,24 +253,26 @@ struct FormFields {
     // U+FFFD: the form is malformed as a whole.
     let text = String(validating: body.readableBytesView, as: UTF8.self)
     var isMalformed = text == nil
+    var repeated: String?
     for pair in (text ?? "").split(separator: "&") {
       let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-      guard let name = Self.decode(parts[0]) else {
+      guard let name = Self.decode(parts[0]), let value = parts.count > 1 ? Self.decode(parts[1]) : ""
+      else {
         isMalformed = true
         continue
       }
-      guard parts.count > 1 else {
-        fields[name] = ""
-        continue
-      }
-      guard let value = Self.decode(parts[1]) else {
-        isMalformed = true
-        continue
-      }
-      fields[name] = value
+      if fields.updateValue(value, forKey: name) != nil, repeated == nil { repeated = name }
     }
     self.fields = fields
-    self.isMalformed = isMalformed
+    if isMalformed {
+      problem = Self.malformedMessage
+    } else if let repeated {
+      // The name is the client's text: at most 40 characters of it are shown.
+      let shown = repeated.count > 40 ? repeated.prefix(40) + "…" : repeated
+      problem = "The form has the field “\(shown)” more than once; nothing was changed."
+    } else {
+      problem = nil
+    }
   }
 
   subscript(name: String) -> String? {

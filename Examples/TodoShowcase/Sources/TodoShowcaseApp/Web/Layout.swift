@@ -57,9 +57,22 @@ enum Layout {
     for style in styles {
       let selected = style.id == current ? #" aria-current="page" class="tab active""# : #" class="tab""#
       html += #"  <a id="tab-\#(HTML.escape(style.id))" href="\#(HTML.escape(link(style)))"\#(selected)>"#
-      html += "\(HTML.escape(style.name))</a>\n"
+      html += "\(breakable(HTML.escape(style.name)))</a>\n"
     }
     return html + "</nav>\n"
+  }
+
+  /// `html` with a `<wbr>` where a lower-case letter meets an upper-case one, so that a narrow
+  /// tab breaks "DependencyProvider" after "Dependency", not at whatever letter fills the line.
+  private static func breakable(_ html: String) -> String {
+    var result = ""
+    var previous: Character?
+    for character in html {
+      if let previous, previous.isLowercase, character.isUppercase { result += "<wbr>" }
+      result.append(character)
+      previous = character
+    }
+    return result
   }
 
   static let stylesheet = """

@@ -25,7 +25,11 @@ enum ListStyles {
     @media (max-width: 600px) {
       header.top { padding: .75rem 1rem; }
       main { margin: 1rem auto; padding: 0 .5rem; }
-      nav.tabs a { padding: .4rem .6rem; font-size: .95rem; }
+      /* The four tabs as a two-by-two grid of buttons, not a tab row that wraps */
+      nav.tabs { display: grid; grid-template-columns: 1fr 1fr; gap: .375rem; border-bottom: none; margin-bottom: .5rem; }
+      nav.tabs a { display: flex; align-items: center; justify-content: center; padding: .55rem .5rem; font-size: .95rem; text-align: center; overflow-wrap: normal; background: #fff; border: 1px solid var(--line); border-radius: 6px; }
+      nav.tabs a.active { margin-bottom: 0; color: var(--accent); border-color: var(--accent); box-shadow: inset 0 0 0 1px var(--accent); }
+      section.todo-list { border-top: 1px solid var(--line); border-radius: 8px; }
       section.todo-list, section.panel { padding: .75rem; }
       li.item { flex-wrap: wrap; gap: .5rem; }
       li.item .title { flex: 1 1 10rem; }
