@@ -27,9 +27,10 @@ struct ResolutionContext: @unchecked Sendable {
     return ThreadFrame.current == frame && frame.pointee.serial == serial
   }
 
-  /// The frame a synchronous resolution from here continues.
+  /// The frame a synchronous resolution from here continues (for an error's path).
   var parentFrame: UnsafeMutablePointer<Frame>? {
-    isLiveStep ? asyncFrame?.pointer ?? frame : ThreadFrame.current
+    if isLiveStep { return asyncFrame?.pointer ?? frame }
+    return FactoryCall.withEnclosingStep(inside: ThreadFrame.current) { $0 }
   }
 
   /// Resolves `index` synchronously from here.
@@ -39,8 +40,10 @@ struct ResolutionContext: @unchecked Sendable {
       return try container.resolveSync(index, argument, parent: asyncFrame?.pointer ?? frame)
     }
     // A container, or a resolver kept beyond its factory: a top-level resolution, which
-    // continues the factory running on this thread, if any (a captured container), in the
-    // override scope open in this task, if any.
+    // continues the step running here, if any (a factory that asks a container it captured, or
+    // builds an instance whose `@Injected` properties resolve), in the override scope open in
+    // this task, if any. The step on this thread is passed; with none, the engine looks for an
+    // asynchronous factory that awaits this code (see ``Container/resolveSync(_:_:parent:)``).
     if let overlay = OverrideScope.activeOverlay(of: container) {
       return try overlay._withUnsafeGuaranteedRef { try $0.resolveSync(index, argument, parent: ThreadFrame.current) }
     }
@@ -52,7 +55,9 @@ struct ResolutionContext: @unchecked Sendable {
     if let asyncFrame, !asyncFrame.isFinished {
       return try await container.resolveAsync(index, argument, parent: asyncFrame)
     }
-    return try await container.servingContainer().resolveAsync(index, argument, parent: nil)
+    // A top-level resolution, which continues the asynchronous factory awaiting this code, if any.
+    let awaiting = FactoryCall.awaitingStep(inside: ThreadFrame.current)
+    return try await container.servingContainer().resolveAsync(index, argument, parent: awaiting)
   }
 
   /// ``resolve(_:_:)`` for a call of the user's at `site` (see ``asked(for:at:_:)``). Written

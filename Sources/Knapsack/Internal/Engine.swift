@@ -48,7 +48,10 @@ extension Container {
   // MARK: Synchronous driver
 
   /// Resolves `index` in this container from synchronous code (or main-actor code, on the main
-  /// thread). `parent` is the frame that asks, if any.
+  /// thread). `parent` is the frame that asks, if any. With none, in a task, the resolution
+  /// continues the asynchronous factory that awaits this code, if one does (a factory of any kind
+  /// that asks a container it captured joins its own resolution): looked up off the fast path,
+  /// after a kept singleton, which needs no parent.
   @inlinable
   func resolveSync<Argument: Sendable, Value: Sendable>(
     _ index: Int, _ argument: Argument, parent: UnsafeMutablePointer<Frame>?
@@ -69,6 +72,7 @@ extension Container {
           return value
         }
         guard let binding = slot.borrowedBinding else { return nil }
+        if parent == nil, currentTaskAddress != 0 { return nil }
         if Argument.self == Void.self, parent == nil, slot.isDirect {
           return try binding._withUnsafeGuaranteedRef { try makeDirect($0) }
         }
@@ -85,6 +89,9 @@ extension Container {
   func resolvePlanned<Argument: Sendable, Value: Sendable>(
     _ index: Int, _ argument: Argument, parent: UnsafeMutablePointer<Frame>?
   ) throws -> Value {
+    if parent == nil, currentTaskAddress != 0, let awaiting = FactoryCall.awaitingStep(inside: nil) {
+      return try resolveBelow(awaiting, index, argument)
+    }
     let slot = self.slot(index)
     if let binding = slot.binding {
       if !slot.isObserved { return try produce(binding, argument, parent) }
@@ -95,6 +102,16 @@ extension Container {
       return try resolveDelegated(slot, delegate, index, argument, parent)
     }
     throw unresolvable(slot, index, parent)
+  }
+
+  /// ``resolvePlanned(_:_:parent:)`` below `awaiting`, the step of the asynchronous factory that
+  /// awaits this code. Out of line, so that the frame of `resolvePlanned` stays small.
+  @inline(never)
+  func resolveBelow<Argument: Sendable, Value: Sendable>(
+    _ awaiting: AsyncFrame, _ index: Int, _ argument: Argument
+  ) throws -> Value {
+    // The call keeps its step's frame until it returns, which it cannot do before this code.
+    try withExtendedLifetime(awaiting) { try resolvePlanned(index, argument, parent: awaiting.pointer) }
   }
 
   /// The delegate branch of ``resolvePlanned(_:_:parent:)`` with this container's observer told
@@ -265,7 +282,7 @@ extension Container {
     let scope = binding.scope.kind
     var frame = Frame(
       index: binding.index, container: self, argument: Frame.tag(argument), argumentAddress: argumentAddress,
-      parent: parent)
+      parent: parent, keeps: scope == .singleton || scope == .cached)
     // The frame's address goes to the engine only, which reads and writes its fields and no more:
     // no buffer to overrun, so no stack protector on every level of a resolution.
     return try _withUnprotectedUnsafeMutablePointer(to: &frame) { frame in
@@ -474,19 +491,22 @@ extension Container {
   private func produceAsync<Argument: Sendable, Value: Sendable>(
     _ binding: Binding, _ argument: Argument, _ parent: AsyncFrame?
   ) async throws -> Value {
-    let frame = AsyncFrame(index: binding.index, container: self, argument: argument, parent: parent)
+    let scope = binding.scope.kind
+    let frame = AsyncFrame(
+      index: binding.index, container: self, argument: argument, parent: parent,
+      keeps: scope == .singleton || scope == .cached)
     defer { frame.finish() }
     try enter(binding, frame.pointer, making: Value.self, from: argument)
     // A new resolution (through a handle or a captured container) has no parent to find a loop
     // in, but the factory calls that await it may be making this very step: each would start
     // another, without end. A shared instance's cell finds that loop (see `claim`); a unique or
     // graph-scoped step, made afresh in each resolution, looks for it here.
-    if parent == nil, binding.scope.kind == .unique || binding.scope.kind == .graph,
+    if parent == nil, scope == .unique || scope == .graph,
       let loop = FactoryCall.pathRepeating(frame.pointer, argumentType: Argument.self)
     {
       throw failure(.cycle, binding.index, frame.pointer, path: loop)
     }
-    switch binding.scope.kind {
+    switch scope {
     case .unique:
       return try await makeAsync(binding, argument, frame)
     case .graph:

@@ -40,13 +40,19 @@ struct Frame {
   /// them there (see ``UnsafeMutablePointer/storeGraphInstance(_:of:for:)``). A plain word keeps
   /// `Frame` trivial to copy; the root's owner lets go of it with ``releaseGraph()``.
   @usableFromInline var graph: UInt
+  /// Whether the step's scope is one whose instance its container keeps (singleton, cached):
+  /// what a handle made below it asks (see ``MakingStep/keepsWhatItMakes``) without looking the
+  /// registration up again on every level. Written out where a step is made, not read from
+  /// ``Scope/isDisposedByContainer`` (the same set): that cost S2 60 instructions.
+  @usableFromInline let keeps: Bool
 
   @inlinable
   init(
     index: Int, container: Container, argument: Int = 0, argumentAddress: UnsafeRawPointer? = nil,
-    parent: UnsafeMutablePointer<Frame>?, onHeap: Bool = false
+    parent: UnsafeMutablePointer<Frame>?, onHeap: Bool = false, keeps: Bool = false
   ) {
     self.index = index
+    self.keeps = keeps
     self.container = ObjectIdentifier(container)
     self.argument = argument
     self.argumentAddress = argumentAddress
@@ -303,14 +309,15 @@ final class AsyncFrame: @unchecked Sendable {
   /// one.
   private let argument: (any AnyObject & Sendable)?
 
-  init<Argument: Sendable>(index: Int, container: Container, argument: Argument, parent: AsyncFrame?) {
+  init<Argument: Sendable>(index: Int, container: Container, argument: Argument, parent: AsyncFrame?, keeps: Bool) {
     let held = Argument.self == Void.self ? nil : HeldArgument(argument)
     self.argument = held
     pointer = .allocate(capacity: 1)
     pointer.initialize(
       to: Frame(
         index: index, container: container, argument: Frame.tag(argument),
-        argumentAddress: held.map { UnsafeRawPointer($0.value) }, parent: parent?.pointer, onHeap: true))
+        argumentAddress: held.map { UnsafeRawPointer($0.value) }, parent: parent?.pointer, onHeap: true,
+        keeps: keeps))
     parentFrame = parent
   }
 
@@ -374,11 +381,29 @@ final class FactoryCall: Sendable {
   /// call is inside `thread`, the thread's innermost synchronous step (or there is none); nil
   /// otherwise.
   static func makingStep(inside thread: UnsafeMutablePointer<Frame>?) -> MakingStep? {
+    awaitingStep(inside: thread).flatMap { frame in withExtendedLifetime(frame) { frame.pointer.pointee.makingStep } }
+  }
+
+  /// The frame of the step whose factory is the innermost call that awaits the code running here,
+  /// if that call is inside `thread`, the thread's innermost synchronous step (or there is none);
+  /// nil otherwise. Valid while this code runs: the call keeps its frame until it returns, which
+  /// it cannot do before the code it awaits.
+  static func awaitingStep(inside thread: UnsafeMutablePointer<Frame>?) -> AsyncFrame? {
     guard let (call, address) = seen,
       let inner = call.awaited(seenAt: address, { $0.frame != nil }), let frame = inner.frame
     else { return nil }
     if let thread, !inner.began(under: thread) { return nil }
-    return withExtendedLifetime(frame) { frame.pointer.pointee.makingStep }
+    return frame
+  }
+
+  /// Calls `body` with the step that a top-level resolution made here continues: the step of the
+  /// asynchronous factory that awaits this code, if that runs inside `thread`'s step (or there is
+  /// none; see ``awaitingStep(inside:)``), else `thread`'s, the step on this thread (if any).
+  static func withEnclosingStep<R>(
+    inside thread: UnsafeMutablePointer<Frame>?, _ body: (UnsafeMutablePointer<Frame>?) throws -> R
+  ) rethrows -> R {
+    guard let awaiting = awaitingStep(inside: thread) else { return try body(thread) }
+    return try withExtendedLifetime(awaiting) { try body(awaiting.pointer) }
   }
 
   /// Runs `body` as this call (the factory of ``frame``'s step).
@@ -393,7 +418,20 @@ final class FactoryCall: Sendable {
   }
 
   /// Runs `body` with this call bound, noting where.
+  ///
+  /// Each call binds a task local, so a deep line of asynchronous steps makes a long chain of
+  /// bindings, and the runtime finds a task local's value by walking that chain from the newest
+  /// binding: the override scope (or a validation run's), bound once where the resolution
+  /// began, would cost a walk of the whole line at every handle made or read below, a time
+  /// that grows with the square of the line's length. So while any scope is alive, each call
+  /// binds the scope it runs in (or none) again, next to its own binding.
   private func bound<R>(_ body: () async throws -> R) async throws -> R {
+    guard knapsack_override_key_load() != 0 else { return try await boundHere(body) }
+    return try await OverrideScope.$current.withValue(OverrideScope.active) { try await boundHere(body) }
+  }
+
+  /// ``bound(_:)``'s binding of this call.
+  private func boundHere<R>(_ body: () async throws -> R) async throws -> R {
     try await Self.$current.withValue(self) {
       boundAt.store(Self.seen?.address ?? 0, ordering: .releasing)
       // When the body returns, the child tasks it awaits have ended, and a binding found later
@@ -749,20 +787,19 @@ struct MakingStep {
   /// alive): the step is a singleton or cached one, or runs for one of the same container
   /// above it (a singleton's unique or graph dependency, which the singleton keeps).
   var keepsWhatItMakes: Bool {
-    if keeps(index) { return true }
+    if keeps { return true }
+    // Each frame says whether its own step keeps its instance: a handle made on every level of a
+    // deep line of steps costs a walk of plain reads, not a registration look-up per level.
     var above = parent
     while let frame = above {
-      if frame.pointee.container == ObjectIdentifier(container), keeps(frame.pointee.index) { return true }
+      if frame.pointee.keeps, frame.pointee.container == ObjectIdentifier(container) { return true }
       above = frame.pointee.parent
     }
     return false
   }
 
-  /// Whether `index`'s scope, as ``container`` sees it, is one the container keeps instances of.
-  private func keeps(_ index: Int) -> Bool {
-    guard let kind = container.servingRegistration(index)?.scope.kind else { return false }
-    return kind == .singleton || kind == .cached
-  }
+  /// Whether the step's own scope is one whose instance its container keeps (see ``Frame/keeps``).
+  let keeps: Bool
 }
 
 extension Frame {
@@ -770,7 +807,9 @@ extension Frame {
   /// while the step does: its resolution holds the container meanwhile.
   var makingStep: MakingStep? {
     UnsafeRawPointer(bitPattern: UInt(bitPattern: container)).map {
-      MakingStep(container: Unmanaged<Container>.fromOpaque($0).takeUnretainedValue(), index: index, parent: parent)
+      MakingStep(
+        container: Unmanaged<Container>.fromOpaque($0).takeUnretainedValue(), index: index, parent: parent,
+        keeps: keeps)
     }
   }
 }

@@ -242,7 +242,7 @@ extension Container {
   /// needs (awaited, or on the main actor), as one step of the resolution path.
   func resolveElementsAsync<E: Sendable>(_ keyIndex: Int, parent: AsyncFrame?) async throws -> [E] {
     let contributions = contributions(to: keyIndex)
-    let frame = AsyncFrame(index: keyIndex, container: self, argument: (), parent: parent)
+    let frame = AsyncFrame(index: keyIndex, container: self, argument: (), parent: parent, keeps: false)
     defer { frame.finish() }
     if contributions.isEmpty, isDisposed { throw failure(.containerDisposed, keyIndex, frame.pointer) }
     try checkDepth(keyIndex, frame.pointer)
@@ -262,14 +262,17 @@ extension Container {
 extension ResolutionContext {
   func resolveElements<E: Sendable>(_ keyIndex: Int) throws -> [E] {
     if isLiveStep { return try container.resolveElements(keyIndex, parent: asyncFrame?.pointer ?? frame) }
-    return try container.servingContainer().resolveElements(keyIndex, parent: ThreadFrame.current)
+    return try FactoryCall.withEnclosingStep(inside: ThreadFrame.current) {
+      try container.servingContainer().resolveElements(keyIndex, parent: $0)
+    }
   }
 
   func resolveElementsAsync<E: Sendable>(_ keyIndex: Int) async throws -> [E] {
     if let asyncFrame, !asyncFrame.isFinished {
       return try await container.resolveElementsAsync(keyIndex, parent: asyncFrame)
     }
-    return try await container.servingContainer().resolveElementsAsync(keyIndex, parent: nil)
+    let awaiting = FactoryCall.awaitingStep(inside: ThreadFrame.current)
+    return try await container.servingContainer().resolveElementsAsync(keyIndex, parent: awaiting)
   }
 }
 
