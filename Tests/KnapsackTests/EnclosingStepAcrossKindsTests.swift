@@ -1,4 +1,5 @@
 import Knapsack
+import Synchronization
 import Testing
 
 // A factory that resolves without its resolver (through a container it captured, or through the
@@ -170,5 +171,59 @@ enum AskWithoutResolver: String, CaseIterable, Sendable {
       return fromResolver !== fromTask
     }
     #expect(try await container.resolve(\.enclosingAsync))
+  }
+}
+
+@Suite struct ValidationInsideAFactoryTests {
+  @Test("validate() called inside an async factory runs its roots as roots, not as steps of that factory")
+  func validationInsideAnAsyncFactory() async throws {
+    let container = Container()
+    let checked = Container()
+    checked.register(\.enclosingSync) { _ in
+      _ = try checked[\.enclosingRequired]
+      return true
+    }
+    checked.register(\.enclosingAsync) { r in try r[\.enclosingSync] }
+    container.register(\.enclosingAsyncArgument) { _, _ in
+      let report = await checked.validate()
+      let paths = report.problems(.requiredKeyNotProvided).map { $0.path.map(\.name) }
+      #expect(paths == [["\\.enclosingAsync", "\\.enclosingSync", "\\.enclosingRequired"]], "\(paths)")
+      let graph = await checked.graph()
+      #expect(
+        graph.nodes.map(\.dependency.name).sorted() == [
+          "\\.enclosingAsync", "\\.enclosingRequired", "\\.enclosingSync",
+        ])
+      #expect(
+        graph.edges == [
+          DependencyGraph.Edge(from: "\\.enclosingAsync", to: "\\.enclosingSync"),
+          DependencyGraph.Edge(from: "\\.enclosingSync", to: "\\.enclosingRequired"),
+        ])
+      return true
+    }
+    #expect(try await container.resolve(\.enclosingAsyncArgument, argument: 1))
+  }
+
+  @Test(
+    "validate() called by a factory that a run of the same container (or of a child) calls checks nothing, and the run ends",
+    arguments: [false, true])
+  func validationCalledByAFactoryItRuns(ofChild: Bool) async throws {
+    let container = Container()
+    let nestedCounts = Mutex<[Int]>([])
+    container.register(\.enclosingAsync) { _ in
+      let nested = await (ofChild ? container.makeChild() : container).validate()
+      nestedCounts.withLock { $0.append(nested.checkedCount) }
+      _ = try container[\.enclosingRequired]
+      return true
+    }
+    let report = await container.validate()
+    #expect(nestedCounts.withLock { $0 } == [0])
+    #expect(report.checkedCount == 2)
+    #expect(
+      report.problems(.requiredKeyNotProvided).map { $0.path.map(\.name) }
+        == [["\\.enclosingAsync", "\\.enclosingRequired"]])
+    // Outside a run, the factory's own check runs in full.
+    nestedCounts.withLock { $0 = [] }
+    await #expect(throws: ResolutionError.self) { try await container.resolve(\.enclosingAsync) }
+    #expect(nestedCounts.withLock { $0 } == [0, 2])
   }
 }

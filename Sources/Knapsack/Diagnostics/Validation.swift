@@ -724,6 +724,11 @@ extension Container {
   ///
   /// Inside a ``withOverrides(_:isolation:operation:)`` scope it validates the container as the
   /// scope sees it, overrides included.
+  ///
+  /// Called by a factory that a run calls, such as an app's start-up check, for a container that
+  /// run checks too (the same one, or one with an ancestor in common: a child made by the
+  /// factory), it checks nothing and returns an empty report at once: the run in progress
+  /// checks those registrations, and a second run would call that factory again, without end.
   public func validate(
     including keys: [PartialKeyPath<Dependencies>] = [], arguments: [PartialKeyPath<Dependencies>: any Sendable] = [:]
   ) async -> ValidationReport {
@@ -782,7 +787,46 @@ extension Container {
     var registrations: [Int: Registration]
   }
 
+  /// The containers that the dry runs in progress where this code runs check (see
+  /// ``dryRun(including:arguments:)``).
+  @TaskLocal private static var dryRunsInProgress: Set<ObjectIdentifier> = []
+
+  /// This container and its ancestors, each named by the container it copies if it is a copy:
+  /// what a dry run of this container checks.
+  private var checkedHierarchy: [ObjectIdentifier] {
+    var checked: [ObjectIdentifier] = []
+    var container: Container? = self
+    while let current = container {
+      var base = current
+      while let overlay = base.overlay { base = overlay.base }
+      checked.append(ObjectIdentifier(base))
+      container = current.parent
+    }
+    return checked
+  }
+
   func dryRun(
+    including keys: [PartialKeyPath<Dependencies>], arguments: [PartialKeyPath<Dependencies>: any Sendable]
+  ) async -> (report: ValidationReport, graph: DependencyGraph) {
+    // A factory that a run calls may validate the container it runs in, or a child of it (an
+    // app's start-up check): a second run would call that factory again, and so on without end
+    // (a new child each time is a new container). A run that checks a container that a run in
+    // progress checks can reach the factory that called it: it checks nothing, since the run in
+    // progress checks that container. (The containers of the runs in progress stay alive, so
+    // their identifiers are not reused.)
+    let inProgress = Self.dryRunsInProgress
+    let hierarchy = checkedHierarchy
+    if hierarchy.contains(where: inProgress.contains) {
+      let report = ValidationReport(problems: [], checkedCount: 0, skipped: [])
+      return (report, DependencyGraph(nodes: [], edges: [], report: report))
+    }
+    return await Self.$dryRunsInProgress.withValue(inProgress.union(hierarchy)) {
+      await self.dryRunHere(including: keys, arguments: arguments)
+    }
+  }
+
+  /// ``dryRun(including:arguments:)``, with no run of this container in progress here.
+  private func dryRunHere(
     including keys: [PartialKeyPath<Dependencies>], arguments: [PartialKeyPath<Dependencies>: any Sendable]
   ) async -> (report: ValidationReport, graph: DependencyGraph) {
     let table = KeyTable.shared
