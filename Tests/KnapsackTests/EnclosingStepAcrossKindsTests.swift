@@ -226,4 +226,25 @@ enum AskWithoutResolver: String, CaseIterable, Sendable {
     await #expect(throws: ResolutionError.self) { try await container.resolve(\.enclosingAsync) }
     #expect(nestedCounts.withLock { $0 } == [0, 2])
   }
+
+  @Test("A task a factory starts during a run, which validates after the run ended, checks in full")
+  func taskThatOutlivesTheRunValidatesInFull() async throws {
+    let container = Container()
+    let (runEnded, signal) = AsyncStream<Void>.makeStream()
+    let later = Mutex<Task<Int, Never>?>(nil)
+    container.register(\.enclosingAsync) { _ in
+      later.withLock { task in
+        guard task == nil else { return }
+        task = Task {
+          for await _ in runEnded { break }
+          return await container.validate().checkedCount
+        }
+      }
+      return true
+    }
+    #expect(await container.validate().checkedCount == 1)
+    signal.yield()
+    let task = try #require(later.withLock { $0 })
+    #expect(await task.value == 1)
+  }
 }

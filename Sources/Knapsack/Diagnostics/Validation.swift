@@ -787,9 +787,18 @@ extension Container {
     var registrations: [Int: Registration]
   }
 
-  /// The containers that the dry runs in progress where this code runs check (see
-  /// ``dryRun(including:arguments:)``).
-  @TaskLocal private static var dryRunsInProgress: Set<ObjectIdentifier> = []
+  /// The dry runs in progress where this code runs (see ``dryRun(including:arguments:)``). A task
+  /// that a factory starts inherits them, and may outlive them: only those not ended count.
+  @TaskLocal private static var dryRunsInProgress: [DryRunMark] = []
+
+  /// A dry run, and the containers it checks, until it ends.
+  private final class DryRunMark: Sendable {
+    let checked: Set<ObjectIdentifier>
+    private let ended = Atomic<Bool>(false)
+    init(checked: Set<ObjectIdentifier>) { self.checked = checked }
+    var hasEnded: Bool { ended.load(ordering: .acquiring) }
+    func end() { ended.store(true, ordering: .releasing) }
+  }
 
   /// This container and its ancestors, each named by the container it copies if it is a copy:
   /// what a dry run of this container checks.
@@ -812,15 +821,17 @@ extension Container {
     // app's start-up check): a second run would call that factory again, and so on without end
     // (a new child each time is a new container). A run that checks a container that a run in
     // progress checks can reach the factory that called it: it checks nothing, since the run in
-    // progress checks that container. (The containers of the runs in progress stay alive, so
-    // their identifiers are not reused.)
-    let inProgress = Self.dryRunsInProgress
+    // progress checks that container. (The containers of a run stay alive until it ends, so
+    // their identifiers are not reused before.)
+    let inProgress = Self.dryRunsInProgress.filter { !$0.hasEnded }
     let hierarchy = checkedHierarchy
-    if hierarchy.contains(where: inProgress.contains) {
+    if inProgress.contains(where: { !$0.checked.isDisjoint(with: hierarchy) }) {
       let report = ValidationReport(problems: [], checkedCount: 0, skipped: [])
       return (report, DependencyGraph(nodes: [], edges: [], report: report))
     }
-    return await Self.$dryRunsInProgress.withValue(inProgress.union(hierarchy)) {
+    let mark = DryRunMark(checked: Set(hierarchy))
+    defer { mark.end() }
+    return await Self.$dryRunsInProgress.withValue(inProgress + [mark]) {
       await self.dryRunHere(including: keys, arguments: arguments)
     }
   }
