@@ -248,3 +248,43 @@ enum AskWithoutResolver: String, CaseIterable, Sendable {
     #expect(await task.value == 1)
   }
 }
+
+// A factory that throws is one problem, whichever root reaches it first.
+
+struct ThrowingFactoryFailure: Error {}
+
+extension Dependencies {
+  // In name order: \.throwingAAsker, \.throwingB, \.throwingCAsker.
+  var throwingAAsker: Key<String> { Key { "a" } }
+  var throwingB: Key<String> { Key { "b" } }
+  var throwingCAsker: Key<String> { Key { "c" } }
+}
+
+@Suite struct ThrowingFactoryReportedOnceTests {
+  @Test(
+    "A throwing factory is one problem with the asker's path, whether the asker sorts before it or after",
+    arguments: [false, true])
+  func oneProblemInEitherOrder(askerSortsLater: Bool) async {
+    let container = Container()
+    let asker = askerSortsLater ? \Dependencies.throwingCAsker : \Dependencies.throwingAAsker
+    container.register(asker) { r in try r[\.throwingB] }
+    container.register(\.throwingB) { () throws -> String in throw ThrowingFactoryFailure() }
+    let report = await container.validate()
+    #expect(report.problems.count == 1, "\(report)")
+    let problem = report.problems.first
+    #expect(problem?.kind == .factoryFailed)
+    #expect(problem?.path.count == 2)
+    #expect(problem?.path.last?.name == "\\.throwingB")
+  }
+
+  @Test("A parent's throwing singleton asked for by a child's registration is one problem when the child is validated")
+  func oneProblemThroughAChild() async {
+    let parent = Container()
+    parent.register(\.throwingB, scope: .singleton) { () throws -> String in throw ThrowingFactoryFailure() }
+    let child = parent.makeChild()
+    child.register(\.throwingAAsker) { r in try r[\.throwingB] }
+    let report = await child.validate()
+    #expect(report.problems.count == 1, "\(report)")
+    #expect(report.problems.first?.path.map(\.name) == ["\\.throwingAAsker", "\\.throwingB"])
+  }
+}

@@ -1025,6 +1025,15 @@ extension Container {
   /// report keeps the copy that knows the most sites, with every copy's near registrations, in an
   /// order that does not depend on which copy ran first.
   private static func merged(_ problems: [ValidationReport.Problem]) -> [ValidationReport.Problem] {
+    // A factory that threw as a root of its own and again below another root (one that came
+    // first in name order in another copy, such as a child's root over its parent's singleton,
+    // or one that came later) is one problem: told once, with the longer path, which names who
+    // asks for it, whatever the order of the roots.
+    let thrownBelow = Set(
+      problems.filter { $0.kind == .factoryFailed && $0.path.count >= 2 }.map { [$0.dependency.name, $0.message] })
+    let problems = problems.filter {
+      !($0.kind == .factoryFailed && $0.path.count == 1 && thrownBelow.contains([$0.dependency.name, $0.message]))
+    }
     var groups: [ProblemIdentity: [ValidationReport.Problem]] = [:]
     for problem in Set(problems) { groups[ProblemIdentity(problem), default: []].append(problem) }
     return groups.values.map { copies in
