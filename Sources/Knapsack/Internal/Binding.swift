@@ -72,7 +72,6 @@ final class SharedCell: Sendable {
     /// the step lives until it lets the cell go), and the thread of a synchronous one.
     let frame: UInt
     let thread: UInt?
-    let path: [Int]
     /// ``State/resets`` when the creation began: a reset since then means the instance is made
     /// from what was before it, so it is handed to its caller but not kept.
     let resets: UInt

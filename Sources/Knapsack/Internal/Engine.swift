@@ -710,7 +710,9 @@ extension Container {
       }
       if let creator = state.creator {
         if frame.isAt(orBelow: creator.frame) || (thread != nil && creator.thread == thread) {
-          return .cycle(creator.path)
+          // The creator's step waits for this one (on this thread), so its frame is alive and
+          // still: its path is read now, not kept for every creation (a walk from the root).
+          return .cycle(UnsafeMutablePointer<Frame>(bitPattern: creator.frame)?.path ?? [])
         }
         // Awaited by the creator through a handle or a task: the loop ran from the creator down
         // to the factory call that awaits this code, then here.
@@ -718,7 +720,7 @@ extension Container {
         return .wait(creatorIsAsync: creator.thread == nil)
       }
       state.creator = SharedCell.Creator(
-        frame: UInt(bitPattern: frame), thread: thread, path: frame.path, resets: state.resets)
+        frame: UInt(bitPattern: frame), thread: thread, resets: state.resets)
       if thread != nil { cell.creationLock.lock() }
       return .create
     }
@@ -739,8 +741,11 @@ extension Container {
     if case .success(let value) = result {
       // An observed step learns here that it made the instance (see `Observation`).
       if let record = MadeRecord.current, record.task == currentTaskAddress { record.note(binding.serial) }
-      cell.publish(value, binding.scope.kind)
+      // Recorded before it is published: a step that finds it published (without a lock) and
+      // makes something from it records that after it, so disposal, newest first, closes the
+      // dependent first; and a reset that finds it in the cache finds its record to drop.
       if binding.scope.isDisposedByContainer { recordCreated(value, by: binding, for: argument, isShared: true) }
+      cell.publish(value, binding.scope.kind)
     }
     endCreating()
     letGo(cell, synchronous: synchronous)
