@@ -30,6 +30,8 @@ final class RaceRecorded: Disposable {
 extension Dependencies {
   subscript(raceLayer index: Int) -> Key<RaceRecorded> { .required() }
   var raceCached: Key<RaceRecorded> { .required() }
+  var raceOtherCached: Key<RaceRecorded> { .required() }
+  var raceSingleton: Key<RaceRecorded> { .required() }
 }
 
 @Suite(.hangGuard) struct CreationRecordRaceTests {
@@ -110,5 +112,41 @@ extension Dependencies {
       // The container disposes of the rest, each once: none twice.
       #expect(made.all.allSatisfy { $0.disposals.load(ordering: .relaxed) == 1 })
     }
+  }
+  /// A reset while a singleton's factory that returns the cached instance runs (it has the
+  /// instance, and has not returned yet) does not close that instance: the singleton hands it
+  /// out from then on, and the container disposes of it once, with itself. (Before, the
+  /// background closed it, the singleton handed it out closed, and `dispose()` closed it again.)
+  @Test func aResetDuringTheCreationOfASingletonThatHandsOutTheCachedInstanceLeavesItOpen() async throws {
+    let container = Container()
+    container.register(\.raceCached, scope: .cached) { RaceRecorded(1) }
+    container.register(\.raceOtherCached, scope: .cached) { RaceRecorded(2) }
+    let handed = DispatchSemaphore(value: 0)
+    let reset = DispatchSemaphore(value: 0)
+    container.register(\.raceSingleton, scope: .singleton) { resolver in
+      let cached = try resolver[\.raceCached]
+      handed.signal()
+      _ = reset.wait(timeout: .now() + 60)
+      return cached
+    }
+    let other = try container[\.raceOtherCached]
+    let made = Collected<RaceRecorded>()
+    let creating = ThreadGroup(count: 1) { _ in
+      if let singleton = try? container[\.raceSingleton] { made.append(singleton) }
+    }
+    #expect(handed.wait(timeout: .now() + 60) == .success)
+    container.resetCached()
+    reset.signal()
+    #expect(await creating.join())
+    let singleton = try #require(made.all.first)
+    // The background disposes of what the reset dropped newest first: the singleton's
+    // instance, made after the other, would be closed before it.
+    #expect(await waitUntil(timeout: .seconds(60)) { other.disposals.load(ordering: .relaxed) == 1 })
+    #expect(singleton.disposals.load(ordering: .relaxed) == 0)
+    #expect(try container[\.raceSingleton] === singleton)
+    #expect(try container[\.raceCached] !== singleton)
+    try await container.dispose()
+    #expect(singleton.disposals.load(ordering: .relaxed) == 1)
+    #expect(other.disposals.load(ordering: .relaxed) == 1)
   }
 }

@@ -73,11 +73,17 @@ public final class Container: Sendable {
     /// registration in effect (see `disposeCreatedInstances`). An argument key's instances are
     /// refused per argument, by its binding (see ``Binding/endArguments(_:)``).
     var disposedWithScope: [Int: Registration] = [:]
-    /// Shared instances being made right now; disposal waits for them.
-    var creating = 0
+    /// Shared instances being made right now, counted by the number of cache resets that
+    /// dropped something before each began (``resets``): disposal waits for them all, and the
+    /// background disposal of what a reset dropped for those that began before it, whose
+    /// factories may have been handed a dropped instance to hand out under a key of their own.
+    var creating: [UInt64: Int] = [:]
+    /// How many cache resets dropped something.
+    var resets: UInt64 = 0
     /// What cache resets dropped and the background has not begun disposing of yet, oldest
-    /// first (see ``Container/resetCached()``): disposal takes what is left.
-    var dropped: [Disposal] = []
+    /// first, each with the ``resets`` count before its reset (see ``Container/resetCached()``):
+    /// disposal takes what is left.
+    var dropped: [(disposal: Disposal, reset: UInt64)] = []
     /// Background disposals of what resets dropped that are still running; disposal waits for
     /// them, so that nothing a reset dropped is still open when ``Container/dispose()`` returns.
     var draining = 0
@@ -181,12 +187,14 @@ public final class Container: Sendable {
 
   /// Clears every ``Scope/cached`` instance this container holds; the next resolution makes a
   /// new one. Singletons are not affected. A cached instance still being made when this is
-  /// called goes to the resolution that asked for it and is not kept. The dropped instances
-  /// that the container disposes of (``Disposable`` ones, or those registered with `dispose:`)
-  /// are disposed in the background, their errors ignored: the container no longer holds them
-  /// (but for one that another key still hands out, such as a singleton whose factory returned
-  /// it, which is disposed with the container). ``dispose()`` waits for those disposals, and
-  /// makes those the background has not begun itself.
+  /// called goes to the resolution that asked for it and is not kept (it is disposed with the
+  /// container). The dropped instances that the container disposes of (``Disposable`` ones, or
+  /// those registered with `dispose:`) are disposed in the background, their errors ignored:
+  /// the container no longer holds them (but for one that another key still hands out, such as
+  /// a singleton whose factory returned it, which is disposed with the container). The
+  /// background first waits for the shared instances this container was making at the reset,
+  /// whose factories may return a dropped instance under a key of their own. ``dispose()``
+  /// waits for those disposals, and makes those the background has not begun itself.
   ///
   /// Inside a ``withOverrides(_:isolation:operation:)`` scope (or a test's `.overrides` trait),
   /// where the scope's copy of this container serves the resolutions, it clears that copy's
@@ -207,14 +215,14 @@ public final class Container: Sendable {
   /// Clears the cached instances of this container itself, and disposes of those it recorded
   /// for disposal (see ``resetCached()``).
   private func clearCached() {
-    let dropped: [Disposal] = state.withLock { state in
+    let reset: UInt64? = state.withLock { state in
       var cleared: Set<Int> = []
       var objects: Set<ObjectIdentifier> = []
       for binding in state.bindings.values where binding.scope == .cached {
         cleared.insert(binding.index)
         objects.formUnion(binding.resetCached())
       }
-      guard !cleared.isEmpty, !state.created.isEmpty else { return [] }
+      guard !cleared.isEmpty, !state.created.isEmpty else { return nil }
       // A value that is not an object cannot be told apart: it was this key's cached instance,
       // which is dropped.
       // An object another key still hands out stays the container's (see `heldBeyondReset`).
@@ -224,27 +232,39 @@ public final class Container: Sendable {
             ?? true
       }
       let dropped = state.created.filter(isDropped)
-      guard !dropped.isEmpty else { return [] }
+      guard !dropped.isEmpty else { return nil }
       state.created.removeAll(where: isDropped)
       for entry in dropped {
         if let object = objectIdentity(of: entry.instance) { state.createdObjects.remove(object) }
       }
-      state.dropped += dropped
+      state.dropped += dropped.map { ($0, state.resets) }
       state.draining += 1
-      return dropped
+      state.resets += 1
+      return state.resets - 1
     }
-    guard !dropped.isEmpty else { return }
+    guard let reset else { return }
     let state = self.state
     Task {
-      await Self.disposeDropped(state)
+      // A creation that began before the reset may have been handed a dropped instance, to hand
+      // out under its own key (a singleton whose factory returns the cached instance): it takes
+      // it back when it records it (see `keepThroughReset`), so the disposal waits for it.
+      while state.withLock({ $0.creating.keys.contains { $0 <= reset } }) {
+        try? await Task.sleep(for: .milliseconds(1))
+      }
+      await Self.disposeDropped(state, through: reset)
       state.withLock { $0.draining -= 1 }
     }
   }
 
-  /// Disposes of what resets dropped (``State/dropped``), newest first, until none is left; their
-  /// errors are ignored: nobody holds them any more.
-  static func disposeDropped(_ state: Locked<State>) async {
-    while let entry = state.withLock({ $0.dropped.popLast() }) { try? await entry.disposeInstance() }
+  /// Disposes of what resets dropped (``State/dropped``), those up to the reset counted `reset`,
+  /// newest first, until none is left; their errors are ignored: nobody holds them any more.
+  static func disposeDropped(_ state: Locked<State>, through reset: UInt64 = .max) async {
+    while let entry = state.withLock({ state -> Disposal? in
+      guard let last = state.dropped.lastIndex(where: { $0.reset <= reset }) else { return nil }
+      return state.dropped.remove(at: last).disposal
+    }) {
+      try? await entry.disposeInstance()
+    }
   }
 
   // MARK: Registration plumbing
@@ -542,17 +562,25 @@ public final class Container: Sendable {
     }
   }
 
-  /// Counts a shared instance about to be made, for disposal to wait for; false once the
-  /// container is disposed (in the same lock as `dispose()` marks it, so a creation is either
-  /// counted, and its instance disposed, or refused).
-  func beginCreating() -> Bool {
+  /// Counts a shared instance about to be made, for disposal to wait for, and returns the count
+  /// of cache resets it began after (see ``State/creating``), for ``endCreating(_:)``; nil once
+  /// the container is disposed (in the same lock as `dispose()` marks it, so a creation is
+  /// either counted, and its instance disposed, or refused).
+  func beginCreating() -> UInt64? {
     state.withLock { state in
-      guard !state.disposed else { return false }
-      state.creating += 1
-      return true
+      guard !state.disposed else { return nil }
+      state.creating[state.resets, default: 0] += 1
+      return state.resets
     }
   }
-  func endCreating() { state.withLock { $0.creating -= 1 } }
+
+  /// Ends a creation counted by ``beginCreating()``, which returned `began`.
+  func endCreating(_ began: UInt64) {
+    state.withLock { state in
+      let remaining = (state.creating[began] ?? 1) - 1
+      state.creating[began] = remaining > 0 ? remaining : nil
+    }
+  }
 
   /// Records a shared instance just made, to dispose of with this container. An object that
   /// this container, or one above it, recorded already (a key whose factory returned another
@@ -605,7 +633,14 @@ public final class Container: Sendable {
     while let container = pending.popLast() {
       guard seen.insert(ObjectIdentifier(container)).inserted else { continue }
       let recorded = container.state.withLock { state in
-        guard state.createdObjects.contains(object) else { return false }
+        if !state.createdObjects.contains(object) {
+          // Dropped by a reset while this key's factory, which began before it, was being handed
+          // it (see `clearCached`): the key hands it out now, so the container keeps it again.
+          guard let index = state.dropped.firstIndex(where: { objectIdentity(of: $0.disposal.instance) == object })
+          else { return false }
+          state.created.append(state.dropped.remove(at: index).disposal)
+          state.createdObjects.insert(object)
+        }
         // (A validation run's copy is thrown away: nothing to keep for it.)
         if !isValidationCopy, container !== self || binding.scope != .cached { state.heldBeyondReset.insert(object) }
         return true

@@ -15,7 +15,7 @@ import Darwin
 /// factories) or ``produceAsync(_:_:_:)`` (asynchronous factories) makes or finds the instance.
 /// Both drivers share every step that is not about waiting: ``enter(_:_:making:from:)``
 /// (cycle, depth and type checks), ``claim(_:_:thread:frame:)`` (the scope's storage and
-/// exactly-once creation), ``settle(_:_:_:synchronous:)`` (storing by scope, disposal, waking
+/// exactly-once creation), ``settle(_:_:_:_:began:synchronous:)`` (storing by scope, disposal, waking
 /// waiters), ``decorate(_:_:_:_:)`` and ``Observation``. Validation's dry run goes through the
 /// same drivers.
 extension Container {
@@ -350,9 +350,9 @@ extension Container {
           cell.creationLock.unlock()
         }
         WaitGraph.shared.endWait(frame)
-      case .create:
+      case .create(let began):
         let result = Result { () throws -> Value in try make(binding, argument, frame) }
-        settle(cell, binding, argument, result, synchronous: true)
+        settle(cell, binding, argument, result, began: began, synchronous: true)
         return try result.get()
       }
     }
@@ -549,14 +549,14 @@ extension Container {
           state.asyncWaiters.remove(number)
         }
         WaitGraph.shared.endWait(frame.pointer)
-      case .create:
+      case .create(let began):
         let result: Result<Value, any Error>
         do {
           result = .success(try await makeAsync(binding, argument, frame))
         } catch {
           result = .failure(error)
         }
-        settle(cell, binding, argument, result, synchronous: false)
+        settle(cell, binding, argument, result, began: began, synchronous: false)
         return try result.get()
       }
     }
@@ -678,8 +678,9 @@ extension Container {
   enum Claim<Value> {
     /// The instance exists.
     case found(Value)
-    /// The caller must make it, then ``settle(_:_:_:synchronous:)``.
-    case create
+    /// The caller must make it, then ``settle(_:_:_:_:began:synchronous:)``, passing on the
+    /// count of cache resets before the creation began (see ``Container/beginCreating()``).
+    case create(UInt64)
     /// Another resolution is making it; wait and ask again.
     case wait(creatorIsAsync: Bool)
     /// This very resolution is making it: a cycle, with the creator's path.
@@ -722,13 +723,14 @@ extension Container {
       state.creator = SharedCell.Creator(
         frame: UInt(bitPattern: frame), thread: thread, resets: state.resets)
       if thread != nil { cell.creationLock.lock() }
-      return .create
+      return .create(0)
     }
-    if case .create = claim, !beginCreating() {
+    guard case .create = claim else { return claim }
+    guard let began = beginCreating() else {
       letGo(cell, synchronous: thread != nil)
       return .disposed
     }
-    return claim
+    return .create(began)
   }
 
   /// Ends a creation claimed with ``claim(_:_:thread:frame:)``: stores a made instance by
@@ -736,7 +738,7 @@ extension Container {
   /// `argument` is what the instance was made for.
   func settle<Argument: Sendable, Value: Sendable>(
     _ cell: SharedCell, _ binding: Binding, _ argument: Argument, _ result: Result<Value, any Error>,
-    synchronous: Bool
+    began: UInt64, synchronous: Bool
   ) {
     if case .success(let value) = result {
       // An observed step learns here that it made the instance (see `Observation`).
@@ -747,7 +749,7 @@ extension Container {
       if binding.scope.isDisposedByContainer { recordCreated(value, by: binding, for: argument, isShared: true) }
       cell.publish(value, binding.scope.kind)
     }
-    endCreating()
+    endCreating(began)
     letGo(cell, synchronous: synchronous)
   }
 

@@ -151,7 +151,7 @@ extension Container {
     var failures: [DisposalError.Failure] = []
     // A shared instance whose factory was already running when disposal began is disposed too:
     // wait for it (new resolutions fail from now on, so this ends when the factory returns).
-    while state.withLock({ $0.creating }) > 0 {
+    while state.withLock({ !$0.creating.isEmpty }) {
       try? await Task.sleep(for: .milliseconds(1))
     }
     let created = state.withLock { state in
