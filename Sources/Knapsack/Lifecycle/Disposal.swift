@@ -34,7 +34,10 @@ extension Container {
   /// disposal that is waiting for it. That disposal goes on when it returns. Called from within
   /// the disposal of a container below this one (a child disposed on its own, whose instance
   /// closes its parent), it begins this container's disposal and returns at once: that disposal
-  /// waits for the child's, and goes on when the child's ends.
+  /// waits for the child's, and goes on when the child's ends. Called and awaited by a factory
+  /// while it makes a shared instance (singleton, cached, weak or graph-scoped) of this container
+  /// or of one below it, it never returns: the disposal waits for that instance, whose factory
+  /// waits for the disposal. Dispose from outside the factory, or in a task it does not await.
   public func dispose() async throws {
     if let running = Self.disposalsRunning {
       if running.contains(self) { return }
