@@ -886,7 +886,8 @@ extension Container {
     // resolve from another container it captured). A path of one step needs none but
     // `registeredAt`: the common failure (a missing dependency asked for at the top) stays as
     // cheap as it was.
-    let registeredAt = registrationSite(index)
+    var index = index
+    var registeredAt = registrationSite(index)
     var indices: [Int]
     var sites: [CodeLocation?]?
     var arguments: [String?]?
@@ -911,9 +912,28 @@ extension Container {
     } else {
       indices = [index]
     }
+    // A loop longer than the interval at which deep steps look for one (see `enter`) is found
+    // past its first repeat: the path ends at that repeat, the loop's first member.
+    if kind == .cycle, underlying == nil, let end = Self.firstRepeat(indices, arguments), end < indices.count - 1 {
+      indices.removeSubrange((end + 1)...)
+      sites?.removeSubrange((end + 1)...)
+      arguments?.removeSubrange((end + 1)...)
+      index = indices[end]
+      registeredAt = sites?[end] ?? registrationSite(index)
+    }
     return ResolutionError(
       kind: kind, container: self, index: index, path: indices, registeredAt: registeredAt, pathSites: sites,
       pathArguments: arguments, underlying: underlying.map { String(describing: $0) })
+  }
+
+  /// The position of the first step of `path` that repeats an earlier one, among the steps that
+  /// take no argument (two arguments that read alike may differ); nil if none does.
+  private static func firstRepeat(_ path: [Int], _ arguments: [String?]?) -> Int? {
+    var seen: Set<Int> = []
+    for (position, index) in path.enumerated() where arguments?[position] == nil {
+      if !seen.insert(index).inserted { return position }
+    }
+    return nil
   }
 
   /// Where `index` was registered as this container sees it; nil when it was not, or when its
