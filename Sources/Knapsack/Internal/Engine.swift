@@ -15,8 +15,8 @@ import Darwin
 /// factories) or ``produceAsync(_:_:_:)`` (asynchronous factories) makes or finds the instance.
 /// Both drivers share every step that is not about waiting: ``enter(_:_:making:from:)``
 /// (cycle, depth and type checks), ``claim(_:_:thread:frame:)`` (the scope's storage and
-/// exactly-once creation), ``settle(_:_:_:_:began:synchronous:)`` (storing by scope, disposal, waking
-/// waiters), ``decorate(_:_:_:_:)`` and ``Observation``. Validation's dry run goes through the
+/// exactly-once creation), ``settle(_:_:_:_:began:synchronous:)`` (storing by scope, disposal,
+/// waking waiters), ``decorate(_:_:_:_:)`` and ``Observation``. Validation's dry run goes through the
 /// same drivers.
 extension Container {
   // MARK: Entry
@@ -711,8 +711,9 @@ extension Container {
       }
       if let creator = state.creator {
         if frame.isAt(orBelow: creator.frame) || (thread != nil && creator.thread == thread) {
-          // The creator's step waits for this one (on this thread), so its frame is alive and
-          // still: its path is read now, not kept for every creation (a walk from the root).
+          // The creator's step is above this one, or lower on this thread's stack: either way it
+          // waits for this step, so its frame is alive and still. Its path is read now, not kept
+          // for every creation (a walk from the root).
           return .cycle(UnsafeMutablePointer<Frame>(bitPattern: creator.frame)?.path ?? [])
         }
         // Awaited by the creator through a handle or a task: the loop ran from the creator down
