@@ -10,14 +10,19 @@ import CKnapsack
 /// root's run already recorded. Taken, not shared: once handed out, only the step that took it
 /// holds it, so whether that step's requester kept it is told as for an instance made there. A
 /// root whose run made or found a weak-scoped instance leaves nothing: its exemplar would keep
-/// that instance alive, for later steps to find instead of making.
+/// that instance alive, for later steps to find instead of making. Nor does one whose run made or
+/// found a graph-scoped instance: that instance is the root's resolution's own, where a step
+/// below another root shares the instance of that root's resolution (two writers of one unit of
+/// work), so its exemplar would stand for a different run.
 ///
 /// The depth is not lost: an exemplar keeps how many levels and how much stack its resolution
 /// took, and a step that takes it checks that they would fit below it, as the stack guard would
 /// if the factories ran. A root found too deep is remembered, with the stack it had: a step
 /// that reaches it with no more stack left fails at once, covered by the root's report. So is a
 /// root that failed down a path of two or more in the run of roots under way (not for a
-/// mismatch, which can depend on the thread: a main-actor factory resolved off the main actor).
+/// mismatch, which can depend on the thread: a main-actor factory resolved off the main actor;
+/// nor for a root whose run made or found a graph-scoped instance, whose failure can depend on
+/// the resolution it is part of).
 final class ValidationMemo: Sendable {
   /// A dependency in one validation copy (by the container it copies).
   struct Key: Hashable {
@@ -58,7 +63,7 @@ final class ValidationMemo: Sendable {
     var open: [Int: (height: Int, deepest: Int?)] = [:]
     /// What the root running now used: the most stack a step used below its first frame, the
     /// stack left at the top of its run, the depth of its deepest asynchronous step, and
-    /// whether it made or found a weak-scoped instance.
+    /// whether it made or found a weak- or graph-scoped instance.
     var root = RootRun()
   }
 
@@ -66,7 +71,9 @@ final class ValidationMemo: Sendable {
     var stackBytes: UInt = 0
     var stackLeft: UInt?
     var asyncDepth = -1
-    var touchedWeak = false
+    /// Whether the run made or found a weak- or graph-scoped instance: what it made then depends on
+    /// the run (see ``ValidationMemo``), so it leaves no exemplar and is not remembered as failed.
+    var dependsOnItsRun = false
   }
 
   private let state = Locked(State())
@@ -79,10 +86,10 @@ final class ValidationMemo: Sendable {
   }
 
   /// Keeps `value`, what the root `index` of `copy` made, for the next step that asks for it
-  /// (unless the root made or found a weak-scoped instance, see ``ValidationMemo``).
+  /// (unless the root made or found a weak- or graph-scoped instance, see ``ValidationMemo``).
   func keep(_ value: any Sendable, of index: Int, in copy: ObjectIdentifier) {
     state.withLock { state in
-      guard !state.root.touchedWeak else { return }
+      guard !state.root.dependsOnItsRun else { return }
       let key = Key(copy: copy, index: index)
       let exemplar = Exemplar(
         value: value, height: state.heights[index]?.height ?? 0, stackBytes: state.root.stackBytes,
@@ -130,8 +137,9 @@ final class ValidationMemo: Sendable {
   func noteFailed(_ index: Int, in copy: ObjectIdentifier, with error: ResolutionError) {
     guard error.kind != .resolutionTooDeep, error.kind != .factoryMismatch, let dependency = error.pathIndices?.last
     else { return }
-    state.withLock {
-      $0.failed[Key(copy: copy, index: index)] = (error.kind, dependency, error.underlying)
+    state.withLock { state in
+      guard !state.root.dependsOnItsRun else { return }
+      state.failed[Key(copy: copy, index: index)] = (error.kind, dependency, error.underlying)
     }
   }
 
@@ -157,7 +165,7 @@ final class ValidationMemo: Sendable {
   /// requester's so far.
   func stepEnded(_ index: Int, requester: Int?, scope: Scope) {
     state.withLock { state in
-      if scope.kind == .weak { state.root.touchedWeak = true }
+      if scope.kind == .weak || scope.kind == .graph { state.root.dependsOnItsRun = true }
       let mine = state.open.removeValue(forKey: index) ?? (0, nil)
       state.heights[index] = mine
       guard let requester else { return }
