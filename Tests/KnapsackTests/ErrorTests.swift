@@ -314,6 +314,24 @@ extension Container: ErrorTypeResolving {}
     #expect(error.description.contains("fix: resolve from a live container"))
   }
 
+  /// A factory's error that ends its own sentence is not given a second full stop.
+  @Test func aFactorysErrorThatEndsWithPunctuationIsNotStoppedTwice() throws {
+    struct Exclaimed: Error, CustomStringConvertible { let description: String }
+    for text in ["disk full!", "is the disk full?", "disk full.", "disk full..."] {
+      let container = Container()
+      container.register(type: Int.self, name: "exclaimed") { throw Exclaimed(description: text) }
+      let error = try #require(throws: ResolutionError.self) {
+        try container.resolve(type: Int.self, name: "exclaimed")
+      }
+      let first = try #require(error.description.split(separator: "\n").first)
+      #expect(first.hasSuffix("threw: \(text)"), "\(error)")
+    }
+    let container = Container()
+    container.register(type: Int.self, name: "plain") { throw Exclaimed(description: "disk full") }
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: Int.self, name: "plain") }
+    #expect(error.description.split(separator: "\n").first?.hasSuffix("threw: disk full.") == true, "\(error)")
+  }
+
   @Test func errorsNeverBecomeNilOrCrashes() async throws {
     // Every failure path of every resolution API throws; nothing returns an optional to unwrap.
     let container = Container()
@@ -385,11 +403,12 @@ extension Container: ErrorTypeResolving {}
     let lines = error.description.components(separatedBy: "\n")
     #expect(lines[0].contains("… 23 more"))
     #expect(lines.contains("  … and 18 more (the path lists every one)"))
-    #expect(lines.count == 15)  // the cycle, 12 members, how many more, the fix
+    #expect(lines.count == 16)  // the cycle, 12 members, how many more, where it closes, the fix
+    #expect(lines[14].hasPrefix("  closed at KnapsackTests/ErrorTests.swift:"), "\(lines)")
     // The dry run's report reads the same way.
     let report = await container.validate()
     let problem = try #require(report.problems(.cycle).first)
-    #expect(problem.description.components(separatedBy: "\n").count <= 15)  // with the fix, as the error's
+    #expect(problem.description.components(separatedBy: "\n").count <= 16)  // with the fix, as the error's
     #expect(problem.description.contains("… and 18 more (the path lists every one)"))
   }
 }

@@ -439,6 +439,17 @@ final class MbScreen {
     try await container.dispose()
     #expect(disposed.count == 1)
   }
+
+  /// A contribution is declared where it is registered: its problem says that line once.
+  @Test func aThrowingContributionsProblemNamesItsLineOnce() async throws {
+    let container = Container()
+    let line = #line + 1
+    container.contribute(to: \.mbNumbers) { throw MbContributionFailure() }
+    let problem = try #require(await container.validate().problems(.factoryFailed).first)
+    let site = "KnapsackTests/MultibindingTests.swift:\(line)"
+    #expect(problem.description.contains("    registered at \(site)"), "\(problem)")
+    #expect(!problem.description.contains("declared at \(site)"), "\(problem)")
+  }
 }
 
 struct MbContributionFailure: Error {}

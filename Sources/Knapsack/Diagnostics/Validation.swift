@@ -57,9 +57,9 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
     /// The line of your code that asked for ``dependency``, as ``ResolutionError/requestedAt``
     /// names it: the `resolve` call or subscript in the factory or decorator that asked, the
     /// line that made the `Lazy` or `Provider`, or the `@Injected` property. For a captive
-    /// dependency that the holder's decorator asked for, where that decorator was added. `nil`
-    /// where no line asked (a root of the run, a call that passes none), for a cycle, and for
-    /// another captive dependency.
+    /// dependency that the holder's decorator asked for, where that decorator was added; for a
+    /// cycle, the call that closes its loop. `nil` where no line asked (a root of the run, a call
+    /// that passes none) and for another captive dependency.
     public let requestedAt: CodeLocation?
     /// The argument each step of ``path`` was made for, as the path's line shows it, if any step
     /// took one (see `ResolutionError.pathSteps`).
@@ -99,10 +99,14 @@ public struct ValidationReport: Sendable, Hashable, Codable, CustomStringConvert
       var lines = ["✗ \(kind.rawValue): \(message)"]
       if kind == .cycle {
         lines += ResolutionError.cycleMembers(path, pathRegistrations).map { "    " + $0 }
+        if let closing = ResolutionError.closingLine(requestedAt, ResolutionError.steps(path, pathArguments)) {
+          lines.append("    " + closing)
+        }
         if let fix { lines.append("    fix: \(fix)") }
         return lines.joined(separator: "\n")
       }
-      if let location = dependency.location { lines.append("    declared at \(location)") }
+      // (A multibinding contribution is declared where it is registered: said once.)
+      if let location = dependency.location, location != registeredAt { lines.append("    declared at \(location)") }
       if let registeredAt { lines.append("    registered at \(registeredAt)") }
       if let requestedAt { lines.append("    asked for at \(requestedAt)") }
       if path.count > 1 {

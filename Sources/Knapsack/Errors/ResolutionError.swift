@@ -88,8 +88,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   /// decorator's request falls back to where the decorator was added. A multibinding's
   /// contribution, which no line asks for by itself, takes the line that asked for the
   /// multibinding. `nil` for a request with no line and for an error about a dependency further
-  /// down the path, which its own request names. A cycle's ``description`` lists the sites of each
-  /// member instead of this line.
+  /// down the path, which its own request names. For a cycle, the call that closes its loop,
+  /// asking again for a dependency being made: its ``description`` names it after the sites of
+  /// each member.
   public var requestedAt: CodeLocation? {
     switch request {
     case .call(let site): site.location
@@ -361,6 +362,14 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     return lines + ["… and \(members.count - readableSteps) more (the path lists every one)"]
   }
 
+  /// The line of a cycle's message that names the call closing its loop, `closed at
+  /// App/Wiring.swift:42, which asks for \.a again`: the only line that points at a decorator
+  /// that closes it. Nil where no line of the user's asked.
+  static func closingLine(_ site: CodeLocation?, _ steps: [String]) -> String? {
+    guard let site, let repeated = steps.last else { return nil }
+    return "closed at \(site), which asks for \(repeated) again"
+  }
+
   /// The most steps a message prints of a path, and of a cycle's members.
   static let readableSteps = 12
 
@@ -411,8 +420,13 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
         "Knapsack: resolving \(subject) went \(path.count) levels deep, \(underlying ?? "too deep for this thread's stack")."
       )
     }
+    // A factory's error that ends its own sentence ("disk full!") takes no second stop.
+    if let first = lines.first, first.hasSuffix("."), [".", "!", "?"].contains(first.dropLast().last) {
+      lines[0] = String(first.dropLast())
+    }
     if kind == .cycle {
       lines += Self.cycleMembers(path, pathRegistrations).map { "  " + $0 }
+      if let closing = Self.closingLine(requestedAt, pathSteps) { lines.append("  " + closing) }
     } else {
       // (A multibinding contribution is declared where it is registered: said once.)
       if let location = dependency.location, location != registeredAt { lines.append("  declared at \(location)") }
