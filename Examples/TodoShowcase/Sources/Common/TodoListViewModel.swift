@@ -18,8 +18,9 @@ public protocol TodoListViewModel: Sendable {
 
   /// Adds an item; throws ``TodoError/emptyTitle``, ``TodoError/blankTitle(_:)``,
   /// ``TodoError/titleTooLong(length:)``, ``TodoError/titleTooComplex(scalars:)``,
-  /// ``TodoError/controlCharacter(_:)``, ``TodoError/invisibleCharacter(_:)`` or
-  /// ``TodoError/strayVariationSelector(_:)`` for a title that breaks a rule of ``TodoTitle``, or
+  /// ``TodoError/controlCharacter(_:)``, ``TodoError/invisibleCharacter(_:)``,
+  /// ``TodoError/strayVariationSelector(_:)`` or ``TodoError/unusableCharacter(_:)`` for a title
+  /// that breaks a rule of ``TodoTitle``, or
   /// ``TodoError/listFull(maximum:)`` when the list already has ``TodoList/maximumItems`` items.
   @discardableResult
   func add(title: String) throws -> TodoItem

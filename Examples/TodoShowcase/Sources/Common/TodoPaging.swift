@@ -57,8 +57,10 @@ public struct TodoCursor: Comparable, Hashable, Sendable {
 
 /// One page of the to-do list, oldest first, with the counts of the whole list.
 public struct TodoPage: Equatable, Sendable {
-  /// The largest page size a client may ask for.
-  public static let maximumLimit = 1000
+  /// The largest page size a client may ask for: as many items as the whole list is streamed
+  /// in, so that a client that asks for a page and does not read it holds no more of the
+  /// server's memory than one that asks for the whole list.
+  public static let maximumLimit = 200
 
   /// The items of this page.
   public var items: [TodoItem]

@@ -104,6 +104,8 @@ struct LiveTodoListViewModelTests {
     arguments: [
       ("\u{200D}", 0x200D), ("\u{200C}\u{200C}", 0x200C), ("ok\u{200D}\u{200C}\u{200D}\u{200C}", 0x200C),
       ("\u{034F}", 0x034F), ("ok" + String(repeating: "\u{034F}", count: 700), 0x034F), ("\u{17B4}\u{17B5}", 0x17B4),
+      ("a \u{200C}b", 0x200C),  // after a space
+      ("a" + String(repeating: "\u{200D}\u{0301}", count: 3), 0x200D),  // joiners between combining marks
     ] as [(String, UInt32)])
   func addRefusesWhatShowsNothing(title: String, value: UInt32) throws {
     #expect(throws: TodoError.invisibleCharacter(value)) { try makeViewModel().add(title: title) }
@@ -131,6 +133,9 @@ struct LiveTodoListViewModelTests {
       ("🏴\u{E0067}\u{E0062}\u{E007F}", 0xE0067),  // two tags: too short for a subdivision id
       ("🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}", 0xE0067),  // no CANCEL TAG
       ("a\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}", 0xE0067),  // not after 🏴
+      // Well-formed tags of no flag a font draws: a bare 🏴 with "sendthe" behind it.
+      ("🏴\u{E0073}\u{E0065}\u{E006E}\u{E0064}\u{E0074}\u{E0068}\u{E0065}\u{E007F}", 0xE0073),
+      ("🏴\u{E0075}\u{E0073}\u{E0063}\u{E0061}\u{E007F}", 0xE0075),  // "usca": a real id, but drawn by no font
     ] as [(String, UInt32)])
   func addRefusesHiddenTags(title: String, value: UInt32) throws {
     #expect(throws: TodoError.invisibleCharacter(value)) { try makeViewModel().add(title: title) }
@@ -141,7 +146,7 @@ struct LiveTodoListViewModelTests {
     "Add refuses a title made only of characters that look blank",
     arguments: [
       ("\u{3164}", 0x3164), ("\u{2800}\u{2800}\u{2800}", 0x2800), (" \u{3164} \u{FFA0} ", 0x3164),
-      ("\u{115F}\u{1160}", 0x115F), ("\u{3164}\u{200D}\u{3164}", 0x3164), ("\u{2800}\u{FE0F}", 0x2800),
+      ("\u{115F}\u{1160}", 0x115F), ("\u{3164}\u{200D}\u{3164}", 0x3164), ("\u{2800}\u{200C}\u{2800}", 0x2800),
     ] as [(String, UInt32)])
   func addRefusesBlankLookingTitles(title: String, value: UInt32) throws {
     #expect(throws: TodoError.blankTitle(value)) { try makeViewModel().add(title: title) }
@@ -163,7 +168,10 @@ struct LiveTodoListViewModelTests {
       // A letter carrying the bytes "hi" as ideographic selectors: shows as a bare "a".
       ("a\u{E0158}\u{E0159}", 0xE0158),
       ("❤\u{FE0F}\u{FE0F}", 0xFE0F),  // a second selector on one base
-      ("x\u{FE0E}\u{E0100}", 0xE0100),  // a run of two kinds
+      ("☺\u{FE0E}\u{E0100}", 0xE0100),  // a run of two kinds
+      ("a\u{FE0F}", 0xFE0F),  // an emoji selector after a letter: 4 hidden bits each
+      ("Buy milk\u{FE00}", 0xFE00),  // a standardized one after a Latin letter
+      ("é\u{FE0F}", 0xFE0F), ("a \u{FE0F}", 0xFE0F),
       ("\u{FE0F}start", 0xFE0F),  // nothing before it
       ("\u{6F22}\u{E0100}\u{E0101}", 0xE0101),  // an ideograph takes one selector too
     ] as [(String, UInt32)])
@@ -177,7 +185,11 @@ struct LiveTodoListViewModelTests {
   func addAcceptsVariationSequences() throws {
     let viewModel = makeViewModel()
     // Emoji and text presentation, a keycap, a flag in a ZWJ sequence, an ideographic variant.
-    for title in ["❤\u{FE0F} tea", "☺\u{FE0E}", "1\u{FE0F}\u{20E3}", "🏳\u{FE0F}\u{200D}🌈", "\u{845B}\u{E0100}"] {
+    for title in [
+      "❤\u{FE0F} tea", "☺\u{FE0E}", "1\u{FE0F}\u{20E3}", "🏳\u{FE0F}\u{200D}🌈", "\u{845B}\u{E0100}",
+      "a \u{2229}\u{FE00} b",  // INTERSECTION with serifs, a standardized variant of a math symbol
+      "\u{1820}\u{180B}",  // a Mongolian letter with a free variation selector
+    ] {
       #expect(try viewModel.add(title: title).title == title)
     }
   }
@@ -191,6 +203,17 @@ struct LiveTodoListViewModelTests {
     ] {
       #expect(try viewModel.add(title: title).title == title)
     }
+  }
+
+  @Test(
+    "Add refuses code points with no agreed meaning: noncharacters, private use, unassigned",
+    arguments: [0xFFFE, 0xFDD0, 0x10FFFF, 0xE000, 0x0378] as [UInt32])
+  func addRefusesUnusableCharacters(value: UInt32) throws {
+    // (Built at run time: the compiler refuses a noncharacter in a string literal.)
+    let title = "a" + String(Character(try #require(Unicode.Scalar(value)))) + "b"
+    #expect(throws: TodoError.unusableCharacter(value)) { try makeViewModel().add(title: title) }
+    #expect(storage.storedItems == TodoFixtures.twoItems)
+    #expect(TodoError.unusableCharacter(value).description.contains(String(format: "(found U+%04X:", value)))
   }
 
   @Test("Toggle and setDone change one item")

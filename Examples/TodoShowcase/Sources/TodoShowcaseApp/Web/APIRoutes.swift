@@ -85,7 +85,7 @@ struct APIRoutes {
   }
 
   /// How many items the whole list is read and sent in at a time.
-  static let streamedPageSize = 200
+  static let streamedPageSize = TodoPage.maximumLimit
 
   /// The whole list as one JSON array, read and sent a page at a time as the client takes it:
   /// a client that asks for a long list and reads it slowly (or never) holds one page of it in
@@ -137,7 +137,7 @@ struct APIRoutes {
   private func itemID(_ context: BasicRequestContext) throws -> UUID {
     let text = try context.parameters.require("id")
     guard let id = UUID(uuidString: text) else {
-      throw APIError(status: .notFound, message: "No to-do item has the id \(text).")
+      throw APIError(status: .notFound, message: "No to-do item has the id \(EscapedText.echoed(text)).")
     }
     return id
   }
@@ -181,7 +181,7 @@ struct APIRoutes {
       case .notFound: return try errorResponse(.notFound, error.description)
       case .listFull: return try errorResponse(.conflict, error.description)
       case .emptyTitle, .blankTitle, .titleTooLong, .titleTooComplex, .controlCharacter, .invisibleCharacter,
-        .strayVariationSelector:
+        .strayVariationSelector, .unusableCharacter:
         return try errorResponse(.unprocessableContent, error.description)
       }
     } catch let error as StorageError {

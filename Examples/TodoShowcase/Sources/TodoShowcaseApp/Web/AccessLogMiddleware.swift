@@ -27,12 +27,7 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
   /// line) or line or paragraph separator (Zl, Zp) written as `\u{1B}`, and cut after
   /// ``maximumLoggedLength`` scalars with the full length in bytes after an ellipsis.
   static func loggable(_ text: String) -> String {
-    EscapedText.escaping(text, maximumScalars: maximumLoggedLength) { scalar in
-      switch scalar.properties.generalCategory {
-      case .control, .format, .lineSeparator, .paragraphSeparator: true
-      default: false
-      }
-    }
+    EscapedText.escaping(text, maximumScalars: maximumLoggedLength, where: EscapedText.isControlOrInvisible)
   }
 
   func handle(

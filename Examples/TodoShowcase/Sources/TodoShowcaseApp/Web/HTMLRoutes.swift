@@ -110,6 +110,13 @@ struct HTMLRoutes {
       status: status, Layout.errorPage(storageLabel: server.storageLabel, title: title, section: .list, message))
   }
 
+  /// The message of the page for a style id no style has. It does not show the id: a link of
+  /// someone else's could make it read as a message of the app's own (`?tab=manual”. Your list
+  /// was reset…`); it names the styles there are instead.
+  static let unknownStyleMessage =
+    "There is no such style; the styles are "
+    + Showcase.styles.map { "\($0.name) (\($0.id))" }.joined(separator: ", ") + "."
+
   /// Renders a style's list, on the tabbed page or on its own page.
   private func page(
     styleID: String,
@@ -123,7 +130,7 @@ struct HTMLRoutes {
       return htmlResponse(
         status: .notFound,
         Layout.errorPage(
-          storageLabel: server.storageLabel, title: "Not found", "There is no style called “\(styleID)”.")
+          storageLabel: server.storageLabel, title: "Not found", Self.unknownStyleMessage)
       )
     }
     let cursor = try Pagination.cursor(after)
@@ -182,7 +189,7 @@ struct HTMLRoutes {
         onTabsPage: returnTo.hasPrefix("/?"),
         after: after,
         status: .notFound,
-        error: "No to-do item has the id \(error.text).",
+        error: "No to-do item has the id \(EscapedText.echoed(error.text)).",
         typedTitle: form["title"]
       )
     } catch let error as TodoError {

@@ -44,32 +44,47 @@ struct HostPolicy: Sendable, Equatable {
 
   /// Whether a request whose `Host` is `authority` (`name`, `name:port`, `[v6]:port`) is answered.
   func accepts(authority: String) -> Bool {
+    guard Self.isHostAndPort(authority) else { return false }
     let host = HostNames.hostPart(ofAuthority: authority)
-    // After the host, nothing or a port: `localhost:1@evil.example` or `[::1]junk` names no host of ours.
-    let rest = authority.dropFirst(host.count)
-    guard
-      rest.isEmpty
-        || (rest.first == ":" && (2...6).contains(rest.count)
-          && rest.dropFirst().allSatisfy { $0.isASCII && $0.isNumber })
-    else {
-      return false
-    }
     if HostNames.isLoopbackName(host) { return true }
     if allowedNames.contains(Self.canonicalName(host)) { return true }
     return !loopbackOnly && HostNames.isIPAddress(host)
   }
 
+  /// Whether `authority` is a host and, after it, nothing or a port: `localhost:1@evil.example`,
+  /// `localhost:8080<script>` or `[::1]junk` names no host.
+  static func isHostAndPort(_ authority: String) -> Bool {
+    let host = HostNames.hostPart(ofAuthority: authority)
+    let rest = authority.dropFirst(host.count)
+    return !host.isEmpty
+      && (rest.isEmpty
+        || (rest.first == ":" && (2...6).contains(rest.count)
+          && rest.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }))
+  }
+
   /// Why a request naming `hosts` is refused, or `nil` when each is accepted (a request without
-  /// `Host`, which no browser sends, cannot be a rebinding page).
+  /// `Host`, which no browser sends, cannot be a rebinding page). The advice to start the server
+  /// with `--allowed-host` is given only for a name it would take; an IP address refused on
+  /// loopback needs the server to listen beyond it.
   func refusalReason(_ hosts: [String]) -> String? {
-    guard let foreign = hosts.first(where: { !accepts(authority: $0) }) else { return nil }
-    let name = HostNames.hostPart(ofAuthority: foreign)
+    guard let refused = hosts.first(where: { !accepts(authority: $0) }) else { return nil }
+    let foreign = EscapedText.echoed(refused)
+    let name = HostNames.hostPart(ofAuthority: refused)
+    let advice =
+      if !Self.isHostAndPort(refused) {
+        ", which is not a host name or address with an optional port"
+      } else if HostNames.isIPAddress(name) {
+        "; to answer IP addresses, listen beyond loopback (--host 0.0.0.0 or a LAN address)"
+      } else if Self.isValidName(name) {
+        "; to accept that name, start it with --allowed-host \(name)"
+      } else {
+        ", which is not a valid host name"
+      }
     if loopbackOnly {
-      return "this server listens on loopback only and does not answer for the host \(foreign); "
-        + "to accept that name, start it with --allowed-host \(name)"
+      return "this server listens on loopback only and does not answer for the host \(foreign)\(advice)"
     }
     return "this server answers only IP addresses, loopback names and names given with --allowed-host, "
-      + "not the host \(foreign); to accept that name, start it with --allowed-host \(name)"
+      + "not the host \(foreign)\(advice)"
   }
 
   /// The start-up warning for a server that listens beyond loopback, nil on loopback: the

@@ -29,7 +29,7 @@ enum OpenAPIDocument {
             "operationId": "listTodos",
             "summary": "Every item, oldest first; with limit or after, one page of them.",
             "parameters": [
-              {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
+              {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 200}},
               {"name": "after", "in": "query", "required": false, "description": "The cursor from the previous page's Link header.", "schema": {"type": "string"}}
             ],
             "responses": {
@@ -152,7 +152,7 @@ enum OpenAPIDocument {
           "ListFull": {"description": "The list already has 10000 items, the most it may have.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "TooLarge": {"description": "The body is larger than 64 KiB.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "UnsupportedMediaType": {"description": "The body is not application/json.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-          "Unprocessable": {"description": "The title breaks the rules: empty, longer than 200 characters or 800 code points, containing a control character, an invisible character (a formatting one such as U+202E, a joiner that joins nothing, or another that shows nothing such as U+034F) or a variation selector that selects nothing, or made only of characters that look blank (such as U+3164).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "Unprocessable": {"description": "The title breaks the rules: empty, longer than 200 characters or 800 code points, containing a control character, an invisible character (a formatting one such as U+202E, a joiner that joins nothing, or another that shows nothing such as U+034F) a variation selector that selects nothing, or a code point with no agreed meaning (a noncharacter, a private-use or an unassigned one), or made only of characters that look blank (such as U+3164).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "Busy": {"description": "The server is busy: as many storage calls are already queued or running as it takes (serve --max-storage-calls, default 64; a JSON error), or the connection is over the limit of open connections (serve --max-connections, default 512, and --max-connections-per-address, default 64; plain text, sent without reading the request, and the connection closed). Try again after Retry-After seconds.", "headers": {"Retry-After": {"description": "Seconds to wait before trying again.", "required": true, "schema": {"type": "integer", "minimum": 0}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}, "text/plain": {"schema": {"type": "string"}}}}
         }
       }

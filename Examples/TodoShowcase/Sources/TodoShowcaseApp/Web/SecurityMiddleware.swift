@@ -39,7 +39,7 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     } catch let error as HTTPError where error.status == .notFound && error.body == nil {
       // No route serves the path (the router's own 404 has no text): JSON under /api/, as the
       // API's other errors, else the app's page.
-      response = refusal(.notFound, "Nothing is at \(Self.shortPath(request.uri.path)).", request: request)
+      response = refusal(.notFound, "Nothing is at \(EscapedText.echoed(request.uri.path)).", request: request)
     } catch let error as any HTTPResponseError {
       response = try error.response(from: request, context: context)
     }
@@ -153,23 +153,24 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
   /// Why the request is cross-site, or `nil` when it is same-origin or not from a browser.
   static func crossSiteReason(_ headers: HTTPFields, authority: String?) -> String? {
     if let site = headers.first(where: { $0.name.canonicalName == "sec-fetch-site" })?.value.lowercased() {
-      return site == "same-origin" || site == "none" ? nil : "Sec-Fetch-Site is \(site)"
+      return site == "same-origin" || site == "none" ? nil : "Sec-Fetch-Site is \(EscapedText.echoed(site))"
     }
     guard let origin = headers[.origin] else { return nil }
+    let shown = EscapedText.echoed(origin)
+    // A browser sends an origin as `scheme://host[:port]`: of a web page, http or https, with no
+    // user, path, query or fragment. Anything else (`null`, `ws://`, `http://evil@host`) is not
+    // this site's.
     guard let host = (hostField(headers) ?? authority)?.lowercased(), let originURL = URL(string: origin),
-      let originHost = originURL.host
+      let scheme = originURL.scheme?.lowercased(), scheme == "http" || scheme == "https",
+      let originHost = originURL.host, originURL.user == nil, originURL.password == nil, originURL.path.isEmpty,
+      originURL.query == nil, originURL.fragment == nil
     else {
-      return "Origin \(origin) does not match the host"
+      return "Origin \(shown) does not match the host"
     }
     let port = originURL.port.map { ":\($0)" } ?? ""
     // URL.host gives an IPv6 address without its brackets; Host has them (`[::1]:8080`).
     let originAuthority = (HostNames.urlHost(originHost) + port).lowercased()
-    return originAuthority == host ? nil : "Origin \(origin) is not this site"
-  }
-
-  /// `path` as a message shows it: at most 200 characters, so a long one is not echoed whole.
-  static func shortPath(_ path: String) -> String {
-    path.count > 200 ? path.prefix(197) + "..." : path
+    return originAuthority == host ? nil : "Origin \(shown) is not this site"
   }
 
   /// A refusal: JSON for the API (encoded like every other API error, so a control character
