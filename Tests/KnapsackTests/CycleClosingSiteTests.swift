@@ -50,4 +50,52 @@ extension Dependencies {
         "  closed at KnapsackTests/CycleClosingSiteTests.swift:\(closingLine), which asks for \\.closingFront again"),
       "\(error)")
   }
+
+  /// A loop closed by a call that names no line (a protocol of the user's, whose
+  /// `resolve<T>()` passes none): the top-level call for the loop's first dependency did not close
+  /// it, and is not named as if it had.
+  @Test func aCycleClosedByACallWithNoLineNamesNoClosingLine() throws {
+    let container = Container()
+    container.register(type: ClosingFront.self) { r in ClosingFront(back: try r.resolve(type: ClosingBack.self)) }
+    container.register(type: ClosingBack.self) { r in
+      let provider: any ClosingProvider = r
+      let front: ClosingFront = try provider.resolve()
+      return ClosingBack(front: front)
+    }
+    let topLevel = #line + 1
+    let error = try #require(throws: ResolutionError.self) { try container.resolve(type: ClosingFront.self) }
+    #expect(error.kind == .cycle)
+    #expect(!error.description.contains("CycleClosingSiteTests.swift:\(topLevel)"), "\(error)")
+    #expect(!error.description.contains("closed at"), "\(error)")
+    // In a decorator, such a call is named by where the decorator was added.
+    let decorated = Container()
+    decorated.register(type: ClosingBack.self) { ClosingBack(front: nil) }
+    let decoratorLine = #line + 1
+    decorated.decorate(type: ClosingBack.self) { r, _ in
+      let provider: any ClosingProvider = r
+      let again: ClosingBack = try provider.resolve()
+      return again
+    }
+    let loop = try #require(throws: ResolutionError.self) { try decorated.resolve(type: ClosingBack.self) }
+    #expect(loop.kind == .cycle)
+    #expect(
+      loop.description.contains("closed at KnapsackTests/CycleClosingSiteTests.swift:\(decoratorLine)"), "\(loop)")
+  }
+}
+
+/// A hand-written provider protocol, as an app migrating to Knapsack may keep.
+private protocol ClosingProvider {
+  func resolve<T>() throws -> T
+}
+
+extension Resolver: ClosingProvider {}
+
+private final class ClosingFront: Sendable {
+  let back: ClosingBack
+  init(back: ClosingBack) { self.back = back }
+}
+
+private final class ClosingBack: Sendable {
+  let front: ClosingFront?
+  init(front: ClosingFront?) { self.front = front }
 }

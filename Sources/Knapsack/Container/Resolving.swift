@@ -301,9 +301,14 @@ extension Resolving {
   /// ``resolve(type:name:fileID:line:)`` but with no call site to name: the shape a protocol of
   /// your own may require, `func resolve<T: Sendable>(type: T.Type, name: String?) throws -> T`,
   /// which `Container` and ``Resolver`` then satisfy with no adapter.
-  @inlinable @_disfavoredOverload
+  @_disfavoredOverload
   public func resolve<T: Sendable>(type: T.Type, name: String?) throws -> T {
-    try resolutionContext.resolve(KeyTable.index(of: type, name: name), ())
+    let index = KeyTable.index(of: type, name: name)
+    do {
+      return try resolutionContext.resolve(index, ())
+    } catch {
+      throw ResolutionError.requestedWithoutSite(error, index)
+    }
   }
 
   // Unavailable overloads that exist only so that the compiler names the mistake. Without
@@ -353,7 +358,13 @@ extension Resolving {
   /// to name: the witness of a hand-written `DependencyProvider`'s `func resolve<T>() throws -> T`,
   /// which `Container` and ``Resolver`` satisfy with no adapter.
   @_disfavoredOverload
-  public func resolve<T>() throws -> T { try resolveExpected() }
+  public func resolve<T>() throws -> T {
+    do {
+      return try resolveExpected()
+    } catch {
+      throw ResolutionError.requestedWithoutSite(error, KeyTable.index(of: T.self, name: nil))
+    }
+  }
 
   /// The routine behind both: the type `T`, registered without a name, cast from the erased
   /// value (`T` need not be `Sendable`: a `DependencyProvider`'s requirement does not say so).

@@ -95,7 +95,7 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     switch request {
     case .call(let site): site.location
     case .location(let location): location
-    case nil: nil
+    case .unnamed, nil: nil
     }
   }
   /// Where ``requestedAt`` comes from: a call's site as the call passed it, made a
@@ -104,6 +104,9 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
   private enum Request: Sendable {
     case call(CallSite)
     case location(CodeLocation)
+    /// A call that names no line (a protocol's `resolve<T>()`) closed a cycle: no request
+    /// further up, for the loop's first dependency, is the one that closed it.
+    case unnamed
   }
   /// The resolution path from the top-level request to ``dependency`` (both included).
   public let path: [DependencyReference]
@@ -270,13 +273,33 @@ public struct ResolutionError: Error, Sendable, Hashable, Codable, CustomStringC
     requested(error, index, .location(site))
   }
 
+  /// `error` passed out of a request for `index` that names no line (a protocol's
+  /// `resolve<T>()`, a handle made without one). For a cycle it closes, no request further up is
+  /// taken for the closing one: the top-level request for the loop's first dependency asks for
+  /// the same dependency, but did not close the loop. (A decorator's request still falls back to
+  /// where the decorator was added.)
+  static func requestedWithoutSite(_ error: any Error, _ index: Int) -> any Error {
+    guard var error = error as? ResolutionError, error.kind == .cycle, error.request == nil,
+      error.origin?.index == index
+    else { return error }
+    error.request = .unnamed
+    return error
+  }
+
   private static func requested(_ error: any Error, _ index: Int, _ request: Request) -> any Error {
     // The origin's index alone first: copying the whole origin costs the failure path (S7).
-    guard var error = error as? ResolutionError, error.request == nil,
+    guard var error = error as? ResolutionError, error.request == nil || error.isUnnamedClosing(by: request),
       error.origin?.index == index || error.origin.map({ isContribution($0, of: index) }) == true
     else { return error }
     error.request = request
     return error
+  }
+
+  /// Whether this error's loop was closed by a call that names no line, inside the decorator
+  /// whose location `request` is: the decorator's location names the closing call then.
+  private func isUnnamedClosing(by request: Request) -> Bool {
+    guard case .unnamed = self.request, case .location = request else { return false }
+    return true
   }
 
   /// Whether `origin` is one of the contributions of the multibinding at `index`: no line of the

@@ -137,7 +137,7 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
 
   /// `error`, naming the line that made the handle (see ``site``) if it is about what it resolves.
   private func located(_ error: any Error) -> any Error {
-    site.map { ResolutionError.requested(error, index, at: $0) } ?? error
+    site.map { ResolutionError.requested(error, index, at: $0) } ?? ResolutionError.requestedWithoutSite(error, index)
   }
 
   private func resolve(_ argument: Key.Argument, in context: ResolutionContext) throws -> Key.Value {
