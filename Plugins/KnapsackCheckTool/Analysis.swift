@@ -176,6 +176,19 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
           reference)))
   }
 
+  // A registration of a key path that names no key of the graph but one a letter or two away:
+  // a misspelt key, which the compiler reports only once this check passes (a required key's
+  // error, at its declaration, would come first). Said at the registration, with the key it may mean.
+  for (id, list) in registrations where !id.isType && declarationsOfKey[id] == nil {
+    guard let site = list.map(\.site).min(), let near = nearestKey(to: id, among: declarations) else { continue }
+    findings.append(
+      Finding(
+        severity: .warning, site: site,
+        message:
+          "no key named \(id.spelled) is declared in the module graph of '\(app)'; did you mean \(near.id.spelled), declared at \(near.site.short)?"
+      ))
+  }
+
   // Missing providers.
   let overrides = Dictionary(grouping: files.flatMap(\.overrideRegistrations), by: \.target)
   /// For a dependency that only overrides register: where, and that they do not provide it.
@@ -535,7 +548,9 @@ func keysToldApart(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts] 
   return modules.map { module in
     var result = module
     result.files = module.files.map { file in
-      let inFile = visible(from: [module.name] + file.imports)
+      // The file's own module, and what its own imports make visible: not every import of the
+      // module's other files, which would tell nothing apart.
+      let inFile = visible(from: file.imports).union([module.name])
       /// The key `id` names in this file: one, or the candidates when the check cannot tell.
       func told(_ id: DependencyID) -> (id: DependencyID?, candidates: [String]) {
         guard !id.isType, let declarers = shared[id.text] else { return (id, []) }
@@ -757,4 +772,37 @@ func typesQualified(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts]
     }
     return result
   }
+}
+
+/// The declared key whose name is nearest `id`'s, at most two edits away (one for a short
+/// name), if one is: what a registration of an undeclared key path probably meant.
+func nearestKey(to id: DependencyID, among declarations: [DependencyID: KeyDeclaration]) -> KeyDeclaration? {
+  let name = Array(id.spelled.dropFirst(2))
+  let limit = name.count < 5 ? 1 : 2
+  var best: (distance: Int, declaration: KeyDeclaration)?
+  for (candidate, declaration) in declarations where !candidate.isType {
+    let other = Array(candidate.spelled.dropFirst(2))
+    guard abs(other.count - name.count) <= limit else { continue }
+    let distance = editDistance(name, other)
+    if distance <= limit,
+      distance < best?.distance ?? .max
+        || (distance == best?.distance && candidate.text < (best?.declaration.id.text ?? ""))
+    {
+      best = (distance, declaration)
+    }
+  }
+  return best?.declaration
+}
+
+/// The number of single-character insertions, deletions and replacements that turn `a` into `b`.
+func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+  var previous = Array(0...b.count)
+  for (i, x) in a.enumerated() {
+    var current = [i + 1] + Array(repeating: 0, count: b.count)
+    for (j, y) in b.enumerated() {
+      current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.count]
 }

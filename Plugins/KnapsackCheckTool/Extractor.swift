@@ -4,6 +4,30 @@ import SwiftSyntax
 /// The comment that silences the missing-provider error for a key provided only at run time.
 let silencingMarker = "knapsack-check: runtime-provided"
 
+/// Whether `comment` (with its `//` or `/*`) is the silencing comment: the marker is its text,
+/// after the comment's own punctuation, not a word inside other text.
+func isSilencingComment(_ comment: String) -> Bool {
+  let text = comment.drop { $0 == "/" || $0 == "*" || $0 == "!" }.drop(while: \.isWhitespace)
+  return text.hasPrefix(silencingMarker)
+}
+
+/// The pieces of `trivia` after its last blank line (two line breaks with nothing but spaces or
+/// tabs between): the comments attached to what follows.
+func afterLastBlankLine(_ trivia: [TriviaPiece]) -> ArraySlice<TriviaPiece> {
+  var start = 0
+  var breaks = 0
+  for (index, piece) in trivia.enumerated() {
+    switch piece {
+    case .newlines(let count), .carriageReturns(let count), .carriageReturnLineFeeds(let count):
+      breaks += count
+      if breaks > 1 { start = index + 1 }
+    case .spaces, .tabs: continue
+    default: breaks = 0
+    }
+  }
+  return trivia[start...]
+}
+
 /// The multibinding kinds: keys that contributions provide, never required.
 let multibindingKinds: Set<String> = ["Multibinding", "AsyncMultibinding", "MainActorMultibinding", "MultibindingKey"]
 
@@ -419,7 +443,9 @@ final class FactsCollector: SyntaxVisitor {
     let specifier = variable.bindingSpecifier.id
     let heading = variable.tokens(viewMode: .sourceAccurate).prefix { $0.id != specifier } + [variable.bindingSpecifier]
     let trivia = heading.flatMap { Array($0.leadingTrivia.pieces) + Array($0.trailingTrivia.pieces) }
-    let comments = trivia.compactMap { piece -> String? in
+    // Only the comments attached to the key, after the last blank line: a commented-out
+    // declaration further up, or prose that mentions the marker, does not silence it.
+    let comments = afterLastBlankLine(trivia).compactMap { piece -> String? in
       switch piece {
       case .lineComment(let text), .blockComment(let text), .docLineComment(let text), .docBlockComment(let text):
         text
@@ -434,7 +460,7 @@ final class FactsCollector: SyntaxVisitor {
         constructions: required ? [] : constructions(in: body),
         deferred: required ? [] : handles(in: body, factory: factory),
         isAlias: !required && factory.map(isAlias) ?? false, site: site(binding.pattern),
-        isSilenced: comments.contains { $0.contains(silencingMarker) }))
+        isSilenced: comments.contains(where: isSilencingComment)))
   }
 
   /// A subscript of a key type in `extension Dependencies`, `subscript(store name: String) ->

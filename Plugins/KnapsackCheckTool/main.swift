@@ -117,7 +117,7 @@ var fresh = FactsCache()
 // registers the key path its caller passes, declared in a file that is parsed), and otherwise
 // skipped (most files of third-party packages in the graph). `Injected` finds a type with an
 // `@Injected` or `@LazyInjected` property, which a factory elsewhere may make.
-let words = ["Knapsack", "Dependencies", "register", "resolve", "Injected"]
+let words = ["Knapsack", "Dependencies", "register", "resolve", "contribute", "Injected"]
 var files: [[FileFacts?]] = []
 var unparsed: [(module: Int, file: Int, path: String, source: String, hash: UInt64)] = []
 for (moduleIndex, module) in options.modules.enumerated() {
@@ -170,7 +170,11 @@ if let output = options.output {
     let lines =
       ["knapsack-check report for \(options.app)"] + (findings.isEmpty ? ["no findings"] : findings.map(\.line))
     let text = lines.map { "// \($0)\n" }.joined()
-    try? Data(text.utf8).write(to: URL(fileURLWithPath: output))
+    // Written only when it changes: the target compiles the report, so rewriting the same text
+    // would recompile it after any edit anywhere in the graph.
+    if (try? String(contentsOfFile: output, encoding: .utf8)) != text {
+      try? Data(text.utf8).write(to: URL(fileURLWithPath: output))
+    }
   }
 }
 exit(errors > 0 ? 1 : 0)

@@ -1,0 +1,7 @@
+import Knapsack
+
+public protocol PaymentGateway: Sendable {}
+
+extension Dependencies {
+  public var paymentGateway: Key<any PaymentGateway> { .required() }
+}

@@ -1,0 +1,6 @@
+import Knapsack
+import Payments
+
+func checkoutContainer() -> Container {
+  Container()
+}

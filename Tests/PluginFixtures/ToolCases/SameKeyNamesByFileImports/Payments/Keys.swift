@@ -1,0 +1,5 @@
+import Knapsack
+
+extension Dependencies {
+  public var sessionID: Key<String> { .required() }
+}

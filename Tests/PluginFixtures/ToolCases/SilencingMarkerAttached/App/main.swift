@@ -1,0 +1,4 @@
+import Keys
+import Knapsack
+
+let container = Container()
