@@ -367,8 +367,9 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
               "captive dependency: \(id.noted(factory.scope)) holds \(held.noted(heldScope))\(via), which should not outlive \(lifetime(heldScope))",
               first)))
       }
-      // A `Lazy` it keeps keeps the first value it reads, as `validate()` counts it: a value read
-      // out of one is not looked through (the run does not make it for the holder).
+      // A `Lazy` it keeps keeps the first value it reads (but a singleton or cached object,
+      // weakly), as `validate()` counts it: a value read out of one is not looked through (the
+      // run does not make it for the holder).
       for lazy in factory.deferred where lazy.keepsFirstValue {
         guard var held = lazy.target else { continue }
         // An alias hands out the instance of the key it resolves: the `Lazy` keeps that one.
@@ -379,7 +380,11 @@ func analyze(app: String, modules: [ModuleFacts]) -> [Finding] {
           of = " of \(held)"
           held = source
         }
-        guard let heldScope = shortestScope(held), holderOrder > scopeOrder[heldScope] ?? 0, !isValue(held) else {
+        // A cached object, which its container keeps, a `Lazy` holds weakly: it does not keep it
+        // past a reset (as `validate()` counts it).
+        guard let heldScope = shortestScope(held), holderOrder > scopeOrder[heldScope] ?? 0, !isValue(held),
+          heldScope != "cached"
+        else {
           continue
         }
         findings.append(

@@ -1494,6 +1494,9 @@ extension Container {
       // matters is what it holds, which the run did not make for the holder. Not reported, rather
       // than guessed.
       if holdsValueType(held) || !recorder.gaveAnObject(held.name) { continue }
+      // An object its container keeps, a cached one, the `Lazy` holds weakly (see `LazyStorage`):
+      // it does not keep it past a reset.
+      if heldScope.kind == .cached { continue }
       guard reportedLazies.insert(path.map(\.name)).inserted else { continue }
       let of = path.count > 2 ? " of \(lazy.held.name)" : ""
       problems.append(

@@ -162,6 +162,18 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
     return located(container.crossResolutionCycle(loop, index, parent, underlying: ResolutionError.handleWaitNote))
   }
 
+  /// Whether what this handle resolves is kept by the container that serves it: a singleton or
+  /// cached instance. A `Lazy` holds such a value weakly when it is an object (see
+  /// ``LazyStorage``): the container keeps it meanwhile, and two instances that reach each other
+  /// through a `Lazy` (a cycle broken with one) do not keep each other alive once the container
+  /// lets them go.
+  var resolvesWhatItsContainerKeeps: Bool {
+    guard !isMultibinding, let container = heldContainer.object else { return false }
+    let serving = scope.flatMap { container.overlay(in: $0)?.takeUnretainedValue() } ?? container
+    guard let kind = serving.servingRegistration(index)?.scope.kind else { return false }
+    return kind == .singleton || kind == .cached
+  }
+
   /// Whether a validation run serves this handle: one made outside any override scope and used
   /// in a dry run (a factory captured it) resolves in the run's copies, as a captured container
   /// does, so that the run makes no instance of the app's (nor calls a factory registered with
@@ -186,6 +198,8 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
       try resolve(argument)
     } keeps: {
       !isServedByValidation
+    } weakly: {
+      resolvesWhatItsContainerKeeps
     } cycle: {
       waitCycle($0, from: $1)
     }
@@ -292,6 +306,11 @@ extension Provider where Key.Kind == MainActorKind {
 /// way throws `CancellationError` instead of waiting for it). `value` throws for a key, is
 /// `async` for an ``AsyncKey`` and needs the main actor for a ``MainActorKey``. A key that takes
 /// an argument gets it when the handle is made, `r.lazy(\.profile, argument: userID)`.
+///
+/// The value is kept strongly, except an object that its container keeps (a singleton or cached
+/// instance), which is kept weakly: the `Lazy` hands out that instance while the container keeps
+/// it, and resolves the key again once the container let it go and nothing else keeps it. So a
+/// cycle of two singletons broken with a `Lazy` is no reference cycle once it was read.
 public struct Lazy<Key: DependencyKeyType>: Sendable {
   let provider: Provider<Key>
   let storage: LazyStorage<Key.Value>
@@ -334,6 +353,8 @@ extension Lazy where Key.Kind == AsyncKind {
         try await provider.resolveAsync(argument)
       } keeps: {
         !provider.isServedByValidation
+      } weakly: {
+        provider.resolvesWhatItsContainerKeeps
       } reentered: {
         provider.cycleThroughHandle()
       } cycle: {
@@ -353,6 +374,12 @@ extension Lazy where Key.Kind == AsyncKind {
 /// shared instance: a wait that would close a loop (the first read needs, on another thread or in
 /// a child task it awaits, what the reader is making) is a cycle error instead. A failure is not
 /// kept: the next read tries again.
+///
+/// The value is kept strongly, except an object that its container keeps (a singleton or cached
+/// instance), which is kept weakly: the container keeps it alive meanwhile, and a `Lazy` that
+/// breaks a cycle of two singletons does not make a reference cycle of them once it was read.
+/// Once the container let that object go (it was disposed, released or reset) and nothing else
+/// keeps it, the next read resolves the key again.
 final class LazyStorage<Value: Sendable>: WaitTarget {
   private enum State {
     case empty
@@ -360,6 +387,8 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
     /// which the wait graph knows as `holder`, with the asynchronous readers waiting for it.
     case making(maker: UInt, holder: WaitGraph.Holder, waiters: AsyncWaiters)
     case made(Value)
+    /// An object its container keeps, held weakly.
+    case madeWeakly(MadeInstance.Weak)
   }
 
   /// The dependency the handle resolves: what a wait for it is, in a cycle's path.
@@ -393,29 +422,40 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
     state.withLock { state in
       switch state {
       case .made(let value): return .read(value)
-      case .empty:
-        if let holder { state = .making(maker: reader, holder: holder, waiters: AsyncWaiters()) }
-        if holder?.thread != nil { creation.lock() }
-        return .make
+      case .madeWeakly(let kept):
+        if let value = kept.object as? Value { return .read(value) }
+      // Let go by its container, and by everything else: made again, as if never read.
+      case .empty: break
       case .making(let maker, _, _): return maker == reader ? .reenter : .wait
       }
+      if let holder { state = .making(maker: reader, holder: holder, waiters: AsyncWaiters()) }
+      if holder?.thread != nil { creation.lock() }
+      return .make
     }
   }
 
-  /// Ends a making: keeps `value` (or nothing, after a failure) and wakes the waiting readers.
-  private func finish(with value: Value?) {
+  /// Ends a making: keeps `value` (or nothing, after a failure), weakly if it is an object and
+  /// `weakly` (its container keeps it), and wakes the waiting readers.
+  private func finish(with value: Value?, weakly: Bool = false) {
+    let kept: State =
+      if let value {
+        weakly && type(of: value as Any) is AnyClass
+          ? .madeWeakly(MadeInstance.Weak(object: value as AnyObject)) : .made(value)
+      } else {
+        .empty
+      }
     let waiters = state.withLock { state in
       guard case .making(_, _, var waiters) = state else { return [CheckedContinuation<Void, Never>]() }
-      state = value.map { .made($0) } ?? .empty
+      state = kept
       return waiters.takeAll()
     }
     for waiter in waiters { waiter.resume() }
   }
 
-  private func make(_ make: () throws -> Value) throws -> Value {
+  private func make(_ make: () throws -> Value, weakly: () -> Bool) throws -> Value {
     do {
       let value = try make()
-      finish(with: value)
+      finish(with: value, weakly: weakly())
       return value
     } catch {
       finish(with: nil)
@@ -424,11 +464,12 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
   }
 
   /// The value, made by `make` on the first read. `keeps` tells, when no value is kept yet,
-  /// whether this read's value is to be kept (a dry run's is not: it is made and returned only).
+  /// whether this read's value is to be kept (a dry run's is not: it is made and returned only);
+  /// `weakly`, whether its container keeps it (an object is then kept weakly).
   /// `cycle` is the error for a wait that would close a loop (its dependencies, from this
   /// handle's on, and the step the reader runs in, if any).
   func value(
-    _ make: () throws -> Value, keeps: () -> Bool,
+    _ make: () throws -> Value, keeps: () -> Bool, weakly: () -> Bool,
     cycle: ([Int], UnsafeMutablePointer<Frame>?) -> any Error
   ) throws -> Value {
     let reader = currentThreadID()
@@ -445,7 +486,7 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
           continue
         }
         defer { creation.unlock() }
-        return try self.make(make)
+        return try self.make(make, weakly: weakly)
       case .wait:
         // Blocks until the maker, which holds `creation` while it makes the value, is done (a
         // storage is read either synchronously or asynchronously, never both), then looks again.
@@ -460,13 +501,13 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
   }
 
   /// The value, made by `make` on the first read. `keeps` tells, when no value is kept yet,
-  /// whether this read's value is to be kept (see ``value(_:keeps:cycle:)``). `reentered` is
+  /// whether this read's value is to be kept, and `weakly` how (see ``value(_:keeps:weakly:cycle:)``). `reentered` is
   /// the error for a read by the task making the value: an asynchronous resolution from a handle
   /// starts a path of its own, so the engine cannot see the loop. `cycle` is the error for a
   /// wait that would close a loop.
   func asyncValue(
-    _ make: @escaping @Sendable () async throws -> Value, keeps: () -> Bool, reentered: () -> any Error,
-    cycle: ([Int], UnsafeMutablePointer<Frame>?) -> any Error
+    _ make: @escaping @Sendable () async throws -> Value, keeps: () -> Bool, weakly: () -> Bool,
+    reentered: () -> any Error, cycle: ([Int], UnsafeMutablePointer<Frame>?) -> any Error
   ) async throws -> Value {
     // A task's address: unique among running tasks, and the maker's task runs until it is done.
     let reader = currentTaskAddress
@@ -482,7 +523,7 @@ final class LazyStorage<Value: Sendable>: WaitTarget {
         guard case .make = turn(for: reader, claiming: WaitGraph.Holder(call: call)) else { continue }
         do {
           let value = try await call.run(make)
-          finish(with: value)
+          finish(with: value, weakly: weakly())
           return value
         } catch {
           finish(with: nil)
@@ -525,7 +566,8 @@ extension Resolving {
     Provider(index: KeyTable.index(of: key), container: resolutionContext.container, site: CallSite(fileID, line))
   }
 
-  /// A ``Lazy`` that resolves the key on first use and then keeps the value.
+  /// A ``Lazy`` that resolves the key on first use and then keeps the value (an object its
+  /// container keeps, a singleton or cached instance, weakly: see ``Lazy``).
   ///
   /// An error about the key names the line that made the handle (``ResolutionError/requestedAt``):
   /// leave `fileID` and `line` to their defaults.
