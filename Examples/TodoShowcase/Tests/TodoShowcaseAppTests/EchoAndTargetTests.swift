@@ -11,14 +11,6 @@ import Testing
 /// refused Host is told, found by a review of the server as an attacker would use it.
 @Suite("Echoes, origins and Host refusals")
 struct EchoAndTargetTests {
-  private static func fields(_ pairs: [(String, String)]) -> HTTPFields {
-    var fields = HTTPFields()
-    for (name, value) in pairs {
-      if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
-    }
-    return fields
-  }
-
   @Test("A client's text shown back is cut, with its invisible characters written out")
   func echoesAreCutAndEscaped() async throws {
     try await withApp { client in
@@ -51,7 +43,7 @@ struct EchoAndTargetTests {
   func originShape() {
     typealias Middleware = SecurityMiddleware<BasicRequestContext>
     func reason(_ origin: String) -> String? {
-      Middleware.crossSiteReason(Self.fields([("Origin", origin)]), authority: "127.0.0.1:18080")
+      Middleware.crossSiteReason(headerFields([("Origin", origin)]), authority: "127.0.0.1:18080")
     }
     #expect(reason("http://127.0.0.1:18080") == nil)
     // A page served on this name and port over TLS (a proxy in front of the server).

@@ -22,13 +22,7 @@ extension TestClientProtocol {
 
 @Suite("Safe by default")
 struct SecurityTests {
-  private static func headers(_ pairs: [(String, String)]) -> HTTPFields {
-    var fields = HTTPFields()
-    for (name, value) in pairs {
-      if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
-    }
-    return fields
-  }
+  private static func headers(_ pairs: [(String, String)]) -> HTTPFields { headerFields(pairs) }
 
   /// POSTs `body` to the API with the header fields `pairs`: the reply, and the titles listed
   /// after it.

@@ -1,5 +1,6 @@
 import DIShowcase
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import TodoShowcaseApp
@@ -15,6 +16,16 @@ func withApp<Value>(
   let server = ShowcaseServer(storage: storage, storageLabel: "test")
   let router = server.makeRouter(listenHost: listenHost, allowedHosts: allowedHosts)
   return try await Application(router: router).test(.router, test)
+}
+
+/// Header fields with exactly these names and values, in this order (a name that is no valid
+/// field name is left out).
+func headerFields(_ pairs: [(String, String)]) -> HTTPFields {
+  var fields = HTTPFields()
+  for (name, value) in pairs {
+    if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+  }
+  return fields
 }
 
 /// What a test needs of a response.
