@@ -436,6 +436,19 @@ func scopeOf(_ call: KeyPathCall, passedTo parameter: Int, _ helper: Registering
   return helper.scopeDefault
 }
 
+/// Whether `call`'s arguments fit `helper`'s parameters by their labels, in order, as Swift matches
+/// them (a parameter the call leaves out has a default, or takes the trailing closure).
+func fits(_ call: KeyPathCall, _ helper: RegisteringFunction) -> Bool {
+  var next = 0
+  for label in call.labels {
+    guard next <= helper.parameterLabels.count,
+      let position = helper.parameterLabels[next...].firstIndex(where: { $0 == label })
+    else { return false }
+    next = position + 1
+  }
+  return true
+}
+
 /// The modules' facts with each call of a registration helper (see ``RegisteringFunction``) that
 /// passes a key path, `singleton(\.clock) { SystemClock() }`, counted as a registration of that
 /// key at the call, with the scope the helper names (or the call passes it) and what the closure
@@ -445,15 +458,36 @@ func helpersFollowed(_ modules: [ModuleFacts]) -> [ModuleFacts] {
   let helpers = modules.flatMap(\.files).flatMap(\.registeringFunctions)
   guard !helpers.isEmpty else { return modules }
   let byName = Dictionary(grouping: helpers, by: \.name)
+  var imports: [String: Set<String>] = [:]
+  for module in modules { imports[module.name, default: []].formUnion(module.files.flatMap(\.imports)) }
+  /// The modules `name` sees: itself and what it imports, directly or through them.
+  func visible(from name: String) -> Set<String> {
+    var seen: Set<String> = []
+    var pending = [name]
+    while let next = pending.popLast() {
+      if seen.insert(next).inserted { pending += imports[next] ?? [] }
+    }
+    return seen
+  }
+  /// The helper a call in `module` calls: of those whose name, key path position and labels fit
+  /// it, one of the caller's own module, else one of a module it sees, else any (the first by
+  /// site, so that every run picks the same).
+  func helper(called call: KeyPathCall, from module: String, seeing: Set<String>) -> RegisteringFunction? {
+    let fitting = (byName[call.callee] ?? []).filter {
+      $0.parameter == call.argument && $0.label == call.label && fits(call, $0)
+    }
+    let own = fitting.filter { $0.site.module == module }
+    let seen = fitting.filter { $0.site.module.map(seeing.contains) ?? false }
+    return (own.isEmpty ? seen.isEmpty ? fitting : seen : own).min { $0.site < $1.site }
+  }
   var used: Set<RegisteringFunction> = []
   var result = modules.map { module in
     var module = module
+    let seeing = visible(from: module.name)
     module.files = module.files.map { file in
       var file = file
       for call in file.keyPathCalls {
-        guard
-          let helper = byName[call.callee]?.first(where: { $0.parameter == call.argument && $0.label == call.label })
-        else { continue }
+        guard let helper = helper(called: call, from: module.name, seeing: seeing) else { continue }
         used.insert(helper)
         // In an override scope's configuration, as a `register` written there: no provider.
         if call.isOverride {
