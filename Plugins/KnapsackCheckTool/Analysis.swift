@@ -421,32 +421,48 @@ func valueTypeName(ofKey keyType: String) -> String? {
   return String(value.prefix { $0 != "<" })
 }
 
-/// The scope `call` registers with through the scope parameter at position `parameter` of
-/// `helper`: the one it passes (nil if not a literal scope), or the parameter's default if it
-/// passes none. Arguments are matched to parameters in order, as Swift does: an argument goes to
-/// the next parameter with its label; a parameter it skips has a default, or is given by a
-/// trailing closure.
-func scopeOf(_ call: KeyPathCall, passedTo parameter: Int, _ helper: RegisteringFunction) -> String? {
-  var next = 0
-  for (position, label) in helper.parameterLabels.enumerated() {
-    let matches = next < call.labels.count && call.labels[next] == label
-    if position == parameter { return matches ? call.scopes[next] : helper.scopeDefault }
-    if matches { next += 1 }
+/// The position of the parameter of `helper` that each argument of `call` goes to, matched in
+/// order as Swift does: an argument goes to the next parameter with its label; a parameter it
+/// skips has a default, or is given by a trailing closure. Nil when an argument fits none: the
+/// call is not one of `helper`.
+func parameterPositions(of call: KeyPathCall, in helper: RegisteringFunction) -> [Int]? {
+  var positions: [Int] = []
+  for label in call.labels {
+    let next = positions.last.map { $0 + 1 } ?? 0
+    guard let position = helper.parameterLabels[next...].firstIndex(where: { $0 == label }) else { return nil }
+    positions.append(position)
   }
-  return helper.scopeDefault
+  return positions
 }
 
-/// Whether `call`'s arguments fit `helper`'s parameters by their labels, in order, as Swift matches
-/// them (a parameter the call leaves out has a default, or takes the trailing closure).
-func fits(_ call: KeyPathCall, _ helper: RegisteringFunction) -> Bool {
-  var next = 0
-  for label in call.labels {
-    guard next <= helper.parameterLabels.count,
-      let position = helper.parameterLabels[next...].firstIndex(where: { $0 == label })
-    else { return false }
-    next = position + 1
+/// The scope `call` registers with through the scope parameter at position `parameter` of
+/// `helper`: the one it passes (nil if not a literal scope), or the parameter's default if it
+/// passes none (see ``parameterPositions(of:in:)``).
+func scopeOf(_ call: KeyPathCall, passedTo parameter: Int, _ helper: RegisteringFunction) -> String? {
+  guard let argument = parameterPositions(of: call, in: helper)?.firstIndex(of: parameter) else {
+    return helper.scopeDefault
   }
-  return true
+  return call.scopes[argument]
+}
+
+/// The modules each module imports, in any of its files: what a module sees.
+struct ModuleImports {
+  private var imports: [String: Set<String>] = [:]
+
+  init(_ modules: [ModuleFacts]) {
+    for module in modules { imports[module.name, default: []].formUnion(module.files.flatMap(\.imports)) }
+  }
+
+  /// The modules `roots` see: themselves and what they import, directly or through other
+  /// modules' imports.
+  func visible(from roots: some Sequence<String>) -> Set<String> {
+    var seen: Set<String> = []
+    var pending = Array(roots)
+    while let next = pending.popLast() {
+      if seen.insert(next).inserted { pending += imports[next] ?? [] }
+    }
+    return seen
+  }
 }
 
 /// The modules' facts with each call of a registration helper (see ``RegisteringFunction``) that
@@ -458,23 +474,13 @@ func helpersFollowed(_ modules: [ModuleFacts]) -> [ModuleFacts] {
   let helpers = modules.flatMap(\.files).flatMap(\.registeringFunctions)
   guard !helpers.isEmpty else { return modules }
   let byName = Dictionary(grouping: helpers, by: \.name)
-  var imports: [String: Set<String>] = [:]
-  for module in modules { imports[module.name, default: []].formUnion(module.files.flatMap(\.imports)) }
-  /// The modules `name` sees: itself and what it imports, directly or through them.
-  func visible(from name: String) -> Set<String> {
-    var seen: Set<String> = []
-    var pending = [name]
-    while let next = pending.popLast() {
-      if seen.insert(next).inserted { pending += imports[next] ?? [] }
-    }
-    return seen
-  }
+  let imports = ModuleImports(modules)
   /// The helper a call in `module` calls: of those whose name, key path position and labels fit
   /// it, one of the caller's own module, else one of a module it sees, else any (the first by
   /// site, so that every run picks the same).
   func helper(called call: KeyPathCall, from module: String, seeing: Set<String>) -> RegisteringFunction? {
     let fitting = (byName[call.callee] ?? []).filter {
-      $0.parameter == call.argument && $0.label == call.label && fits(call, $0)
+      $0.parameter == call.argument && $0.label == call.label && parameterPositions(of: call, in: $0) != nil
     }
     let own = fitting.filter { $0.site.module == module }
     let seen = fitting.filter { $0.site.module.map(seeing.contains) ?? false }
@@ -483,7 +489,7 @@ func helpersFollowed(_ modules: [ModuleFacts]) -> [ModuleFacts] {
   var used: Set<RegisteringFunction> = []
   var result = modules.map { module in
     var module = module
-    let seeing = visible(from: module.name)
+    let seeing = imports.visible(from: [module.name])
     module.files = module.files.map { file in
       var file = file
       for call in file.keyPathCalls {
@@ -556,17 +562,8 @@ func keysToldApart(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts] 
     }
   }
 
-  var imports: [String: Set<String>] = [:]
-  for module in modules { imports[module.name] = Set(module.files.flatMap(\.imports)) }
-  func visible(from roots: some Sequence<String>) -> Set<String> {
-    var seen: Set<String> = []
-    var pending = Array(roots)
-    while let next = pending.popLast() {
-      if seen.insert(next).inserted { pending += imports[next] ?? [] }
-    }
-    return seen
-  }
-  let reachable = Dictionary(uniqueKeysWithValues: modules.map { ($0.name, visible(from: [$0.name])) })
+  let imports = ModuleImports(modules)
+  let reachable = names.reachable
   /// The declarers of the key `name` left once those a declarer's module imports are dropped:
   /// they are shadowed, as in Swift, when their key has the same type. Keys of different types
   /// all stay, since Swift then chooses by the value's type. Types compare by the module that
@@ -589,7 +586,7 @@ func keysToldApart(_ modules: [ModuleFacts], names: TypeNames) -> [ModuleFacts] 
     result.files = module.files.map { file in
       // The file's own module, and what its own imports make visible: not every import of the
       // module's other files, which would tell nothing apart.
-      let inFile = visible(from: file.imports).union([module.name])
+      let inFile = imports.visible(from: file.imports).union([module.name])
       /// The key `id` names in this file: one, or the candidates when the check cannot tell.
       func told(_ id: DependencyID) -> (id: DependencyID?, candidates: [String]) {
         guard !id.isType, let declarers = shared[id.text] else { return (id, []) }
@@ -689,23 +686,15 @@ struct TypeNames {
     self.modules = Set(modules.map(\.name))
     var declared: [String: Set<String>] = [:]
     var aliases: [String: Set<String>] = [:]
-    var imports: [String: Set<String>] = [:]
     for module in modules {
       declared[module.name, default: []].formUnion(module.files.flatMap(\.declaredTypes))
       aliases[module.name, default: []].formUnion(module.files.flatMap(\.typeAliases))
-      imports[module.name, default: []].formUnion(module.files.flatMap(\.imports))
     }
     self.declared = declared
     self.aliases = aliases
+    let imports = ModuleImports(modules)
     var reachable: [String: Set<String>] = [:]
-    for module in modules {
-      var seen: Set<String> = []
-      var pending = [module.name]
-      while let next = pending.popLast() {
-        if seen.insert(next).inserted { pending += imports[next] ?? [] }
-      }
-      reachable[module.name] = seen
-    }
+    for module in modules { reachable[module.name] = imports.visible(from: [module.name]) }
     self.reachable = reachable
   }
 
