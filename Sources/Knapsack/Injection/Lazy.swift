@@ -170,8 +170,7 @@ public struct Provider<Key: DependencyKeyType>: Sendable {
   var resolvesWhatItsContainerKeeps: Bool {
     guard !isMultibinding, let container = heldContainer.object else { return false }
     let serving = scope.flatMap { container.overlay(in: $0)?.takeUnretainedValue() } ?? container
-    guard let kind = serving.servingRegistration(index)?.scope.kind else { return false }
-    return kind == .singleton || kind == .cached
+    return serving.servingRegistration(index)?.scope.isDisposedByContainer ?? false
   }
 
   /// Whether a validation run serves this handle: one made outside any override scope and used
