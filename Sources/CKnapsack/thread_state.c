@@ -34,6 +34,16 @@ uintptr_t knapsack_stack_limit(void) {
   return stack_limit;
 }
 
+// The runtime's executor check with flags (Swift 6.2 and later; weak, so that an older runtime
+// leaves it null). Flags 0 ask without asserting: it returns false where `assumeIsolated` traps.
+extern __attribute__((swiftcall, weak)) _Bool swift_task_isCurrentExecutorWithFlags(
+    struct knapsack_executor executor, uint64_t flags);
+
+int knapsack_is_current_executor(struct knapsack_executor executor) {
+  if (!swift_task_isCurrentExecutorWithFlags) return -1;
+  return swift_task_isCurrentExecutorWithFlags(executor, 0) ? 1 : 0;
+}
+
 // Reader records for safe reclamation (see CKnapsack.h). Records are linked into a list that
 // only grows; a thread's record is marked free when the thread exits and reused by a later one.
 __thread struct knapsack_reader *knapsack_thread_reader = 0;

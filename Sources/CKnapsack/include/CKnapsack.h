@@ -21,6 +21,19 @@ static inline uintptr_t knapsack_next_serial(void) { return ++knapsack_thread_se
 /// unknown. Computed once per thread.
 uintptr_t knapsack_stack_limit(void);
 
+/// An executor reference as the Concurrency runtime passes it (`UnownedSerialExecutor`'s two
+/// words).
+struct knapsack_executor {
+  uintptr_t identity;
+  uintptr_t implementation;
+};
+
+/// Whether the calling code runs isolated to `executor`, asked of the Concurrency runtime without
+/// the trap of `assumeIsolated`: 1 if it does, 0 if not, -1 if this runtime cannot tell so (one
+/// older than Swift 6.2). Knows what a queue check does not: main-actor code running a block with
+/// `DispatchQueue.sync` on another queue runs that block isolated to the main actor.
+int knapsack_is_current_executor(struct knapsack_executor executor);
+
 /// The frame address of the function this is inlined into (of this function, where it is not
 /// inlined): how deep the stack is right now, to within one frame. Inline, so that a resolution
 /// reads it without a call.

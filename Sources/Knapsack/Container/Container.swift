@@ -58,6 +58,9 @@ public final class Container: Sendable {
     var bindings: [Int: Binding] = [:]
     var decorators: [Int: [Decoration]] = [:]
     var contributions: [Int: [Registration]] = [:]
+    /// The highest number given to this container's contributions from each place (see
+    /// ``KeyTable/ContributionSite``).
+    var contributionOrdinals: [KeyTable.ContributionPlace: Int] = [:]
     var created: [Disposal] = []
     /// The class instances in ``created``: one object is recorded once.
     var createdObjects: Set<ObjectIdentifier> = []
@@ -125,10 +128,7 @@ public final class Container: Sendable {
     // This container's contributions can no longer be resolved: their indices go back to the
     // key table for the next container that contributes from the same place.
     let contributions = state.withLock { $0.contributions }
-    KeyTable.shared.recycleContributionIndices(
-      contributions.flatMap { key, registrations in
-        registrations.map { (KeyTable.ContributionSite(key: key, location: $0.location), $0.index) }
-      })
+    KeyTable.shared.recycleContributionIndices(contributions.values.flatMap { $0.map(\.index) })
   }
 
   /// Creates a container and lets each assembly register into it, in order.

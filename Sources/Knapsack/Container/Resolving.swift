@@ -155,10 +155,10 @@ extension Resolving {
     try resolutionContext.resolve(KeyTable.index(taking: key), argument, askedAt: CallSite(fileID, line))
   }
 
-  /// Not available: the argument is passed with its label. (Without it, the compiler asks for
-  /// the labels of a type resolution.)
+  /// Not available: the argument is passed with its label, for a key of every kind. (Without
+  /// it, the compiler asks for the labels of a type resolution, or for a synchronous key.)
   @available(*, unavailable, message: "pass the argument with its label: `resolve(\\.key, argument: value)`")
-  public func resolve<A, V>(_ key: KeyPath<Dependencies, ArgumentKey<A, V>>, _ argument: A) throws -> V {
+  public func resolve<K, A, V>(_ key: KeyPath<Dependencies, DependencyKey<K, A, V>>, _ argument: A) throws -> V {
     throw UnavailableCall()
   }
 

@@ -179,16 +179,20 @@ public final class StartupProfiler: ResolutionObserver {
   /// Nothing to do: a resolution is accounted for when it ends.
   public func willResolve(_ dependency: DependencyReference, depth: Int) {}
 
-  /// Records a finished resolution; only factory calls (``ResolutionEvent/Outcome/created``) count.
+  /// Records a finished resolution; only factory calls (``ResolutionEvent/Outcome/created``) count,
+  /// so a multibinding, whose contributions are its factories, does not.
   /// Its own time is its time less the time during which its dependencies were being resolved:
   /// dependencies resolved side by side (`async let`) count once for the time they overlap.
   public func didResolve(_ event: ResolutionEvent) {
     let end = ContinuousClock.now
     let span = Span(start: end - event.duration, end: end)
+    // A multibinding has no factory: its contributions are the factory calls. Its time counts as
+    // a dependency's time for what asked for it, and is nobody's own.
+    let madeByAFactory = event.outcome == .created && !Self.isMultibinding(event.dependency)
     state.withLock { state in
       let children = state.childSpans.removeValue(forKey: event.dependency) ?? []
       if let asker = event.requestedBy { state.childSpans[asker, default: []].append(span) }
-      guard event.outcome == .created else { return }
+      guard madeByAFactory else { return }
       // Only the part of each child span inside this resolution's own span counts: a span left
       // under this dependency's name by a resolution this profiler did not see end (a child
       // container's step, say) lies before it and must not be subtracted from it.
@@ -203,6 +207,12 @@ public final class StartupProfiler: ResolutionObserver {
           dependency: event.dependency, scope: event.scope, selfDuration: max(.zero, event.duration - busy),
           totalDuration: event.duration))
     }
+  }
+
+  /// Whether `dependency` is a multibinding key.
+  private static func isMultibinding(_ dependency: DependencyReference) -> Bool {
+    let table = KeyTable.shared
+    return table.indices(named: dependency).contains { table.descriptor($0).kind == .multibinding }
   }
 
   /// How long at least one of `spans` ran: the length of their union.

@@ -864,9 +864,13 @@ extension Container {
     }
     let checked = Set(events.map(\.dependency.name)).union(run.roots.map { table.descriptor($0).displayName })
       .union(unique.flatMap(\.path).map(\.name)).count
+    // An argument key that a factory resolved with an argument of its own during the run (through
+    // its resolver, or an `@Injected` property of what it made) ran with that argument: it was
+    // checked, though not as a root.
+    let ran = Set(events.map(\.dependency))
     let report = ValidationReport(
       problems: unique, checkedCount: checked, skipped: Array(Set(run.skipped)).sorted { $0.name < $1.name },
-      needsSampleArgument: Array(Set(run.needsSample)).sorted { $0.name < $1.name })
+      needsSampleArgument: Array(Set(run.needsSample).subtracting(ran)).sorted { $0.name < $1.name })
     let pathIndices = Set(unique.flatMap(\.path).compactMap { run.indices[$0] })
     let nodes = run.roots.union(pathIndices).map { index in
       let descriptor = table.descriptor(index)
@@ -1338,15 +1342,21 @@ extension Container {
   ) -> ValidationReport.Problem? {
     guard path.count > 1, let index = index(named: dependency), effectiveRegistration(index) != nil else { return nil }
     let holder = path[path.count - 2]
+    // A contribution cannot be registered again: contributing it here too would add an element.
+    let holderIsContribution =
+      self.index(named: holder).map { KeyTable.shared.descriptor($0).kind == .contribution } ?? false
+    let fix =
+      holderIsContribution
+      ? "register \(dependency.name) also in the container that makes \(holder.name), or make that contribution in"
+        + " this child instead, so that it is made where \(dependency.name) is."
+      : "register \(dependency.name) also where \(holder.name) is registered, or register \(holder.name) also in this"
+        + " child, so that an instance of its own is made here."
     return ValidationReport.Problem(
       kind: .captiveDependency, dependency: holder, registeredAt: registrationSite(of: holder), path: path,
       pathRegistrations: path.map { registrationSite(of: $0) },
       message:
         "\(holder.name), shared by a parent container, depends on \(dependency.name), which only this child scope provides",
-      pathArguments: pathArguments, requestedAt: requestedAt,
-      fix:
-        "register \(dependency.name) also where \(holder.name) is registered, or register \(holder.name) also in this"
-        + " child, so that an instance of its own is made here.")
+      pathArguments: pathArguments, requestedAt: requestedAt, fix: fix)
   }
 
   /// The problem of a key path given at `place` that names no key: `including[2]`, or for the

@@ -2,7 +2,8 @@
 struct Descriptor: Sendable {
   enum Kind: Sendable, Equatable {
     case key, asyncKey, argumentKey, mainActorKey, type, multibinding
-    /// One contribution to a multibinding: those made from one line share their name.
+    /// One contribution to a multibinding: those made from one line in unrelated containers
+    /// share their name; a container that sees several from one line numbers them.
     case contribution
   }
 
@@ -31,7 +32,7 @@ struct Descriptor: Sendable {
   }
 
   /// Whether this dependency is shown by the same name as others of that name: a contribution
-  /// (those made from one line, in several containers, are one contribution) or a type (named
+  /// (the first from one line in each of several unrelated containers) or a type (named
   /// apart by its qualified name when it is first seen).
   var sharesItsName: Bool { kind == .contribution || declaration == nil }
 

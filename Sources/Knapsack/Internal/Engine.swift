@@ -421,7 +421,7 @@ extension Container {
   ) throws -> Value {
     switch body {
     case .mainActor(let body):
-      guard isOnMainThread else {
+      guard isOnMainActor else {
         throw mismatch(
           binding, frame,
           text: "its factory runs on the main actor: resolve it from @MainActor code, or with `try await`")
@@ -834,7 +834,7 @@ extension Container {
     case .sync(let apply):
       return try apply(resolver, value)
     case .mainActor(let apply):
-      guard isOnMainThread else {
+      guard isOnMainActor else {
         throw mismatch(
           binding, frame,
           text: "the decorator at \(decoration.location) runs on the main actor: resolve it from @MainActor code, "

@@ -861,5 +861,11 @@ private let mainQueueKey: DispatchSpecificKey<Bool> = {
   return key
 }()
 
-/// Whether the calling code runs on the main actor's queue.
-@usableFromInline var isOnMainThread: Bool { DispatchQueue.getSpecific(key: mainQueueKey) == true }
+/// Whether the calling code runs on the main actor: on its queue (the quick check), or else isolated
+/// to it as the Concurrency runtime tells (main-actor code that runs a block with
+/// `DispatchQueue.sync` on another queue, where the current queue is that other one).
+@usableFromInline var isOnMainActor: Bool {
+  if DispatchQueue.getSpecific(key: mainQueueKey) == true { return true }
+  let executor = unsafeBitCast(MainActor.sharedUnownedExecutor, to: knapsack_executor.self)
+  return knapsack_is_current_executor(executor) == 1
+}

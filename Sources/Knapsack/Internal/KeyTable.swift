@@ -23,8 +23,16 @@ final class KeyTable: Sendable {
     let keyPath: AnyKeyPath
   }
 
-  /// Where contributions to a multibinding are made: its key and the contributing line.
+  /// Where contributions to a multibinding are made: its key, the contributing line, and which
+  /// of the contributions from that line a container sees this one is (1 for the first; a loop
+  /// or a helper called twice contributes several times from one line).
   struct ContributionSite: Hashable {
+    let place: ContributionPlace
+    let ordinal: Int
+  }
+
+  /// A multibinding's key and a line that contributes to it.
+  struct ContributionPlace: Hashable {
     let key: Int
     let location: CodeLocation
   }
@@ -35,6 +43,8 @@ final class KeyTable: Sendable {
     /// Indices of contributions whose containers are gone, ready for the next contribution
     /// from the same site (their descriptors already say the right thing).
     var freeContributionIndices: [ContributionSite: [Int]] = [:]
+    /// The site of each contribution index.
+    var contributionSites: [Int: ContributionSite] = [:]
     /// Every descriptor so far, by index, in pages that are never moved (see ``Descriptors``).
     var pages: [DescriptorPage] = []
     var count = 0
@@ -230,16 +240,19 @@ final class KeyTable: Sendable {
       if let index = state.freeContributionIndices[site]?.popLast() { return index }
       let index = state.count
       state.append(describe(index))
+      state.contributionSites[index] = site
       return index
     }
   }
 
   /// Takes back the contribution indices of a container that is gone: nothing can resolve
   /// them any more (children, overlays and errors hold their container).
-  func recycleContributionIndices(_ indices: [(site: ContributionSite, index: Int)]) {
+  func recycleContributionIndices(_ indices: [Int]) {
     guard !indices.isEmpty else { return }
     state.withLock { state in
-      for (site, index) in indices { state.freeContributionIndices[site, default: []].append(index) }
+      for index in indices {
+        if let site = state.contributionSites[index] { state.freeContributionIndices[site, default: []].append(index) }
+      }
     }
   }
 }

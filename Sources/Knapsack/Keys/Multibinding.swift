@@ -187,10 +187,16 @@ extension Container {
   ) {
     let keyIndex = KeyTable.index(of: key)
     let keyName = KeyTable.shared.descriptor(keyIndex).displayName
-    let site = KeyTable.ContributionSite(key: keyIndex, location: location)
+    // Reports and graphs tell dependencies apart by name: a second contribution from one line
+    // that this container sees (a loop, a helper called twice, here or in a parent) is numbered.
+    let place = KeyTable.ContributionPlace(key: keyIndex, location: location)
+    let highest =
+      inherited { container in [container.state.withLock { $0.contributionOrdinals[place] ?? 0 }] }.max() ?? 0
+    let site = KeyTable.ContributionSite(place: place, ordinal: highest + 1)
+    let number = site.ordinal == 1 ? "" : " #\(site.ordinal)"
     let index = KeyTable.shared.contributionIndex(at: site) { index in
       Descriptor(
-        index: index, kind: .contribution, displayName: "\(keyName) contribution (\(location))",
+        index: index, kind: .contribution, displayName: "\(keyName) contribution (\(location))\(number)",
         typeName: KeyTable.typeName(E.self), declaration: location, defaultRegistration: nil)
     }
     let registration = TypedRegistration(
@@ -200,6 +206,7 @@ extension Container {
     // the replaced registration would be let go after the lock (see `RegistrationMap.Replaced`).
     let replaced = state.withLock {
       $0.contributions[keyIndex, default: []].append(registration)
+      $0.contributionOrdinals[place] = max($0.contributionOrdinals[place] ?? 0, site.ordinal)
       return $0.registrations.store(registration, at: index)
     }
     invalidatePlans()
