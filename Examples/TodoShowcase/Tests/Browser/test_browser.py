@@ -270,6 +270,53 @@ def test_empty_title_shows_an_error(browser, server):
     assert titles(browser, "manual") == []
 
 
+def test_a_refused_title_keeps_the_focus_and_names_its_message(browser, server):
+    browser.get(server.url + "/?tab=manual")
+    browser.find_element(By.ID, "title-manual").send_keys("   " + Keys.ENTER)
+    error = wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-manual .error")))
+    field = browser.find_element(By.ID, "title-manual")
+    # Back in the field to correct it, which says it is invalid and why.
+    assert browser.switch_to.active_element == field
+    assert field.get_attribute("aria-invalid") == "true"
+    assert field.get_attribute("aria-describedby") == error.get_attribute("id")
+
+
+def test_a_title_too_long_is_refused_whole_not_cut_by_the_field(browser, server):
+    browser.get(server.url + "/?tab=knapsack")
+    field = wait(browser).until(EC.element_to_be_clickable((By.ID, "title-knapsack")))
+    field.send_keys("a" * 250)
+    # The field takes all of it: the server, which counts characters, tells what is wrong.
+    assert len(field.get_attribute("value")) == 250
+    field.send_keys(Keys.ENTER)
+    error = wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-knapsack .error")))
+    assert "at most 200" in error.text
+    assert browser.find_element(By.ID, "title-knapsack").get_attribute("value") == "a" * 250
+    assert titles(browser, "knapsack") == []
+    # 200 emoji are 200 characters (400 UTF-16 units): accepted whole, the last one intact.
+    family = "\U0001F468\u200D\U0001F469\u200D\U0001F467"
+    field = browser.find_element(By.ID, "title-knapsack")
+    browser.execute_script("arguments[0].value = arguments[1];", field, "Party " + family * 25)
+    browser.find_element(By.ID, "add-knapsack").click()
+    wait(browser).until(lambda driver: len(titles(driver, "knapsack")) == 1)
+    with urllib.request.urlopen(server.url + "/api/todos", timeout=10) as response:
+        stored = json.load(response)
+    items = stored["items"] if isinstance(stored, dict) else stored
+    assert [item["title"] for item in items] == ["Party " + family * 25]
+
+
+def test_deleting_the_last_item_of_the_last_page_does_not_say_the_list_is_empty(browser, server):
+    for number in range(51):
+        add_through_api(server, f"Item {number:02}")
+    browser.get(server.url + "/?tab=provider")
+    wait(browser).until(EC.element_to_be_clickable((By.ID, "next-provider"))).click()
+    wait(browser).until(lambda driver: titles(driver, "provider") == ["Item 50"])
+    browser.find_element(By.CSS_SELECTOR, "#list-provider li.item button.delete").click()
+    empty = wait(browser).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#list-provider .empty")))
+    assert empty.text == "No items on this page any more."
+    assert browser.find_element(By.ID, "first-provider").is_displayed()
+    assert "50 items" in browser.find_element(By.CSS_SELECTOR, "#list-provider footer").text
+
+
 def console_errors(driver):
     """The browser's console errors since the last call (a failed fetch logs one)."""
     return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]

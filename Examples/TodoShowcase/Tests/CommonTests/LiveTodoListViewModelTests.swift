@@ -293,7 +293,29 @@ struct HTMLTests {
       viewModel: LiveTodoListViewModel(storage: FakeStorage())
     )
     let html = screen.render(error: "<b>bad</b>")
-    #expect(html.contains(#"<p class="error" role="alert">&lt;b&gt;bad&lt;/b&gt;</p>"#))
+    // Not about the title: the message itself takes the focus.
+    #expect(
+      html.contains(
+        #"<p class="error" role="alert" id="error-test" tabindex="-1" autofocus>&lt;b&gt;bad&lt;/b&gt;</p>"#))
+    #expect(!html.contains("aria-invalid"))
     #expect(html.contains("Nothing to do."))
+  }
+
+  @Test("A page past the list's end says the page is empty, not the list")
+  func pagePastTheEnd() {
+    let screen = TodoListScreen(
+      style: DIStyle(id: "test", name: "Test", summary: "A test.", gives: "-", costs: "-", pickWhen: "-"),
+      viewModel: LiveTodoListViewModel(storage: FakeStorage())
+    )
+    let past = screen.render(
+      page: TodoPage(items: [], next: nil, total: 50, done: 0), isFirst: false, link: { _ in "/?tab=test" },
+      returnTo: "/?tab=test")
+    #expect(past.contains("No items on this page any more."))
+    #expect(!past.contains("Nothing to do."))
+    #expect(past.contains("« First page"))
+    let empty = screen.render(
+      page: TodoPage(items: [], next: nil, total: 0, done: 0), isFirst: true, link: { _ in "/?tab=test" },
+      returnTo: "/?tab=test")
+    #expect(empty.contains("Nothing to do."))
   }
 }

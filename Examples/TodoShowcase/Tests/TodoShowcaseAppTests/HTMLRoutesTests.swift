@@ -143,7 +143,10 @@ struct HTMLRoutesTests {
       let reply = try await client.send(
         .post, "/styles/knapsack/todos", form: "title=\(title)&return=%2F%3Ftab%3Dknapsack")
       #expect(reply.status == .unprocessableContent)
-      #expect(reply.text.contains(#"<p class="error" role="alert">"#))
+      #expect(reply.text.contains(#"<p class="error" role="alert" id="error-knapsack">"#))
+      // The field takes the focus back, says it is invalid and names the message.
+      #expect(reply.text.contains(#"aria-invalid="true" aria-describedby="error-knapsack" autofocus>"#))
+      #expect(!reply.text.contains("maxlength"))
       #expect(reply.text.contains(#"id="tab-knapsack" href="/?tab=knapsack" aria-current="page""#))
       #expect(try await client.titles() == [])
     }
@@ -157,7 +160,7 @@ struct HTMLRoutesTests {
         .post, "/styles/knapsack/todos", form: "title=\(formValue(typed + "\u{202E}"))&return=%2F%3Ftab%3Dknapsack")
       #expect(refused.status == .unprocessableContent)
       #expect(refused.text.contains(#"<script src="/static/live.js" data-poll="/?tab=knapsack" defer></script>"#))
-      #expect(refused.text.contains(#"value="\#(HTML.escape(typed + "\u{202E}"))">"#))
+      #expect(refused.text.contains(#"value="\#(HTML.escape(typed + "\u{202E}"))" aria-invalid="true""#))
       let stale = try await client.send(
         .post, "/styles/provider/todos/\(UUID().uuidString)/delete", form: "return=%2Fstyles%2Fprovider")
       #expect(stale.status == .notFound)
@@ -173,7 +176,7 @@ struct HTMLRoutesTests {
         .post, "/styles/knapsack/todos", form: "title=a%00b%1Bc%C2%85d&return=%2F%3Ftab%3Dknapsack")
       #expect(refused.status == .unprocessableContent)
       #expect(refused.text.contains("must not contain control characters (found U+0000)"))
-      #expect(refused.text.contains("value=\"a\u{FFFD}b\u{FFFD}c\u{FFFD}d\">"))
+      #expect(refused.text.contains("value=\"a\u{FFFD}b\u{FFFD}c\u{FFFD}d\" aria-invalid=\"true\""))
       #expect(
         !refused.text.unicodeScalars.contains {
           $0.properties.generalCategory == .control && !"\n\t\r".unicodeScalars.contains($0)

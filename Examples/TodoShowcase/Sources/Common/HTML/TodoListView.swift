@@ -26,6 +26,11 @@ struct TodoListView {
     let base = "/styles/\(styleID)/todos"
     let returnField = #"<input type="hidden" name="return" value="\#(HTML.escape(returnTo))">"#
     let typedValue = typedTitle.map { #" value="\#(HTML.escape($0))""# } ?? ""
+    // A refused title: the field says it is invalid, names the message, and takes the focus
+    // back. Another refused change (a stale toggle) puts the focus on its message.
+    let errorID = "error-\(styleID)"
+    let fieldState =
+      error == nil ? "" : typedTitle != nil ? #" aria-invalid="true" aria-describedby="\#(errorID)" autofocus"# : ""
     var html = """
       <section class="todo-list" id="list-\(styleID)" data-style="\(styleID)">
         <header>
@@ -35,16 +40,20 @@ struct TodoListView {
         <form class="add" method="post" action="\(base)">
           \(returnField)
           <label for="title-\(styleID)">New item</label>
-          <input id="title-\(styleID)" name="title" maxlength="\(TodoTitle.maximumLength)" \
-      placeholder="What needs doing?" autocomplete="off"\(typedValue)>
+          <input id="title-\(styleID)" name="title" \
+      placeholder="What needs doing?" autocomplete="off"\(typedValue)\(fieldState)>
           <button type="submit" id="add-\(styleID)">Add</button>
         </form>
 
       """
     if let error {
-      html += "  <p class=\"error\" role=\"alert\">\(HTML.escape(error))</p>\n"
+      let focus = typedTitle == nil ? #" tabindex="-1" autofocus"# : ""
+      html += "  <p class=\"error\" role=\"alert\" id=\"\(errorID)\"\(focus)>\(HTML.escape(error))</p>\n"
     }
-    if items.isEmpty {
+    if items.isEmpty, let pager, pager.total > 0 {
+      // A page past the list's end (its last item was just deleted): the list is not empty.
+      html += "  <p class=\"empty\">No items on this page any more.</p>\n"
+    } else if items.isEmpty {
       html += "  <p class=\"empty\">Nothing to do.</p>\n"
     } else {
       html += "  <ul class=\"items\">\n"

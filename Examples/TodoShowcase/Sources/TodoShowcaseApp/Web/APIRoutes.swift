@@ -5,7 +5,7 @@ import Hummingbird
 
 /// The JSON API on the shared storage.
 ///
-/// - `GET /api/todos`: every item (sent a page at a time as the client reads it); with `?limit=N` (1 to 1000) a page of them, oldest first, and a
+/// - `GET /api/todos`: every item (sent a page at a time as the client reads it); with `?limit=N` (1 to 200) a page of them, oldest first, and a
 ///   `Link: <…&after=CURSOR>; rel="next"` header while more follow.
 /// - `GET /api/todos/UUID`: that item, read alone (one row on SQLite).
 /// - `POST /api/todos` `{"title": "…"}`: 201 with the new item.

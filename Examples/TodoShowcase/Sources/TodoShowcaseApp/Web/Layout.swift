@@ -98,7 +98,7 @@ enum Layout {
     .summary { color: var(--muted); margin-top: 0; }
     form.add { display: flex; gap: .5rem; align-items: center; margin: 1rem 0; }
     form.add label { position: absolute; left: -9999px; }
-    form.add input[name=title] { flex: 1; padding: .5rem .75rem; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
+    form.add input[name=title] { flex: 1; padding: .5rem .75rem; border: 1px solid #767f8f; border-radius: 6px; font: inherit; }
     button { font: inherit; cursor: pointer; }
     form.add button { background: var(--accent); color: #fff; border: none; border-radius: 6px; padding: .5rem 1rem; }
     ul.items { list-style: none; padding: 0; margin: 0; }

@@ -13,6 +13,8 @@ enum ListStyles {
       outline: 3px solid var(--accent); outline-offset: 2px; border-radius: 4px;
     }
     button.toggle:focus-visible, button.delete:focus-visible { color: #1d2433; }
+    /* On the dark header, the ring is white: the accent is too dark there */
+    header.top a:focus-visible { outline-color: #fff; }
 
     /* Long words and code never widen the page */
     main, section, header.top, footer { min-width: 0; overflow-wrap: anywhere; }

@@ -94,7 +94,7 @@ enum LiveUpdates {
       // The list as compared: without the message of a refused change or the text typed with it.
       function listHTML(section) {
         var copy = section.cloneNode(true);
-        var alert = copy.querySelector("p.error[role=alert]");
+        var alert = copy.querySelector("p.error");
         if (alert) alert.remove();
         var field = copy.querySelector("input[name=title]");
         if (field) field.removeAttribute("value");
@@ -116,6 +116,8 @@ enum LiveUpdates {
           var item = section.querySelector('li[data-id="' + key.item + '"]');
           if (item) target = item.getElementsByClassName(key.className.split(" ")[0])[0] || null;
         }
+        // The control's item is gone (deleted elsewhere): the add field, not the page's top.
+        if (!target) target = section.querySelector("input[name=title]");
         if (target) target.focus();
       }
 
@@ -125,10 +127,14 @@ enum LiveUpdates {
         var start = field ? field.selectionStart : null;
         var end = field ? field.selectionEnd : null;
         var key = focusKey(current);
-        var alert = current.querySelector("p.error[role=alert]");
+        var alert = current.querySelector("p.error");
         var imported = document.importNode(next, true);
         var form = imported.querySelector("form.add");
-        if (alert && form && !imported.querySelector("p.error[role=alert]")) form.after(alert);
+        // Kept on screen, but no longer an alert: moved, it would be read out again.
+        if (alert && form && !imported.querySelector("p.error")) {
+          alert.removeAttribute("role");
+          form.after(alert);
+        }
         current.replaceWith(imported);
         var newField = imported.querySelector("input[name=title]");
         if (newField) newField.value = value;
