@@ -34,8 +34,7 @@ uintptr_t knapsack_stack_limit(void) {
   return stack_limit;
 }
 
-// The runtime's executor check with flags (Swift 6.2 and later; weak, so that an older runtime
-// leaves it null). Flags 0 ask without asserting: it returns false where `assumeIsolated` traps.
+// The runtime's executor check with flags (weak, so that a runtime without it leaves it null). Flags 0 ask without asserting: it returns false where `assumeIsolated` traps.
 extern __attribute__((swiftcall, weak)) _Bool swift_task_isCurrentExecutorWithFlags(
     struct knapsack_executor executor, uint64_t flags);
 

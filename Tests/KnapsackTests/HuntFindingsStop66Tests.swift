@@ -1,5 +1,6 @@
 import Dispatch
 import Knapsack
+import Synchronization
 import Testing
 
 private protocol Sink: Sendable { var label: String { get } }
@@ -44,6 +45,8 @@ extension Dependencies {
   fileprivate var hfRemoteHost: AsyncKey<HuntSession> {
     AsyncKey { r in try await r.resolve(\.hfRemote, argument: "real") }
   }
+  fileprivate var hfProfile: ArgumentKey<Int, HuntSession> { ArgumentKey { _, _ in HuntSession() } }
+  fileprivate var hfProfileHolder: Key<HuntSession> { Key { r in try r.resolve(\.hfProfile, argument: 1) } }
   fileprivate var hfNobodyAsks: ArgumentKey<Int, HuntSession> { ArgumentKey { r, _ in try r[\.hfMissing] } }
 }
 
@@ -98,10 +101,10 @@ private func addSink(_ container: Container, scope: Scope, _ label: String) {
     func names() throws -> [String] {
       let container = Container()
       for label in ["x", "y"] { container.contribute(to: \.hfSinks) { PlainSink(label) as any Sink } }
-      var seen: [String] = []
+      let seen = NameLog()
       container.observe(RecordingNames { seen.append($0) })
       _ = try container[\.hfSinks]
-      return seen
+      return seen.all
     }
     #expect(throws: Never.self) {
       let first = try names()
@@ -157,13 +160,56 @@ private func addSink(_ container: Container, scope: Scope, _ label: String) {
     #expect(!names.contains("\\.hfSinks"), "\(names)")
     #expect(names.contains("\\.hfReader"))
   }
+
+  @Test func aParentContributingAfterItsChildFromTheSameLineIsToldApart() async {
+    let parent = Container()
+    let child = parent.makeChild()
+    addSink(child, scope: .singleton, "child")
+    addSink(parent, scope: .unique, "parent")
+    let report = await child.validate()
+    #expect(report.problems(.captiveDependency).count == 1, "\(report)")
+    let graph = await child.graph()
+    #expect(graph.nodes.filter { $0.dependency.name.contains("contribution") }.count == 2)
+  }
+
+  @Test func contributionsMadeAtOnceFromOneLineGetNamesOfTheirOwn() async throws {
+    let container = Container()
+    await withTaskGroup(of: Void.self) { group in
+      for number in 0..<32 {
+        group.addTask { container.contribute(to: \.hfSinks) { PlainSink("\(number)") as any Sink } }
+      }
+    }
+    let names = NameLog()
+    container.observe(RecordingNames { names.append($0) })
+    #expect(try container[\.hfSinks].count == 32)
+    let contributions = names.all.filter { $0.contains("contribution") }
+    #expect(contributions.count == 32)
+    #expect(Set(contributions).count == 32, "\(contributions)")
+  }
+
+  @Test func anArgumentKeyRunOnlyByAParentForItsOwnRegistrationIsStillListed() async {
+    let parent = Container()
+    parent.register(\.hfProfileHolder, scope: .singleton) { r in try r.resolve(\.hfProfile, argument: 1) }
+    let child = parent.makeChild()
+    // The child's own registration, which nothing ran: its missing dependency is not checked.
+    child.register(\.hfProfile) { r, _ in try r[\.hfMissing] }
+    let report = await child.validate(including: [\.hfProfileHolder])
+    #expect(report.needsSampleArgument.map(\.name) == ["\\.hfProfile"], "\(report)")
+    #expect(report.problems(.requiredKeyNotProvided).isEmpty, "\(report)")
+  }
+}
+
+/// Names, appended from any thread.
+private final class NameLog: Sendable {
+  private let names = Mutex<[String]>([])
+  func append(_ name: String) { names.withLock { $0.append(name) } }
+  var all: [String] { names.withLock { $0 } }
 }
 
 /// Hands each resolved dependency's name to `note`.
-private final class RecordingNames: ResolutionObserver, @unchecked Sendable {
-  // Safe: only called from the synchronous resolution of the test that made it, on its thread.
-  let note: (String) -> Void
-  init(_ note: @escaping (String) -> Void) { self.note = note }
+private final class RecordingNames: ResolutionObserver, Sendable {
+  let note: @Sendable (String) -> Void
+  init(_ note: @escaping @Sendable (String) -> Void) { self.note = note }
   func willResolve(_ dependency: DependencyReference, depth: Int) {}
   func didResolve(_ event: ResolutionEvent) { note(event.dependency.name) }
 }

@@ -29,8 +29,8 @@ struct knapsack_executor {
 };
 
 /// Whether the calling code runs isolated to `executor`, asked of the Concurrency runtime without
-/// the trap of `assumeIsolated`: 1 if it does, 0 if not, -1 if this runtime cannot tell so (one
-/// older than Swift 6.2). Knows what a queue check does not: main-actor code running a block with
+/// the trap of `assumeIsolated`: 1 if it does, 0 if not, -1 if this runtime cannot tell so (it
+/// lacks the entry point). Knows what a queue check does not: main-actor code running a block with
 /// `DispatchQueue.sync` on another queue runs that block isolated to the main actor.
 int knapsack_is_current_executor(struct knapsack_executor executor);
 

@@ -163,6 +163,8 @@ public final class StartupProfiler: ResolutionObserver {
     var entries: [Entry] = []
     /// For each resolution in progress, when the dependencies it asked for were being resolved.
     var childSpans: [DependencyReference: [Span]] = [:]
+    /// Whether each dependency seen is a multibinding key, looked up once.
+    var multibindings: [DependencyReference: Bool] = [:]
   }
 
   /// When one resolution ran.
@@ -186,13 +188,20 @@ public final class StartupProfiler: ResolutionObserver {
   public func didResolve(_ event: ResolutionEvent) {
     let end = ContinuousClock.now
     let span = Span(start: end - event.duration, end: end)
-    // A multibinding has no factory: its contributions are the factory calls. Its time counts as
-    // a dependency's time for what asked for it, and is nobody's own.
-    let madeByAFactory = event.outcome == .created && !Self.isMultibinding(event.dependency)
     state.withLock { state in
       let children = state.childSpans.removeValue(forKey: event.dependency) ?? []
       if let asker = event.requestedBy { state.childSpans[asker, default: []].append(span) }
-      guard madeByAFactory else { return }
+      guard event.outcome == .created else { return }
+      // A multibinding has no factory: its contributions are the factory calls. Its time counts
+      // as a dependency's time for what asked for it, and is nobody's own.
+      let isMultibinding =
+        state.multibindings[event.dependency]
+        ?? {
+          let isMultibinding = Self.isMultibinding(event.dependency)
+          state.multibindings[event.dependency] = isMultibinding
+          return isMultibinding
+        }()
+      guard !isMultibinding else { return }
       // Only the part of each child span inside this resolution's own span counts: a span left
       // under this dependency's name by a resolution this profiler did not see end (a child
       // container's step, say) lies before it and must not be subtracted from it.

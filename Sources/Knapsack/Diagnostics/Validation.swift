@@ -864,13 +864,9 @@ extension Container {
     }
     let checked = Set(events.map(\.dependency.name)).union(run.roots.map { table.descriptor($0).displayName })
       .union(unique.flatMap(\.path).map(\.name)).count
-    // An argument key that a factory resolved with an argument of its own during the run (through
-    // its resolver, or an `@Injected` property of what it made) ran with that argument: it was
-    // checked, though not as a root.
-    let ran = Set(events.map(\.dependency))
     let report = ValidationReport(
       problems: unique, checkedCount: checked, skipped: Array(Set(run.skipped)).sorted { $0.name < $1.name },
-      needsSampleArgument: Array(Set(run.needsSample).subtracting(ran)).sorted { $0.name < $1.name })
+      needsSampleArgument: Array(Set(run.needsSample)).sorted { $0.name < $1.name })
     let pathIndices = Set(unique.flatMap(\.path).compactMap { run.indices[$0] })
     let nodes = run.roots.union(pathIndices).map { index in
       let descriptor = table.descriptor(index)
@@ -938,7 +934,9 @@ extension Container {
     var skipped: [DependencyReference] = []
     // The argument keys run without a sample so far, in the copy they ran in: a `Lazy` of one
     // made later in the run brings an argument to run it with after all.
-    var needsSample: [HandleTarget: DependencyReference] = [:]
+    // With the tap of the copy each was listed in: what tells, once the run has ended, whether
+    // a factory ran it there all the same.
+    var needsSample: [HandleTarget: (reference: DependencyReference, tap: ValidationRecorder.Tap?)] = [:]
     var handled = Set(roots.map { HandleTarget(container: ObjectIdentifier(copy), index: $0) })
     var handleEdges: [(from: Int, to: Int)] = []
     // For what a handle resolves, the dependency whose factory made the handle (the first one
@@ -977,7 +975,9 @@ extension Container {
           }
         skipped += found.skipped
         for (index, reference) in found.needsSample {
-          needsSample[HandleTarget(container: ObjectIdentifier(target), index: index)] = reference
+          needsSample[HandleTarget(container: ObjectIdentifier(target), index: index)] = (
+            reference, target.overlay?.recorder
+          )
         }
       }
       let noted = validation.takeDeferredOfRun()
@@ -1021,8 +1021,13 @@ extension Container {
     for index in roots where registrations[index] == nil && table.descriptor(index).kind == .multibinding {
       elementEdges += copy.contributions(to: index).map { (from: index, to: $0) }
     }
+    // An argument key that a factory of the same copy resolved with an argument of its own (through
+    // its resolver, or an `@Injected` property of what it made), as a root ran before or after it,
+    // ran with that argument: checked, though not as a root. One that only another copy ran (a
+    // parent's, for its own registration of the key) was not.
+    let notRun = needsSample.filter { target, listed in !(listed.tap?.settledHere(target.index) ?? false) }
     return DryRun(
-      problems: problems, skipped: skipped, needsSample: Array(needsSample.values), roots: roots,
+      problems: problems, skipped: skipped, needsSample: notRun.values.map(\.reference), roots: roots,
       handleEdges: handleEdges, elementEdges: elementEdges,
       events: events, indices: indices, registrations: registrations)
   }

@@ -3,7 +3,8 @@ struct Descriptor: Sendable {
   enum Kind: Sendable, Equatable {
     case key, asyncKey, argumentKey, mainActorKey, type, multibinding
     /// One contribution to a multibinding: those made from one line in unrelated containers
-    /// share their name; a container that sees several from one line numbers them.
+    /// share their name; those of one line of containers (ancestors and descendants) are
+    /// numbered apart.
     case contribution
   }
 

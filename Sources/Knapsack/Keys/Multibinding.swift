@@ -188,29 +188,50 @@ extension Container {
     let keyIndex = KeyTable.index(of: key)
     let keyName = KeyTable.shared.descriptor(keyIndex).displayName
     // Reports and graphs tell dependencies apart by name: a second contribution from one line
-    // that this container sees (a loop, a helper called twice, here or in a parent) is numbered.
+    // that a container sees (a loop, a helper called twice, here, in an ancestor or in a
+    // descendant) is numbered. One numbering at a time, so that two made at once from one line
+    // are not given one number.
     let place = KeyTable.ContributionPlace(key: keyIndex, location: location)
-    let highest =
-      inherited { container in [container.state.withLock { $0.contributionOrdinals[place] ?? 0 }] }.max() ?? 0
-    let site = KeyTable.ContributionSite(place: place, ordinal: highest + 1)
-    let number = site.ordinal == 1 ? "" : " #\(site.ordinal)"
-    let index = KeyTable.shared.contributionIndex(at: site) { index in
-      Descriptor(
-        index: index, kind: .contribution, displayName: "\(keyName) contribution (\(location))\(number)",
-        typeName: KeyTable.typeName(E.self), declaration: location, defaultRegistration: nil)
-    }
-    let registration = TypedRegistration(
-      index: index, scope: scope, factory: factory, location: location, isDefault: false,
-      hasSideEffects: hasSideEffects, dispose: Self.eraseDispose(dispose))
-    // A contribution's index is its own in this container, so it replaces nothing; were it to,
-    // the replaced registration would be let go after the lock (see `RegistrationMap.Replaced`).
-    let replaced = state.withLock {
-      $0.contributions[keyIndex, default: []].append(registration)
-      $0.contributionOrdinals[place] = max($0.contributionOrdinals[place] ?? 0, site.ordinal)
-      return $0.registrations.store(registration, at: index)
+    let replaced = Self.contributionNumbering.withLock { _ in
+      let related = inherited { [$0] } + descendants()
+      let highest = related.map { container in container.state.withLock { $0.contributionOrdinals[place] ?? 0 } }.max()
+      let site = KeyTable.ContributionSite(place: place, ordinal: (highest ?? 0) + 1)
+      let number = site.ordinal == 1 ? "" : " #\(site.ordinal)"
+      let index = KeyTable.shared.contributionIndex(at: site) { index in
+        Descriptor(
+          index: index, kind: .contribution, displayName: "\(keyName) contribution (\(location))\(number)",
+          typeName: KeyTable.typeName(E.self), declaration: location, defaultRegistration: nil)
+      }
+      let registration = TypedRegistration(
+        index: index, scope: scope, factory: factory, location: location, isDefault: false,
+        hasSideEffects: hasSideEffects, dispose: Self.eraseDispose(dispose))
+      // A contribution's index is its own in this container, so it replaces nothing; were it to,
+      // the replaced registration would be let go after the locks (see `RegistrationMap.Replaced`).
+      return state.withLock {
+        $0.contributions[keyIndex, default: []].append(registration)
+        $0.contributionOrdinals[place] = site.ordinal
+        return $0.registrations.store(registration, at: index)
+      }
     }
     invalidatePlans()
     _ = consume replaced
+  }
+
+  /// Held while a contribution is numbered (see ``addContribution(to:_:_:_:_:_:)``). Taken before
+  /// any container's lock, never while one is held.
+  private static let contributionNumbering = Locked(())
+
+  /// This container's live descendants: its children, theirs, and so on (a work list, not
+  /// recursion: a line of children may be deeper than the stack).
+  private func descendants() -> [Container] {
+    var found: [Container] = []
+    var pending = [self]
+    while let container = pending.popLast() {
+      let children = container.state.withLock { $0.children.objects }
+      found += children
+      pending += children
+    }
+    return found
   }
 
   /// The contributions to `keyIndex` visible here, in their documented order.
